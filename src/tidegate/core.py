@@ -1,0 +1,325 @@
+"""Sans-I/O scheduler state machine: events in, actions out. No threads, no clock, no I/O.
+
+Every task moves through::
+
+    waiting --inputs held--> ready --chosen--> processing --Finished--> memory --unused--> released
+                                                          --Failed---> erred
+
+Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
+"processing" and "running" coincide here and priority is decided by the scheduler, not by
+a worker queue. Decisions (what is a root, may it start) come from policy.py.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .graph import TaskGraph
+from .policy import Policy, estimate_output, may_admit_root
+
+WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED = range(6)
+STATE_NAMES = ("waiting", "ready", "processing", "memory", "released", "erred")
+
+
+# -- events (in) ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Finished:
+    task: int
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    task: int
+
+
+# -- actions (out) ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Run:
+    task: int
+    worker: int
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    task: int
+    worker: int
+
+
+@dataclass(slots=True)
+class Worker:
+    threads: int
+    budget: float
+    running: int = 0
+    roots_running: int = 0
+    held: int = 0  # measured bytes of results in memory here
+    estimated: float = 0.0  # estimated outputs of running tasks
+    peak_held: float = 0.0
+
+    @property
+    def held_bytes(self) -> float:
+        """DESIGN.md's held bytes: measured results plus running tasks' estimates."""
+        return self.held + self.estimated
+
+
+class Scheduler:
+    """One compute's scheduling state. ``start()`` then ``handle(event)``; both return actions."""
+
+    def __init__(
+        self,
+        graph: TaskGraph,
+        workers: list[tuple[int, float]],
+        policy: Policy | None = None,
+        validate: bool = False,
+    ):
+        if not workers:
+            raise ValueError("at least one worker is needed")
+        self.graph = graph
+        self.policy = policy or Policy()
+        self.validate = validate
+        self.workers = [Worker(int(t), float(b)) for t, b in workers]
+        for w in self.workers:
+            if w.threads < 1:
+                raise ValueError(f"a worker needs at least one thread, got {w.threads}")
+            if not w.budget > 0:
+                raise ValueError(f"a memory budget must be > 0 bytes, got {w.budget}")
+        self.caps = [self.policy.root_cap(w.threads) for w in self.workers]
+        n = len(graph)
+        self._dep_ptr = graph.dep_ptr.tolist()
+        self._dep_idx = graph.dep_idx.tolist()
+        self._dependent_ptr = graph.dependent_ptr.tolist()
+        self._dependent_idx = graph.dependent_idx.tolist()
+        self._priority = graph.priority.tolist()
+        self._root = graph.root.tolist() if self.policy.withholds else [False] * n
+        self._known_size = graph.size.tolist()
+        self._group = graph.group.tolist()
+        self._output = bytearray(n)
+        for i in graph.outputs.tolist():
+            self._output[i] = 1
+
+        self.state = bytearray(n)  # WAITING
+        self.waiting_on = np.diff(graph.dep_ptr).tolist()
+        self.needed_by = np.diff(graph.dependent_ptr).tolist()
+        self.where = [-1] * n
+        self.nbytes = [0] * n
+        self.estimate = [0.0] * n
+        self._group_max = [0.0] * len(graph.group_names)
+        self._roots_max = 0.0
+        # Ready tasks: non-roots by priority; roots by priority (withheld until admitted).
+        self._ready: list[tuple[int, int]] = []
+        self._ready_roots: list[tuple[int, int]] = []
+        # Counters, readable from other threads (ints are atomic) for progress bars.
+        self.n_waiting = n
+        self.n_ready = 0
+        self.n_running = 0
+        self.n_finished = 0
+        self.failed: int | None = None
+        self.stopped = False  # set by cancel(): nothing new starts
+        self.peak_roots_held = 0
+        self.roots_held = 0
+
+    # -- public -------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.n_finished == len(self.graph)
+
+    def start(self) -> list:
+        actions: list = []
+        for i, deps in enumerate(self.waiting_on):
+            if deps == 0:
+                self._make_ready(i)
+        self._fill(actions)
+        if self.validate:
+            self.validate_state()
+        return actions
+
+    def handle(self, event) -> list:
+        actions: list = []
+        if type(event) is Finished:
+            self._finished(event.task, event.nbytes, actions)
+        elif type(event) is Failed:
+            self._failed(event.task)
+        else:
+            raise TypeError(f"unknown event {event!r}")
+        if self.failed is None and not self.stopped:
+            self._fill(actions)
+        if self.validate:
+            self.validate_state()
+        return actions
+
+    def cancel(self) -> None:
+        """Stop handing out work (Ctrl-C): running tasks may still report back."""
+        self.stopped = True
+
+    def handle_many(self, events) -> list:
+        """Several events, one fill: cheaper for batches of completions."""
+        actions: list = []
+        for event in events:
+            if type(event) is Finished:
+                self._finished(event.task, event.nbytes, actions)
+            else:
+                self._failed(event.task)
+        if self.failed is None and not self.stopped:
+            self._fill(actions)
+        if self.validate:
+            self.validate_state()
+        return actions
+
+    # -- transitions --------------------------------------------------------------------
+    def _make_ready(self, i: int) -> None:
+        self.state[i] = READY
+        self.n_waiting -= 1
+        self.n_ready += 1
+        if self._root[i]:
+            heapq.heappush(self._ready_roots, (self._priority[i], i))
+        else:
+            heapq.heappush(self._ready, (self._priority[i], i))
+
+    def _run(self, i: int, w: int, actions: list) -> None:
+        worker = self.workers[w]
+        self.state[i] = PROCESSING
+        self.where[i] = w
+        self.n_ready -= 1
+        self.n_running += 1
+        worker.running += 1
+        est = self._estimate(i)
+        self.estimate[i] = est
+        worker.estimated += est
+        if self._root[i]:
+            worker.roots_running += 1
+        actions.append(Run(i, w))
+
+    def _estimate(self, i: int) -> float:
+        if not self._root[i]:
+            known = self._known_size[i]
+            return known if known == known else 0.0
+        return estimate_output(self._known_size[i], self._group_max[self._group[i]], self._roots_max)
+
+    def _finished(self, i: int, nbytes: int, actions: list) -> None:
+        if self.state[i] != PROCESSING:
+            raise ValueError(f"task {self.graph.keys[i]!r} finished but was {STATE_NAMES[self.state[i]]}")
+        w = self.where[i]
+        worker = self.workers[w]
+        self.state[i] = MEMORY
+        self.n_running -= 1
+        self.n_finished += 1
+        worker.running -= 1
+        worker.estimated -= self.estimate[i]
+        self.nbytes[i] = nbytes
+        worker.held += nbytes
+        if self._root[i]:
+            worker.roots_running -= 1
+            self.roots_held += 1
+            if self.roots_held > self.peak_roots_held:
+                self.peak_roots_held = self.roots_held
+            g = self._group[i]
+            if nbytes > self._group_max[g]:
+                self._group_max[g] = nbytes
+            if nbytes > self._roots_max:
+                self._roots_max = nbytes
+        if worker.held_bytes > worker.peak_held:
+            worker.peak_held = worker.held_bytes
+        # Inputs nobody else needs go now; then this result, if nothing needs it.
+        needed_by = self.needed_by
+        for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
+            d = self._dep_idx[c]
+            needed_by[d] -= 1
+            if needed_by[d] == 0 and not self._output[d]:
+                self._release(d, actions)
+        if needed_by[i] == 0 and not self._output[i]:
+            self._release(i, actions)
+        waiting_on = self.waiting_on
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            waiting_on[d] -= 1
+            if waiting_on[d] == 0:
+                self._make_ready(d)
+
+    def _release(self, i: int, actions: list) -> None:
+        w = self.where[i]
+        self.state[i] = RELEASED
+        self.workers[w].held -= self.nbytes[i]
+        if self._root[i]:
+            self.roots_held -= 1
+        actions.append(Release(i, w))
+
+    def _failed(self, i: int) -> None:
+        if self.state[i] != PROCESSING:
+            raise ValueError(f"task {self.graph.keys[i]!r} failed but was {STATE_NAMES[self.state[i]]}")
+        worker = self.workers[self.where[i]]
+        self.state[i] = ERRED
+        self.n_running -= 1
+        worker.running -= 1
+        worker.estimated -= self.estimate[i]
+        if self._root[i]:
+            worker.roots_running -= 1
+        if self.failed is None:
+            self.failed = i
+
+    # -- choice -------------------------------------------------------------------------
+    def _fill(self, actions: list) -> None:
+        """Give every free slot its best admissible task, in strict priority order."""
+        ready, roots = self._ready, self._ready_roots
+        for w, worker in enumerate(self.workers):
+            cap = self.caps[w]
+            while worker.running < worker.threads:
+                best = ready[0][0] if ready else math.inf
+                if roots and roots[0][0] < best and may_admit_root(
+                    worker.roots_running,
+                    cap,
+                    worker.held_bytes,
+                    self._estimate(roots[0][1]),
+                    worker.budget,
+                    worker.running == 0,
+                ):
+                    _, i = heapq.heappop(roots)
+                elif ready:
+                    _, i = heapq.heappop(ready)
+                else:
+                    break  # nothing ready, or only withheld roots
+                self._run(i, w, actions)
+
+    # -- invariants ---------------------------------------------------------------------
+    def validate_state(self) -> None:
+        g = self.graph
+        n = len(g)
+        held = [0] * len(self.workers)
+        running = [0] * len(self.workers)
+        roots = [0] * len(self.workers)
+        counts = [0] * 6
+        for i in range(n):
+            s = self.state[i]
+            counts[s] += 1
+            deps = g.dependencies(i)
+            if s in (READY, PROCESSING):
+                for d in deps:
+                    assert self.state[d] == MEMORY, (
+                        f"{g.keys[i]!r} is {STATE_NAMES[s]} but input {g.keys[d]!r} is "
+                        f"{STATE_NAMES[self.state[d]]}"
+                    )
+            if s == MEMORY:
+                held[self.where[i]] += self.nbytes[i]
+                pending = [d for d in g.dependents(i) if self.state[d] in (WAITING, READY, PROCESSING)]
+                assert pending or self._output[i], f"{g.keys[i]!r} held but unused"
+            if s == RELEASED:
+                assert not self._output[i]
+                assert all(self.state[d] in (MEMORY, RELEASED) for d in g.dependents(i))
+            if s == PROCESSING:
+                running[self.where[i]] += 1
+                roots[self.where[i]] += bool(self._root[i])
+        assert counts[READY] == self.n_ready and counts[PROCESSING] == self.n_running
+        assert counts[WAITING] == self.n_waiting
+        assert counts[MEMORY] + counts[RELEASED] == self.n_finished
+        for w, worker in enumerate(self.workers):
+            assert worker.held == held[w], (worker.held, held[w])
+            assert worker.running == running[w] <= worker.threads
+            assert worker.roots_running == roots[w]
+            # The cap holds except for the one root an idle worker may always start.
+            assert roots[w] <= max(self.caps[w], 1)
+        if self.failed is None and not self.stopped and not self.done:
+            assert self.n_running or self.n_ready, "work remains but nothing runs or can run"
+            assert self.n_running, "tasks are ready but nothing runs: deadlock"

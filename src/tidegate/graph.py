@@ -1,0 +1,192 @@
+"""TaskGraph: a compact integer DAG, built once per compute. Knows nothing of dask.
+
+Tasks are numbered 0..n-1. Dependencies and dependents are CSR arrays (``ptr``/``idx``),
+so a graph of 100,000 tasks costs a few numpy arrays, not 100,000 Python sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _csr(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    idx = np.fromiter((d for x in lists for d in x), dtype=np.int64, count=int(ptr[-1]))
+    return ptr, idx
+
+
+def _invert(ptr: np.ndarray, idx: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dependents CSR from dependencies CSR (stable: dependents in ascending index)."""
+    owners = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    perm = np.argsort(idx, kind="stable")
+    rptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(idx, minlength=n), out=rptr[1:])
+    return rptr, owners[perm]
+
+
+def _short(keys: Iterable, limit: int = 5) -> str:
+    keys = list(keys)
+    shown = ", ".join(repr(k) for k in keys[:limit])
+    return shown + (f" ... ({len(keys)} in all)" if len(keys) > limit else "")
+
+
+@dataclass(eq=False)
+class TaskGraph:
+    """An integer DAG with per-task metadata.
+
+    ``priority[i]`` is a rank (0 runs first); ``root[i]`` marks tasks that load data;
+    ``size[i]`` and ``duration[i]`` are estimates, NaN where unknown; ``group[i]`` indexes
+    ``group_names`` (used for reports and size estimates, never to decide rootness).
+    """
+
+    keys: list
+    dep_ptr: np.ndarray
+    dep_idx: np.ndarray
+    outputs: np.ndarray
+    dependent_ptr: np.ndarray = field(init=False)
+    dependent_idx: np.ndarray = field(init=False)
+    priority: np.ndarray = field(init=False)
+    root: np.ndarray = field(init=False)
+    size: np.ndarray = field(init=False)
+    duration: np.ndarray = field(init=False)
+    group: np.ndarray = field(init=False)
+    group_names: list = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = len(self.keys)
+        self.dependent_ptr, self.dependent_idx = _invert(self.dep_ptr, self.dep_idx, n)
+        self.priority = np.arange(n, dtype=np.int64)
+        self.root = np.diff(self.dep_ptr) == 0
+        self.size = np.full(n, np.nan)
+        self.duration = np.full(n, np.nan)
+        self.group = np.zeros(n, dtype=np.int64)
+        self.group_names = [""]
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_dependencies(
+        cls,
+        dependencies: dict[Hashable, Iterable[Hashable]],
+        outputs: Iterable[Hashable],
+        supplied: Iterable[Hashable] = (),
+    ) -> TaskGraph:
+        """Build from ``{key: dependency keys}``; validates before anything runs.
+
+        Raises ValueError naming the keys when a dependency is neither a task nor
+        ``supplied``, a requested output is absent, or the graph has a cycle.
+        Supplied keys are not tasks; edges to them are dropped here (the runtime
+        hands their values in).
+        """
+        keys = list(dependencies)
+        index = {k: i for i, k in enumerate(keys)}
+        supplied = set(supplied)
+        missing: dict = {}
+        deps: list[list[int]] = []
+        for k in keys:
+            row = []
+            for d in dependencies[k]:
+                i = index.get(d)
+                if i is not None:
+                    row.append(i)
+                elif d not in supplied:
+                    missing.setdefault(d, k)
+            row.sort()  # graph order: deterministic, and usually chunk order
+            deps.append(row)
+        if missing:
+            detail = "; ".join(f"{d!r} (needed by {k!r})" for d, k in list(missing.items())[:5])
+            raise ValueError(
+                f"{len(missing)} dependencies are neither in the graph nor supplied: {detail}"
+            )
+        outs = list(outputs)
+        absent = [k for k in outs if k not in index and k not in supplied]
+        if absent:
+            raise ValueError(f"requested keys are not in the graph: {_short(absent)}")
+        ptr, idx = _csr(deps)
+        graph = cls(keys, ptr, idx, np.fromiter((index[k] for k in outs if k in index), np.int64))
+        graph.priority = dfs_order(graph)  # also refuses cycles
+        return graph
+
+    # -- queries ------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def dependencies(self, i: int) -> list[int]:
+        return self.dep_idx[self.dep_ptr[i] : self.dep_ptr[i + 1]].tolist()
+
+    def dependents(self, i: int) -> list[int]:
+        return self.dependent_idx[self.dependent_ptr[i] : self.dependent_ptr[i + 1]].tolist()
+
+    @property
+    def ndependencies(self) -> np.ndarray:
+        return np.diff(self.dep_ptr)
+
+    @property
+    def ndependents(self) -> np.ndarray:
+        return np.diff(self.dependent_ptr)
+
+    def set_groups(self, names: Sequence[str]) -> None:
+        uniq, inverse = np.unique(np.asarray(names, dtype=object).astype(str), return_inverse=True)
+        self.group_names = uniq.tolist()
+        self.group = inverse.astype(np.int64)
+
+    def set_order(self, ranks: np.ndarray) -> None:
+        ranks = np.asarray(ranks, dtype=np.int64)
+        if ranks.shape != (len(self),):
+            raise ValueError("one rank per task is needed")
+        self.priority = ranks
+
+
+def dfs_order(graph: TaskGraph) -> np.ndarray:
+    """Depth-first post-order from the requested outputs: each task runs right after its inputs.
+
+    Dependencies are visited in graph order (chunk order for arrays), so the inputs of one
+    consumer are adjacent in priority and the consumer follows them at once: dask's classic
+    "finish what you started" order, at about a µs per edge. The same walk refuses cycles
+    (an edge back to a task still on the stack). dask.order does better on some tricky
+    shapes at several times the cost; ``order="dask"`` selects it.
+    """
+    n = len(graph)
+    ptr = graph.dep_ptr.tolist()
+    idx = graph.dep_idx.tolist()
+    rank = [0] * n
+    color = bytearray(n)  # 0 unseen, 1 on the stack, 2 ranked
+    pos = 0
+    # Outputs first in the order asked, then sinks nobody asked for (side effects), then
+    # anything left, which can only be part of a cycle.
+    starts = graph.outputs.tolist()
+    starts += np.flatnonzero(graph.ndependents == 0).tolist()
+    starts += range(n)
+    for start in starts:
+        if color[start]:
+            continue
+        color[start] = 1
+        stack = [start]
+        cursor = [ptr[start]]
+        while stack:
+            node = stack[-1]
+            c = cursor[-1]
+            end = ptr[node + 1]
+            while c < end and color[idx[c]] == 2:
+                c += 1
+            if c < end:
+                child = idx[c]
+                if color[child] == 1:
+                    cycle = stack[stack.index(child) :] + [child]
+                    path = " <- ".join(repr(graph.keys[i]) for i in cycle)
+                    raise ValueError(f"the graph has a cycle: {path} (each needs the next)")
+                cursor[-1] = c + 1
+                color[child] = 1
+                stack.append(child)
+                cursor.append(ptr[child])
+            else:
+                stack.pop()
+                cursor.pop()
+                color[node] = 2
+                rank[node] = pos
+                pos += 1
+    return np.asarray(rank, dtype=np.int64)

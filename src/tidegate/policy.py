@@ -1,0 +1,96 @@
+"""The decisions, as pure code over small views of state. No I/O, no threads, no clock.
+
+The same functions run in the thread runtime, the simulator and inside a dask.distributed
+scheduler, so they take plain numbers and arrays, never a runtime's objects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+POLICIES = ("tidegate", "priority")
+
+# A task with no inputs that feeds this many tasks is a shared handle (an opened file, a
+# store, broadcast weights), not a load: its dependents still count as roots.
+SHARED_FANOUT = 8
+
+
+@dataclass(frozen=True)
+class Policy:
+    """``tidegate``: withhold roots (``saturation`` x threads in flight per worker) and admit
+    them only while held bytes plus their estimate fit the budget. ``priority``: plain strict
+    priority, no withholding; the reference to compare against."""
+
+    name: str = "tidegate"
+    saturation: float = 1.1
+
+    def __post_init__(self) -> None:
+        if self.name not in POLICIES:
+            raise ValueError(f"unknown policy {self.name!r}; choose one of {', '.join(POLICIES)}")
+        if not (isinstance(self.saturation, (int, float)) and self.saturation > 0):
+            raise ValueError(f"saturation must be a number > 0, got {self.saturation!r}")
+        if math.isnan(self.saturation):
+            raise ValueError("saturation must be a number > 0, got nan")
+
+    @property
+    def withholds(self) -> bool:
+        return self.name == "tidegate"
+
+    def root_cap(self, threads: int) -> float:
+        """Roots processing at once on a worker with ``threads`` threads."""
+        if not self.withholds or math.isinf(self.saturation):
+            return math.inf
+        return max(1, math.ceil(self.saturation * threads))
+
+
+def find_roots(
+    dep_ptr: np.ndarray,
+    dep_idx: np.ndarray,
+    ndependents: np.ndarray,
+    constant: np.ndarray,
+    marked: np.ndarray,
+) -> np.ndarray:
+    """Root = a task whose inputs are all constants, by structure alone.
+
+    ``constant[i]``: task i holds data already (a DataNode: a store handle, an embedded
+    chunk). A task with no inputs and a wide fan-out is a shared handle and counts as
+    constant too. ``marked[i]``: declared a data producer or annotated as root. Key names
+    and group sizes play no part, so unique keys and small groups are found.
+    """
+    n = len(dep_ptr) - 1
+    ndeps = np.diff(dep_ptr)
+    shared = constant | ((ndeps == 0) & (ndependents >= SHARED_FANOUT))
+    owner = np.repeat(np.arange(n), ndeps)
+    nonconstant_inputs = np.bincount(owner, weights=~shared[dep_idx], minlength=n)
+    return (nonconstant_inputs == 0) | marked
+
+
+def may_admit_root(
+    roots_processing: int,
+    cap: float,
+    held_bytes: float,
+    estimate: float,
+    budget: float,
+    idle: bool,
+) -> bool:
+    """May one more root start on this worker now?
+
+    ``idle`` (nothing processing on the worker) always admits: progress is guaranteed even
+    when a single root does not fit the budget.
+    """
+    if idle:
+        return True
+    return roots_processing < cap and held_bytes + estimate <= budget
+
+
+def estimate_output(known: float, group_max: float, roots_max: float) -> float:
+    """Pessimistic output size: the known size, else the largest seen in the task's group,
+    else the largest root output seen so far, else 0 (nothing seen: let the first ones run)."""
+    if known == known:  # not NaN
+        return known
+    if group_max > 0:
+        return group_max
+    return roots_max
