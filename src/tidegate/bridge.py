@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -86,6 +87,7 @@ def get(
     pol = Policy(config.get("policy", policy), config.get("saturation", saturation))
     how = config.order(order)
 
+    t0 = time.perf_counter()
     if not isinstance(dsk, Mapping):
         dsk = dsk.__dask_graph__()
     dsk = convert_legacy_graph(dsk)
@@ -106,6 +108,7 @@ def get(
                 started.append(cb)
             graph = to_taskgraph(dsk, flat, cache, how)
             core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
+            ingest = time.perf_counter() - t0
             state = progress_state(core)
             for f in start_state:
                 f(dsk, state)
@@ -133,6 +136,7 @@ def get(
                         f(gkeys[i], result, dsk, state, thread)
 
             results, last_stats = run(core, execute, supplied, pre, post)
+            last_stats.ingest_time = ingest
             errored = False
         finally:
             for cb in started:

@@ -11,7 +11,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dask.sizeof import sizeof
@@ -30,7 +30,7 @@ class RunStats:
     peak_held_bytes: float = 0.0
     peak_roots_held: int = 0
     core_time: float = 0.0  # time spent inside the core (decisions)
-    events: list = field(default_factory=list)
+    ingest_time: float = 0.0  # dask graph -> TaskGraph, priorities and roots (set by bridge)
 
 
 class _Counts:

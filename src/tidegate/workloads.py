@@ -1,0 +1,98 @@
+"""The seed workloads of dask/distributed#6360, on real zarr inputs written to disk.
+
+Two inputs ``a`` and ``b`` of shape (steps, 1000, 1000) float64 in 32 MB chunks (one chunk per
+4 time steps) are written once; each workload reads them with ``da.from_zarr``, combines
+them the way climate pipelines do, and writes its result to zarr, so that peak memory
+reflects the schedule, not a result held in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import dask.array as da
+import numpy as np
+
+SIDE = 1000
+STEPS_PER_CHUNK = 4  # 4 x 1000 x 1000 x 8 bytes = 32 MB
+CHUNK_BYTES = STEPS_PER_CHUNK * SIDE * SIDE * 8
+
+
+def make_inputs(folder: str, steps: int, seed: int = 0) -> dict[str, str]:
+    """Write inputs a and b (steps x 1000 x 1000 float64) as zarr arrays under ``folder``."""
+    import zarr
+
+    paths = {}
+    rng = np.random.default_rng(seed)
+    for name in ("a", "b"):
+        path = os.path.join(folder, f"{name}.zarr")
+        z = zarr.create_array(
+            path,
+            shape=(steps, SIDE, SIDE),
+            chunks=(STEPS_PER_CHUNK, SIDE, SIDE),
+            dtype="f8",
+            compressors=None,  # I/O-bound reads, like a fast local disk
+            overwrite=True,
+        )
+        for t in range(0, steps, STEPS_PER_CHUNK):
+            n = min(STEPS_PER_CHUNK, steps - t)
+            z[t : t + n] = rng.random((n, SIDE, SIDE))
+        paths[name] = path
+    return paths
+
+
+def _write(x: da.Array, path: str):
+    """A lazy store of x into a new zarr array (chunked like x's largest chunk)."""
+    import zarr
+
+    z = zarr.create_array(path, shape=x.shape, chunks=x.chunksize, dtype=x.dtype, overwrite=True)
+    regular = all(len(set(c[:-1])) <= 1 and c[-1] <= c[0] for c in x.chunks)
+    # Irregular chunks straddle zarr chunks: the lock keeps read-modify-write correct.
+    return da.store(x, z, lock=not regular, compute=False)
+
+
+def stack_sum(a, b, w):
+    return da.stack([a, b]).sum(axis=0)
+
+
+def slice_add(a, b, w):
+    return a[1:] + b[1:]
+
+
+def rechunk_add(a, b, w):
+    target = (2 * STEPS_PER_CHUNK, SIDE // 2, SIDE)
+    return a.rechunk(target) + b.rechunk(target)
+
+
+def weighted(a, b, w):
+    w1, w2 = w
+    return w1[None] * a + w2[None] * b
+
+
+def vorticity(a, b, w):
+    # dv/dx - du/dy on a periodic grid: pad, difference, rechunk back to the input chunks.
+    u = da.pad(a, ((0, 0), (1, 1), (0, 0)), mode="wrap")
+    v = da.pad(b, ((0, 0), (0, 0), (1, 1)), mode="wrap")
+    dvdx = (v[:, :, 2:] - v[:, :, :-2]) / 2
+    dudy = (u[:, 2:, :] - u[:, :-2, :]) / 2
+    return (dvdx - dudy).rechunk(a.chunksize)
+
+
+WORKLOADS: dict[str, Callable] = {
+    "stack-sum": stack_sum,
+    "slice-add": slice_add,
+    "rechunk-add": rechunk_add,
+    "weighted": weighted,
+    "vorticity": vorticity,
+}
+
+
+def build(name: str, inputs: dict[str, str], out_folder: str):
+    """The lazy dask computation of workload ``name``: read inputs, compute, write zarr."""
+    a = da.from_zarr(inputs["a"])
+    b = da.from_zarr(inputs["b"])
+    rng = np.random.default_rng(1)
+    w = tuple(da.from_array(rng.random((SIDE, SIDE))) for _ in range(2))
+    result = WORKLOADS[name](a, b, w)
+    return _write(result, os.path.join(out_folder, f"{name}.zarr"))
