@@ -56,6 +56,7 @@ class Worker:
     budget: float
     running: int = 0
     roots_running: int = 0
+    roots_untouched: int = 0  # held root outputs no consumer has used yet
     held: int = 0  # measured bytes of results in memory here
     estimated: float = 0.0  # estimated outputs of running tasks
     peak_held: float = 0.0
@@ -102,7 +103,9 @@ class Scheduler:
             self._output[i] = 1
 
         self.state = bytearray(n)  # WAITING
-        self.waiting_on = np.diff(graph.dep_ptr).tolist()
+        self._ndeps = np.diff(graph.dep_ptr).tolist()
+        self.waiting_on = list(self._ndeps)
+        self._untouched = bytearray(n)  # root output held, no dependent finished yet
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
         self.where = [-1] * n
         self.nbytes = [0] * n
@@ -213,6 +216,9 @@ class Scheduler:
         worker.held += nbytes
         if self._root[i]:
             worker.roots_running -= 1
+            if self.needed_by[i]:
+                self._untouched[i] = 1
+                worker.roots_untouched += 1
             self.roots_held += 1
             if self.roots_held > self.peak_roots_held:
                 self.peak_roots_held = self.roots_held
@@ -227,6 +233,9 @@ class Scheduler:
         needed_by = self.needed_by
         for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
             d = self._dep_idx[c]
+            if self._untouched[d]:
+                self._untouched[d] = 0
+                self.workers[self.where[d]].roots_untouched -= 1
             needed_by[d] -= 1
             if needed_by[d] == 0 and not self._output[d]:
                 self._release(d, actions)
@@ -270,7 +279,9 @@ class Scheduler:
                 best = ready[0][0] if ready else math.inf
                 if roots and roots[0][0] < best and may_admit_root(
                     worker.roots_running,
+                    worker.roots_untouched,
                     cap,
+                    self._completes_consumer(roots[0][1]),
                     worker.held_bytes,
                     self._estimate(roots[0][1]),
                     worker.budget,
@@ -283,6 +294,15 @@ class Scheduler:
                     break  # nothing ready, or only withheld roots
                 self._run(i, w, actions)
 
+    def _completes_consumer(self, i: int) -> bool:
+        """Does root i feed a task that already holds some of its inputs?"""
+        waiting_on, ndeps = self.waiting_on, self._ndeps
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            if waiting_on[d] < ndeps[d]:
+                return True
+        return False
+
     # -- invariants ---------------------------------------------------------------------
     def validate_state(self) -> None:
         g = self.graph
@@ -290,6 +310,7 @@ class Scheduler:
         held = [0] * len(self.workers)
         running = [0] * len(self.workers)
         roots = [0] * len(self.workers)
+        untouched = [0] * len(self.workers)
         counts = [0] * 6
         for i in range(n):
             s = self.state[i]
@@ -303,6 +324,7 @@ class Scheduler:
                     )
             if s == MEMORY:
                 held[self.where[i]] += self.nbytes[i]
+                untouched[self.where[i]] += self._untouched[i]
                 pending = [d for d in g.dependents(i) if self.state[d] in (WAITING, READY, PROCESSING)]
                 assert pending or self._output[i], f"{g.keys[i]!r} held but unused"
             if s == RELEASED:
@@ -318,6 +340,7 @@ class Scheduler:
             assert worker.held == held[w], (worker.held, held[w])
             assert worker.running == running[w] <= worker.threads
             assert worker.roots_running == roots[w]
+            assert worker.roots_untouched == untouched[w]
             # The cap holds except for the one root an idle worker may always start.
             assert roots[w] <= max(self.caps[w], 1)
         if self.failed is None and not self.stopped and not self.done:

@@ -70,7 +70,9 @@ def find_roots(
 
 def may_admit_root(
     roots_processing: int,
+    roots_untouched: int,
     cap: float,
+    completes_consumer: bool,
     held_bytes: float,
     estimate: float,
     budget: float,
@@ -78,12 +80,18 @@ def may_admit_root(
 ) -> bool:
     """May one more root start on this worker now?
 
-    ``idle`` (nothing processing on the worker) always admits: progress is guaranteed even
-    when a single root does not fit the budget.
+    Roots in flight are the roots processing plus held root outputs that no consumer has
+    used yet (``roots_untouched``): a slot frees when data is consumed, not merely loaded,
+    so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
+    consumer already holding some (``completes_consumer``) may exceed that count, never the
+    processing cap. ``idle`` (nothing processing on the worker) always admits: progress is
+    guaranteed even when a single root does not fit the budget.
     """
     if idle:
         return True
-    return roots_processing < cap and held_bytes + estimate <= budget
+    if held_bytes + estimate > budget or roots_processing >= cap:
+        return False
+    return roots_processing + roots_untouched < cap or completes_consumer
 
 
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:

@@ -79,12 +79,19 @@ def vorticity(a, b, w):
     return (dvdx - dudy).rechunk(a.chunksize)
 
 
+def running_total(a, b, w):
+    # A cumulative sum in time: each output chunk needs its input chunk and the previous
+    # total, so consumption is sequential and loads can run far ahead of it.
+    return da.cumsum(a + b, axis=0)
+
+
 WORKLOADS: dict[str, Callable] = {
     "stack-sum": stack_sum,
     "slice-add": slice_add,
     "rechunk-add": rechunk_add,
     "weighted": weighted,
     "vorticity": vorticity,
+    "running-total": running_total,
 }
 
 

@@ -1,0 +1,54 @@
+"""Shared helpers for the collection, error and callback tests."""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import pytest
+
+import tidegate
+
+
+def tidegate_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("tidegate-")]
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_tidegate_threads():
+    """Every get() must stop its threads, on success and on failure alike."""
+    before = tidegate_threads()
+    yield
+    assert tidegate_threads() == before == []
+
+
+def tidegate_get(**kwargs):
+    """``tidegate.get`` with options bound and the core's invariants checked after every event."""
+    kwargs.setdefault("validate", True)
+    return functools.partial(tidegate.get, **kwargs)
+
+
+# Scheduler settings worth covering: both policies, both orders, one and several threads.
+SETTINGS = [
+    pytest.param(dict(policy="tidegate", order="dfs", num_workers=1), id="tidegate-dfs-1"),
+    pytest.param(dict(policy="tidegate", order="dask", num_workers=4), id="tidegate-dask-4"),
+    pytest.param(dict(policy="priority", order="dfs", num_workers=4), id="priority-dfs-4"),
+    pytest.param(dict(policy="priority", order="dask", num_workers=1), id="priority-dask-1"),
+]
+
+
+@pytest.fixture(params=SETTINGS)
+def settings(request) -> dict:
+    return dict(request.param)
+
+
+@pytest.fixture
+def make_scheduler():
+    """The ``tidegate_get`` factory, for tests that bind their own options."""
+    return tidegate_get
+
+
+@pytest.fixture
+def scheduler(settings):
+    """A tidegate scheduler for each of SETTINGS, validating its invariants."""
+    return tidegate_get(**settings)
