@@ -1,0 +1,116 @@
+import numpy as np
+import pytest
+
+from tidegate.graph import TaskGraph, dfs_order
+from tidegate.policy import SHARED_FANOUT, find_roots
+
+
+def diamond():
+    return TaskGraph.from_dependencies(
+        {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]}, outputs=["d"]
+    )
+
+
+def test_csr_both_ways():
+    g = diamond()
+    assert [g.dependencies(i) for i in range(4)] == [[], [0], [0], [1, 2]]
+    assert [g.dependents(i) for i in range(4)] == [[1, 2], [3], [3], []]
+    assert g.ndependencies.tolist() == [0, 1, 1, 2]
+    assert g.ndependents.tolist() == [2, 1, 1, 0]
+    assert g.outputs.tolist() == [3]
+
+
+def test_dfs_order_is_post_order_and_a_permutation():
+    g = diamond()
+    ranks = dfs_order(g)
+    assert sorted(ranks.tolist()) == [0, 1, 2, 3]
+    for i in range(4):
+        assert all(ranks[d] < ranks[i] for d in g.dependencies(i))
+
+
+def test_dfs_order_keeps_pairs_adjacent():
+    deps = {("x", i): [] for i in range(6)}
+    deps.update({("y", k): [("x", 2 * k), ("x", 2 * k + 1)] for k in range(3)})
+    g = TaskGraph.from_dependencies(deps, [("y", k) for k in range(3)])
+    rank = dict(zip(g.keys, g.priority.tolist()))
+    for k in range(3):
+        assert rank[("y", k)] == 3 * k + 2
+        assert {rank[("x", 2 * k)], rank[("x", 2 * k + 1)]} == {3 * k, 3 * k + 1}
+
+
+def test_unrequested_sinks_come_last():
+    g = TaskGraph.from_dependencies({"a": [], "side": ["a"], "out": ["a"]}, outputs=["out"])
+    rank = dict(zip(g.keys, g.priority.tolist()))
+    assert rank["side"] == 2 and rank["out"] == 1
+
+
+def test_cycle_is_named():
+    with pytest.raises(ValueError, match="cycle") as info:
+        TaskGraph.from_dependencies({"a": ["c"], "b": ["a"], "c": ["b"], "d": []}, ["d"])
+    assert all(k in str(info.value) for k in ("'a'", "'b'", "'c'"))
+    with pytest.raises(ValueError, match="cycle"):
+        TaskGraph.from_dependencies({"a": ["a"]}, ["a"])
+
+
+def test_cycle_behind_an_output_is_found():
+    with pytest.raises(ValueError, match="cycle"):
+        TaskGraph.from_dependencies({"out": ["x"], "x": ["y"], "y": ["x"]}, ["out"])
+
+
+def test_missing_dependency_and_absent_output():
+    with pytest.raises(ValueError, match="'ghost'.*needed by 'a'"):
+        TaskGraph.from_dependencies({"a": ["ghost"]}, ["a"])
+    with pytest.raises(ValueError, match="not in the graph: 'nope'"):
+        TaskGraph.from_dependencies({"a": []}, ["nope"])
+    g = TaskGraph.from_dependencies({"a": ["given"]}, ["a"], supplied=["given"])
+    assert g.dependencies(0) == []
+
+
+def test_long_chain_does_not_recurse():
+    n = 200_000
+    deps = {0: []}
+    deps.update({i: [i - 1] for i in range(1, n)})
+    g = TaskGraph.from_dependencies(deps, [n - 1])
+    assert g.priority[n - 1] == n - 1 and g.priority[0] == 0
+
+
+def test_groups():
+    g = diamond()
+    g.set_groups(["load", "x", "x", "out"])
+    assert [g.group_names[i] for i in g.group] == ["load", "x", "x", "out"]
+
+
+def roots_of(deps, constant=(), marked=()):
+    g = TaskGraph.from_dependencies(deps, [k for k in deps if not any(k in v for v in deps.values())])
+    c = np.array([k in constant for k in g.keys])
+    m = np.array([k in marked for k in g.keys])
+    r = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, c, m)
+    return {k for k, flag in zip(g.keys, r) if flag}
+
+
+def test_roots_by_structure():
+    # loaders behind a store handle (DataNode) are roots; their consumer is not
+    deps = {"store": [], "l1": ["store"], "l2": ["store"], "out": ["l1", "l2"]}
+    assert roots_of(deps, constant={"store"}) == {"store", "l1", "l2"}
+    # without the DataNode mark, a handle with few dependents is a load like any other
+    assert roots_of(deps) == {"store"}
+
+
+def test_shared_handle_by_fanout():
+    n = SHARED_FANOUT
+    deps = {"open": []}
+    deps.update({f"read{i}": ["open"] for i in range(n)})
+    deps["sum"] = [f"read{i}" for i in range(n)]
+    assert roots_of(deps) == {"open"} | {f"read{i}" for i in range(n)}
+
+
+def test_broadcast_weights_do_not_make_consumers_roots():
+    deps = {"w": []}
+    deps.update({f"a{i}": [] for i in range(10)})
+    deps.update({f"m{i}": ["w", f"a{i}"] for i in range(10)})
+    assert roots_of(deps) == {"w"} | {f"a{i}" for i in range(10)}
+
+
+def test_marked_data_producer_is_root():
+    deps = {"a": [], "b": ["a"], "c": ["b"]}
+    assert roots_of(deps, marked={"c"}) == {"a", "c"}
