@@ -102,3 +102,49 @@ def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     if group_max > 0:
         return group_max
     return roots_max
+
+
+def is_root(inputs, marked: bool = False) -> bool:
+    """One task's form of :func:`find_roots`, for runtimes that see one task at a time.
+
+    ``inputs``: ``(ndeps, ndependents, constant)`` of each of the task's inputs. The task is
+    a root when every input is a constant (a DataNode, data already held) or a shared handle
+    (no inputs of its own, fed to ``SHARED_FANOUT`` or more tasks), or when ``marked``.
+    """
+    if marked:
+        return True
+    for ndeps, ndependents, constant in inputs:
+        if not (constant or (ndeps == 0 and ndependents >= SHARED_FANOUT)):
+            return False
+    return True
+
+
+def place_root(partner, admissible, idle, load) -> int | None:
+    """Which worker should a root go to now? Index into the per-worker sequences, or None
+    (keep it withheld).
+
+    ``partner[w]``: how many inputs of the root's consumers are held or being computed on
+    worker w; ``admissible[w]``: ``may_admit_root`` for w; ``idle[w]``: nothing processing
+    on w; ``load[w]``: how busy w is (lower is better).
+
+    Roots whose outputs meet downstream go to the same worker: the admissible worker with
+    the most partners. When partners exist but none of their workers may admit now, the root
+    waits for them (a slot frees there when their tasks end) unless some worker is idle: an
+    idle worker always gets work. Without partners, the least loaded admissible worker.
+    """
+    n = len(admissible)
+    best = None
+    for w in range(n):
+        if admissible[w] and partner[w] > 0:
+            if best is None or (partner[w], -load[w]) > (partner[best], -load[best]):
+                best = w
+    if best is not None:
+        return best
+    candidates = range(n)
+    if any(p > 0 for p in partner):
+        candidates = [w for w in range(n) if idle[w]]
+    best = None
+    for w in candidates:
+        if admissible[w] and (best is None or load[w] < load[best]):
+            best = w
+    return best

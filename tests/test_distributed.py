@@ -1,0 +1,383 @@
+"""tidegate's policy inside a real dask.distributed scheduler (tidegate.distributed.Plugin).
+
+One LocalCluster (2 workers x 2 threads, in-process, dask's validation on, spilling and
+pausing off) serves the module; each test installs the plugin as it needs and uninstalls it.
+The invariants are checked from outside: worker plugins count what workers hold.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import dask
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+from dask import delayed
+
+distributed = pytest.importorskip("distributed")
+from distributed import Client, Event, SchedulerPlugin, WorkerPlugin, wait  # noqa: E402
+
+import tidegate.distributed as td  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+CONFIG = {
+    "distributed.scheduler.validate": True,
+    "distributed.worker.validate": True,
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+    "distributed.worker.memory.terminate": False,
+}
+THREADS = 2
+SATURATION = 1.1
+CAP = math.ceil(SATURATION * THREADS)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with dask.config.set(CONFIG):
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=THREADS, processes=False, dashboard_address=":0"
+        ) as cluster:
+            yield cluster
+
+
+@pytest.fixture
+def client(cluster):
+    with dask.config.set(CONFIG), Client(cluster) as client:
+        yield client
+        td.uninstall(client)
+        client.run_on_scheduler(_validate)
+
+
+def _validate(dask_scheduler):
+    dask_scheduler.validate_state()
+    assert not dask_scheduler.queued
+
+
+# -- helpers ----------------------------------------------------------------------------
+class CountLive(WorkerPlugin):
+    """Peak number of keys with a prefix in worker.data, and peak bytes held."""
+
+    name = "count-live"
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.count = 0
+        self.nbytes = 0
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        n = sum(1 for k in self.worker.data if isinstance(k, str) and k.startswith(self.prefix))
+        self.count = max(self.count, n)
+        self.nbytes = max(self.nbytes, self.worker.state.nbytes)
+
+
+def _peaks(client, prefix, graph):
+    client.register_plugin(CountLive(prefix), name="count-live")
+    assert graph.compute() is not None
+    counts = client.run(lambda dask_worker: dask_worker.plugins["count-live"].count)
+    nbytes = client.run(lambda dask_worker: dask_worker.plugins["count-live"].nbytes)
+    client.unregister_worker_plugin("count-live")
+    return max(counts.values()), max(nbytes.values())
+
+
+WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike "
+    "november oscar papa quebec romeo sierra tango uniform victor whisky yankee zulu"
+).split()
+
+
+def _unique_names(n, seed):
+    rng = random.Random(seed)
+    names = set()
+    while len(names) < n:
+        names.add("load-" + "-".join(rng.sample(WORDS, 3)))
+    return sorted(names)
+
+
+def load(i, size):
+    return np.full(size, float(i))
+
+
+def combine(a, b):
+    time.sleep(0.01)
+    return float((a + b).sum())
+
+
+def loaders_graph(n=64, size=10_000, seed=0):
+    """Unique-key loaders (no shared prefix: dask/distributed#8133), combined in pairs."""
+    loads = [
+        delayed(load)(i, size, dask_key_name=k) for i, k in enumerate(_unique_names(n, seed))
+    ]
+    pairs = [delayed(combine)(loads[2 * i], loads[2 * i + 1]) for i in range(n // 2)]
+    return delayed(sum)(pairs)
+
+
+def _books_consistent(dask_scheduler):
+    """The plugin's per-worker counts agree with a recount from the scheduler's state."""
+    p = dask_scheduler._tidegate
+    for ws in dask_scheduler.workers.values():
+        roots = [ts for ts in ws.processing if p._root(ts)]
+        assert p._roots_processing.get(ws.address, 0) == len(roots)
+    assert all(dask_scheduler.tasks[k].state == "memory" for k in p._untouched)
+    return True
+
+
+# -- withholding ------------------------------------------------------------------------
+def test_unique_key_loaders_withheld(client):
+    bound = CAP + 2  # roots in flight + the inputs of one consumer
+    default, _ = _peaks(client, "load-", loaders_graph())
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    assert td.installed(client)
+    withheld, _ = _peaks(client, "load-", loaders_graph(seed=1))
+    print(f"live loader outputs per worker: {withheld} with tidegate, {default} with dask")
+    assert client.run_on_scheduler(_books_consistent)
+    assert withheld <= bound
+    assert default > bound, f"dask's default held only {default} loader outputs"
+
+
+def test_uninstall_restores_dask(client):
+    def methods(dask_scheduler):
+        steal = dask_scheduler.extensions["stealing"]
+        return (
+            sorted(k for k in td.HOOKS if k in dask_scheduler.__dict__),
+            "steal_time_ratio" in steal.__dict__,
+            dask_scheduler.WORKER_SATURATION,
+            "tidegate" in dask_scheduler.plugins,
+            "tidegate" in dask_scheduler.periodic_callbacks,
+        )
+
+    before = client.run_on_scheduler(methods)
+    assert before == ([], False, SATURATION, False, False)
+    client.register_plugin(td.Plugin(saturation=3.0))
+    assert client.run_on_scheduler(methods) == (sorted(td.HOOKS), True, 3.0, True, True)
+    assert td.uninstall(client) is True
+    assert client.run_on_scheduler(methods) == before
+    assert td.uninstall(client) is False
+    # dask's own (unbounded) behaviour on unique keys is back
+    default, _ = _peaks(client, "load-", loaders_graph(seed=2))
+    assert default > CAP + 2
+
+
+def test_register_twice_replaces(client):
+    client.register_plugin(td.Plugin(saturation=2.0))
+    with pytest.warns(UserWarning, match="overwriting"):  # dask's own warning
+        client.register_plugin(td.Plugin(saturation=1.0))
+    assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == 1.0
+    assert td.uninstall(client)
+    assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == (
+        SATURATION
+    )
+
+
+# -- co-assignment ----------------------------------------------------------------------
+class Where(SchedulerPlugin):
+    """Where each task was computed, and the graph's dependencies."""
+
+    name = "where"
+
+    def __init__(self):
+        self.where, self.deps = {}, {}
+
+    def update_graph(self, scheduler, tasks=(), **kwargs):
+        for k in tasks:
+            self.deps[k] = [d.key for d in scheduler.tasks[k].dependencies]
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if start == "processing" and finish == "memory":
+            self.where[key] = kwargs.get("worker")
+
+
+def _coassigned(dask_scheduler, outputs):
+    """Fraction of outputs whose root inputs were all computed on one worker."""
+    p = dask_scheduler.plugins["where"]
+
+    def roots(k, acc):
+        deps = p.deps.get(k, [])
+        if not deps:
+            acc.add(k)
+        for d in deps:
+            roots(d, acc)
+        return acc
+
+    together = sum(len({p.where.get(r) for r in roots(k, set())}) == 1 for k in outputs)
+    p.where.clear()
+    p.deps.clear()
+    return together / len(outputs)
+
+
+CO_CASES = {
+    "offset-slices": lambda a, b: a[1:] + b[1:],
+    "stack-sum": lambda a, b: da.stack([a, b]).sum(0),
+}
+
+
+@pytest.mark.parametrize("case", list(CO_CASES))
+def test_coassignment(client, case):
+    client.register_plugin(Where())
+
+    def fraction(seed):
+        rng = da.random.RandomState(seed)
+        a = rng.random((320, 320), chunks=(40, 40))
+        b = rng.random((320, 320), chunks=(40, 40))
+        x = CO_CASES[case](a, b)
+        wait(f := client.compute(x))
+        outputs = list(dask.core.flatten(x.__dask_keys__()))
+        del f
+        return client.run_on_scheduler(_coassigned, outputs=outputs)
+
+    default = fraction(0)
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    withheld = fraction(1)
+    client.unregister_scheduler_plugin("where")
+    print(f"{case}: co-assigned {withheld:.0%} with tidegate, {default:.0%} with dask's queuing")
+    assert withheld >= 0.9
+    assert withheld > default
+
+
+# -- memory-aware admission -------------------------------------------------------------
+def test_memory_budget_bounds_held_bytes(client):
+    size = 50_000  # 400 kB per loader output
+    chunk = size * 8
+    budget = 4 * chunk
+    footprint = 2 * chunk  # two inputs, a scalar output
+    client.register_plugin(td.Plugin(saturation=8.0, memory_limit=budget))
+    count, nbytes = _peaks(client, "load-", loaders_graph(n=48, size=size, seed=3))
+    print(f"peak held {nbytes} bytes, {count} loader outputs; budget {budget}")
+    assert nbytes <= budget + footprint
+    assert count < 2 * math.ceil(8.0 * THREADS)  # the budget, not the count, held them back
+
+
+def test_memory_drop_without_stimulus_gets_work(client):
+    """Roots withheld by the budget start once held bytes allow it, even when nothing
+    else happens on the scheduler (the periodic callback looks again)."""
+    block = Event("tidegate-block", client=client)
+    workers = sorted(client.scheduler_info()["workers"])
+    blockers = [
+        client.submit(lambda i: Event("tidegate-block").wait(), i, workers=[w], pure=False)
+        for i, w in enumerate(workers)
+    ]
+    held = [client.submit(np.ones, 100_000, workers=[w], pure=False) for w in workers]
+    wait(held)
+    client.register_plugin(td.Plugin(memory_limit=100_000, interval="50ms"))
+    loads = [delayed(load)(i, 10, dask_key_name=k) for i, k in enumerate(_unique_names(8, 4))]
+    futures = client.compute(loads)
+    time.sleep(0.5)
+    assert not any(f.done() for f in futures)  # over budget and busy: withheld
+
+    def lift(dask_scheduler):
+        dask_scheduler._tidegate.memory_limit = None  # no stimulus of any kind
+
+    client.run_on_scheduler(lift)
+    wait(futures, timeout=10)
+    assert not any(b.done() for b in blockers)
+    block.set()
+    wait(blockers)
+
+
+# -- same results as dask ---------------------------------------------------------------
+def _collections():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((60, 48))
+    a = da.from_array(A, chunks=(10, 12))
+    b = da.from_array(A[::-1].copy(), chunks=(15, 8))
+    ds = xr.Dataset(
+        {"t": (("time", "x"), rng.standard_normal((120, 10)))},
+        coords={"time": pd.date_range("2000-01-01", periods=120, freq="D")},
+    ).chunk({"time": 15})
+    df = pd.DataFrame({"k": rng.integers(0, 7, 400), "v": rng.standard_normal(400)})
+    ddf = dd.from_pandas(df, npartitions=8)
+    xs = [delayed(load)(i, 5, dask_key_name=k) for i, k in enumerate(_unique_names(6, 5))]
+    return {
+        "array-ops": (a + b.T.T) * 2 - a.mean(axis=0),
+        "offset-slices": a[1:] + b[1:],
+        "stack-sum": da.stack([a, b]).sum(0),
+        "rechunk-matmul": a.rechunk((7, 48)) @ b.T,
+        "xarray-groupby": ds.groupby("time.month").mean(),
+        "dataframe-groupby": ddf.groupby("k").v.agg(["sum", "mean", "count"]),
+        "delayed": delayed(sum)([x.sum() for x in xs]),
+        "bag": db.from_sequence(range(200), npartitions=9).map(lambda x: x * x).fold(
+            lambda x, y: x + y
+        ),
+    }
+
+
+def _same(x, y):
+    if isinstance(x, xr.Dataset):
+        xr.testing.assert_identical(x, y)
+    elif isinstance(x, (pd.DataFrame, pd.Series)):
+        pd.testing.assert_frame_equal(x, y) if isinstance(x, pd.DataFrame) else (
+            pd.testing.assert_series_equal(x, y)
+        )
+    else:
+        np.testing.assert_array_equal(x, y)
+
+
+def test_results_match_dask(client):
+    cases = _collections()
+    expected = {name: x.compute() for name, x in cases.items()}
+    client.register_plugin(td.Plugin(saturation=SATURATION, memory_limit="64MB"))
+    got = {name: x.compute() for name, x in _collections().items()}
+    for name in cases:
+        _same(got[name], expected[name])
+    assert client.run_on_scheduler(_books_consistent)
+
+
+# -- ways in, checks --------------------------------------------------------------------
+def test_preload_and_local_cluster():
+    with dask.config.set({**CONFIG, "tidegate.distributed.memory-limit": "1GB"}):
+        with distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=":0",
+            scheduler_kwargs={"preload": ["tidegate.distributed"]},
+        ) as cluster, Client(cluster) as c:
+            assert td.installed(c)
+            assert c.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.memory_limit) == 1e9
+            assert loaders_graph(n=8).compute(scheduler=c) > 0
+    with dask.config.set(CONFIG):
+        with td.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
+            plugin=td.Plugin(saturation=2.0),
+        ) as cluster, Client(cluster) as c:
+            assert td.installed(c)
+            assert loaders_graph(n=8).compute(scheduler=c) > 0
+            assert td.uninstall(c)
+
+
+def test_version_check_fails_clearly():
+    class Old(distributed.Scheduler):
+        def stimulus_queue_slots_maybe_opened(self, stimulus_id):  # positional: changed
+            pass
+
+    with pytest.raises(td.UnsupportedDistributed, match="stimulus_queue_slots_maybe_opened"):
+        td.check_compatible(Old)
+
+    class Older:
+        pass
+
+    with pytest.raises(td.UnsupportedDistributed, match="needs Scheduler.is_rootish"):
+        td.check_compatible(Older)
+    td.check_compatible(distributed.Scheduler)
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="saturation"):
+        td.Plugin(saturation=0)
+    with pytest.raises(ValueError, match="finite"):
+        td.Plugin(saturation=math.inf)
+    with pytest.raises(ValueError, match="memory_limit"):
+        td.Plugin(memory_limit="lots")
+    assert td.Plugin(memory_limit="2GB").memory_limit == 2e9
