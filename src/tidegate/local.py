@@ -93,21 +93,9 @@ def run(
     already running have ended; no new task starts after a failure or a Ctrl-C.
     """
     graph = core.graph
-    nthreads = sum(w.threads for w in core.workers)
     dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
     data: dict[int, Any] = {}
-    tasks: queue.SimpleQueue = queue.SimpleQueue()
-    done: queue.SimpleQueue = queue.SimpleQueue()
-    ctx = contextvars.copy_context()
-    threads = [
-        threading.Thread(
-            target=ctx.copy().run,
-            args=(_worker_loop, tasks, done, execute, k),
-            name=f"tidegate-{k}",
-            daemon=True,
-        )
-        for k in range(nthreads)
-    ]
+    pool = _Threads(sum(w.threads for w in core.workers), execute)
     stats = RunStats(tasks=len(graph))
     t0 = time.perf_counter()
     core_time = 0.0
@@ -121,27 +109,19 @@ def run(
                     inputs += supplied[i]
                 if pretask is not None:
                     pretask(i)
-                tasks.put((i, inputs))
+                pool.submit(i, inputs)
             elif type(a) is Release:
                 del data[a.task]
 
-    for t in threads:
-        t.start()
     error: BaseException | None = None
     try:
         c0 = time.perf_counter()
         actions = core.start()
         core_time += time.perf_counter() - c0
         dispatch(actions)
-        while not core.done and core.n_running:
-            batch = [_get(done)]
-            while True:  # drain: one core call for every completion already waiting
-                try:
-                    batch.append(done.get_nowait())
-                except queue.Empty:
-                    break
+        while pool.inflight and not core.done:
             events = []
-            for i, ok, value, nbytes, thread in batch:
+            for i, ok, value, nbytes, thread in pool.results():
                 if ok:
                     data[i] = value
                     events.append(Finished(i, nbytes))
@@ -151,7 +131,7 @@ def run(
                     events.append(Failed(i))
                     if error is None:
                         error = value
-            del batch, value
+            value = None
             c0 = time.perf_counter()
             actions = core.handle_many(events)
             core_time += time.perf_counter() - c0
@@ -161,15 +141,13 @@ def run(
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError("tidegate stopped with work left and nothing running")
     except BaseException:
-        # Failure or Ctrl-C: nothing new starts; let running tasks end, then stop threads.
+        # Failure, Ctrl-C or a bug: nothing new starts; wait for the tasks already handed
+        # to threads (counted here, not by the core, which may be mid-event).
         core.cancel()
-        _drain_running(core, done)
+        pool.drain()
         raise
     finally:
-        for _ in threads:
-            tasks.put(_STOP)
-        for t in threads:
-            t.join()
+        pool.close()
         stats.wall_time = time.perf_counter() - t0
         stats.core_time = core_time
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
@@ -177,20 +155,59 @@ def run(
     return {i: data[i] for i in graph.outputs.tolist()}, stats
 
 
-def _get(done: queue.SimpleQueue):
-    # A timeout keeps the main thread responsive to Ctrl-C on every platform.
-    while True:
-        try:
-            return done.get(timeout=0.2)
-        except queue.Empty:
-            continue
+class _Threads:
+    """Worker threads fed through a queue; counts the tasks handed out and not yet back."""
 
+    def __init__(self, n: int, execute: Callable[[int, list], Any]):
+        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self.done: queue.SimpleQueue = queue.SimpleQueue()
+        self.inflight = 0
+        ctx = contextvars.copy_context()  # the caller's context (e.g. dask.config.set)
+        self.threads = [
+            threading.Thread(
+                target=ctx.copy().run,
+                args=(_worker_loop, self.tasks, self.done, execute, k),
+                name=f"tidegate-{k}",
+                daemon=True,
+            )
+            for k in range(n)
+        ]
+        for t in self.threads:
+            t.start()
 
-def _drain_running(core: Scheduler, done: queue.SimpleQueue) -> None:
-    """Wait for tasks already handed to threads; their results are dropped."""
-    while core.n_running:
+    def submit(self, i: int, inputs: list) -> None:
+        self.inflight += 1
+        self.tasks.put((i, inputs))
+
+    def results(self) -> list:
+        """Block for one result, then take every other one already waiting."""
+        batch = [self._get()]
+        self.inflight -= 1
+        while True:
+            try:
+                batch.append(self.done.get_nowait())
+            except queue.Empty:
+                return batch
+            self.inflight -= 1
+
+    def _get(self):
+        # A timeout keeps the main thread responsive to Ctrl-C on every platform.
+        while True:
+            try:
+                return self.done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+
+    def drain(self) -> None:
+        """Wait for every task handed out; results are dropped."""
         try:
-            i, ok, _, nbytes, _ = _get(done)
+            while self.inflight:
+                self.results()
         except KeyboardInterrupt:
-            return  # a second Ctrl-C: stop waiting (threads are daemons)
-        core.handle(Finished(i, nbytes) if ok else Failed(i))
+            pass  # a second Ctrl-C: stop waiting (threads are daemons)
+
+    def close(self) -> None:
+        for _ in self.threads:
+            self.tasks.put(_STOP)
+        for t in self.threads:
+            t.join()
