@@ -46,6 +46,41 @@ def to_taskgraph(
     return graph
 
 
+def chunk_sizes(expr) -> dict:
+    """``{layer name: (chunks, itemsize)}`` from the array metadata dask keeps per layer.
+
+    dask hands a custom get an expression whose operands carry the high-level graph;
+    its array layers know their chunks and dtype. Other collections give nothing.
+    """
+    out: dict = {}
+    for op in getattr(expr, "operands", ()):
+        hlg = getattr(op, "hlg", None)
+        for name, layer in getattr(hlg, "layers", {}).items():
+            ann = getattr(layer, "collection_annotations", None) or {}
+            dtype, chunks = ann.get("dtype"), ann.get("chunks")
+            itemsize = getattr(dtype, "itemsize", 0)
+            if chunks is not None and itemsize and getattr(dtype, "kind", "O") != "O":
+                out[name] = (chunks, itemsize)
+    return out
+
+
+def estimate_sizes(keys: list, sizes: dict) -> np.ndarray:
+    """Output bytes per key from its layer's chunk shape; NaN where unknown."""
+    est = np.full(len(keys), np.nan)
+    if not sizes:
+        return est
+    for i, k in enumerate(keys):
+        if type(k) is tuple and k[0] in sizes:
+            chunks, itemsize = sizes[k[0]]
+            idx = k[1:]
+            if len(idx) == len(chunks):
+                try:
+                    est[i] = float(np.prod([c[j] for c, j in zip(chunks, idx)])) * itemsize
+                except (IndexError, TypeError):
+                    pass
+    return est
+
+
 def _groups(keys: list) -> list[str]:
     # key_split is a few µs; array keys share their name, so split each name once.
     cache: dict = {}
@@ -88,7 +123,9 @@ def get(
     how = config.order(order)
 
     t0 = time.perf_counter()
+    sizes: dict = {}
     if not isinstance(dsk, Mapping):
+        sizes = chunk_sizes(dsk)
         dsk = dsk.__dask_graph__()
     dsk = convert_legacy_graph(dsk)
     cache = dict(cache or {})
@@ -107,6 +144,7 @@ def get(
                     cb[0](dsk)
                 started.append(cb)
             graph = to_taskgraph(dsk, flat, cache, how)
+            graph.size = estimate_sizes(graph.keys, sizes)
             core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
             ingest = time.perf_counter() - t0
             state = progress_state(core)
