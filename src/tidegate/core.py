@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .graph import TaskGraph
-from .policy import Policy, estimate_output, may_admit_root
+from .policy import Policy, estimate_output, may_admit_root, spill_candidates
 
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED = range(6)
 STATE_NAMES = ("waiting", "ready", "processing", "memory", "released", "erred")
@@ -50,6 +50,22 @@ class Release:
     worker: int
 
 
+@dataclass(frozen=True, slots=True)
+class Spill:
+    """Move a held result out of memory (to disk); the core counts it out of held bytes."""
+
+    task: int
+    worker: int
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Bring a spilled result back into memory; always emitted before the Run needing it."""
+
+    task: int
+    worker: int
+
+
 @dataclass(slots=True)
 class Worker:
     threads: int
@@ -58,6 +74,7 @@ class Worker:
     roots_running: int = 0
     roots_untouched: int = 0  # held root outputs no consumer has used yet
     held: int = 0  # measured bytes of results in memory here
+    spilled: int = 0  # measured bytes of results held on disk
     estimated: float = 0.0  # estimated outputs of running tasks
     peak_held: float = 0.0
 
@@ -106,6 +123,8 @@ class Scheduler:
         self._ndeps = np.diff(graph.dep_ptr).tolist()
         self.waiting_on = list(self._ndeps)
         self._untouched = bytearray(n)  # root output held, no dependent finished yet
+        self.spilled = bytearray(n)  # held on disk, not in memory
+        self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
         self.where = [-1] * n
         self.nbytes = [0] * n
@@ -124,6 +143,8 @@ class Scheduler:
         self.stopped = False  # set by cancel(): nothing new starts
         self.peak_roots_held = 0
         self.roots_held = 0
+        self.bytes_spilled = 0
+        self.bytes_loaded = 0
 
     # -- public -------------------------------------------------------------------------
     @property
@@ -136,23 +157,13 @@ class Scheduler:
             if deps == 0:
                 self._make_ready(i)
         self._fill(actions)
+        self._spill_over_budget(actions)
         if self.validate:
             self.validate_state()
         return actions
 
     def handle(self, event) -> list:
-        actions: list = []
-        if type(event) is Finished:
-            self._finished(event.task, event.nbytes, actions)
-        elif type(event) is Failed:
-            self._failed(event.task)
-        else:
-            raise TypeError(f"unknown event {event!r}")
-        if self.failed is None and not self.stopped:
-            self._fill(actions)
-        if self.validate:
-            self.validate_state()
-        return actions
+        return self.handle_many((event,))
 
     def cancel(self) -> None:
         """Stop handing out work (Ctrl-C): running tasks may still report back."""
@@ -164,10 +175,13 @@ class Scheduler:
         for event in events:
             if type(event) is Finished:
                 self._finished(event.task, event.nbytes, actions)
-            else:
+            elif type(event) is Failed:
                 self._failed(event.task)
+            else:
+                raise TypeError(f"unknown event {event!r}")
         if self.failed is None and not self.stopped:
             self._fill(actions)
+            self._spill_over_budget(actions)
         if self.validate:
             self.validate_state()
         return actions
@@ -184,6 +198,10 @@ class Scheduler:
 
     def _run(self, i: int, w: int, actions: list) -> None:
         worker = self.workers[w]
+        for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
+            d = self._dep_idx[c]
+            if self.spilled[d]:
+                self._load(d, actions)
         self.state[i] = PROCESSING
         self.where[i] = w
         self.n_ready -= 1
@@ -214,6 +232,7 @@ class Scheduler:
         worker.estimated -= self.estimate[i]
         self.nbytes[i] = nbytes
         worker.held += nbytes
+        self._in_memory[w].add(i)
         if self._root[i]:
             worker.roots_running -= 1
             if self.needed_by[i]:
@@ -251,7 +270,12 @@ class Scheduler:
     def _release(self, i: int, actions: list) -> None:
         w = self.where[i]
         self.state[i] = RELEASED
-        self.workers[w].held -= self.nbytes[i]
+        if self.spilled[i]:
+            self.spilled[i] = 0
+            self.workers[w].spilled -= self.nbytes[i]
+        else:
+            self.workers[w].held -= self.nbytes[i]
+            self._in_memory[w].discard(i)
         if self._root[i]:
             self.roots_held -= 1
         actions.append(Release(i, w))
@@ -277,22 +301,71 @@ class Scheduler:
             cap = self.caps[w]
             while worker.running < worker.threads:
                 best = ready[0][0] if ready else math.inf
-                if roots and roots[0][0] < best and may_admit_root(
-                    worker.roots_running,
-                    worker.roots_untouched,
-                    cap,
-                    self._completes_consumer(roots[0][1]),
-                    worker.held_bytes,
-                    self._estimate(roots[0][1]),
-                    worker.budget,
-                    worker.running == 0,
-                ):
+                if roots and roots[0][0] < best and self._admit(w, roots[0][1], cap, not ready, actions):
                     _, i = heapq.heappop(roots)
                 elif ready:
                     _, i = heapq.heappop(ready)
                 else:
                     break  # nothing ready, or only withheld roots
                 self._run(i, w, actions)
+
+    def _admit(self, w: int, i: int, cap: float, nothing_else: bool, actions: list) -> bool:
+        """May root i start on worker w? With nothing else to run, make room by spilling
+        results that are needed later than i, rather than leave a thread idle."""
+        worker = self.workers[w]
+        est = self._estimate(i)
+        args = (
+            worker.roots_running, worker.roots_untouched, cap, self._completes_consumer(i),
+            worker.held_bytes, est,
+        )  # fmt: skip
+        if may_admit_root(*args, worker.budget, worker.running == 0):
+            return True
+        if not nothing_else or not may_admit_root(*args, math.inf, False):
+            return False  # not blocked by memory alone, or other work can use the thread
+        need = worker.held_bytes + est - worker.budget
+        return self._spill(w, need, self._first_use(i), actions) >= need
+
+    def _first_use(self, i: int) -> float:
+        uses = self._dependent_idx[self._dependent_ptr[i] : self._dependent_ptr[i + 1]]
+        return min((self._priority[d] for d in uses), default=self._priority[i])
+
+    # -- spilling -----------------------------------------------------------------------
+    def _load(self, i: int, actions: list) -> None:
+        w = self.where[i]
+        worker = self.workers[w]
+        self.spilled[i] = 0
+        worker.spilled -= self.nbytes[i]
+        worker.held += self.nbytes[i]
+        self._in_memory[w].add(i)
+        self.bytes_loaded += self.nbytes[i]
+        actions.append(Load(i, w))
+
+    def _spill_over_budget(self, actions: list) -> None:
+        """Over budget: spill the results whose next use lies furthest ahead."""
+        for w, worker in enumerate(self.workers):
+            excess = worker.held_bytes - worker.budget
+            if excess > 0:
+                self._spill(w, excess, -math.inf, actions)
+
+    def _spill(self, w: int, amount: float, before: float, actions: list) -> float:
+        """Spill up to ``amount`` bytes of results next used after priority ``before``."""
+        candidates = spill_candidates(
+            self._in_memory[w], self.state, self.nbytes, self._priority,
+            self._dependent_ptr, self._dependent_idx,
+        )  # fmt: skip
+        freed = 0.0
+        worker = self.workers[w]
+        for next_use, i in candidates:
+            if freed >= amount or next_use <= before:
+                break
+            self.spilled[i] = 1
+            self._in_memory[w].discard(i)
+            worker.held -= self.nbytes[i]
+            worker.spilled += self.nbytes[i]
+            self.bytes_spilled += self.nbytes[i]
+            freed += self.nbytes[i]
+            actions.append(Spill(i, w))
+        return freed
 
     def _completes_consumer(self, i: int) -> bool:
         """Does root i feed a task that already holds some of its inputs?"""
@@ -311,6 +384,7 @@ class Scheduler:
         running = [0] * len(self.workers)
         roots = [0] * len(self.workers)
         untouched = [0] * len(self.workers)
+        spilled = [0] * len(self.workers)
         counts = [0] * 6
         for i in range(n):
             s = self.state[i]
@@ -323,8 +397,13 @@ class Scheduler:
                         f"{STATE_NAMES[self.state[d]]}"
                     )
             if s == MEMORY:
+                untouched[self.where[i]] += self._untouched[i]  # on disk or not
+            if s == MEMORY and self.spilled[i]:
+                spilled[self.where[i]] += self.nbytes[i]
+                assert all(self.state[d] != PROCESSING for d in g.dependents(i)), "input spilled"
+            elif s == MEMORY:
+                assert i in self._in_memory[self.where[i]]
                 held[self.where[i]] += self.nbytes[i]
-                untouched[self.where[i]] += self._untouched[i]
                 pending = [d for d in g.dependents(i) if self.state[d] in (WAITING, READY, PROCESSING)]
                 assert pending or self._output[i], f"{g.keys[i]!r} held but unused"
             if s == RELEASED:
@@ -338,6 +417,11 @@ class Scheduler:
         assert counts[MEMORY] + counts[RELEASED] == self.n_finished
         for w, worker in enumerate(self.workers):
             assert worker.held == held[w], (worker.held, held[w])
+            assert worker.spilled == spilled[w], (worker.spilled, spilled[w])
+            assert len(self._in_memory[w]) == sum(
+                1 for i in range(n) if self.where[i] == w and self.state[i] == MEMORY
+                and not self.spilled[i]
+            )
             assert worker.running == running[w] <= worker.threads
             assert worker.roots_running == roots[w]
             assert worker.roots_untouched == untouched[w]

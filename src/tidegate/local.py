@@ -16,7 +16,8 @@ from typing import Any
 
 from dask.sizeof import sizeof
 
-from .core import Failed, Finished, Release, Run, Scheduler
+from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
+from .spill import SpillStore
 
 _STOP = object()
 
@@ -31,6 +32,10 @@ class RunStats:
     peak_roots_held: int = 0
     core_time: float = 0.0  # time spent inside the core (decisions)
     ingest_time: float = 0.0  # dask graph -> TaskGraph, priorities and roots (set by bridge)
+    bytes_spilled: int = 0  # measured sizes (dask.sizeof) of results moved to disk
+    bytes_loaded: int = 0
+    spill_file_bytes: int = 0  # bytes written to spill files
+    spill_time: float = 0.0  # seconds spent writing and reading spill files
 
 
 class _Counts:
@@ -83,18 +88,21 @@ def run(
     supplied: Sequence[list] | None = None,
     pretask: Callable[[int], None] | None = None,
     posttask: Callable[[int, Any, int], None] | None = None,  # (task, result, thread)
+    spill_dir: str | None = None,
 ) -> tuple[dict[int, Any], RunStats]:
     """Run a whole graph; returns ``{output task: result}``.
 
     ``execute(i, inputs)`` runs task i on the values of its graph dependencies (in the
     graph's dependency order). ``supplied[i]``, if given, holds extra values appended to
-    those inputs (values handed in by the caller rather than computed).
+    those inputs (values handed in by the caller rather than computed). Results the core
+    spills go to a temporary folder under ``spill_dir``, removed when the run ends, however.
     A failing task's exception is re-raised here with its own traceback once the tasks
     already running have ended; no new task starts after a failure or a Ctrl-C.
     """
     graph = core.graph
     dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
     data: dict[int, Any] = {}
+    disk = SpillStore(spill_dir)
     pool = _Threads(sum(w.threads for w in core.workers), execute)
     stats = RunStats(tasks=len(graph))
     t0 = time.perf_counter()
@@ -111,7 +119,12 @@ def run(
                     pretask(i)
                 pool.submit(i, inputs)
             elif type(a) is Release:
-                del data[a.task]
+                if data.pop(a.task, _STOP) is _STOP:
+                    disk.delete(a.task)
+            elif type(a) is Spill:
+                disk.put(a.task, data.pop(a.task), graph.keys[a.task])
+            elif type(a) is Load:
+                data[a.task] = disk.pop(a.task)
 
     error: BaseException | None = None
     try:
@@ -140,6 +153,7 @@ def run(
             raise error
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError("tidegate stopped with work left and nothing running")
+        results = {i: data[i] if i in data else disk.pop(i) for i in graph.outputs.tolist()}
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts; wait for the tasks already handed
         # to threads (counted here, not by the core, which may be mid-event).
@@ -148,11 +162,14 @@ def run(
         raise
     finally:
         pool.close()
+        disk.close()  # after the last task: nothing writes or reads spill files any more
+        stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
+        stats.spill_file_bytes, stats.spill_time = disk.bytes_written, disk.seconds
         stats.wall_time = time.perf_counter() - t0
         stats.core_time = core_time
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
-    return {i: data[i] for i in graph.outputs.tolist()}, stats
+    return results, stats
 
 
 class _Threads:

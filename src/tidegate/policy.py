@@ -148,3 +148,28 @@ def place_root(partner, admissible, idle, load) -> int | None:
         if admissible[w] and (best is None or load[w] < load[best]):
             best = w
     return best
+
+
+def spill_candidates(in_memory, state, nbytes, priority, dependent_ptr, dependent_idx) -> list:
+    """Held results that may be spilled, furthest next use first: ``[(next_use, task)]``.
+
+    A result's next use is the best priority among its dependents that have not finished
+    (state < 3: waiting, ready); inputs of running tasks (state 2) are pinned. A requested
+    output nobody else needs is next used at the very end (inf), so it goes first.
+    """
+    out = []
+    for i in in_memory:
+        next_use = math.inf
+        pinned = False
+        for c in range(dependent_ptr[i], dependent_ptr[i + 1]):
+            d = dependent_idx[c]
+            s = state[d]
+            if s == 2:
+                pinned = True
+                break
+            if s < 2 and priority[d] < next_use:
+                next_use = priority[d]
+        if not pinned and nbytes[i] > 0:
+            out.append((next_use, i))
+    out.sort(reverse=True)
+    return out
