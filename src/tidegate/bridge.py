@@ -144,7 +144,9 @@ def get(
                     cb[0](dsk)
                 started.append(cb)
             graph = to_taskgraph(dsk, flat, cache, how)
-            graph.size = estimate_sizes(graph.keys, sizes)
+            # Only roots: their layer metadata is exact (a loaded chunk); intermediate
+            # layers can claim full chunks where a reduction returns far less.
+            graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
             core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
             ingest = time.perf_counter() - t0
             state = progress_state(core)
@@ -173,7 +175,9 @@ def get(
                     for f in posttask_cbs:
                         f(gkeys[i], result, dsk, state, thread)
 
-            results, last_stats = run(core, execute, supplied, pre, post)
+            results, last_stats = run(
+                core, execute, supplied, pre, post, config.get("spill-directory")
+            )
             last_stats.ingest_time = ingest
             errored = False
         finally:

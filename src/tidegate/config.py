@@ -22,11 +22,21 @@ def get(name: str, value=None):
     return dask.config.get(f"tidegate.{name}") if value is None else value
 
 
+AUTO_FRACTION = 0.5
+
+
 def memory_limit(value=None) -> float:
-    """Bytes per worker as a float (inf when unlimited). Accepts 4e9, "4GB", "4 GiB"."""
+    """Bytes per worker as a float. Accepts 4e9, "4GB", "4 GiB"; "auto" (the default) is
+    half the memory available when the compute starts, leaving the other half for what a
+    budget does not count (temporaries inside running tasks, the allocator's slack);
+    "none" is unlimited."""
     value = get("memory-limit", value)
-    if value is None:
+    if value is None or value == "none":
         return math.inf
+    if value == "auto":
+        import psutil
+
+        return AUTO_FRACTION * psutil.virtual_memory().available
     if isinstance(value, str):
         try:
             value = parse_bytes(value)

@@ -17,9 +17,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from dask.utils import format_bytes
 
 from .graph import TaskGraph
-from .policy import Policy, estimate_output, may_admit_root, spill_candidates
+from .policy import (
+    Policy,
+    estimate_output,
+    largest_footprint,
+    may_admit_root,
+    spill_candidates,
+)
 
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED = range(6)
 STATE_NAMES = ("waiting", "ready", "processing", "memory", "released", "erred")
@@ -106,6 +113,14 @@ class Scheduler:
             if not w.budget > 0:
                 raise ValueError(f"a memory budget must be > 0 bytes, got {w.budget}")
         self.caps = [self.policy.root_cap(w.threads) for w in self.workers]
+        budget = min(w.budget for w in self.workers)
+        i, inputs, output = largest_footprint(graph.size, graph.dep_ptr, graph.dep_idx)
+        if inputs + output > budget:
+            raise ValueError(
+                f"memory_limit of {format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
+                f"its inputs need {format_bytes(inputs)} and its output "
+                f"{format_bytes(output)} at once; raise memory_limit or use smaller chunks"
+            )
         n = len(graph)
         self._dep_ptr = graph.dep_ptr.tolist()
         self._dep_idx = graph.dep_idx.tolist()

@@ -173,3 +173,19 @@ def spill_candidates(in_memory, state, nbytes, priority, dependent_ptr, dependen
             out.append((next_use, i))
     out.sort(reverse=True)
     return out
+
+
+def largest_footprint(size, dep_ptr, dep_idx) -> tuple[int, float, float]:
+    """The task whose known inputs plus known output are largest: ``(task, inputs, output)``.
+
+    Unknown sizes (NaN) count as 0, so this is a lower bound: a budget below it cannot
+    be honoured whatever the schedule.
+    """
+    known = np.nan_to_num(np.asarray(size, dtype=float), nan=0.0)
+    n = len(known)
+    if n == 0:
+        return -1, 0.0, 0.0
+    owner = np.repeat(np.arange(n), np.diff(dep_ptr))
+    inputs = np.bincount(owner, weights=known[dep_idx], minlength=n)
+    i = int(np.argmax(inputs + known))
+    return i, float(inputs[i]), float(known[i])
