@@ -1,0 +1,203 @@
+"""dask's default queuing vs eager (worker-saturation inf) vs tidegate's plugin, on one
+LocalCluster setup (2 worker processes x 2 threads, dask's spilling and pausing off, so
+nothing hides overproduction), a fresh cluster per run so RSS starts clean. Runs are
+interleaved (queue, eager, tidegate, queue, ...); medians of ``--reps`` runs.
+
+Per run: peak RSS of the busiest worker (sampled every 10 ms inside each worker process),
+peak managed bytes of the busiest worker (``worker.state.nbytes``), wall time, bytes
+transferred between workers.
+
+    python bench/distributed.py [--reps 3] [--only loaders]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# This file is named like the library it benchmarks: keep its folder off the import path.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+import dask
+import dask.array as da
+import numpy as np
+from dask import delayed
+from distributed import Client, LocalCluster, WorkerPlugin, wait  # noqa: E402
+from rich.console import Console
+from rich.table import Table
+
+import tidegate.distributed as td
+
+MODES = ("queue", "eager", "tidegate")
+OUT = Path(__file__).parent / "results" / "distributed.json"
+
+
+class Peak(WorkerPlugin):
+    """Peak RSS (sampled) and peak managed bytes of one worker."""
+
+    name = "bench-peak"
+
+    def setup(self, worker):
+        import psutil
+        from tornado.ioloop import PeriodicCallback
+
+        self.worker = worker
+        self.proc = psutil.Process()
+        self.rss = self.proc.memory_info().rss
+        self.base = self.rss
+        self.managed = 0
+        self.pc = PeriodicCallback(self._sample, 10)
+        self.pc.start()
+
+    def _sample(self):
+        self.rss = max(self.rss, self.proc.memory_info().rss)
+        self.managed = max(self.managed, self.worker.state.nbytes)
+
+    def transition(self, key, start, finish, **kwargs):
+        self.managed = max(self.managed, self.worker.state.nbytes)
+
+    def teardown(self, worker):
+        self.pc.stop()
+
+
+def _report(dask_worker):
+    p = dask_worker.plugins["bench-peak"]
+    p._sample()
+    return {"rss": p.rss, "base": p.base, "managed": p.managed,
+            "sent": dask_worker.transfer_outgoing_bytes_total}
+
+
+# -- workloads --------------------------------------------------------------------------
+WORDS = "amber birch cedar dune ember fjord grove heath inlet juniper kelp larch moss".split()
+
+
+def _load(i, n):
+    return np.full(n, float(i))
+
+
+def _combine(a, b):
+    time.sleep(0.05)
+    return float((a * b).sum())
+
+
+def loaders(n=80, mb=16):
+    """Unique-key delayed loaders (dask/distributed#8133) combined in pairs by a slower
+    consumer: dask does not see them as roots, so even its queuing sends them all at once."""
+    rng = random.Random(0)
+    names = set()
+    while len(names) < n:
+        names.add("load-" + "-".join(rng.sample(WORDS, 4)))
+    size = mb * 2**20 // 8
+    xs = [delayed(_load)(i, size, dask_key_name=k) for i, k in enumerate(sorted(names))]
+    pairs = [delayed(_combine)(xs[2 * i], xs[2 * i + 1]) for i in range(n // 2)]
+    return delayed(sum)(pairs)
+
+
+def stack_sum(side=6000, chunk=1000):
+    """Two random arrays meeting chunk by chunk: co-assignment saves transfers."""
+    rng = da.random.RandomState(0)
+    a = rng.random((side, side), chunks=chunk)
+    b = rng.random((side, side), chunks=chunk)
+    return (da.stack([a, b]).sum(0) ** 2).mean(axis=0)
+
+
+def offset_slices(side=6000, chunk=1000):
+    rng = da.random.RandomState(1)
+    a = rng.random((side, side), chunks=chunk)
+    b = rng.random((side, side), chunks=chunk)
+    return (a[1:] - b[1:]).std(axis=0)
+
+
+WORKLOADS = {"loaders": loaders, "stack-sum": stack_sum, "offset-slices": offset_slices}
+
+
+# -- one run ----------------------------------------------------------------------------
+def _set_saturation(dask_scheduler, value):
+    dask_scheduler.WORKER_SATURATION = value
+    for ws in dask_scheduler.workers.values():
+        dask_scheduler.check_idle_saturated(ws)
+
+
+def run(workload, mode, config):
+    """One measured run on a fresh cluster (so RSS starts clean); same settings each time."""
+    with dask.config.set(config), LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=True, memory_limit=0,
+        dashboard_address=":0",
+    ) as cluster, Client(cluster) as client:
+        client.register_plugin(Peak(), name="bench-peak")
+        if mode == "tidegate":
+            client.register_plugin(td.Plugin())
+        elif mode == "eager":
+            client.run_on_scheduler(_set_saturation, value=float("inf"))
+        x = WORKLOADS[workload]()
+        t0 = time.perf_counter()
+        f = client.compute(x)
+        wait(f)
+        wall = time.perf_counter() - t0
+        f.result()
+        del f
+        stats = client.run(_report)
+    return {
+        "wall_s": wall,
+        "peak_rss_mb": max(s["rss"] for s in stats.values()) / 2**20,
+        "peak_rss_growth_mb": max(s["rss"] - s["base"] for s in stats.values()) / 2**20,
+        "peak_managed_mb": max(s["managed"] for s in stats.values()) / 2**20,
+        "transferred_mb": sum(s["sent"] for s in stats.values()) / 2**20,
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", choices=list(WORKLOADS), action="append")
+    args = ap.parse_args(argv)
+    workloads = args.only or list(WORKLOADS)
+    config = {
+        "distributed.worker.memory.target": False,
+        "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False,
+        "distributed.worker.memory.terminate": False,
+        "distributed.scheduler.worker-saturation": 1.1,
+    }
+    runs: dict = {w: {m: [] for m in MODES} for w in workloads}
+    for rep in range(args.reps):
+        for w in workloads:
+            for m in MODES:
+                r = run(w, m, config)
+                runs[w][m].append(r)
+                print(f"rep {rep} {w:14} {m:8} " + " ".join(
+                    f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+
+    metrics = list(next(iter(next(iter(runs.values())).values()))[0])
+    medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in metrics}
+                   for m, rs in ms.items()} for w, ms in runs.items()}
+    table = Table(title=f"dask.distributed, 2 workers x 2 threads, median of {args.reps}")
+    for col in ("workload", "mode", "peak RSS/worker MB", "peak managed/worker MB",
+                "wall s", "transferred MB", "RSS vs queue", "wall vs queue"):
+        table.add_column(col, justify="left" if col in ("workload", "mode") else "right")
+    for w, ms in medians.items():
+        q = ms["queue"]
+        for m, v in ms.items():
+            table.add_row(w, m, f"{v['peak_rss_mb']:.0f}", f"{v['peak_managed_mb']:.0f}",
+                          f"{v['wall_s']:.2f}", f"{v['transferred_mb']:.0f}",
+                          f"{v['peak_rss_mb'] / q['peak_rss_mb']:.2f}",
+                          f"{v['wall_s'] / q['wall_s']:.2f}")
+    Console(width=150).print(table)
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps({
+        "cluster": "LocalCluster(n_workers=2, threads_per_worker=2, processes=True), "
+                   "spill/pause/terminate off",
+        "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
+    }, indent=1))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
