@@ -27,6 +27,8 @@ class Measurement:
     peak_rss: int  # bytes above the process's RSS just before compute
     tasks: int
     samples: list  # (seconds, bytes above baseline), thinned for plots
+    spilled: int = 0  # bytes tidegate moved to disk
+    peak_held: float = 0.0  # tidegate's own count of held bytes
 
 
 def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit):
@@ -54,9 +56,11 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
         wall = time.perf_counter() - t0
     step = max(1, len(rss.samples) // 400)
     samples = [(round(t, 3), max(0, b - rss.baseline)) for t, b in rss.samples[::step]]
+    stats = tidegate.bridge.last_stats if scheduler != "threads" else None
     return Measurement(
-        workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples
-    )
+        workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples,
+        stats.bytes_spilled if stats else 0, stats.peak_held_bytes if stats else 0.0,
+    )  # fmt: skip
 
 
 def run_isolated(

@@ -356,9 +356,10 @@ class Scheduler:
         actions.append(Load(i, w))
 
     def _spill_over_budget(self, actions: list) -> None:
-        """Over budget: spill the results whose next use lies furthest ahead."""
+        """Measured results over budget: spill those whose next use lies furthest ahead.
+        (Running tasks' estimates only gate admission: their outputs may be consumed at once.)"""
         for w, worker in enumerate(self.workers):
-            excess = worker.held_bytes - worker.budget
+            excess = worker.held - worker.budget
             if excess > 0:
                 self._spill(w, excess, -math.inf, actions)
 

@@ -85,6 +85,12 @@ def running_total(a, b, w):
     return da.cumsum(a + b, axis=0)
 
 
+def anomaly(a, b, w):
+    # Departure from the time mean: every input chunk is needed twice, once for the mean
+    # and once after it, so without spilling all of the input is held at once.
+    return a - a.mean(axis=0)
+
+
 WORKLOADS: dict[str, Callable] = {
     "stack-sum": stack_sum,
     "slice-add": slice_add,
@@ -92,6 +98,7 @@ WORKLOADS: dict[str, Callable] = {
     "weighted": weighted,
     "vorticity": vorticity,
     "running-total": running_total,
+    "anomaly": anomaly,
 }
 
 
