@@ -19,7 +19,7 @@ def demo(args) -> int:
     from .compare import run_isolated
     from .workloads import CHUNK_BYTES, make_inputs
 
-    console = Console()
+    console = Console(width=max(100, Console().width))
     limit = parse_bytes(args.memory_limit)
     folder = tempfile.mkdtemp(prefix="tidegate-demo-", dir=args.tmpdir)
     try:
@@ -39,7 +39,7 @@ def demo(args) -> int:
         plan = [
             ("dask threaded", "threads", None),
             ("tidegate", "tidegate", None),
-            (f"tidegate, memory_limit={format_bytes(limit)}", "tidegate", limit),
+            (f"tidegate, memory_limit={args.memory_limit}", "tidegate", limit),
         ]
         runs = []
         for label, scheduler, budget in plan:
@@ -51,7 +51,7 @@ def demo(args) -> int:
 
     base = runs[0]
     table = Table(title=f"{args.workload}: peak memory (RSS above baseline) and wall time")
-    for col in ("scheduler", "peak memory", "vs threaded", "wall time", "vs threaded"):
+    for col in ("scheduler", "peak memory", "vs threaded", "wall time", "vs threaded", "spilled"):
         table.add_column(col, justify="left" if col == "scheduler" else "right")
     for (label, _, _), m in zip(plan, runs, strict=True):
         table.add_row(
@@ -60,6 +60,7 @@ def demo(args) -> int:
             f"{m.peak_rss / base.peak_rss:.2f}x",
             f"{m.wall_time:.1f} s",
             f"{m.wall_time / base.wall_time:.2f}x",
+            format_bytes(m.spilled) if m.spilled else "-",
         )
     console.print(table)
     if args.plot:
@@ -80,10 +81,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="tidegate", description="Memory-bounded dask scheduling")
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="compare dask threaded and tidegate on a zarr pipeline")
-    d.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
+    d.add_argument("--workload", default="anomaly", choices=sorted(WORKLOADS))
     d.add_argument("--steps", type=int, default=160, help="time steps per input (160: 2.6 GB)")
     d.add_argument("--threads", type=int, default=os.cpu_count() or 2)
-    d.add_argument("--memory-limit", default="150MB", help="budget of the third run")
+    d.add_argument("--memory-limit", default="300MB", help="budget of the third run")
     d.add_argument("--plot", default="tidegate-demo.png", help="PNG path ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
     args = parser.parse_args(argv)
