@@ -14,9 +14,11 @@ def tidegate_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("tidegate-")]
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def no_leaked_tidegate_threads():
-    """Every get() must stop its threads, on success and on failure alike."""
+    """Every get() must stop its threads, on success and on failure alike.
+
+    Used by test_collections/test_errors/test_callbacks through ``pytestmark``."""
     before = tidegate_threads()
     yield
     assert tidegate_threads() == before == []

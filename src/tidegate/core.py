@@ -191,7 +191,7 @@ class Scheduler:
             if type(event) is Finished:
                 self._finished(event.task, event.nbytes, actions)
             elif type(event) is Failed:
-                self._failed(event.task)
+                self._failed(event.task, actions)
             else:
                 raise TypeError(f"unknown event {event!r}")
         if self.failed is None and not self.stopped:
@@ -264,6 +264,18 @@ class Scheduler:
         if worker.held_bytes > worker.peak_held:
             worker.peak_held = worker.held_bytes
         # Inputs nobody else needs go now; then this result, if nothing needs it.
+        self._done_with_inputs(i, actions)
+        needed_by = self.needed_by
+        if needed_by[i] == 0 and not self._output[i]:
+            self._release(i, actions)
+        waiting_on = self.waiting_on
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            waiting_on[d] -= 1
+            if waiting_on[d] == 0:
+                self._make_ready(d)
+
+    def _done_with_inputs(self, i: int, actions: list) -> None:
         needed_by = self.needed_by
         for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
             d = self._dep_idx[c]
@@ -273,14 +285,6 @@ class Scheduler:
             needed_by[d] -= 1
             if needed_by[d] == 0 and not self._output[d]:
                 self._release(d, actions)
-        if needed_by[i] == 0 and not self._output[i]:
-            self._release(i, actions)
-        waiting_on = self.waiting_on
-        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
-            d = self._dependent_idx[c]
-            waiting_on[d] -= 1
-            if waiting_on[d] == 0:
-                self._make_ready(d)
 
     def _release(self, i: int, actions: list) -> None:
         w = self.where[i]
@@ -295,7 +299,7 @@ class Scheduler:
             self.roots_held -= 1
         actions.append(Release(i, w))
 
-    def _failed(self, i: int) -> None:
+    def _failed(self, i: int, actions: list) -> None:
         if self.state[i] != PROCESSING:
             raise ValueError(f"task {self.graph.keys[i]!r} failed but was {STATE_NAMES[self.state[i]]}")
         worker = self.workers[self.where[i]]
@@ -305,6 +309,7 @@ class Scheduler:
         worker.estimated -= self.estimate[i]
         if self._root[i]:
             worker.roots_running -= 1
+        self._done_with_inputs(i, actions)  # nothing will run again; free what it held
         if self.failed is None:
             self.failed = i
 
@@ -424,7 +429,7 @@ class Scheduler:
                 assert pending or self._output[i], f"{g.keys[i]!r} held but unused"
             if s == RELEASED:
                 assert not self._output[i]
-                assert all(self.state[d] in (MEMORY, RELEASED) for d in g.dependents(i))
+                assert all(self.state[d] in (MEMORY, RELEASED, ERRED) for d in g.dependents(i))
             if s == PROCESSING:
                 running[self.where[i]] += 1
                 roots[self.where[i]] += bool(self._root[i])

@@ -10,6 +10,7 @@ import contextvars
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -74,10 +75,13 @@ def _worker_loop(
         item = result = None
         try:
             result = execute(i, inputs)
-            nbytes = sizeof(result)
         except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
             done.put((i, False, exc, 0, thread))
         else:
+            try:
+                nbytes = sizeof(result)
+            except Exception:  # a broken __sizeof__ is not the task's failure
+                nbytes = None
             done.put((i, True, result, nbytes, thread))
         inputs = result = None  # hold no references once handed back: release frees memory
 
@@ -137,6 +141,8 @@ def run(
             for i, ok, value, nbytes, thread in pool.results():
                 if ok:
                     data[i] = value
+                    if nbytes is None:
+                        nbytes = _unmeasured(graph.keys[i], value)
                     events.append(Finished(i, nbytes))
                     if posttask is not None:
                         posttask(i, value, thread)
@@ -170,6 +176,21 @@ def run(
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
     return results, stats
+
+
+UNMEASURED_BYTES = 64 * 2**20
+
+
+def _unmeasured(key, value) -> int:
+    """Size of a result dask.sizeof cannot measure: say so, and count it pessimistically."""
+    warnings.warn(
+        f"dask.sizeof failed on the result of {key!r} ({type(value).__name__}); tidegate "
+        f"counts it as {UNMEASURED_BYTES // 2**20} MiB against the memory budget. Register "
+        f"a size with dask.sizeof.sizeof.register for exact accounting.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return UNMEASURED_BYTES
 
 
 class _Threads:
