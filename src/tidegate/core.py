@@ -114,12 +114,12 @@ class Scheduler:
                 raise ValueError(f"a memory budget must be > 0 bytes, got {w.budget}")
         self.caps = [self.policy.root_cap(w.threads) for w in self.workers]
         budget = min(w.budget for w in self.workers)
-        i, inputs, output = largest_footprint(graph.size, graph.dep_ptr, graph.dep_idx)
-        if inputs + output > budget:
+        i, footprint = largest_footprint(graph.size)
+        if footprint > budget:
             raise ValueError(
                 f"memory_limit of {format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
-                f"its inputs need {format_bytes(inputs)} and its output "
-                f"{format_bytes(output)} at once; raise memory_limit or use smaller chunks"
+                f"its chunk alone is {format_bytes(footprint)}; raise memory_limit or use "
+                f"smaller chunks"
             )
         n = len(graph)
         self._dep_ptr = graph.dep_ptr.tolist()

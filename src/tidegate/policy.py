@@ -175,17 +175,16 @@ def spill_candidates(in_memory, state, nbytes, priority, dependent_ptr, dependen
     return out
 
 
-def largest_footprint(size, dep_ptr, dep_idx) -> tuple[int, float, float]:
-    """The task whose known inputs plus known output are largest: ``(task, inputs, output)``.
+def largest_footprint(size) -> tuple[int, float]:
+    """The task with the largest known size: ``(task, bytes)``, or ``(-1, 0.0)``.
 
-    Unknown sizes (NaN) count as 0, so this is a lower bound: a budget below it cannot
-    be honoured whatever the schedule.
+    Sizes known before running come from array chunk metadata: the chunk a task loads or
+    computes passes through it even where its output is small (a store, a fused
+    load-and-reduce), so each is a lower bound on that task's footprint. They are not
+    summed over inputs: an input's chunk may have been reduced on the way.
     """
     known = np.nan_to_num(np.asarray(size, dtype=float), nan=0.0)
-    n = len(known)
-    if n == 0:
-        return -1, 0.0, 0.0
-    owner = np.repeat(np.arange(n), np.diff(dep_ptr))
-    inputs = np.bincount(owner, weights=known[dep_idx], minlength=n)
-    i = int(np.argmax(inputs + known))
-    return i, float(inputs[i]), float(known[i])
+    if not len(known):
+        return -1, 0.0
+    i = int(np.argmax(known))
+    return i, float(known[i])
