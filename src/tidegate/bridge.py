@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from dask._task_spec import DataNode, GraphNode, convert_legacy_graph
+from dask._task_spec import DataNode, GraphNode, Task, convert_legacy_graph
 from dask.callbacks import local_callbacks, unpack_callbacks
 from dask.core import flatten
 from dask.local import nested_get
@@ -28,9 +28,17 @@ def to_taskgraph(
 ) -> TaskGraph:
     """A validated TaskGraph of a converted dask graph (``{key: GraphNode}``)."""
     supplied = supplied or {}
+    uncallable = []
     for k, node in dsk.items():
         if not isinstance(node, GraphNode):
             raise TypeError(f"task {k!r} is a {type(node).__name__}, not a dask task")
+        if isinstance(node, Task) and not callable(node.func):
+            uncallable.append(f"{k!r} ({type(node.func).__name__} {node.func!r:.40})")
+    if uncallable:
+        raise ValueError(
+            f"{len(uncallable)} tasks have a function that is not callable: "
+            f"{', '.join(uncallable[:5])}{' ...' if len(uncallable) > 5 else ''}"
+        )
     graph = TaskGraph.from_dependencies(
         {k: node.dependencies for k, node in dsk.items()}, keys, supplied=supplied
     )
