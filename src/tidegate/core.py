@@ -321,7 +321,7 @@ class Scheduler:
             cap = self.caps[w]
             while worker.running < worker.threads:
                 best = ready[0][0] if ready else math.inf
-                if roots and roots[0][0] < best and self._admit(w, roots[0][1], cap, not ready, actions):
+                if roots and roots[0][0] < best and self._admit(w, roots[0][1], cap):
                     _, i = heapq.heappop(roots)
                 elif ready:
                     _, i = heapq.heappop(ready)
@@ -329,25 +329,21 @@ class Scheduler:
                     break  # nothing ready, or only withheld roots
                 self._run(i, w, actions)
 
-    def _admit(self, w: int, i: int, cap: float, nothing_else: bool, actions: list) -> bool:
-        """May root i start on worker w? With nothing else to run, make room by spilling
-        results that are needed later than i, rather than leave a thread idle."""
+    def _admit(self, w: int, i: int, cap: float) -> bool:
+        """May root i start on worker w? (A root blocked by memory waits for consumers to
+        free some: making room by spilling to start it early thrashes once the working set
+        exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         worker = self.workers[w]
-        est = self._estimate(i)
-        args = (
-            worker.roots_running, worker.roots_untouched, cap, self._completes_consumer(i),
-            worker.held_bytes, est,
-        )  # fmt: skip
-        if may_admit_root(*args, worker.budget, worker.running == 0):
-            return True
-        if not nothing_else or not may_admit_root(*args, math.inf, False):
-            return False  # not blocked by memory alone, or other work can use the thread
-        need = worker.held_bytes + est - worker.budget
-        return self._spill(w, need, self._first_use(i), actions) >= need
-
-    def _first_use(self, i: int) -> float:
-        uses = self._dependent_idx[self._dependent_ptr[i] : self._dependent_ptr[i + 1]]
-        return min((self._priority[d] for d in uses), default=self._priority[i])
+        return may_admit_root(
+            worker.roots_running,
+            worker.roots_untouched,
+            cap,
+            self._completes_consumer(i),
+            worker.held_bytes,
+            self._estimate(i),
+            worker.budget,
+            worker.running == 0,
+        )
 
     # -- spilling -----------------------------------------------------------------------
     def _load(self, i: int, actions: list) -> None:
@@ -366,10 +362,10 @@ class Scheduler:
         for w, worker in enumerate(self.workers):
             excess = worker.held - worker.budget
             if excess > 0:
-                self._spill(w, excess, -math.inf, actions)
+                self._spill(w, excess, actions)
 
-    def _spill(self, w: int, amount: float, before: float, actions: list) -> float:
-        """Spill up to ``amount`` bytes of results next used after priority ``before``."""
+    def _spill(self, w: int, amount: float, actions: list) -> None:
+        """Spill at least ``amount`` bytes, furthest next use first."""
         candidates = spill_candidates(
             self._in_memory[w], self.state, self.nbytes, self._priority,
             self._dependent_ptr, self._dependent_idx,
@@ -377,7 +373,7 @@ class Scheduler:
         freed = 0.0
         worker = self.workers[w]
         for next_use, i in candidates:
-            if freed >= amount or next_use <= before:
+            if freed >= amount:
                 break
             self.spilled[i] = 1
             self._in_memory[w].discard(i)
@@ -386,7 +382,6 @@ class Scheduler:
             self.bytes_spilled += self.nbytes[i]
             freed += self.nbytes[i]
             actions.append(Spill(i, w))
-        return freed
 
     def _completes_consumer(self, i: int) -> bool:
         """Does root i feed a task that already holds some of its inputs?"""
