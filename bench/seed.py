@@ -37,10 +37,12 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--budget-fraction", type=float, default=0.25, help="0: no budgeted runs")
+    p.add_argument("--budget", type=float, default=None, help="a fixed budget (bytes) instead")
     p.add_argument("--json", default=os.path.join(HERE, "results", "seed.json"))
     a = p.parse_args()
     workloads = a.workloads.split(",")
-    schedulers = ["threads", "tidegate"] + (["tidegate+budget"] if a.budget_fraction else [])
+    budgeted = a.budget_fraction or a.budget
+    schedulers = ["threads", "tidegate"] + (["tidegate+budget"] if budgeted else [])
     budgets: dict[str, float] = {}
     console = Console(width=150)
 
@@ -62,7 +64,7 @@ def main() -> None:
                     m.scheduler = s
                     runs.append(m)
                     if s == "threads" and w not in budgets:
-                        budgets[w] = max(a.budget_fraction * m.peak_rss, 4 * CHUNK_BYTES)
+                        budgets[w] = a.budget or max(a.budget_fraction * m.peak_rss, 4 * CHUNK_BYTES)
                     console.print(
                         f"  rep {rep} {w:13s} {s:15s} {m.wall_time:6.2f} s "
                         f"{m.peak_rss / 1e6:7.0f} MB peak, {m.spilled / 1e6:6.0f} MB spilled",
