@@ -209,6 +209,10 @@ class Plugin(SchedulerPlugin):
         if self.scheduler is not None:
             for book in (self._roots_processing, self._estimated, self._untouched_n):
                 book.pop(worker, None)
+            # Outputs that survive elsewhere (replicas) must not count against this address
+            # later: consuming them would recreate its book at -1.
+            for key in [k for k, addr in self._untouched.items() if addr == worker]:
+                del self._untouched[key]
 
     def update_graph(self, scheduler, **kwargs) -> None:
         # New roots may have been queued behind a waiting head: look again soon.
