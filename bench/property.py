@@ -17,6 +17,7 @@ import platform
 import random
 import sys
 import time
+import traceback
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, settings
@@ -62,6 +63,8 @@ def main() -> None:
         hypothesis.seed(seed)(lambda: run_state_machine_as_test(machine, settings=s))()
     except Exception as exc:  # noqa: BLE001 - reported below and in the JSON
         error = f"{type(exc).__name__}: {exc}"
+        detail = "".join(traceback.format_exception(exc))  # with hypothesis' shrunk example
+        print(detail, file=sys.stderr)
     wall = time.perf_counter() - t0
     totals = dict(machine.totals)
     table = Table(title=f"core state machine, {a.examples} examples, {wall:.0f} s")
@@ -75,6 +78,7 @@ def main() -> None:
     with open(a.json, "w") as f:
         json.dump({"examples": a.examples, "steps": a.steps, "seed": seed, "wall_time": wall,
                    "totals": totals, "passed": error is None, "error": error,
+                   "falsifying": detail[-6000:] if error else None,
                    "hypothesis": hypothesis.__version__, "python": platform.python_version()},
                   f, indent=1)  # fmt: skip
     console.print(f"wrote {a.json}")
