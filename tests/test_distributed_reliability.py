@@ -121,7 +121,7 @@ def process_cluster():
 # -- a worker killed mid-run ------------------------------------------------------------
 def test_worker_killed_mid_run_completes(process_cluster, tmp_path):
     path = str(tmp_path / "ran")
-    total, expected = graph(path, n=48, delay=0.1)
+    total, expected = graph(path, n=48, delay=0.2)
     with Client(process_cluster) as client:
         assert td.installed(client)
         future = client.compute(total)
@@ -135,7 +135,8 @@ def test_worker_killed_mid_run_completes(process_cluster, tmp_path):
         assert future.result(timeout=60) == expected
         ran = _lines(path)
         print(f"loaders run: {ran} for 48 loaders (lost results recomputed)")
-        assert ran >= 48
+        if has_what[victim]:  # held results were needed still: their loaders ran again
+            assert ran > 48
         books = client.run_on_scheduler(_books)
         assert books["queued"] == books["roots_processing"] == books["processing"] == 0
         assert books["stale_workers"] == []
@@ -177,7 +178,7 @@ def test_validate_mode_with_a_worker_leaving(tmp_path, how):
 # -- a client that disconnects mid-run, and one that resubmits ---------------------------
 def test_client_disconnect_and_resubmit(process_cluster, tmp_path):
     path = str(tmp_path / "ran")
-    total, expected = graph(path, n=48, delay=0.1, prefix="same")
+    total, expected = graph(path, n=48, delay=0.2, prefix="same")
     first = Client(process_cluster)
     try:
         future = first.compute(total)
@@ -195,7 +196,7 @@ def test_client_disconnect_and_resubmit(process_cluster, tmp_path):
             20, "the workers to drop the departed client's tasks",
         )  # fmt: skip
         ran_before = _lines(path)
-        total, _ = graph(path, n=48, delay=0.1, prefix="same")  # the same keys again
+        total, _ = graph(path, n=48, delay=0.2, prefix="same")  # the same keys again
         future = second.compute(total)
         assert future.result(timeout=60) == expected
         assert _lines(path) - ran_before == 48  # every loader ran once more, none skipped
