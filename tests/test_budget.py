@@ -88,12 +88,20 @@ def test_spill_round_trip_keeps_dtypes_and_writability(tmp_path):
     }
     for k, v in values.items():
         store.put(k, v)
+    store.flush()
     assert len(os.listdir(store.path)) == 3
     a = store.pop(1)
     np.testing.assert_array_equal(a, values[1])
     a[0, 0] = -1  # writable after a round trip
     pd.testing.assert_frame_equal(store.pop(2), values[2])
     assert store.pop(3)["nested"][1] == "text"
+    # Wanted back (or released) before its turn to be written: never touches the disk.
+    store.put(4, np.ones(10))
+    store.delete(4)
+    store.put(5, np.ones(10))
+    np.testing.assert_array_equal(store.pop(5), np.ones(10))
+    store.flush()
+    assert os.listdir(store.path) == []
     store.close()
     assert not os.listdir(tmp_path)
 

@@ -160,6 +160,7 @@ def run(
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError("tidegate stopped with work left and nothing running")
         results = {i: data[i] if i in data else disk.pop(i) for i in graph.outputs.tolist()}
+        disk.flush()  # a spill that failed must not pass silently
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts; wait for the tasks already handed
         # to threads (counted here, not by the core, which may be mid-event).
