@@ -9,6 +9,9 @@ Times are seconds since the run started (virtual seconds in the twin). Keys are 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -139,3 +142,24 @@ class Trace:
 def record_fields(kind: str) -> list[str]:
     """Column names of one record kind, for tables and dataframes."""
     return [f.name for f in fields(KINDS[kind])]
+
+
+# -- collecting traces of the computes run inside a block ---------------------------------
+_sink: ContextVar[list | None] = ContextVar("tidegate_trace_sink", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Trace]]:
+    """Every compute run inside the block (in this context) appends its Trace to the list
+    yielded. Bodies ask :func:`sink` whether anyone is collecting; ``record()`` builds on it."""
+    traces: list[Trace] = []
+    token = _sink.set(traces)
+    try:
+        yield traces
+    finally:
+        _sink.reset(token)
+
+
+def sink() -> list[Trace] | None:
+    """The list a body should append its run's Trace to, or None: nobody is collecting."""
+    return _sink.get()
