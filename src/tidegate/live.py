@@ -92,6 +92,10 @@ class KeySet(Set):
         snapshot = bytes(self._state)
         return sum(snapshot.count(c) for c in self._codes)
 
+    @classmethod
+    def _from_iterable(cls, it) -> set:  # results of &, |, - are plain sets
+        return set(it)
+
     def __repr__(self) -> str:
         return f"<live set of {len(self)} keys>"
 

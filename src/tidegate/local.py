@@ -265,36 +265,49 @@ def run(
                     if n is None:
                         n = _unmeasured(keys[i], value)
                     events.append(Finished(i, n))
-                    if posttask is not None:
-                        finished.append((i, value, item[4]))
                 else:
                     n = 0
                     events.append(Failed(i))
                     if error is None:
                         error = (i, value)
+                if posttask is not None:
+                    finished.append((i, value, item[4]))
                 if trace is not None:
                     trace.tasks.append(TaskEnd(
                         str(keys[i]), graph.group_names[graph.group[i]], "local", item[4],
                         item[5], item[6], int(n), bool(graph.root[i]), ok,
                     ))  # fmt: skip
                 value = item = None
-            c0 = time.perf_counter()
-            actions = core.handle_many(events)
-            core_time += time.perf_counter() - c0
-            if error is not None:
-                _raise_task_error(error, hooks, execute, gather, data)
             if disk.error is not None:
                 raise disk.error
-            for i, value, worker_id in finished:  # after the core took them in, as dask.local
-                posttask(i, value, worker_id)
-            finished = value = None
-            if LEDGER.active > 1:
+            if LEDGER.active > 1:  # other computes run: this one's share of the budget
                 budget = LEDGER.budget(core, hooks.cap, total)
                 for w in core.workers:
                     w.budget = budget
                 if budget < stats.lowest_budget:
                     stats.lowest_budget = budget
-            dispatch(actions)
+            c0 = time.perf_counter()
+            if posttask is None:
+                actions = core.handle_many(events)
+                core_time += time.perf_counter() - c0
+                if error is not None:
+                    _raise_task_error(error, hooks, execute, gather, data)
+                dispatch(actions)
+            else:
+                # dask.local's order: one completion at a time, its releases done, then its
+                # posttask; tasks it made ready start after the whole batch.
+                runs = []
+                for event, (i, value, worker_id) in zip(events, finished):
+                    actions = core.handle_many((event,))
+                    if error is not None and type(event) is Failed:
+                        _raise_task_error(error, hooks, execute, gather, data)
+                    runs += [a for a in actions if type(a) is Run]
+                    dispatch([a for a in actions if type(a) is not Run])
+                    if type(event) is Finished:
+                        posttask(i, value, worker_id)
+                core_time += time.perf_counter() - c0  # callbacks included: they are rare
+                finished = value = None
+                dispatch(runs)
             if trace is not None:
                 now = time.perf_counter() - t0
                 if now - last_sample >= MEMORY_SAMPLE_INTERVAL:
