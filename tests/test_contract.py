@@ -370,3 +370,63 @@ def test_dask_cache_reuses_results():
     assert calls == []
     # and the cache was filled from tidegate's posttask, with dependencies from its state
     assert {"a", "b", "c", "d"} <= set(cache.cache.data)
+
+
+# -- trace recording ---------------------------------------------------------------------
+def test_a_collected_run_records_its_trace(tmp_path):
+    from tidegate.trace import Trace, collecting
+
+    loads = [delayed(np.full)(100_000, float(i), dask_key_name=f"load-{i}") for i in range(8)]
+    total = delayed(sum)(loads, dask_key_name="total")
+    out = delayed(sum)([delayed(np.subtract)(x, total, dask_key_name=f"centre-{i}")
+                        for i, x in enumerate(loads)], dask_key_name="out")  # fmt: skip
+    stats = tidegate.RunStats()
+    with collecting() as traces:
+        out.compute(scheduler="tidegate", num_workers=2, memory_limit=3e6, stats=stats)
+    (trace,) = traces
+    assert trace.meta == {"name": "tidegate", "body": "threads", "policy": "tidegate",
+                          "workers": {"local": 2}, "memory_limit": 3e6}  # fmt: skip
+    keys = [t.key for t in trace.tasks]
+    assert sorted(keys) == sorted([f"load-{i}" for i in range(8)] + ["total", "out"]
+                                  + [f"centre-{i}" for i in range(8)])  # fmt: skip
+    by_key = {t.key: t for t in trace.tasks}
+    for t in trace.tasks:
+        assert t.ok and t.worker == "local" and t.thread in (0, 1) and 0 <= t.start <= t.stop
+    assert all(by_key[f"load-{i}"].root for i in range(8)) and not by_key["total"].root
+    assert by_key["load-0"].nbytes == dask.sizeof.sizeof(np.full(100_000, 0.0))
+    assert by_key["total"].start >= max(by_key[f"load-{i}"].stop for i in range(8))
+    # spills: as many bytes as the run's statistics say, each loaded back once
+    spilled = [s for s in trace.spills if s.direction == "spill"]
+    assert spilled and sum(s.nbytes for s in spilled) == stats.bytes_spilled
+    assert sum(s.nbytes for s in trace.spills if s.direction == "load") == stats.bytes_loaded
+    times = [m.time for m in trace.memory]
+    assert times[0] == 0.0 and times == sorted(times) and len(times) >= 2
+    assert max(m.spilled for m in trace.memory) > 0
+    assert trace.memory[-1].held == dask.sizeof.sizeof(np.zeros(100_000))  # the output
+    assert Trace.load(trace.save(tmp_path / "t.jsonl")).summary() == trace.summary()
+
+
+def test_a_failed_task_is_recorded():
+    from tidegate.trace import collecting
+
+    def boom(x):
+        raise ValueError("no")
+
+    with collecting() as traces, pytest.raises(ValueError):
+        delayed(boom)(delayed(inc)(1, dask_key_name="one"), dask_key_name="boom").compute(
+            scheduler="tidegate")
+    (trace,) = traces
+    assert {(t.key, t.ok) for t in trace.tasks} == {("one", True), ("boom", False)}
+
+
+def test_no_trace_is_built_when_nobody_collects(monkeypatch):
+    import tidegate.local
+    import tidegate.trace
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("recorded a trace nobody collects")
+
+    monkeypatch.setattr(tidegate.trace, "Trace", refuse)
+    monkeypatch.setattr(tidegate.local, "TaskEnd", refuse)
+    monkeypatch.setattr(tidegate.local, "_traced_worker_loop", refuse)
+    assert delayed(add)(delayed(inc)(1), 1).compute(scheduler="tidegate") == 3
