@@ -90,6 +90,46 @@ def test_spilled_again_while_being_written_keeps_the_newer_value(tmp_path):
     store.close()
 
 
+class WaitSpy(threading.Condition):
+    """The store's condition variable, telling when someone waits on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.waited = threading.Event()
+
+    def wait(self, timeout=None):
+        self.waited.set()
+        return super().wait(timeout)
+
+
+def test_bytes_waiting_for_the_disk_are_bounded(tmp_path):
+    """Values queued for the writer are out of the scheduler's books: past ``backlog`` bytes,
+    put() waits for the writer to finish one (one value may always wait)."""
+    store = GatedStore(str(tmp_path), backlog=100)
+    store._lock = spy = WaitSpy()
+    store.put(1, np.zeros(10), nbytes=80)
+    store.writer_reached_a_file()
+    assert not spy.waited.is_set()  # one value always may wait
+    returned = threading.Event()
+
+    def second():
+        store.put(2, np.ones(10), nbytes=80)  # 160 > 100: must wait for the first write
+        returned.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    assert spy.waited.wait(60)  # the second put waits ...
+    assert not returned.is_set()
+    store.go.release()  # ... until the first file is written
+    store.writer_reached_a_file()
+    assert returned.wait(60)
+    store.go.release()
+    t.join(60)
+    store.flush()
+    np.testing.assert_array_equal(store.pop(2), np.ones(10))
+    store.close()
+
+
 class FullDisk(SpillStore):
     """Key 7's file is /dev/full: the kernel answers ENOSPC, as a full disk does."""
 

@@ -309,9 +309,13 @@ def get(
         num_workers = pool._max_workers
     threads = config.num_workers(num_workers)
     if memory_limit is None:
-        cap = _process_limit()
+        cap = total = _process_limit()
     else:
         cap = config.memory_limit(memory_limit)
+        try:
+            total = _process_limit()
+        except ValueError:  # a bad tidegate.memory-limit does not void an explicit one
+            total = cap
     pol = Policy(config.get("policy", policy), config.get("saturation", saturation))
     how = config.order(order)
     if rerun_exceptions_locally is None:
@@ -394,7 +398,7 @@ def get(
                 pretask=pre, posttask=post, get_id=get_id, pack_exception=pack_exception,
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
-                spill_dir=config.get("spill-directory"), cap=cap, total=_process_limit,
+                spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
                 trace=recorded,
             )  # fmt: skip
             try:

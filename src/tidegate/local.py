@@ -199,11 +199,17 @@ def run(
     data = {} if data is None else data
     trace = hooks.trace
     t0 = time.perf_counter()
-    pool = _Threads(sum(w.threads for w in core.workers), execute, hooks, t0)
-    disk = SpillStore(hooks.spill_dir, on_error=pool.wake)
     stats.tasks = len(graph)
     stats.memory_limit = stats.lowest_budget = hooks.cap
     total = LEDGER.open(core, hooks.total or (lambda: hooks.cap))
+    try:
+        pool = _Threads(sum(w.threads for w in core.workers), execute, hooks, t0)
+    except BaseException:
+        LEDGER.close(core)
+        raise
+    # Values on their way to disk are out of the core's books: a tenth of the budget at most.
+    backlog = 64e6 if hooks.cap == float("inf") else 0.1 * hooks.cap
+    disk = SpillStore(hooks.spill_dir, backlog, on_error=pool.wake)
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -222,7 +228,7 @@ def run(
                 if data.pop(a.task, _STOP) is _STOP:
                     disk.delete(a.task)
             elif kind is Spill:
-                disk.put(a.task, data.pop(a.task), keys[a.task])
+                disk.put(a.task, data.pop(a.task), keys[a.task], nbytes[a.task])
                 if spills is not None:
                     spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
                                              int(nbytes[a.task]), "spill"))  # fmt: skip

@@ -39,8 +39,10 @@ class SpillStore:
 
     Writes happen on a background thread, so the scheduler keeps dispatching while a chunk
     goes to disk; a value stays reachable until its file is complete, and one that is
-    loaded back (or released) before that never touches the disk. At most ``backlog``
-    writes wait at once: ``put`` blocks beyond that, so memory cannot run ahead of the disk.
+    loaded back (or released) before that never touches the disk. Values waiting for the
+    disk are memory the scheduler has already counted out, so they are bounded: ``put``
+    blocks while ``backlog`` bytes wait (one value always may), and memory cannot run ahead
+    of the disk by more than that.
 
     Every ``put`` is a new version of its key: a file finished for an older version (the
     value was loaded back and spilled again while it was being written) is discarded, never
@@ -49,7 +51,7 @@ class SpillStore:
     called (from the writer thread) so the owner can report it at once.
     """
 
-    def __init__(self, parent: str | None = None, backlog: int = 4,
+    def __init__(self, parent: str | None = None, backlog: float = 64e6,
                  on_error: Callable[[], None] | None = None):  # fmt: skip
         self.parent = parent
         self.path: str | None = None
@@ -59,7 +61,9 @@ class SpillStore:
         self.error: BaseException | None = None
         self._on_error = on_error
         self._files: dict[int, str] = {}
-        self._pending: dict[int, tuple[Any, str, int]] = {}  # queued or being written
+        # queued or being written: (value, name, version, nbytes)
+        self._pending: dict[int, tuple[Any, str, int, float]] = {}
+        self._pending_bytes = 0.0
         self._failed: dict[int, BaseException] = {}
         self._lock = threading.Condition()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -69,18 +73,20 @@ class SpillStore:
         self._writing = 0  # version being written, 0 for none
         self._closed = False
 
-    def put(self, key: int, value: Any, name: str = "") -> None:
+    def put(self, key: int, value: Any, name: str = "", nbytes: float = 0) -> None:
         with self._lock:
             if self.path is None:
                 self.path = tempfile.mkdtemp(prefix="tidegate-spill-", dir=self.parent)
                 self._writer = threading.Thread(target=self._write_loop, name="tidegate-spill",
                                                 daemon=True)  # fmt: skip
                 self._writer.start()
-            while len(self._pending) >= self._backlog:
+            while self._pending and self._pending_bytes + nbytes > self._backlog:
                 self._lock.wait(0.2)
             version = next(self._versions)
             self._failed.pop(key, None)
-            self._pending[key] = (value, name, version)
+            self._drop(key)
+            self._pending[key] = (value, name, version, nbytes)
+            self._pending_bytes += nbytes
         self._queue.put((key, version))
 
     def _write_loop(self) -> None:
@@ -93,7 +99,7 @@ class SpillStore:
                 entry = self._pending.get(key)
                 if entry is None or entry[2] != version or self._closed:
                     continue  # loaded back, released or spilled again before its turn
-                value, name, _ = entry
+                value, name = entry[0], entry[1]
                 self._writing = version
                 folder = self.path
             fn = os.path.join(folder, f"{key}-{version}")
@@ -107,7 +113,7 @@ class SpillStore:
                     self._writing = 0
                     entry = self._pending.get(key)
                     if entry is not None and entry[2] == version:
-                        del self._pending[key]  # nobody waits for it: flush() must not spin
+                        self._drop(key)  # nobody waits for it: flush() must not spin
                         if not self._closed:
                             self._failed[key] = exc
                             if self.error is None:
@@ -123,7 +129,7 @@ class SpillStore:
                 self._writing = 0
                 entry = self._pending.get(key)
                 if entry is not None and entry[2] == version and not self._closed:
-                    del self._pending[key]
+                    self._drop(key)
                     self._files[key] = fn
                 else:
                     # wanted back (or re-spilled) while being written: the copy in hand won
@@ -169,13 +175,22 @@ class SpillStore:
             ) from exc
         return nbytes, time.perf_counter() - t0
 
+    def _drop(self, key: int):
+        """Take ``key``'s waiting entry out (lock held); wakes a ``put`` waiting for room."""
+        entry = self._pending.pop(key, None)
+        if entry is not None:
+            self._pending_bytes -= entry[3]
+            self._lock.notify_all()
+        return entry
+
     def pop(self, key: int) -> Any:
         with self._lock:
             failed = self._failed.pop(key, None)
             if failed is not None:
                 raise failed
-            if key in self._pending:
-                return self._pending.pop(key)[0]  # never reached the disk
+            entry = self._drop(key)
+            if entry is not None:
+                return entry[0]  # never reached the disk
             fn = self._files.pop(key)
         t0 = time.perf_counter()
         with open(fn, "rb") as f:
@@ -195,7 +210,7 @@ class SpillStore:
 
     def delete(self, key: int) -> None:
         with self._lock:
-            if self._pending.pop(key, None) is not None or self._failed.pop(key, None):
+            if self._drop(key) is not None or self._failed.pop(key, None):
                 return
             fn = self._files.pop(key)
         os.unlink(fn)
@@ -218,6 +233,8 @@ class SpillStore:
         with self._lock:
             self._closed = True
             self._pending.clear()  # nothing queued is wanted any more
+            self._pending_bytes = 0.0
+            self._lock.notify_all()
         if self._writer is not None:
             self._queue.put(None)
             if wait:
