@@ -76,7 +76,8 @@ CHILD = textwrap.dedent(
             out.compute(scheduler="tidegate", num_workers=2, memory_limit=2e6)
     except KeyboardInterrupt:
         print(json.dumps({"spill_root": os.listdir(spill_root), "alive": sorted(
-            t.name for t in threading.enumerate() if t.name.startswith("tidegate-"))}),
+            t.name for t in threading.enumerate()
+            if t.name.startswith("tidegate-") and t.name[9:].isdigit())}),  # not the writer
             flush=True)
         raise
     print("finished without interruption", flush=True)
