@@ -17,7 +17,12 @@ writes one at a time, so a progress bar on another thread sees a state that is a
 transition stale, never a torn one. Callbacks run on the scheduling thread (as in
 dask.local) and see it exact. Differences from dask.local: ``ready`` is a set-like view, not
 a list; values of spilled results are not in ``cache`` (they are on disk); the views refuse
-writes (dask's ``Cache`` only rewrites ``dsk``, which tidegate re-reads after ``start``).
+writes (dask's ``Cache`` only rewrites ``dsk``, which tidegate re-reads after ``start``);
+DataNodes, aliases and values supplied in ``cache`` are not tasks, so they are in no state
+set (``dependencies`` still names them as the graph does; ``waiting`` and ``waiting_data``
+name an alias's target instead of the alias). With posttask callbacks, completions are
+taken in one at a time, as in dask.local, so each posttask sees the state right after its
+own task finished.
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ from . import core as _core
 _CATEGORIES = {
     "waiting": {"waiting"},
     "ready": {"ready"},
-    "running": {"processing"},
+    # as in dask.local, a task that failed stays "running": it never finished
+    "running": {"processing", "erred"},
     "finished": {"memory", "released", "spilled"},
     "released": {"released"},
     "held": {"memory", "spilled"},
+    "erred": {"erred"},
 }
 
 
@@ -270,6 +277,14 @@ def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_lim
     finished = _codes("finished")
     unfinished = bytes(c for c in range(256) if c not in finished)
 
+    erred = _codes("erred")
+
+    def running() -> int:
+        if core.failed is None:
+            return core.n_running
+        snapshot = bytes(state)
+        return core.n_running + sum(snapshot.count(c) for c in erred)
+
     def keyset(category: str, count=None) -> KeySet:
         return KeySet(state, _codes(category), index, count)
 
@@ -284,7 +299,7 @@ def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_lim
         "waiting_data": _Relations(state, _codes("held"), index, dependents, unfinished),
         "cache": _Cache(data, index, supplied),
         "ready": keyset("ready", lambda: core.n_ready),
-        "running": keyset("running", lambda: core.n_running),
+        "running": keyset("running", running),
         "finished": keyset("finished", lambda: core.n_finished),
         "released": keyset("released"),
         "tidegate": RunView(core, memory_limit),
