@@ -23,6 +23,7 @@ from typing import Any
 from dask.sizeof import sizeof
 
 from .live import _codes
+from .measure import rss_reader
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .spill import SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
@@ -239,13 +240,14 @@ def run(
                                              int(nbytes[a.task]), "load"))  # fmt: skip
 
     last_sample = -1.0
+    rss = rss_reader() if trace is not None else None
 
     def sample(now: float) -> None:
         nonlocal last_sample
         last_sample = now
         ws = core.workers
         trace.memory.append(Memory(
-            now, "local", int(sum(w.held for w in ws)), None,
+            now, "local", int(sum(w.held for w in ws)), rss(),
             int(sum(w.roots_running + w.roots_untouched for w in ws)),
             int(sum(w.spilled for w in ws)),
         ))  # fmt: skip

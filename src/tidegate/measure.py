@@ -8,6 +8,12 @@ import time
 import psutil
 
 
+def rss_reader():
+    """A function returning this process's RSS in bytes now (~10 µs a call)."""
+    proc = psutil.Process()
+    return lambda: proc.memory_info().rss
+
+
 class RSSSampler:
     """Sample the resident set size every ``interval`` seconds while in the ``with`` block.
 
