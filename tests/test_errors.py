@@ -247,20 +247,6 @@ def test_cycle_is_refused_before_anything_runs(case, order):
     assert rec.ran == []
 
 
-def test_cycle_example_from_the_brief():
-    rec = Recorder()
-
-    def loud_inc(x):
-        rec("inc")
-        return x + 1
-
-    with pytest.raises(ValueError, match="cycle"):
-        tidegate.get({"a": (loud_inc, "b"), "b": (loud_inc, "a")}, ["a"])
-    with pytest.raises(ValueError, match="cycle"):
-        tidegate.get({"a": (loud_inc, "b"), "b": (loud_inc, "a")}, ["b"], policy="priority")
-    assert rec.ran == []
-
-
 @pytest.mark.parametrize(
     "node",
     [

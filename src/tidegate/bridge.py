@@ -287,7 +287,9 @@ def get(
     - ignored, documented: ``dumps``/``loads`` (results never leave the process) and
       ``chunksize`` (the core hands out one task per free thread, in priority order).
 
-    Any other keyword is a TypeError. A requested key that is not in the graph is a
+    Any other keyword is a TypeError, except those listed in dask.config
+    ``tidegate.ignore-options`` (keywords libraries pass through ``compute()`` to any
+    scheduler, e.g. xarray's ``flush``). A requested key that is not in the graph is a
     KeyError; other bad graphs (cycles, missing dependencies, uncallable functions) raise
     ValueError, all before any task runs. A failing task's exception is raised as soon as
     it is seen, with its traceback; nothing starts after it.
