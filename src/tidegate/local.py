@@ -157,14 +157,15 @@ def _traced_worker_loop(tasks, done, execute, thread: int, get_id, pack, t0: flo
         try:
             result = execute(i, inputs)
         except BaseException as exc:  # noqa: BLE001
-            done.put((i, False, _packed(exc, pack), 0, thread, start, clock() - t0))
+            done.put((i, False, _packed(exc, pack), 0, thread, start, clock() - t0, thread))
         else:
             stop = clock() - t0
             try:
                 nbytes = sizeof(result)
             except Exception:
                 nbytes = None
-            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start, stop))
+            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start, stop,
+                      thread))  # fmt: skip
         inputs = result = None
 
 
@@ -240,7 +241,11 @@ def run(
                                              int(nbytes[a.task]), "load"))  # fmt: skip
 
     last_sample = -1.0
-    rss = rss_reader() if trace is not None else None
+    rss = groups = roots = None
+    if trace is not None:
+        rss = rss_reader()
+        groups = [graph.group_names[g] for g in graph.group.tolist()]
+        roots = graph.root.tolist()
 
     def sample(now: float) -> None:
         nonlocal last_sample
@@ -282,8 +287,8 @@ def run(
                     finished.append((i, value, item[4]))
                 if trace is not None:
                     trace.tasks.append(TaskEnd(
-                        str(keys[i]), graph.group_names[graph.group[i]], "local", item[4],
-                        item[5], item[6], int(n), bool(graph.root[i]), ok,
+                        str(keys[i]), groups[i], "local", item[7], item[5], item[6], int(n),
+                        roots[i], ok,
                     ))  # fmt: skip
                 value = item = None
             if disk.error is not None:
