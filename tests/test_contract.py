@@ -111,6 +111,22 @@ def test_pool_runs_the_tasks(how):
     assert names and all(n.startswith("userpool") for n in names), names
 
 
+def test_compute_nested_in_a_task_with_a_configured_pool_does_not_deadlock():
+    """The outer compute's loops occupy both pool threads; the nested compute must not wait
+    for them (it gets its own threads)."""
+    def nested(x):
+        return delayed(inc)(x).compute(scheduler="tidegate")
+
+    got = []
+    with ThreadPoolExecutor(2) as pool, dask.config.set(pool=pool):
+        t = threading.Thread(target=lambda: got.append(
+            dask.compute(*[delayed(nested)(i) for i in range(4)], scheduler="tidegate")))
+        t.start()
+        t.join(60)
+        assert not t.is_alive(), "nested compute deadlocked on the configured pool"
+    assert got == [(1, 2, 3, 4)]
+
+
 def test_process_pool_is_refused():
     with multiprocessing.pool.ThreadPool(2) as pool:  # a multiprocessing-style pool
         with pytest.raises(TypeError, match="pool must be a concurrent.futures executor"):

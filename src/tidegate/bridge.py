@@ -21,7 +21,7 @@ from . import config, trace
 from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
-from .local import LEDGER, Hooks, RunStats, run
+from .local import LEDGER, Hooks, RunStats, in_worker_loop, run
 from .policy import Policy, find_roots
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -301,7 +301,10 @@ def get(
         if unknown:
             raise _unknown_options(unknown)
     del dumps, loads, chunksize  # see the docstring: nothing to do for threads
-    pool = pool if pool is not None else dask.config.get("pool", None)
+    if pool is None and not in_worker_loop():
+        # Not inside a task: a compute nested in one would wait for the pool's threads that
+        # the outer compute's loops occupy (a deadlock); it gets threads of its own.
+        pool = dask.config.get("pool", None)
     if pool is not None and not (isinstance(pool, Executor) and hasattr(pool, "_max_workers")):
         raise TypeError(
             f"pool must be a concurrent.futures executor running threads, got "

@@ -124,7 +124,23 @@ class Hooks:
     trace: Trace | None = None
 
 
+_worker = threading.local()  # .busy on threads running tidegate's worker loops
+
+
+def in_worker_loop() -> bool:
+    """Is this thread running one of tidegate's worker loops (a compute nested in a task)?"""
+    return getattr(_worker, "busy", False)
+
+
 def _worker_loop(tasks, done, execute, thread: int, get_id, pack) -> None:
+    _worker.busy = True
+    try:
+        _loop(tasks, done, execute, thread, get_id, pack)
+    finally:
+        _worker.busy = False  # the thread may belong to a user's pool
+
+
+def _loop(tasks, done, execute, thread: int, get_id, pack) -> None:
     while True:
         item = tasks.get()
         if item is _STOP:
@@ -146,6 +162,14 @@ def _worker_loop(tasks, done, execute, thread: int, get_id, pack) -> None:
 
 def _traced_worker_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
     """:func:`_worker_loop` plus start and stop times, when a trace is collected."""
+    _worker.busy = True
+    try:
+        _traced_loop(tasks, done, execute, thread, get_id, pack, t0)
+    finally:
+        _worker.busy = False
+
+
+def _traced_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
     clock = time.perf_counter
     while True:
         item = tasks.get()
