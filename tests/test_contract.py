@@ -118,12 +118,16 @@ def test_compute_nested_in_a_task_with_a_configured_pool_does_not_deadlock():
         return delayed(inc)(x).compute(scheduler="tidegate")
 
     got = []
-    with ThreadPoolExecutor(2) as pool, dask.config.set(pool=pool):
-        t = threading.Thread(target=lambda: got.append(
-            dask.compute(*[delayed(nested)(i) for i in range(4)], scheduler="tidegate")))
-        t.start()
-        t.join(60)
+    pool = ThreadPoolExecutor(2)
+    try:
+        with dask.config.set(pool=pool):
+            t = threading.Thread(target=lambda: got.append(
+                dask.compute(*[delayed(nested)(i) for i in range(4)], scheduler="tidegate")))
+            t.start()
+            t.join(60)
         assert not t.is_alive(), "nested compute deadlocked on the configured pool"
+    finally:
+        pool.shutdown(wait=False)  # a deadlocked pool must not hang the test as well
     assert got == [(1, 2, 3, 4)]
 
 
