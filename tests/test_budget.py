@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 
 import dask
 import dask.sizeof
@@ -182,6 +183,20 @@ def test_auto_budget_is_measured_once_for_nested_computes():
         assert dask.delayed(nested)(big).compute(scheduler="tidegate", stats=outer) == 3
     assert inner.memory_limit == outer.memory_limit  # not re-measured inside the task
     assert math.isinf(tidegate.config.memory_limit("none"))
+
+
+def test_outputs_larger_than_the_budget_are_announced_before_running():
+    x = da.ones((1000, 1000), chunks=250) + 1  # 8 MB of outputs in 500 kB chunks
+    for run in (lambda: x.compute(scheduler="tidegate", memory_limit=4e6),
+                lambda: dask.persist(x, scheduler="tidegate", memory_limit=4e6)[0].compute(
+                    scheduler="sync")):  # fmt: skip
+        with pytest.warns(RuntimeWarning, match=r"outputs need 7.63 MiB at once .*=3.81 MiB"):
+            got = run()
+        assert got.shape == (1000, 1000) and got.sum() == 2e6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # within the budget: no warning
+        x.compute(scheduler="tidegate", memory_limit=16e6)
+        assert x.sum().compute(scheduler="tidegate", memory_limit=4e6) == 2e6  # small output
 
 
 # -- data in the graph, aliases -----------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from typing import Any
@@ -15,7 +16,7 @@ from dask.callbacks import local_callbacks, unpack_callbacks
 from dask.core import flatten
 from dask.local import nested_get
 from dask.order import order as dask_order
-from dask.utils import key_split
+from dask.utils import format_bytes, key_split
 
 from . import config, trace
 from .core import Scheduler
@@ -223,6 +224,28 @@ def _gatherer(plan: _Plan, graph: TaskGraph):
     return gather_extra
 
 
+def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: float) -> None:
+    """Requested outputs are held to the end: if their known sizes alone exceed the budget,
+    they go to disk as they finish and all come back at the end. Say so up front. An output
+    of unknown size (compute()'s final concatenation) counts the known sizes of its inputs,
+    which it holds all at once."""
+    total = 0.0
+    for k, est in zip(outputs, estimate_sizes(outputs, sizes).tolist()):
+        if est == est:
+            total += est
+        elif (node := dsk.get(k)) is not None:
+            total += float(np.nansum(estimate_sizes(list(node.dependencies), sizes)))
+    if total > cap:
+        warnings.warn(
+            f"the requested outputs need {format_bytes(total)} at once at the end, more "
+            f"than memory_limit={format_bytes(cap)}: tidegate will spill them to disk as they "
+            f"finish and read them all back. Raise memory_limit, or compute a reduction or a "
+            f"store (to_zarr) instead of the whole array.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
 def _unknown_options(kwargs: dict) -> TypeError:
     names = ", ".join(repr(k) for k in kwargs)
     return TypeError(
@@ -365,6 +388,8 @@ def get(
                 # Only roots: their layer metadata is exact (a loaded chunk); intermediate
                 # layers can claim full chunks where a reduction returns far less.
                 graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
+                if sizes and cap < float("inf"):
+                    _warn_outputs_over_budget(flat, dsk, sizes, cap)
                 core = Scheduler(graph, [(threads, cap)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
