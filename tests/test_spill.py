@@ -205,3 +205,27 @@ def test_a_full_disk_fails_the_compute_naming_the_result(tmp_path, monkeypatch):
         with pytest.raises(DiskFullError, match=r"disk full: spilling the result of 'load-\d'"):
             out.compute(scheduler="tidegate", num_workers=1, memory_limit=2e6)
     assert os.listdir(tmp_path) == []
+
+
+def test_spilled_inputs_are_read_back_on_the_worker_threads(tmp_path, monkeypatch):
+    """The scheduling thread hands out a Load and goes on; the worker about to run the task
+    reads the file. Every read of this run (its outputs are small, never spilled) happens
+    on a tidegate worker thread."""
+    readers = []
+    pop = SpillStore.pop
+
+    def recording_pop(self, key):
+        readers.append(threading.current_thread().name)
+        return pop(self, key)
+
+    monkeypatch.setattr(SpillStore, "pop", recording_pop)
+    loads = [delayed(np.full)(100_000, float(i)) for i in range(8)]
+    total = delayed(sum)(loads)
+    out = delayed(sum)([delayed(lambda x, t: float((x - t / 8).sum()))(x, total) for x in loads])
+    stats = tidegate.RunStats()
+    with dask.config.set({"tidegate.spill-directory": str(tmp_path)}):
+        got = out.compute(scheduler="tidegate", num_workers=2, memory_limit=3e6, stats=stats)
+    assert got == pytest.approx(0.0)
+    assert stats.bytes_loaded > 0 and readers
+    assert all(name.startswith("tidegate-") and name[9:].isdigit() for name in readers), readers
+    assert os.listdir(tmp_path) == []

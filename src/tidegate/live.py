@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any
 
 from . import core as _core
+from .spill import Loading
 
 # Categories of the core's task states, by name, so a renumbering of the core's codes (or a
 # new state such as "spilled") does not silently change what the views report.
@@ -200,6 +201,8 @@ class _Cache(Mapping):
         i = self._index.get(key)
         if i is not None:
             value = self._data.get(i, _MISSING)  # one atomic read: no check-then-get race
+            if type(value) is Loading:  # on its way back from disk
+                value = value.value if value.read else _MISSING
             if value is not _MISSING:
                 return value
         return self._supplied[key]

@@ -25,7 +25,7 @@ from dask.sizeof import sizeof
 from .live import _codes
 from .measure import rss_reader
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
-from .spill import SpillStore
+from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
 _STOP = object()
@@ -229,7 +229,7 @@ def run(
     stats.memory_limit = stats.lowest_budget = hooks.cap
     total = LEDGER.open(core, hooks.total or (lambda: hooks.cap))
     try:
-        pool = _Threads(sum(w.threads for w in core.workers), execute, hooks, t0)
+        pool = _Threads(sum(w.threads for w in core.workers), _reading(execute), hooks, t0)
     except BaseException:
         LEDGER.close(core)
         raise
@@ -241,25 +241,39 @@ def run(
     spills = trace.spills if trace is not None else None
     nbytes = core.nbytes
 
+    # Loads are read on the worker that runs the task needing them: data holds a Loading
+    # until then; ``loading`` lists those, so a run without any pays one falsy check.
+    loading: dict[int, Loading] = {}
+
     def dispatch(actions: list) -> None:
         for a in actions:
             kind = type(a)
             if kind is Run:
                 i = a.task
                 inputs = gather(i, data)
+                if loading:
+                    inputs = _with_loads(inputs, loading, data)
                 if pretask is not None:
                     pretask(i)
                 pool.submit(i, inputs)
             elif kind is Release:
-                if data.pop(a.task, _STOP) is _STOP:
+                value = data.pop(a.task, _STOP)
+                if value is _STOP:
                     disk.delete(a.task)
+                elif type(value) is Loading:
+                    loading.pop(a.task, None)
+                    value.discard()
             elif kind is Spill:
-                disk.put(a.task, data.pop(a.task), keys[a.task], nbytes[a.task])
+                value = data.pop(a.task)
+                if type(value) is Loading:  # spilled again before any task read it back
+                    loading.pop(a.task, None)
+                    value = value.get()
+                disk.put(a.task, value, keys[a.task], nbytes[a.task])
                 if spills is not None:
                     spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
                                              int(nbytes[a.task]), "spill"))  # fmt: skip
             elif kind is Load:
-                data[a.task] = disk.pop(a.task)
+                data[a.task] = loading[a.task] = Loading(disk, a.task)
                 if spills is not None:
                     spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
                                              int(nbytes[a.task]), "load"))  # fmt: skip
@@ -351,7 +365,8 @@ def run(
                     sample(now)
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError(_stuck(core))
-        results = {i: data[i] if i in data else disk.pop(i) for i in graph.outputs.tolist()}
+        results = {i: _value(data[i]) if i in data else disk.pop(i)
+                   for i in graph.outputs.tolist()}  # fmt: skip
         disk.flush()  # a spill that failed must not pass silently
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts, and nobody waits for running tasks
@@ -380,7 +395,7 @@ def _raise_task_error(error, hooks: Hooks, execute, gather, data) -> None:
     i, exc = error
     if hooks.rerun_exceptions_locally:
         # Run it again here, on the caller's thread, so a debugger stops in the task.
-        execute(i, gather(i, data))
+        execute(i, {k: _value(v) for k, v in gather(i, data).items()})
     if isinstance(exc, tuple):  # packed by a pack_exception: (exc, traceback)
         exc, tb = exc
         if hooks.raise_exception is not None:
@@ -389,6 +404,34 @@ def _raise_task_error(error, hooks: Hooks, execute, gather, data) -> None:
     if hooks.raise_exception is not None:
         hooks.raise_exception(exc, exc.__traceback__)
     raise exc
+
+
+class _WithLoads(dict):
+    """A task's inputs of which some are still on disk: the worker reads them first."""
+
+
+def _with_loads(inputs: dict, loading: dict, data: dict) -> dict:
+    # Values read back since the last run replace their Loading in data for good.
+    for j in [j for j, w in loading.items() if w.read]:
+        data[j] = loading.pop(j).value
+    if any(type(v) is Loading for v in inputs.values()):
+        return _WithLoads(inputs)
+    return inputs
+
+
+def _value(v):
+    return v.get() if type(v) is Loading else v
+
+
+def _reading(execute):
+    """``execute`` that first reads a task's inputs still on disk, on the worker thread."""
+
+    def run_task(i: int, inputs):
+        if type(inputs) is _WithLoads:
+            inputs = {k: _value(v) for k, v in inputs.items()}
+        return execute(i, inputs)
+
+    return run_task
 
 
 def _stuck(core: Scheduler) -> str:

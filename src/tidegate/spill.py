@@ -260,3 +260,37 @@ def _rmdir(path: str | None) -> None:
         shutil.rmtree(path)
     except OSError:
         pass
+
+
+_NOT_READ = object()
+
+
+class Loading:
+    """A spilled value on its way back into memory, read from disk by the first thread that
+    needs it (a worker, about to run the task that needs it), so the scheduling thread never
+    waits for a read. ``value`` is the value once read."""
+
+    __slots__ = ("_store", "_key", "_lock", "value")
+
+    def __init__(self, store: SpillStore, key: int):
+        self._store, self._key = store, key
+        self._lock = threading.Lock()
+        self.value: Any = _NOT_READ
+
+    @property
+    def read(self) -> bool:
+        return self.value is not _NOT_READ
+
+    def get(self) -> Any:
+        with self._lock:  # one read; other threads needing it wait for that one
+            if self.value is _NOT_READ:
+                self.value = self._store.pop(self._key)
+        return self.value
+
+    def discard(self) -> None:
+        """Released before anyone read it: drop the file."""
+        with self._lock:
+            if self.value is _NOT_READ:
+                self._store.delete(self._key)
+            self.value = None
+
