@@ -134,6 +134,27 @@ def test_failed_tasks_are_recorded_and_the_report_still_written(client, tmp_path
     assert [t.nbytes for t in tr.tasks if not t.ok] == [0] and rec.path.exists()
 
 
+def _saturation(dask_scheduler, value):
+    old, dask_scheduler.WORKER_SATURATION = dask_scheduler.WORKER_SATURATION, value
+    return old
+
+
+def test_roots_in_flight_show_eager_overproduction(client, tmp_path):
+    old = client.run_on_scheduler(_saturation, value=float("inf"))  # dask's eager scheduling
+    try:
+        with tidegate.record(tmp_path / "r.html", interval=0) as rec:
+            _graph().compute()
+    finally:
+        client.run_on_scheduler(_saturation, value=old)
+    (tr,) = rec.traces
+    assert tr.meta["policy"] == "eager"
+    # all 8 loads go out at once, 4 per worker, before the first one ends
+    first_end = min(t.stop for t in tr.tasks)
+    first = [m for m in tr.memory if m.time >= first_end][:2]
+    assert sum(m.roots_in_flight for m in first) == N
+    assert tr.memory[-1].roots_in_flight == 0  # all consumed at the end
+
+
 def test_tidegate_plugin_roots_in_flight_are_sampled(client, tmp_path):
     td = pytest.importorskip("tidegate.distributed")
     client.register_plugin(td.Plugin())

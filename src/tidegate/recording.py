@@ -3,8 +3,9 @@
 Local computes hand their Trace to :func:`tidegate.trace.collecting`. With a
 ``distributed.Client`` in use, a :class:`Recorder` scheduler plugin records the cluster's
 run inside the scheduler, whatever the policy (dask's eager or queuing, or tidegate's
-plugin): task ends from ``transition``, transfers from the workers' startstops, and memory
-per worker sampled from ``WorkerState``. distributed is imported only when a client is in
+plugin): task ends from ``transition``, transfers from the workers' startstops, memory per
+worker sampled from ``WorkerState``, and roots in flight counted from the transitions the
+same way for every policy (tidegate's structural root test). distributed is imported only when a client is in
 use (it is an optional extra); the plugin class is built on first access for that reason.
 """
 
@@ -110,6 +111,7 @@ def _recorder_class():
 
 
 def _make_recorder():
+    from collections import Counter
     from time import time
 
     from dask.utils import key_split
@@ -137,6 +139,8 @@ def _make_recorder():
             self.trace = trace.Trace(meta={"name": _policy(scheduler), "body": "distributed",
                                            "policy": _policy(scheduler)})
             self._threads: dict[tuple, int] = {}  # (worker, thread ident) -> index on worker
+            self._roots: dict = {}  # key -> structural root?
+            self._in_flight: dict = {}  # root key -> worker address
             self._last = float("-inf")
             self.sample()
             # between task ends too (a long task's memory); never busier than 20 Hz
@@ -144,9 +148,11 @@ def _make_recorder():
             self._pc.start()
 
         def transition(self, key, start, finish, *args, stimulus_id=None, **kw):
+            ts = self.scheduler.tasks.get(key)
+            if ts is not None:
+                self._count_roots(ts, start, finish, kw.get("worker"))
             if start != "processing" or finish not in ("memory", "erred"):
                 return
-            ts = self.scheduler.tasks.get(key)
             worker = kw.get("worker") or "?"
             startstops = kw.get("startstops") or ()
             compute = [s for s in startstops if s["action"] == "compute"]
@@ -161,12 +167,33 @@ def _make_recorder():
             self.trace.tasks.append(trace.TaskEnd(
                 str(key), ts.group.name if ts else key_split(key), worker, thread,
                 begin - self.t0, end - self.t0, int(kw.get("nbytes") or 0) if ok else 0,
-                bool(ts is not None and is_root(ts)), ok))
+                bool(ts is not None and self._root(ts)), ok))
             for s in startstops:
                 if s["action"] == "transfer" and ts is not None:
                     self._transfers(ts, s, worker)
             if now - self.t0 - self._last >= self.interval:
                 self.sample()
+
+        def _root(self, ts) -> bool:
+            r = self._roots.get(ts.key)
+            if r is None:
+                r = self._roots[ts.key] = bool(is_root(ts))
+            return r
+
+        def _count_roots(self, ts, start, finish, worker) -> None:
+            # Roots in flight, seen from outside and alike for every policy: roots
+            # processing plus root outputs held that no consumer has finished with yet.
+            key = ts.key
+            if finish == "processing":
+                if ts.processing_on is not None and self._root(ts):
+                    self._in_flight[key] = ts.processing_on.address
+            elif start == "processing" and finish == "memory":
+                for d in ts.dependencies:
+                    self._in_flight.pop(d.key, None)  # consumed
+                if key in self._in_flight and worker:
+                    self._in_flight[key] = worker
+            elif finish != "memory":  # released, erred, forgotten, lost with its worker
+                self._in_flight.pop(key, None)
 
         def _transfers(self, ts, s, dest) -> None:
             # the worker reports one interval per fetch from a source, for the inputs of
@@ -180,13 +207,12 @@ def _make_recorder():
         def sample(self) -> None:
             now = time() - self.t0
             self._last = now
-            tg = self.scheduler.plugins.get("tidegate")
-            roots = getattr(tg, "roots_in_flight", None)
+            roots = Counter(self._in_flight.values())
             for ws in self.scheduler.workers.values():
                 spilled = ws.memory.spilled  # as of the last heartbeat
                 self.trace.memory.append(trace.Memory(
                     now, ws.address, max(0, ws.nbytes - spilled), ws.memory.process,
-                    roots(ws) if roots else 0, spilled))
+                    roots[ws.address], spilled))
 
         def finish(self) -> trace.Trace:
             self._pc.stop()

@@ -29,7 +29,7 @@ def _fmt_bytes(n: float | None) -> str:
         return "-"
     for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+            return f"{n:.0f} {unit}" if unit == "B" or abs(n) >= 100 else f"{n:.3g} {unit}"
         n /= 1024
     return ""  # unreachable
 
@@ -37,61 +37,65 @@ def _fmt_bytes(n: float | None) -> str:
 # -- data, shared by both renderers -------------------------------------------------------
 @dataclass
 class Rects:
-    """Task-stream rectangles of one trace; one may stand for several merged tasks."""
+    """Task-stream rectangles of one trace; one may stand for several tasks (``count``),
+    and then shows the group and key of the longest of them."""
 
-    row: list[str]  # "worker / thread"
+    row: list[str]  # "worker / thread" (the worker's address without its protocol)
     left: np.ndarray
     right: np.ndarray
     group: list[str]
     key: list[str]
-    count: np.ndarray  # tasks merged into the rectangle
-    nbytes: np.ndarray  # summed result sizes
+    count: np.ndarray  # tasks in the rectangle
+    nbytes: np.ndarray  # their summed result sizes
     ntasks: int  # tasks in the trace
-    dropped: int  # rectangles not drawn (over the cap)
+    slices: int = 0  # > 0: over the cap, each thread's time was cut into this many slices
 
 
 def task_rects(trace: Trace, max_rects: int = MAX_RECTS, resolution: int = RESOLUTION) -> Rects:
+    """Tasks of one group back to back on one thread (gaps under makespan / resolution)
+    become one rectangle. If that leaves more than ``max_rects``, each thread's time is cut
+    into equal slices, one rectangle per busy slice: a raster as fine as the cap allows,
+    where every task still shows (none is dropped)."""
     tasks = trace.tasks
     n = len(tasks)
     if not n:
         e = np.zeros(0)
-        return Rects([], e, e, [], [], e.astype(int), e.astype(int), 0, 0)
-    rows = [f"{t.worker} / {t.thread}" for t in tasks]
-    row_names, row_id = np.unique(rows, return_inverse=True)
+        return Rects([], e, e, [], [], e.astype(int), e.astype(int), 0)
+    row_names, row_id = np.unique([f"{t.worker.split('://')[-1]} / {t.thread}" for t in tasks],
+                                  return_inverse=True)
     group_names, group_id = np.unique([t.group for t in tasks], return_inverse=True)
     start = np.fromiter((t.start for t in tasks), float, n)
     stop = np.fromiter((t.stop for t in tasks), float, n)
     nbytes = np.fromiter((t.nbytes for t in tasks), np.int64, n)
     order = np.lexsort((start, row_id))
     row_id, group_id, start, stop, nbytes = (a[order] for a in (row_id, group_id, start, stop, nbytes))
-    gap = max(float(stop.max() - start.min()), 1e-9) / resolution
+    t0 = float(start.min())
+    span = max(float(stop.max()) - t0, 1e-9)
     new = np.ones(n, bool)
     new[1:] = (row_id[1:] != row_id[:-1]) | (group_id[1:] != group_id[:-1]) | (
-        start[1:] - stop[:-1] > gap
+        start[1:] - stop[:-1] > span / resolution
     )
+    slices = 0
+    if np.count_nonzero(new) > max_rects:
+        slices = max(1, max_rects // len(row_names))
+        cut = np.minimum(((start - t0) / span * slices).astype(np.int64), slices - 1)
+        new[1:] = (row_id[1:] != row_id[:-1]) | (cut[1:] != cut[:-1])
     first = np.flatnonzero(new)
-    right = np.maximum.reduceat(stop, first)
+    segment = np.cumsum(new) - 1
+    # within each rectangle, its longest task first: it names and colours the rectangle
+    longest = np.lexsort((start - stop, segment))[first]
     count = np.diff(np.append(first, n))
-    sizes = np.add.reduceat(nbytes, first)
-    keep = first
-    dropped = 0
-    if len(first) > max_rects:
-        longest = np.argsort(start[first] - right, kind="stable")[:max_rects]
-        dropped = len(first) - max_rects
-        longest.sort()
-        keep, right, count, sizes = first[longest], right[longest], count[longest], sizes[longest]
-    keys = [str(tasks[order[i]].key) for i in keep]
-    keys = [k if c == 1 else f"{k} (+{c - 1} more)" for k, c in zip(keys, count, strict=True)]
+    keys = [str(tasks[order[i]].key) for i in longest]
     return Rects(
-        row=list(row_names[row_id[keep]]),
-        left=start[keep],
-        right=right,
-        group=list(group_names[group_id[keep]]),
-        key=keys,
+        row=list(row_names[row_id[first]]),
+        left=start[first],
+        right=np.maximum.reduceat(stop, first),
+        group=list(group_names[group_id[longest]]),
+        key=[k if c == 1 else f"{k} (+{c - 1} more)" for k, c in zip(keys, count, strict=True)],
         count=count,
-        nbytes=sizes,
+        nbytes=np.add.reduceat(nbytes, first),
         ntasks=n,
-        dropped=dropped,
+        slices=slices,
     )
 
 
@@ -161,7 +165,8 @@ def summary_rows(traces: Sequence[Trace]) -> list[dict[str, str]]:
             "makespan": f"{s['makespan']:.2f} s",
             "peak held / worker": _fmt_bytes(max(s["peak_memory_per_worker"], default=0)),
             "peak process / worker": _fmt_bytes(max(s["peak_process_per_worker"], default=None)),
-            "peak roots in flight": str(s["peak_roots_in_flight"]),
+            "memory limit": _fmt_bytes(tr.meta.get("memory_limit")),
+            "peak roots in flight / worker": str(s["peak_roots_in_flight"]),
             "transferred": _fmt_bytes(s["bytes_transferred"]),
             "spilled": _fmt_bytes(s["bytes_spilled"]),
         })
@@ -179,6 +184,16 @@ def _check(traces) -> list[Trace]:
     if not traces:
         raise ValueError("no traces to report")
     return traces
+
+
+def _peak_memory(traces: Sequence[Trace]) -> float:
+    return max([float(max(s["held"].max(), 0 if s["process"] is None else s["process"].max()))
+                for tr in traces for s in memory_series(tr).values()] + [1.0])
+
+
+def _limit_shown(tr: Trace, top: float) -> bool:
+    # a limit far above every curve would flatten them: the summary table gives it instead
+    return 0 < float(tr.meta.get("memory_limit") or 0) <= top
 
 
 def _makespan(traces: Sequence[Trace]) -> float:
@@ -201,22 +216,20 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
     traces = _check(traces)
     colors = group_colors(traces, Category20[20])
     x_range = Range1d(0, _makespan(traces) * 1.02)
-    peak_mem = max(
-        [float(max(s["held"].max(), 0 if s["process"] is None else s["process"].max()))
-         for tr in traces for s in memory_series(tr).values()] + [1.0]
-    )
+    peak_mem = _peak_memory(traces)
     mem_range = Range1d(0, peak_mem * 1.05)
+    if any(_limit_shown(tr, peak_mem * 1.5) for tr in traces):  # a limit in sight: show it
+        mem_range.end = max(peak_mem, max(float(tr.meta.get("memory_limit") or 0)
+                                          for tr in traces)) * 1.05
     width = max(380, min(700, 1400 // len(traces)))
     notes: list[str] = []
     grid: list[list] = [[], [], [], []]
     for tr in traces:
         rects = task_rects(tr, max_rects)
-        if rects.dropped:
-            notes.append(f"{tr.name}: {rects.ntasks:,} tasks in {len(rects.left) + rects.dropped:,} "
-                         f"rectangles; the {len(rects.left):,} longest are drawn")
-        elif len(rects.left) < rects.ntasks:
-            notes.append(f"{tr.name}: adjacent tasks of one group on one thread are merged "
-                         f"({rects.ntasks:,} tasks, {len(rects.left):,} rectangles)")
+        if rects.slices:
+            notes.append(f"{tr.name}: {rects.ntasks:,} tasks drawn as {len(rects.left):,} "
+                         f"rectangles: each thread's time in {rects.slices:,} slices, each "
+                         "coloured by its longest task's group")
         if len(tr.memory) > MAX_POINTS:
             notes.append(f"{tr.name}: memory downsampled to {MAX_POINTS:,} points per worker "
                          "(each keeps its interval's peak)")
@@ -224,7 +237,7 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
             grid[i].append(fig)
     table = Div(text=_html_table(summary_rows(traces)), name="summary")
     head = Div(text=f"<h2>{html.escape(title)}</h2>" + "".join(
-        f"<p class='note'>{html.escape(n)}</p>" for n in notes), name="notes")
+        f"<p class='note'>{html.escape(n, quote=False)}</p>" for n in notes), name="notes")
     layout = column(head, table, gridplot(grid, toolbar_location="right", merge_tools=True))
     path = Path(path)
     path.write_text(file_html(layout, INLINE, title), encoding="utf-8")
@@ -265,7 +278,7 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
                                         ("duration", "@duration{0.000} s"), ("result", "@nbytes")]))
     tasks.yaxis.axis_label = "worker / thread"
 
-    mem = figure(title=f"{tr.name}: memory per worker (solid: held, dashed: process)",
+    mem = figure(title="memory per worker (dashed: process)",
                  x_range=x_range, y_range=mem_range, width=width, height=260, tools=tools,
                  name="memory")
     series = memory_series(tr)
@@ -278,22 +291,24 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
         if s["process"] is not None:
             mem.step(s["time"], s["process"], mode="after", color=c, line_dash="dashed",
                      name="process")
-    if tr.meta.get("memory_limit"):
+    if _limit_shown(tr, mem_range.end):
         mem.add_layout(Span(location=float(tr.meta["memory_limit"]), dimension="width",
                             line_color="red", line_dash="dotted", line_width=2))
     if not series:
         mem.title.text += " (no samples)"
     if mem.legend:
-        mem.legend.location = "top_right"
+        mem.legend.location = "top_left"
         mem.legend.label_text_font_size = "9px"
+        mem.legend.background_fill_alpha = 0.6
+        mem.legend.click_policy = "hide"
     mem.yaxis.formatter = NumeralTickFormatter(format="0.0 b")
 
-    roots = figure(title=f"{tr.name}: roots in flight (all workers)", x_range=x_range,
+    roots = figure(title="roots in flight (all workers)", x_range=x_range,
                    width=width, height=180, tools=tools, name="roots")
     t, y = total_series(tr, "roots_in_flight")
     roots.step(t, y, mode="after", color="#2a7", line_width=2, name="roots")
 
-    spills = figure(title=f"{tr.name}: spilled (cumulative) and on disk", x_range=x_range,
+    spills = figure(title="spilled (cumulative) and on disk", x_range=x_range,
                     width=width, height=180, tools=tools, name="spills")
     for direction, color in (("spill", "#c33"), ("load", "#36c")):
         t, y = spill_series(tr, direction)
@@ -328,7 +343,7 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, MultipleLocator
 
     traces = _check(traces)
     unknown = set(panels) - set(PANELS)
@@ -342,6 +357,7 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
         gridspec_kw={"height_ratios": [ratios[p] for p in panels]},
     )
     fmt = FuncFormatter(lambda v, _: _fmt_bytes(v))
+    peak = _peak_memory(traces) * 1.5
     for j, tr in enumerate(traces):
         for i, panel in enumerate(panels):
             ax = axes[i][j]
@@ -369,12 +385,12 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
                     if s["process"] is not None:
                         ax.step(s["time"], s["process"], where="post", ls="--", lw=1,
                                 color=line.get_color())
-                if tr.meta.get("memory_limit"):
+                if _limit_shown(tr, peak):
                     ax.axhline(float(tr.meta["memory_limit"]), color="red", ls=":", lw=1.5)
                 ax.yaxis.set_major_formatter(fmt)
-                ax.set_title(f"{tr.name}: memory per worker (held; dashed: process)", fontsize=10)
+                ax.set_title(f"{tr.name}: memory per worker (dashed: process)", fontsize=10)
                 if ax.get_legend_handles_labels()[0]:
-                    ax.legend(fontsize=7, loc="upper right")
+                    ax.legend(fontsize=7, loc="upper left", framealpha=0.6)
             elif panel == "roots":
                 t, yv = total_series(tr, "roots_in_flight")
                 ax.step(t, yv, where="post", color="#2a7", lw=1.5)
@@ -392,8 +408,10 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
     if "memory" in panels:  # one memory axis for every column
         row = axes[list(panels).index("memory")]
         top = max(ax.get_ylim()[1] for ax in row)
+        step = 2.0 ** np.round(np.log2(top / 5))  # ticks at round binary sizes
         for ax in row:
             ax.set_ylim(0, top)
+            ax.yaxis.set_major_locator(MultipleLocator(step))
     axes[0][0].set_xlim(0, _makespan(traces) * 1.02)
     fig.tight_layout()
     path = Path(path)
