@@ -54,7 +54,9 @@ def record(path="tidegate-report.html", *, client=None, save_traces: bool = True
     finally:
         rec.traces.extend(local)
         if client is not None:
-            rec.traces.append(client.run_on_scheduler(_finish_recording, name=name))
+            cluster = client.run_on_scheduler(_finish_recording, name=name)
+            if cluster.tasks or not rec.traces:  # an idle cluster beside local runs: leave out
+                rec.traces.append(cluster)
         _write(rec, save_traces, title, failing=sys.exc_info()[0] is not None)
 
 
