@@ -19,7 +19,8 @@ N = 12  # tasks in _graph()
 
 
 def _graph(last=lambda xs: sum(xs)):
-    parts = [dask.delayed(lambda i: i, pure=True)(i, dask_key_name=f"part-{i}") for i in range(N - 1)]
+    parts = [dask.delayed(lambda i: i, pure=True)(i, dask_key_name=f"part-{i}")
+             for i in range(N - 1)]
     return dask.delayed(last)(parts, dask_key_name="last")
 
 
@@ -28,7 +29,8 @@ def _terminal():
     return out, Console(file=out, force_terminal=True, width=120, color_system=None)
 
 
-@pytest.mark.parametrize("scheduler", ["threads", "sync", tidegate.get], ids=["threads", "sync", "tidegate"])
+@pytest.mark.parametrize("scheduler", ["threads", "sync", tidegate.get],
+                         ids=["threads", "sync", "tidegate"])
 def test_final_line_counts_every_task(scheduler):
     out, console = _terminal()
     with tidegate.Progress(console=console) as p:

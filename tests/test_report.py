@@ -229,7 +229,8 @@ def test_report_renders_in_headless_chromium(real_traces, tmp_path):
             page = browser.new_page(viewport={"width": 1500, "height": 1400})
             page.on("console", lambda m: messages.append((m.type, m.text)))
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.route("http*://**", lambda route: (errors.append(route.request.url), route.abort()))
+            page.route("http*://**",
+                       lambda route: (errors.append(route.request.url), route.abort()))
             page.goto(path.as_uri())
             page.wait_for_function(
                 "() => window.Bokeh && Bokeh.documents.length == 1 && Bokeh.documents[0].is_idle")

@@ -93,7 +93,8 @@ def report(args) -> int:
         os.makedirs(args.png, exist_ok=True)
         for name, panels in (("report", None), ("memory", ("memory",))):
             kw = {"panels": panels} if panels else {}
-            print(f"png: {os.path.abspath(save_png(traces, os.path.join(args.png, name + '.png'), **kw))}")
+            png = save_png(traces, os.path.join(args.png, name + ".png"), **kw)
+            print(f"png: {os.path.abspath(png)}")
     return 0
 
 

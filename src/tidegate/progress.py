@@ -48,7 +48,8 @@ def snapshot(state: dict) -> Snapshot:
         return Snapshot(live.finished, live.tasks, live.held_bytes, live.memory_limit,
                         live.bytes_spilled)
     done = len(state.get("finished", ()))
-    return Snapshot(done, done + sum(len(state.get(k, ())) for k in ("ready", "waiting", "running")))
+    pending = sum(len(state.get(k, ())) for k in ("ready", "waiting", "running"))
+    return Snapshot(done, done + pending)
 
 
 class Progress(Callback):

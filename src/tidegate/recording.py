@@ -5,8 +5,9 @@ Local computes hand their Trace to :func:`tidegate.trace.collecting`. With a
 run inside the scheduler, whatever the policy (dask's eager or queuing, or tidegate's
 plugin): task ends from ``transition``, transfers from the workers' startstops, memory per
 worker sampled from ``WorkerState``, and roots in flight counted from the transitions the
-same way for every policy (tidegate's structural root test). distributed is imported only when a client is in
-use (it is an optional extra); the plugin class is built on first access for that reason.
+same way for every policy (tidegate's structural root test). distributed is imported only
+when a client is in use (it is an optional extra); the plugin class is built on first
+access for that reason.
 """
 
 from __future__ import annotations
@@ -200,7 +201,8 @@ def _make_recorder():
         def _transfers(self, ts, s, dest) -> None:
             # the worker reports one interval per fetch from a source, for the inputs of
             # the task it attached it to: those inputs held on the source were fetched
-            moved = [d for d in ts.dependencies if any(ws.address == s["source"] for ws in d.who_has)]
+            moved = [d for d in ts.dependencies
+                     if any(ws.address == s["source"] for ws in d.who_has)]
             for d in moved or [ts]:
                 self.trace.transfers.append(trace.Transfer(
                     str(d.key), s["source"], dest, s["start"] - self.t0, s["stop"] - self.t0,

@@ -68,7 +68,8 @@ def task_rects(trace: Trace, max_rects: int = MAX_RECTS, resolution: int = RESOL
     stop = np.fromiter((t.stop for t in tasks), float, n)
     nbytes = np.fromiter((t.nbytes for t in tasks), np.int64, n)
     order = np.lexsort((start, row_id))
-    row_id, group_id, start, stop, nbytes = (a[order] for a in (row_id, group_id, start, stop, nbytes))
+    row_id, group_id, start, stop, nbytes = (
+        a[order] for a in (row_id, group_id, start, stop, nbytes))
     t0 = float(start.min())
     span = max(float(stop.max()) - t0, 1e-9)
     new = np.ones(n, bool)
@@ -197,7 +198,8 @@ def _limit_shown(tr: Trace, top: float) -> bool:
 
 
 def _makespan(traces: Sequence[Trace]) -> float:
-    ends = [t.stop for tr in traces for t in tr.tasks] + [m.time for tr in traces for m in tr.memory]
+    ends = [t.stop for tr in traces for t in tr.tasks]
+    ends += [m.time for tr in traces for m in tr.memory]
     return max(ends, default=0.0) or 1.0
 
 
@@ -221,6 +223,14 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
     if any(_limit_shown(tr, peak_mem * 1.5) for tr in traces):  # a limit in sight: show it
         mem_range.end = max(peak_mem, max(float(tr.meta.get("memory_limit") or 0)
                                           for tr in traces)) * 1.05
+    roots_top = max(float(total_series(tr, "roots_in_flight")[1].max(initial=0)) for tr in traces)
+    spill_top = max(float(y.max(initial=0)) for tr in traces for y in (
+        spill_series(tr, "spill")[1], spill_series(tr, "load")[1], total_series(tr, "spilled")[1]))
+    ranges = {  # every column on the same scales
+        "memory": mem_range,
+        "roots": Range1d(0, 1.1 * roots_top or 1),
+        "spills": Range1d(0, 1.1 * spill_top or 1),
+    }
     width = max(380, min(700, 1400 // len(traces)))
     notes: list[str] = []
     grid: list[list] = [[], [], [], []]
@@ -233,7 +243,7 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
         if len(tr.memory) > MAX_POINTS:
             notes.append(f"{tr.name}: memory downsampled to {MAX_POINTS:,} points per worker "
                          "(each keeps its interval's peak)")
-        for i, fig in enumerate(_bokeh_column(tr, rects, colors, x_range, mem_range, width)):
+        for i, fig in enumerate(_bokeh_column(tr, rects, colors, x_range, ranges, width)):
             grid[i].append(fig)
     table = Div(text=_html_table(summary_rows(traces)), name="summary")
     head = Div(text=f"<h2>{html.escape(title)}</h2>" + "".join(
@@ -256,7 +266,7 @@ def _html_table(rows: list[dict[str, str]]) -> str:
             f"<tr style='border-bottom:1px solid #888'>{head}</tr>{body}</table>")
 
 
-def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
+def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, ranges, width):
     from bokeh.models import ColumnDataSource, FactorRange, HoverTool, NumeralTickFormatter, Span
     from bokeh.palettes import Category10
     from bokeh.plotting import figure
@@ -279,7 +289,7 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
     tasks.yaxis.axis_label = "worker / thread"
 
     mem = figure(title="memory per worker (dashed: process)",
-                 x_range=x_range, y_range=mem_range, width=width, height=260, tools=tools,
+                 x_range=x_range, y_range=ranges["memory"], width=width, height=260, tools=tools,
                  name="memory")
     series = memory_series(tr)
     palette = Category10[10]
@@ -291,7 +301,7 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
         if s["process"] is not None:
             mem.step(s["time"], s["process"], mode="after", color=c, line_dash="dashed",
                      name="process")
-    if _limit_shown(tr, mem_range.end):
+    if _limit_shown(tr, ranges["memory"].end):
         mem.add_layout(Span(location=float(tr.meta["memory_limit"]), dimension="width",
                             line_color="red", line_dash="dotted", line_width=2))
     if not series:
@@ -304,12 +314,12 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
     mem.yaxis.formatter = NumeralTickFormatter(format="0.0 b")
 
     roots = figure(title="roots in flight (all workers)", x_range=x_range,
-                   width=width, height=180, tools=tools, name="roots")
+                   y_range=ranges["roots"], width=width, height=180, tools=tools, name="roots")
     t, y = total_series(tr, "roots_in_flight")
     roots.step(t, y, mode="after", color="#2a7", line_width=2, name="roots")
 
     spills = figure(title="spilled (cumulative) and on disk", x_range=x_range,
-                    width=width, height=180, tools=tools, name="spills")
+                    y_range=ranges["spills"], width=width, height=180, tools=tools, name="spills")
     for direction, color in (("spill", "#c33"), ("load", "#36c")):
         t, y = spill_series(tr, direction)
         spills.step(t, y, mode="after", color=color, line_width=2, legend_label=direction,
@@ -318,7 +328,6 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, mem_range, width):
     spills.step(t, y, mode="after", color="#888", line_dash="dashed", legend_label="on disk",
                 name="on-disk")
     spills.legend.location = "top_left"
-    spills.y_range.start = 0
     spills.yaxis.formatter = NumeralTickFormatter(format="0.0 b")
     for f in (tasks, mem, roots, spills):
         f.xaxis.axis_label = "seconds"
@@ -405,13 +414,14 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
                 ax.set_title(f"{tr.name}: spilled / loaded (cumulative)", fontsize=10)
             if i == len(panels) - 1:
                 ax.set_xlabel("seconds")
-    if "memory" in panels:  # one memory axis for every column
-        row = axes[list(panels).index("memory")]
-        top = max(ax.get_ylim()[1] for ax in row)
-        step = 2.0 ** np.round(np.log2(top / 5))  # ticks at round binary sizes
-        for ax in row:
+    for i, panel in enumerate(panels):  # every column on the same scales
+        if panel == "tasks":
+            continue
+        top = max(ax.get_ylim()[1] for ax in axes[i])
+        for ax in axes[i]:
             ax.set_ylim(0, top)
-            ax.yaxis.set_major_locator(MultipleLocator(step))
+            if panel != "roots":  # bytes: ticks at round binary sizes
+                ax.yaxis.set_major_locator(MultipleLocator(2.0 ** np.round(np.log2(top / 5))))
     axes[0][0].set_xlim(0, _makespan(traces) * 1.02)
     fig.tight_layout()
     path = Path(path)
