@@ -164,6 +164,27 @@ def _model(html_text: str, name: str) -> dict:
     return found[0]
 
 
+def test_an_empty_trace_beside_a_real_one_is_a_valid_column(real_traces, tmp_path):
+    import logging
+
+    empty = trace.Trace(meta={"name": "nothing ran"})
+    seen = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = seen.append
+    log = logging.getLogger("bokeh")  # bokeh's validation logs here, not propagated
+    level = log.level  # distributed's logging config sets it to "error"
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+    try:
+        text = report([real_traces[0], empty], tmp_path / "r.html").read_text()
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    assert [r.getMessage() for r in seen] == []
+    assert ">nothing ran</td>" in _model(text, "summary")["attributes"]["text"]
+    assert save_png([empty], tmp_path / "e.png").exists()
+
+
 def test_png_has_the_groups_colours(real_traces, tmp_path):
     import matplotlib.image
     import matplotlib.pyplot as plt

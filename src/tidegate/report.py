@@ -306,6 +306,7 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, ranges, width):
                             line_color="red", line_dash="dotted", line_width=2))
     if not series:
         mem.title.text += " (no samples)"
+        mem.step([], [], name="held")  # an empty plot is still a valid plot
     if mem.legend:
         mem.legend.location = "top_left"
         mem.legend.label_text_font_size = "9px"
