@@ -4,6 +4,7 @@ tidegate's live object."""
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 from types import SimpleNamespace
@@ -81,3 +82,28 @@ def test_reads_tidegates_live_object_when_present():
 def test_memory_without_a_limit_and_nothing_spilled():
     assert Snapshot(1, 2, 5 * 2**20, None, 0).memory_text() == "memory 5.00 MiB"
     assert Snapshot(1, 2).memory_text() == ""
+
+
+def test_drawn_in_a_real_notebook_kernel():
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("ipywidgets")
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import tidegate, test_progress\n"
+        "p = tidegate.Progress()\n"
+        "with p:\n"
+        "    print(test_progress._graph().compute(scheduler='threads'))\n"
+        "print(p.enabled, p.last.done)"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            store_widget_state=True).execute(env=env)
+    out = nb.cells[0].outputs
+    stdout = [o["text"] for o in out if o["output_type"] == "stream" and o["name"] == "stdout"]
+    assert "".join(stdout) == f"{sum(range(N - 1))}\nTrue {N}\n"
+    widgets = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    drawn = [o["data"]["text/plain"] for w in widgets.values() if w["model_name"] == "OutputModel"
+             for o in w["state"]["outputs"]]
+    assert any(f"{N}/{N}" in text for text in drawn), drawn

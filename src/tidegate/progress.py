@@ -13,7 +13,9 @@ waiting, ready and running tasks, as ``dask.diagnostics.ProgressBar`` does.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
+import warnings
 from dataclasses import dataclass
 
 from dask.callbacks import Callback
@@ -52,19 +54,26 @@ def snapshot(state: dict) -> Snapshot:
     return Snapshot(done, done + pending)
 
 
+def _interactive(console: Console) -> bool:
+    if console.is_jupyter:  # rich draws live in a notebook through an ipywidgets Output
+        if importlib.util.find_spec("ipywidgets") is None:
+            warnings.warn("tidegate.Progress: install ipywidgets for a progress bar in notebooks",
+                          stacklevel=3)
+            return False
+        return True
+    return console.is_terminal and not console.is_dumb_terminal
+
+
 class Progress(Callback):
     """Live progress of every local compute while active. ``console``: where to draw (default:
-    stderr); ``enabled``: force on or off (default: on when the console is a terminal or a
-    notebook); ``interval``: seconds between redraws."""
+    stderr); ``enabled``: force on or off (default: on in a terminal, and in a notebook when
+    ipywidgets is installed); ``interval``: seconds between redraws."""
 
     def __init__(self, console: Console | None = None, enabled: bool | None = None,
                  interval: float = 0.1):
         super().__init__()
         self.console = console or Console(stderr=True)
-        if enabled is None:
-            enabled = (self.console.is_terminal and not self.console.is_dumb_terminal) or \
-                self.console.is_jupyter
-        self.enabled = enabled
+        self.enabled = _interactive(self.console) if enabled is None else enabled
         self.interval = interval
         self.last: Snapshot | None = None  # the latest drawn
         self._thread: threading.Thread | None = None
