@@ -1,11 +1,12 @@
-"""Make the README's report pictures: one workload on a real LocalCluster under dask's eager
-scheduling (worker-saturation: inf), dask's default queuing and tidegate's plugin, each
-recorded with ``tidegate.record()``, then one report and its PNGs side by side.
+"""Make the README's report pictures, each run recorded with ``tidegate.record()``:
 
-    python docs/make_report.py [--workload vorticity] [--steps 64] [--out docs]
+- cluster: one workload on a real LocalCluster under dask's eager scheduling
+  (worker-saturation: inf), dask's default queuing and tidegate's plugin -> OUT/report.png,
+  OUT/report-memory.png (and OUT/report.html, OUT/report-*.jsonl, not committed);
+- local: the anomaly pipeline on tidegate's thread runtime with and without a memory limit
+  -> OUT/report-local.png (and OUT/report-local.html).
 
-Writes OUT/report.html (not committed: 2 MB of inlined JS), OUT/report.png,
-OUT/report-memory.png and the three traces (OUT/report-*.jsonl, not committed).
+    python docs/make_report.py [--part cluster|local|both] [--workload vorticity] [--steps 64]
 """
 
 from __future__ import annotations
@@ -34,12 +35,42 @@ POLICIES = {
 
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--part", default="both", choices=["cluster", "local", "both"])
     ap.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
     ap.add_argument("--steps", type=int, default=64, help="time steps per input (8 MB each)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     args = ap.parse_args()
+    if args.part in ("cluster", "both"):
+        cluster(args)
+    if args.part in ("local", "both"):
+        local(args)
+
+
+def local(args, limit="150MB") -> None:
+    folder = tempfile.mkdtemp(prefix="tidegate-docs-")
+    try:
+        inputs = make_inputs(folder, args.steps)
+        with tidegate.record(os.path.join(args.out, "report-local.html"),
+                             save_traces=False) as rec:
+            for memory_limit in (limit, "none"):
+                dask.compute(build("anomaly", inputs, folder), scheduler=tidegate.get,
+                             memory_limit=memory_limit)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if len(rec.traces) != 2:
+        raise SystemExit("this tidegate's thread runtime records no traces (trace.sink())")
+    for tr, label in zip(rec.traces, (f"memory_limit={limit}", "no memory_limit"), strict=True):
+        tr.meta["name"] = f"anomaly, threads: {label}"
+        print(f"{tr.name}: {tr.summary()}")
+    tidegate.report(rec.traces, rec.path, title="anomaly on tidegate's thread runtime")
+    png = save_png(rec.traces, os.path.join(args.out, "report-local.png"),
+                   panels=("memory", "spills"))
+    print(f"png: {png}")
+
+
+def cluster(args) -> None:
     logging.getLogger("distributed").setLevel(logging.WARNING)
     folder = tempfile.mkdtemp(prefix="tidegate-docs-")
     traces = []

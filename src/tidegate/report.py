@@ -387,7 +387,7 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
                 ax.set_yticks(range(len(rows)) if len(rows) <= 16 else [])
                 ax.set_yticklabels(rows if len(rows) <= 16 else [], fontsize=7)
                 ax.invert_yaxis()
-                ax.set_title(f"{tr.name}: task stream", fontsize=10)
+                title = "task stream"
             elif panel == "memory":
                 for w, s in sorted(memory_series(tr).items()):
                     (line,) = ax.step(s["time"], s["held"], where="post", lw=1.5,
@@ -398,13 +398,13 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
                 if _limit_shown(tr, peak):
                     ax.axhline(float(tr.meta["memory_limit"]), color="red", ls=":", lw=1.5)
                 ax.yaxis.set_major_formatter(fmt)
-                ax.set_title(f"{tr.name}: memory per worker (dashed: process)", fontsize=10)
+                title = "memory per worker (dashed: process)"
                 if ax.get_legend_handles_labels()[0]:
                     ax.legend(fontsize=7, loc="upper left", framealpha=0.6)
             elif panel == "roots":
                 t, yv = total_series(tr, "roots_in_flight")
                 ax.step(t, yv, where="post", color="#2a7", lw=1.5)
-                ax.set_title(f"{tr.name}: roots in flight", fontsize=10)
+                title = "roots in flight (all workers)"
             else:
                 for direction, color in (("spill", "#c33"), ("load", "#36c")):
                     t, yv = spill_series(tr, direction)
@@ -412,7 +412,9 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
                 ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.0))
                 ax.yaxis.set_major_formatter(fmt)
                 ax.legend(fontsize=7, loc="upper left")
-                ax.set_title(f"{tr.name}: spilled / loaded (cumulative)", fontsize=10)
+                title = "spilled / loaded (cumulative)"
+            # the run's name heads its column
+            ax.set_title(f"{tr.name}\n{title}" if i == 0 else title, fontsize=10)
             if i == len(panels) - 1:
                 ax.set_xlabel("seconds")
     for i, panel in enumerate(panels):  # every column on the same scales
