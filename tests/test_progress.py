@@ -3,6 +3,7 @@ tidegate's live object."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import threading
@@ -77,6 +78,17 @@ def test_reads_tidegates_live_object_when_present():
     p._finish({}, state, False)
     line = [ln for ln in out.getvalue().splitlines() if "100/100" in ln][-1]
     assert "memory 1.00 GiB / 4.00 GiB" in line and "spilled 3.00 MiB" in line
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tidegate.live") is None,
+                    reason="this thread runtime does not put state['tidegate'] yet")
+def test_thread_runtime_shows_memory_against_its_limit():
+    out, console = _terminal()
+    with tidegate.Progress(console=console) as p:
+        _graph().compute(scheduler=tidegate.get, memory_limit="1GiB")
+    assert p.last.done == p.last.total == N and p.last.memory_limit == 2**30
+    assert p.last.held_bytes is not None and p.last.bytes_spilled == 0
+    assert "/ 1.00 GiB" in out.getvalue()
 
 
 def test_memory_without_a_limit_and_nothing_spilled():
