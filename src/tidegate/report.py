@@ -423,7 +423,9 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
         top = max(ax.get_ylim()[1] for ax in axes[i])
         for ax in axes[i]:
             ax.set_ylim(0, top)
-            if panel != "roots":  # bytes: ticks at round binary sizes
+            if top <= 1.5:  # nothing counted in any column (twin traces have no roots)
+                ax.set_yticks([0])
+            elif panel != "roots":  # bytes: ticks at round binary sizes
                 ax.yaxis.set_major_locator(MultipleLocator(2.0 ** np.round(np.log2(top / 5))))
     axes[0][0].set_xlim(0, _makespan(traces) * 1.02)
     fig.tight_layout()
