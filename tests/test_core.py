@@ -7,7 +7,10 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tidegate.core import MEMORY, RELEASED, Failed, Finished, Load, Release, Run, Scheduler, Spill
+from tidegate.core import (
+    MEMORY, PROCESSING, RELEASED, SPILLED, Failed, Finished, InvalidTransition, Load, Release,
+    Run, Scheduler, Spill,
+)  # fmt: skip
 from tidegate.graph import TaskGraph
 from tidegate.policy import Policy, find_roots
 
@@ -83,7 +86,7 @@ def test_random_graphs_complete_with_invariants(dag, workers, threads, sat, budg
 
     def within_budget(core):
         # Over budget only by the inputs of running tasks, which cannot be spilled.
-        running = [i for i in range(len(g)) if core.state[i] == 2]
+        running = [i for i in range(len(g)) if core.state[i] == PROCESSING]
         for w, worker in enumerate(core.workers):
             pinned = {d for i in running for d in g.dependencies(i) if core.where[d] == w}
             assert worker.held <= worker.budget + sum(sizes[d] for d in pinned)
@@ -94,7 +97,7 @@ def test_random_graphs_complete_with_invariants(dag, workers, threads, sat, budg
     outs = set(g.outputs.tolist())
     assert set(releases) == set(range(len(g))) - outs  # everything else released once
     assert len(releases) == len(set(releases))
-    assert all(core.state[i] == MEMORY for i in outs)
+    assert all(core.state[i] in (MEMORY, SPILLED) for i in outs)
     assert all(core.state[i] == RELEASED for i in releases)
     assert sum(w.held + w.spilled for w in core.workers) == sum(sizes[i] for i in outs)
 
@@ -169,8 +172,16 @@ def test_bad_events_and_workers_are_refused():
     g = pairs(4)
     core = Scheduler(g, [(1, math.inf)])
     core.start()
-    with pytest.raises(ValueError, match="finished but was waiting"):
-        core.handle(Finished(g.keys.index(("out", 0)), 1))
+    out = g.keys.index(("out", 0))
+    with pytest.raises(InvalidTransition, match="waiting -> memory") as info:
+        core.handle(Finished(out, 1))
+    assert info.value.key == ("out", 0) and info.value.start == "waiting"
+    assert core.broken is None  # refused before any change: the core goes on
+    load = g.keys.index(("load", 0))
+    core.handle(Finished(load, 1))
+    with pytest.raises(InvalidTransition, match="memory -> memory") as info:
+        core.handle(Finished(load, 1))  # a duplicate completion
+    assert ("processing", "memory") in [e[1:] for e in info.value.story]
     with pytest.raises(ValueError, match="thread"):
         Scheduler(g, [(0, math.inf)])
     with pytest.raises(ValueError, match="budget"):
