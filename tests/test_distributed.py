@@ -125,12 +125,15 @@ def loaders_graph(n=64, size=10_000, seed=0):
 
 
 def _books_consistent(dask_scheduler):
-    """The plugin's per-worker counts agree with a recount from the scheduler's state."""
+    """The plugin's books agree with a recount from dask's own state, and nothing failed."""
     p = dask_scheduler._tidegate
+    assert p.errors == [], p.errors
+    p.books.validate()
     for ws in dask_scheduler.workers.values():
-        roots = [ts for ts in ws.processing if p._root(ts)]
-        assert p._roots_processing.get(ws.address, 0) == len(roots)
-    assert all(dask_scheduler.tasks[k].state == "memory" for k in p._untouched)
+        book = p.books.workers[ws.address]
+        assert book.processing == len(ws.processing)
+        assert book.roots_processing == sum(1 for ts in ws.processing if p._root(ts))
+    assert all(dask_scheduler.tasks[k].state == "memory" for k in p.books._carriers)
     return True
 
 
@@ -260,8 +263,9 @@ def test_memory_budget_bounds_held_bytes(client):
 
 
 def test_memory_drop_without_stimulus_gets_work(client):
-    """Roots withheld by the budget start once held bytes allow it, even when nothing
-    else happens on the scheduler (the periodic callback looks again)."""
+    """Roots withheld by the budget start once held bytes allow it, even when no task
+    finishes: the client releasing data is no stimulus for dask's queue; the plugin's timer
+    looks again."""
     block = Event("tidegate-block", client=client)
     workers = sorted(client.scheduler_info()["workers"])
     blockers = [
@@ -273,17 +277,29 @@ def test_memory_drop_without_stimulus_gets_work(client):
     client.register_plugin(td.Plugin(memory_limit=100_000, interval="50ms"))
     loads = [delayed(load)(i, 10, dask_key_name=k) for i, k in enumerate(_unique_names(8, 4))]
     futures = client.compute(loads)
-    time.sleep(0.5)
-    assert not any(f.done() for f in futures)  # over budget and busy: withheld
+    keys = {f.key for f in futures}
 
-    def lift(dask_scheduler):
-        dask_scheduler._tidegate.memory_limit = None  # no stimulus of any kind
+    def queued(dask_scheduler, keys):
+        return sum(ts.key in keys for ts in dask_scheduler.queued)
 
-    client.run_on_scheduler(lift)
-    wait(futures, timeout=10)
-    assert not any(b.done() for b in blockers)
+    # Over budget and busy on every worker: all eight stay queued (an event on the
+    # scheduler, not a time: wait until they arrived).
+    _until(lambda: client.run_on_scheduler(queued, keys=keys) == 8)
+    assert not any(f.done() for f in futures)
+    del held  # the data goes; no task finishes, nothing else happens
+    wait(futures, timeout=30)
+    assert not any(b.done() for b in blockers)  # the blockers still run: the timer did it
+    assert client.run_on_scheduler(_books_consistent)
     block.set()
     wait(blockers)
+
+
+def _until(predicate, timeout=30):
+    """Wait for a condition on the cluster (an event), failing after a generous timeout."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the condition never came"
+        time.sleep(0.02)
 
 
 # -- same results as dask ---------------------------------------------------------------

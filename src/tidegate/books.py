@@ -308,6 +308,11 @@ class Books:
         return ws[i]
 
     # -- introspection ------------------------------------------------------------------
+    @property
+    def has_carriers(self) -> bool:
+        """Some output carries a root's data: only then do inputs need reporting."""
+        return bool(self._carriers)
+
     def in_flight(self, root) -> bool:
         return root in self._processing or root in self._live
 
