@@ -12,48 +12,15 @@ from tidegate.core import (
     Run, Scheduler, Spill,
 )  # fmt: skip
 from tidegate.graph import TaskGraph
-from tidegate.policy import Policy, find_roots
+from tidegate import testing
+from tidegate.policy import Policy
+from tidegate.testing import drive
 
 import numpy as np
 
 
 def make_graph(deps, outputs):
-    g = TaskGraph.from_dependencies(deps, outputs)
-    none = np.zeros(len(g), bool)
-    g.root = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, none, none)
-    return g
-
-
-def drive(core, seed=0, size=lambda i: 100, on_event=None):
-    """Finish running tasks in random order until done; return (runs, releases) in order."""
-    rng = random.Random(seed)
-    running, runs, releases = [], [], []
-
-    on_disk = set()
-
-    def take(actions):
-        for a in actions:
-            if isinstance(a, Run):
-                assert not on_disk & set(core.graph.dependencies(a.task)), "input not loaded"
-                running.append(a.task)
-                runs.append(a.task)
-            elif isinstance(a, Spill):
-                assert a.task not in on_disk
-                on_disk.add(a.task)
-            elif isinstance(a, Load):
-                on_disk.remove(a.task)
-            else:
-                assert isinstance(a, Release)
-                on_disk.discard(a.task)
-                releases.append(a.task)
-
-    take(core.start())
-    while running:
-        i = running.pop(rng.randrange(len(running)))
-        take(core.handle(Finished(i, size(i))))
-        if on_event:
-            on_event(core)
-    return runs, releases
+    return testing.make_graph(deps, outputs)
 
 
 @st.composite

@@ -280,27 +280,41 @@ class Books:
         )
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None):
-        """The worker root ``task`` should start on now, or None (keep it withheld).
+        """The worker root ``task`` should start on now, or None (keep it withheld):
+        :func:`policy.place_root` over the workers that can matter.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
-        there}; ``candidates``: workers that may take some (see ``may_take_some``), sorted.
-        Only candidates and partners' workers are examined: the cost is bounded by them,
-        not by the cluster's size."""
-        ws = list(candidates)
-        seen = set(ws)
-        for w in partners:
-            if w not in seen and w in self.workers:
-                ws.append(w)
-        if not ws:
-            return None
-        partner, admissible, idle, load = [], [], [], []
-        for w in ws:
+        there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
+        first. Partners' workers are examined first; then candidates in load order until
+        one admits (only idle ones when partners exist, as place_root would choose): the
+        rest could not be chosen over it. Cost: partners plus the candidates passed over,
+        not the cluster's size."""
+        ws, partner, admissible, idle, load = [], [], [], [], []
+
+        def examine(w):
             book = self.workers[w]
             p = partners.get(w, 0)
+            ws.append(w)
             partner.append(p)
             idle.append(book.processing == 0)
-            admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id))
             load.append((book.roots_in_flight + book.processing) / book.threads)
+            admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id))
+            return admissible[-1]
+
+        found = False
+        for w in partners:
+            if w in self.workers and examine(w):
+                found = True
+        if not found:
+            for w in candidates:
+                if w in partners:
+                    continue
+                if partners and self.workers[w].processing:
+                    continue  # with partners elsewhere only an idle worker may take it
+                if examine(w):
+                    break
+        if not ws:
+            return None
         i = place_root(partner, admissible, idle, load)
         if i is None:
             return None

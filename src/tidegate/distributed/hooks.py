@@ -229,6 +229,8 @@ class Plugin(SchedulerPlugin):
         self.scheduler = scheduler
         self._apply = apply
         self._server = False
+        self._fallback = False
+        self._registered = None  # the name dask keeps the plugin under, found on a tick
         self._pokes = itertools.count()
         self._logged: set = set()
         self._saved = {name: scheduler.__dict__.get(name, _MISSING) for name in STATE_HOOKS}
@@ -418,7 +420,7 @@ class Plugin(SchedulerPlugin):
         s = self.scheduler
         if s is None:
             return
-        name = getattr(self, "_registered", None)
+        name = self._registered
         if name is None:
             name = self._registered = next((n for n, p in s.plugins.items() if p is self), None)
         elif s.plugins.get(name) is not self:
