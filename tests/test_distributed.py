@@ -7,6 +7,7 @@ The invariants are checked from outside: worker plugins count what workers hold.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -182,6 +183,123 @@ def test_register_twice_replaces(client):
     assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == (
         SATURATION
     )
+
+
+def _hooks_state(dask_scheduler):
+    steal = dask_scheduler.extensions["stealing"]
+    return (
+        sorted(k for k in (*td.HOOKS, "remove_plugin") if k in dask_scheduler.__dict__),
+        "steal_time_ratio" in steal.__dict__,
+        dask_scheduler.WORKER_SATURATION,
+        "tidegate" in dask_scheduler.plugins,
+        "tidegate" in dask_scheduler.periodic_callbacks,
+        "_tidegate" in dask_scheduler.__dict__,
+    )
+
+
+def test_unregister_scheduler_plugin_restores_dask(client):
+    """dask's unregister_scheduler_plugin never calls close(): the plugin notices its
+    removal and puts dask's methods back, as uninstall() does."""
+    before = client.run_on_scheduler(_hooks_state)
+    assert before == ([], False, SATURATION, False, False, False)
+    client.register_plugin(td.Plugin(saturation=3.0))
+    assert client.run_on_scheduler(_hooks_state) == (
+        sorted((*td.HOOKS, "remove_plugin")), True, 3.0, True, True, True
+    )
+    client.unregister_scheduler_plugin("tidegate")
+    assert client.run_on_scheduler(_hooks_state) == before
+    default, _ = _peaks(client, "load-", loaders_graph(seed=6))
+    assert default > CAP + 2  # dask's own (unbounded) behaviour on unique keys is back
+
+
+def _inject(dask_scheduler, where):
+    p = dask_scheduler._tidegate
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"injected fault in {where}")
+
+    if where == "place":
+        p.books.place = broken
+    else:
+        import tidegate.distributed.hooks as hooks
+
+        p._is_root_cache.clear()
+        p._saved_root = hooks._structural_root
+        hooks._structural_root = broken
+
+
+def _heal(dask_scheduler, where):
+    p = dask_scheduler._tidegate
+    errors = sorted({e[0] for e in p.errors})
+    if where == "place":
+        del p.books.place
+    else:
+        import tidegate.distributed.hooks as hooks
+
+        hooks._structural_root = p._saved_root
+    p.errors.clear()
+    return errors
+
+
+@pytest.mark.parametrize("where", ["place", "root"])
+def test_a_fault_in_tidegate_falls_back_to_dask(client, where, caplog):
+    """A replaced method that raises: dask's own method serves that call, the computation
+    completes with the right result, the error is kept in Plugin.errors and logged once."""
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    client.run_on_scheduler(_inject, where=where)
+    with caplog.at_level(logging.ERROR, logger="tidegate.distributed"):
+        assert loaders_graph(n=32, seed=7).compute() == loaders_graph(n=32, seed=7).compute(
+            scheduler="sync"
+        )
+    errors = client.run_on_scheduler(_heal, where=where)
+    expected = {"place": ["poke"], "root": ["is_rootish", "resync", "steal_time_ratio", "transition"]}[where]
+    assert set(errors) <= set(expected) and errors, errors
+    logged = [r for r in caplog.records if r.name == "tidegate.distributed"]
+    assert len(logged) == len(errors), [r.getMessage() for r in logged]  # once per method
+    # Healed: the next computation runs on tidegate's books again, without errors.
+    withheld, _ = _peaks(client, "load-", loaders_graph(seed=8))
+    assert withheld <= CAP + 2
+    assert client.run_on_scheduler(_books_consistent)
+
+
+def test_group_statistics_do_not_leak_into_the_next_computation(client):
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    assert loaders_graph(n=8, size=100_000, seed=9).compute() > 0
+
+    def stats(dask_scheduler):
+        p = dask_scheduler._tidegate
+        return dict(p.books._loaded_max), sorted(dask_scheduler.task_groups)
+
+    loaded, _ = client.run_on_scheduler(stats)
+    assert loaded  # the loaders' 800 kB outputs were seen
+    _until(lambda: not client.run_on_scheduler(stats)[1])  # the computation is forgotten
+    assert client.run_on_scheduler(stats)[0] == loaded  # nothing pruned it yet
+    assert delayed(sum)([1, 2]).compute() == 3  # a new computation arrives
+    after = client.run_on_scheduler(stats)[0]
+    assert not set(loaded) & set(after), after
+
+
+def blocked_load(i):
+    Event("tidegate-steal").wait()
+    return np.full(10, float(i))
+
+
+def test_roots_unstealable_while_installed_and_stealable_after(client):
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    names = _unique_names(4, 10)
+    futures = client.compute([delayed(blocked_load)(i, dask_key_name=k) for i, k in enumerate(names)])
+
+    def processing_roots(dask_scheduler):
+        steal = dask_scheduler.extensions["stealing"]
+        roots = [ts for ws in dask_scheduler.workers.values() for ts in ws.processing]
+        return len(roots), sum(ts in steal.key_stealable for ts in roots)
+
+    _until(lambda: client.run_on_scheduler(processing_roots)[0] == 4)
+    assert client.run_on_scheduler(processing_roots) == (4, 0)
+    assert td.uninstall(client)
+    assert client.run_on_scheduler(processing_roots) == (4, 4)
+    Event("tidegate-steal", client=client).set()
+    wait(futures)
 
 
 # -- co-assignment ----------------------------------------------------------------------

@@ -236,8 +236,13 @@ def test_departed_worker_is_not_counted_again(tmp_path):
                 await dask_scheduler.replicate(keys=["load-only"], n=2, stimulus_id="test")
                 assert len(dask_scheduler.tasks["load-only"].who_has) == 2
                 await dask_scheduler.remove_worker(address, stimulus_id="test-remove")
+                # The loaded data survives on B: the root's slot is counted there now.
+                p = dask_scheduler._tidegate
+                (b,) = dask_scheduler.workers
+                return p.books._live["load-only"][0], b, p.books.workers[b].roots_untouched
 
-            client.run_on_scheduler(replicate_then_remove, address=a)
+            moved_to, b, untouched_b = client.run_on_scheduler(replicate_then_remove, address=a)
+            assert moved_to == b != a and untouched_b == 1
             assert future.result(timeout=30) == 0.0  # slow_sum ran again on B
             books = client.run_on_scheduler(_books)
             assert books["stale_workers"] == [], books

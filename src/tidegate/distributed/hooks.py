@@ -149,7 +149,10 @@ class Plugin(SchedulerPlugin):
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
         except Exception as exc:
             self._error("remove_worker", exc)
-            self._resync()
+            try:
+                self._resync()
+            except Exception as exc2:
+                self._error("resync", exc2)
 
     def update_graph(self, scheduler, **kwargs) -> None:
         if self.scheduler is None:
@@ -170,7 +173,10 @@ class Plugin(SchedulerPlugin):
             self._transition(key, start, finish, stimulus_id)
         except Exception as exc:
             self._error("transition", exc)
-            self._resync()
+            try:
+                self._resync()
+            except Exception as exc2:  # the books stay as rebuilt so far
+                self._error("resync", exc2)
 
     def _transition(self, key, start, finish, stimulus_id) -> None:
         books = self.books
