@@ -515,3 +515,90 @@ def test_options_are_checked():
     with pytest.raises(ValueError, match="memory_limit"):
         td.Plugin(memory_limit="lots")
     assert td.Plugin(memory_limit="2GB").memory_limit == 2e9
+
+
+# -- the twin's seam: a bare SchedulerState, no loop, no server ---------------------------
+def _bare_state(nworkers, nthreads):
+    from distributed.collections import HeapSet
+    from distributed.core import Status
+    from distributed.scheduler import ClientState, SchedulerState, WorkerState
+    from sortedcontainers import SortedDict
+
+    class State(SchedulerState):  # as the twin does: a subclass, no Scheduler
+        pass
+
+    state = State(
+        aliases={}, clients={"c": ClientState("c")}, workers=SortedDict(), host_info={},
+        resources={}, tasks={}, unrunnable={}, queued=HeapSet(key=lambda ts: ts.priority),
+        validate=True,
+    )  # fmt: skip
+    for i in range(nworkers):
+        addr = f"tcp://10.0.0.{i}:1234"
+        ws = WorkerState(
+            address=addr, status=Status.running, pid=0, name=addr, nthreads=nthreads,
+            memory_limit=10**9, local_directory="", nanny=None, server_id=addr, scheduler=state,
+        )  # fmt: skip
+        state.workers[addr] = ws
+        state.aliases[addr] = addr
+        state.running.add(ws)
+        state.total_nthreads += nthreads
+        state.check_idle_saturated(ws)
+    return state
+
+
+def test_installs_on_a_bare_scheduler_state():
+    """The twin's way in: Plugin installed unchanged on a SchedulerState subclass with no
+    loop; moves applied through an injected apply(); the driver calls poke() on its tick."""
+    from dask._task_spec import Task
+
+    state = _bare_state(nworkers=2, nthreads=2)
+    with pytest.raises(TypeError, match="apply"):
+        td.Plugin().install(state)
+    plugin = td.Plugin(saturation=1.0)
+    state.plugins["tidegate"] = plugin
+    sent = []
+
+    def apply(recs, stimulus_id):
+        client_msgs, worker_msgs = {}, {}
+        state._transitions(recs, client_msgs, worker_msgs, stimulus_id)
+        sent.extend(m["key"] for msgs in worker_msgs.values() for m in msgs
+                    if m["op"] == "compute-task")  # fmt: skip
+
+    plugin.install(state, apply=apply)
+    assert "_tidegate" in state.__dict__ and not hasattr(state, "periodic_callbacks")
+    cs = state.clients["c"]
+    n = 16
+    for i in range(n):
+        ts = state.new_task(f"load-{i}", Task(f"load-{i}", load, i, 10), "released")
+        ts.priority = (0, 3 * (i // 2) + i % 2)
+    for j in range(n // 2):
+        k = f"combine-{j}"
+        ts = state.new_task(k, Task(k, combine, 1, 2), "released")
+        for d in (f"load-{2 * j}", f"load-{2 * j + 1}"):
+            ts.add_dependency(state.tasks[d])
+        ts.priority = (0, 3 * j + 2)
+        ts.who_wants = {cs}
+        cs.wants_what.add(ts)
+    apply({ts.key: "waiting" for ts in list(state.tasks.values())}, "graph")
+    assert sent == [] and len(state.queued) == n  # every root withheld until the tick
+    cap = math.ceil(1.0 * 2)
+    tick = 0
+    while any(ts.state != "memory" for ts in state.tasks.values() if ts.who_wants):
+        tick += 1
+        plugin.poke(f"tick-{tick}")
+        for ws in state.workers.values():
+            roots = sum(ts.key.startswith("load") for ts in ws.processing)
+            assert roots <= cap, (ws.address, roots)
+        # The worker finishes its oldest task: the twin's instruction -> event step.
+        ts = next(state.tasks[k] for k in sent if state.tasks[k].state == "processing")
+        recs, client_msgs, worker_msgs = state._transition(
+            ts.key, "memory", f"done-{tick}", nbytes=80, type=b"", typename="ndarray",
+            worker=ts.processing_on.address, startstops=[],
+        )  # fmt: skip
+        apply(recs, f"done-{tick}")
+        assert tick < 10 * n
+    assert plugin.errors == []
+    plugin.books.validate()
+    assert sorted(sent) == sorted(state.tasks)  # every task ran once
+    plugin.uninstall()
+    assert "_tidegate" not in state.__dict__ and "is_rootish" not in state.__dict__
