@@ -525,7 +525,10 @@ def _bare_state(nworkers, nthreads):
     from sortedcontainers import SortedDict
 
     class State(SchedulerState):  # as the twin does: a subclass, no Scheduler
-        pass
+        if not hasattr(SchedulerState, "validate_key"):  # distributed < 2026: Scheduler's
+
+            def validate_key(self, key, ts=None):
+                pass
 
     state = State(
         aliases={}, clients={"c": ClientState("c")}, workers=SortedDict(), host_info={},
