@@ -80,6 +80,8 @@ class Plugin(SchedulerPlugin):
     ``interval``: how often the queue is re-examined without a stimulus (live scheduler).
     ``count_unmanaged``: add the heartbeat's recent unmanaged memory to held bytes (only
     meaningful when each worker is its own process).
+    ``chain_keep``: see :class:`tidegate.policy.Policy` (``inf``: a root's slot frees at
+    its first consumer, as before roots were counted by the data they load).
     """
 
     name = NAME
@@ -90,12 +92,14 @@ class Plugin(SchedulerPlugin):
         memory_limit=None,
         interval="250ms",
         count_unmanaged: bool = False,
+        chain_keep: float | None = None,
     ):
         if saturation is None:
             saturation = dask.config.get(
                 "tidegate.distributed.saturation", dask.config.get("tidegate.saturation", 1.1)
             )
-        self.policy = Policy("tidegate", saturation, probe=True)
+        keep = Policy.chain_keep if chain_keep is None else chain_keep
+        self.policy = Policy("tidegate", saturation, probe=True, chain_keep=keep)
         if math.isinf(self.policy.saturation):
             raise ValueError("saturation must be finite; for no withholding use dask's "
                              "distributed.scheduler.worker-saturation: inf without tidegate")
