@@ -26,10 +26,10 @@ def make_graph(deps: dict, outputs, constants=(), marked=()) -> TaskGraph:
     return g
 
 
-def drive(core, seed=0, size=lambda i: 100, on_event=None):
+def drive(core, seed=0, size=lambda i: 100, on_event=None, started=None):
     """Finish running tasks one at a time in a seeded random order until nothing runs;
-    ``size(i)`` is task i's output bytes; ``on_event(core)`` after each. Returns
-    ``(runs, releases)`` in order."""
+    ``size(i)`` is task i's output bytes; ``on_event(core)`` after each. ``started``: the
+    actions of a ``core.start()`` the caller made already. Returns ``(runs, releases)``."""
     rng = random.Random(seed)
     running, runs, releases = [], [], []
     on_disk: set = set()
@@ -50,7 +50,7 @@ def drive(core, seed=0, size=lambda i: 100, on_event=None):
                 on_disk.discard(a.task)
                 releases.append(a.task)
 
-    take(core.start())
+    take(core.start() if started is None else started)
     while running:
         i = running.pop(rng.randrange(len(running)))
         take(core.handle(Finished(i, size(i))))
