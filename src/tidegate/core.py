@@ -348,11 +348,12 @@ class Scheduler:
         if needed_by[i] == 0 and not self._output[i]:
             self._transition(i, RELEASED, sid, actions)
         waiting_on = self.waiting_on
+        transition = self._transition
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
             waiting_on[d] -= 1
             if waiting_on[d] == 0:
-                self._transition(d, READY, sid)
+                transition(d, READY, sid)
 
     def _done_with_inputs(self, i: int, sid: int, actions: list) -> None:
         needed_by = self.needed_by
@@ -372,7 +373,9 @@ class Scheduler:
         self.state[i] = RELEASED
         if self._root[i]:
             self.roots_held -= 1
-        self.books.on_released(i, sid)
+            self.books.on_released(i, sid)  # only a root's output or its chain's carries
+        elif self.books._carriers:
+            self.books.on_released(i, sid)
         actions.append(Release(i, w))
 
     def _failed(self, i: int, sid: int, actions: list) -> None:
