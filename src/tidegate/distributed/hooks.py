@@ -191,10 +191,13 @@ class Plugin(SchedulerPlugin):
                     books.on_stopped(key, stimulus_id)
                     return
                 deps = ts.dependencies
+                single = len(deps) == 1 or (
+                    len(deps) > 1 and sum(not _constant(d) for d in deps) == 1
+                )  # data embedded in the graph (a DataNode, a handle) is not a second input
                 books.on_finished(
                     key, max(ts.nbytes, 0),
                     [d.key for d in deps] if books.has_carriers else (),
-                    len(deps) == 1, bool(ts.dependents), stimulus_id,
+                    single, bool(ts.dependents), stimulus_id,
                 )  # fmt: skip
             elif finish == "erred":
                 ts = self.scheduler.tasks.get(key)
