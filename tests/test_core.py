@@ -164,3 +164,26 @@ def test_bad_events_and_workers_are_refused():
         Policy("tidegate", 0)
     with pytest.raises(ValueError, match="policy"):
         Policy("eager")
+
+
+def test_a_core_that_broke_refuses_further_input():
+    """An unexpected exception may leave half-changed state: later calls re-raise it
+    instead of acting on it (an InvalidTransition is refused before any change)."""
+    g = pairs(4)
+    core = Scheduler(g, [(1, math.inf)])
+    core.start()
+    with pytest.raises(IndexError):
+        core.handle(Finished(len(g) + 5, 1))
+    with pytest.raises(RuntimeError, match="broke earlier") as info:
+        core.handle_many([])
+    assert isinstance(info.value.__cause__, IndexError)
+
+
+def test_story_names_every_move_and_decision():
+    g = pairs(8)
+    core = Scheduler(g, [(2, math.inf)], Policy("tidegate", 0.5), validate=True)  # cap 1
+    runs, _ = drive(core)
+    moves = [(a, b) for a, b in [e[1:] for e in core.story(("out", 0)) if len(e) == 3]]
+    assert moves == [("waiting", "ready"), ("ready", "processing"), ("processing", "memory")]
+    decisions = [e for e in core.story(("load", 2)) if len(e) == 4]
+    assert any(e[1] == "withheld" for e in decisions)  # it waited for a slot at least once
