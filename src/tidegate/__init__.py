@@ -1,8 +1,14 @@
 """tidegate: memory-bounded scheduling for dask task graphs."""
 
+import dask.base
+
 from . import config  # noqa: F401  (registers tidegate.* defaults in dask.config)
 from .bridge import get
 from .graph import TaskGraph
+from .local import RunStats
 
-__all__ = ["get", "TaskGraph"]
+# scheduler="tidegate" in compute() and dask.config.set, like "threads" or "sync".
+dask.base.named_schedulers["tidegate"] = get
+
+__all__ = ["get", "RunStats", "TaskGraph"]
 __version__ = "0.1.0"
