@@ -1,4 +1,4 @@
-"""Command line: ``tidegate demo``."""
+"""Command line: ``tidegate demo``, ``tidegate report``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,28 @@ def demo(args) -> int:
     return 0
 
 
+def report(args) -> int:
+    """Trace files (JSON lines) -> one HTML report, side by side; optionally PNGs."""
+    from .report import report as write_report
+    from .report import save_png
+    from .trace import Trace
+
+    try:
+        traces = [Trace.load(p) for p in args.traces]
+    except (OSError, ValueError) as exc:
+        print(f"tidegate report: {exc}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    path = write_report(traces, args.output, title=args.title)
+    print(f"report: {os.path.abspath(path)} ({time.perf_counter() - t0:.1f} s)")
+    if args.png:
+        os.makedirs(args.png, exist_ok=True)
+        for name, panels in (("report", None), ("memory", ("memory",))):
+            kw = {"panels": panels} if panels else {}
+            print(f"png: {os.path.abspath(save_png(traces, os.path.join(args.png, name + '.png'), **kw))}")
+    return 0
+
+
 def main(argv=None) -> int:
     from .workloads import WORKLOADS
 
@@ -87,9 +109,16 @@ def main(argv=None) -> int:
     d.add_argument("--memory-limit", default="300MB", help="budget of the third run")
     d.add_argument("--plot", default="tidegate-demo.png", help="PNG path ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
+    r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
+    r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")
+    r.add_argument("-o", "--output", default="tidegate-report.html", help="HTML file to write")
+    r.add_argument("--png", default=None, metavar="DIR", help="also write report.png, memory.png")
+    r.add_argument("--title", default="tidegate report")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args)
+    if args.command == "report":
+        return report(args)
     return 2
 
 
