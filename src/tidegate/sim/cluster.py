@@ -48,7 +48,7 @@ _BORROWED = (
     "_create_taskstate_from_graph", "_generate_taskstates", "_apply_annotations",
     "_set_priorities", "client_desires_keys", "client_releases_keys", "send_all",
     "worker_send", "client_send", "report", "report_on_key", "send_task_to_worker",
-    "_refresh_no_workers_since", "validate_state", "add_plugin", "remove_plugin",
+    "_refresh_no_workers_since", "add_plugin", "remove_plugin",
 )
 
 _TO_WORKER = {
@@ -84,6 +84,7 @@ class SimScheduler(SchedulerState):
         self._active_graph_updates = 0
         self._no_workers_since = None
         self.worker_plugins: dict = {}
+        self.digests = None  # stealing reports its timing here when set
         self.bandwidth = cluster.bandwidth  # what dask would learn from heartbeats
         self.stream_handlers.update({
             "task-finished": self.handle_task_finished,
@@ -100,6 +101,11 @@ class SimScheduler(SchedulerState):
 
     def log_event(self, topic, msg) -> None:
         pass
+
+    def validate_state(self, allow_overlap: bool = False) -> None:
+        # Scheduler.validate_state calls super() bound to Scheduler: restated here.
+        super().validate_state(allow_overlap=allow_overlap)
+        assert set(self.workers) == set(self.stream_comms), "workers and comms differ"
 
     def add_sim_worker(self, address: str, nthreads: int, memory_limit: int) -> None:
         """The state part of ``Scheduler.add_worker``."""
@@ -289,6 +295,10 @@ class SimCluster:
         finally:
             log.removeHandler(caught)
             log.setLevel(level)
+        if self.scheduler.validate:
+            self.scheduler.validate_state()
+            for w in self.workers.values():
+                w.state.validate_state()
         if caught.records:
             rec = caught.records[0]
             raise PluginFailed(f"{len(caught.records)} plugin errors in the twin; first: "

@@ -69,6 +69,20 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict]:
     return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr)
 
 
+def _with_fused_names(keys, meta: dict) -> dict:
+    """Blockwise fusion names a fused layer ``"a-b-<token of b>"``; its chunks are b's."""
+    if not meta:
+        return meta
+    by_token = {name.rsplit("-", 1)[-1]: v for name, v in meta.items()}
+    out = dict(meta)
+    for k in keys:
+        if type(k) is tuple and k[0] not in out and isinstance(k[0], str):
+            v = by_token.get(k[0].rsplit("-", 1)[-1])
+            if v is not None:
+                out[k[0]] = v
+    return out
+
+
 def _lookup(spec, key, group):
     """The user's value for a key: number, mapping by key then group, or callable."""
     if spec is None:
@@ -87,7 +101,7 @@ def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
     dsk, out, meta = graph_of(x, keys)
     model = Model(dsk, out)
     order = list(dsk)
-    est = estimate_sizes(order, meta)
+    est = estimate_sizes(order, _with_fused_names(order, meta))
     groups: dict = {}
     for i, (key, node) in enumerate(dsk.items()):
         name = key[0] if type(key) is tuple else key
