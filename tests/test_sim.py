@@ -16,7 +16,8 @@ import pytest
 import tidegate
 from tidegate.sim import Stalled, simulate
 from tidegate.sim.clock import Clock
-from tidegate.sim.model import LOAD_RATE, TASK_OVERHEAD, UNKNOWN_SIZE
+from tidegate.sim.model import COMPUTE_RATE, LOAD_RATE, STORE_RATE, TASK_OVERHEAD, UNKNOWN_SIZE
+from tidegate.sim.workloads import NoData
 from tidegate.trace import Trace
 
 LAT, SCHED = 1e-3, 1e-4  # defaults: one-way latency, scheduler time per message
@@ -181,14 +182,25 @@ def test_plugin_options_reach_the_plugin():
 
 
 def test_default_sizes_and_durations_from_chunks():
-    x = da.ones((4, 100, 100), chunks=(1, 100, 100), dtype="f4") + 1
+    """A load fused with an addition: its chunk loaded, then added; the store after it."""
+    a = da.from_array(NoData((4, 100, 100), "f4"), chunks=(1, 100, 100), name="open")
+    x = a + 1
     r = simulate(x, workers=1, threads_per_worker=1, policy="queue")
     chunk = 100 * 100 * 4
-    for t in r.trace.tasks:
+    ends = [t for t in r.trace.tasks if t.group != "original-open"]
+    assert len(ends) == 4
+    for t in ends:
         assert t.nbytes == chunk
-        assert t.root  # ones + add fused: a load
-        assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE)
+        assert t.root
+        assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
     assert r.unknown_sizes == 0
+    stored = da.store(x, NoData(x.shape, x.dtype), lock=False, compute=False)
+    r = simulate(stored, workers=1, threads_per_worker=1, policy="queue", sizes={"store-map": 0})
+    ends = [t for t in r.trace.tasks if t.group == "store-map"]
+    assert len(ends) == 4  # load, add and store fused into one task each
+    for t in ends:
+        assert t.stop - t.start == pytest.approx(
+            TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE + chunk / STORE_RATE)
 
 
 def test_sizes_and_durations_by_number_group_key_and_callable():

@@ -16,7 +16,6 @@ import operator
 
 import dask
 import dask.config
-from dask.order import order as dask_order
 from dask.utils import key_split, parse_bytes
 from distributed.collections import HeapSet
 from distributed.core import Status
@@ -255,7 +254,7 @@ class SimCluster:
     def submit(self) -> None:
         s = self.scheduler
         model = self.model
-        priorities = dask_order(model.dsk)
+        priorities = model.priorities
         s.clients[CLIENT] = ClientState(CLIENT)
         kwargs = dict(
             start=0.0, dsk=model.dsk, keys=set(model.keys), ordered=priorities, client=CLIENT,

@@ -9,9 +9,12 @@ sizes
     (``collection_annotations``); constants (DataNodes): ``dask.sizeof`` of the value;
     anything else is unknown and counted as ``UNKNOWN_SIZE`` (reported in ``unknown``).
 durations (per thread, seconds)
-    constants: 0; loads (tasks whose inputs are all constants): output bytes at
-    ``LOAD_RATE``; stores (group ``store*``): input bytes at ``STORE_RATE``; everything
-    else: input plus output bytes at ``COMPUTE_RATE``; plus ``TASK_OVERHEAD`` per task.
+    constants: 0. Otherwise ``TASK_OVERHEAD`` plus, for each function the task calls
+    (several when dask fused a chain into one task), the task's chunk bytes at a rate:
+    array loads (``getter``) at ``LOAD_RATE``, stores (``store_chunk``) at ``STORE_RATE``,
+    anything else at ``COMPUTE_RATE``. A task whose inputs are all constants and that calls
+    no getter is a load of its output. Chunk bytes: the output's size, else the largest
+    chunk of the layers fused into it, else its inputs' bytes.
     Loads slower than a 1 GB/s network and stores slower than loads, as from object storage.
 """
 
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 
 from dask._task_spec import DataNode, GraphNode, convert_legacy_graph
 from dask.core import flatten
+from dask.order import order as dask_order
 from dask.sizeof import sizeof
 from dask.utils import key_split
 
@@ -43,6 +47,14 @@ class Model:
     sizes: dict = field(default_factory=dict)
     durations: dict = field(default_factory=dict)
     unknown: int = 0  # tasks whose size nobody knew (counted as UNKNOWN_SIZE)
+    _priorities: dict | None = None
+
+    @property
+    def priorities(self) -> dict:
+        """dask.order's ranks, as the client sends them; computed once for all policies."""
+        if self._priorities is None:
+            self._priorities = dask_order(self.dsk)
+        return self._priorities
 
 
 def graph_of(x, keys=None) -> tuple[dict, list, dict]:
@@ -101,8 +113,10 @@ def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
     dsk, out, meta = graph_of(x, keys)
     model = Model(dsk, out)
     order = list(dsk)
-    est = estimate_sizes(order, _with_fused_names(order, meta))
+    meta = _with_fused_names(order, meta)
+    est = estimate_sizes(order, meta)
     groups: dict = {}
+    unknown: set = set()
     for i, (key, node) in enumerate(dsk.items()):
         name = key[0] if type(key) is tuple else key
         g = groups.get(name)
@@ -116,24 +130,56 @@ def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
                 v = sizeof(node.value)
             else:
                 v = UNKNOWN_SIZE
-                model.unknown += 1
+                unknown.add(key)
         model.sizes[key] = int(v)
+    model.unknown = len(unknown)
     for key, node in dsk.items():
         name = key[0] if type(key) is tuple else key
         v = _lookup(durations, key, groups[name])
-        model.durations[key] = float(default_duration(key, node, groups[name], model.sizes, dsk)
-                                     if v is None else v)
+        if v is None:
+            v = default_duration(key, node, model.sizes, dsk, meta, unknown)
+        model.durations[key] = float(v)
     return model
 
 
-def default_duration(key, node: GraphNode, group: str, sizes: dict, dsk: dict) -> float:
+LOADS = {"getter", "getter_inline", "getter_nofancy"}
+STORES = {"store_chunk", "load_store_chunk", "load_chunk"}
+
+
+def default_duration(key, node: GraphNode, sizes: dict, dsk: dict, meta: dict | None = None,
+                     unknown: set = frozenset()) -> float:
     if type(node) is DataNode:
         return 0.0
+    funcs, layers = _calls(node)
+    size = sizes[key] if key not in unknown else 0
+    if not size and meta:
+        size = max((_chunk_bytes(meta[n]) for n in layers if n in meta), default=0)
     deps = node.dependencies
-    if all(type(dsk.get(d)) is DataNode for d in deps):
-        return TASK_OVERHEAD + sizes[key] / LOAD_RATE
-    inputs = sum(sizes.get(d, 0) for d in deps)
-    if group.startswith("store"):
-        return TASK_OVERHEAD + inputs / STORE_RATE
-    return TASK_OVERHEAD + (inputs + sizes[key]) / COMPUTE_RATE
+    if not size:
+        size = sum(sizes.get(d, 0) for d in deps)
+    loads = sum(f in LOADS for f in funcs)
+    stores = sum(f in STORES for f in funcs)
+    compute = len(funcs) - loads - stores
+    if not loads and all(type(dsk.get(d)) is DataNode for d in deps):
+        loads, compute = 1, max(0, compute - 1)  # a load of its own kind (no array getter)
+    return TASK_OVERHEAD + size * (loads / LOAD_RATE + stores / STORE_RATE + compute / COMPUTE_RATE)
 
+
+def _calls(node) -> tuple[list[str], list[str]]:
+    """Names of the functions a task calls, and the layers fused into it."""
+    func = getattr(node, "func", None)
+    name = getattr(func, "__name__", "")
+    if name == "_execute_subgraph" and node.args and isinstance(node.args[0], Mapping):
+        inner = node.args[0]
+        funcs = [getattr(getattr(t, "func", None), "__name__", "") for t in inner.values()]
+        layers = [k.rsplit("_.", 1)[0] if "_." in k else k for k in inner if isinstance(k, str)]
+        return funcs, layers
+    return [name], []
+
+
+def _chunk_bytes(meta) -> int:
+    chunks, itemsize = meta
+    n = itemsize
+    for c in chunks:
+        n *= max(c) if c else 0
+    return int(n)
