@@ -10,9 +10,16 @@ bytes moved, real vs twin. Targets (issue 8): peaks within 15%, makespan within 
 
 from __future__ import annotations
 
+import os
+import sys
+
+# bench/distributed.py is named like the library: keep this folder off the import path.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
 import argparse
-import json
-import logging
+import json  # noqa: E402
+import logging  # noqa: E402
 from pathlib import Path
 
 from rich.console import Console

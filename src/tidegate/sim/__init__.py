@@ -62,7 +62,8 @@ def simulate(
     record_memory: bool = True,
     **plugin_options,
 ):
-    """Run ``x`` (a dask collection, a list of them, or a graph mapping with ``keys=``) on
+    """Run ``x`` (a dask collection, a list of them, a graph mapping with ``keys=``, or a
+    :class:`~tidegate.sim.model.Model` built once for several calls) on
     a simulated cluster of ``workers`` x ``threads_per_worker``; nothing is computed.
 
     ``policy``: "eager", "queue" or "tidegate", or a list of them (one result each, same
@@ -81,7 +82,7 @@ def simulate(
     for p in policies:
         if p not in POLICIES:
             raise ValueError(f"unknown policy {p!r}; choose from {', '.join(POLICIES)}")
-    model = build_model(x, keys, sizes=sizes, durations=durations)
+    model = x if isinstance(x, Model) else build_model(x, keys, sizes=sizes, durations=durations)
     opts = dict(
         workers=int(workers), threads_per_worker=int(threads_per_worker),
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
