@@ -11,12 +11,14 @@ import random
 from collections import Counter, defaultdict
 
 import dask.array as da
+import dask.base
 import pytest
 
 import tidegate
 from tidegate.sim import Stalled, simulate
 from tidegate.sim.clock import Clock
 from tidegate.sim.model import COMPUTE_RATE, LOAD_RATE, STORE_RATE, TASK_OVERHEAD, UNKNOWN_SIZE
+from tidegate.sim.worker import MIN_DURATION
 from tidegate.sim.workloads import NoData
 from tidegate.trace import Trace
 
@@ -102,7 +104,7 @@ def check_run(r, dsk, durations, sizes, threads):
         arrived[tr.dest][tr.key] = min(tr.stop, arrived[tr.dest].get(tr.key, math.inf))
         assert by_key[tr.key].stop <= tr.start, "data moves only after it was computed"
     for t in ends:
-        assert t.stop - t.start == pytest.approx(durations[t.key])
+        assert t.stop - t.start == pytest.approx(max(MIN_DURATION, durations[t.key]))
         assert t.nbytes == sizes[t.key]
         assert 0 <= t.thread < threads
         for d in dsk[t.key][1:]:
@@ -194,6 +196,8 @@ def test_default_sizes_and_durations_from_chunks():
         assert t.root
         assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
     assert r.unknown_sizes == 0
+    if not hasattr(dask.base, "collections_to_expr"):
+        return  # older dask fuses into tuples the model cannot look into
     stored = da.store(x, NoData(x.shape, x.dtype), lock=False, compute=False)
     r = simulate(stored, workers=1, threads_per_worker=1, policy="queue", sizes={"store-map": 0})
     ends = [t for t in r.trace.tasks if t.group == "store-map"]

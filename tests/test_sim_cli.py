@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import dask.base
 import pytest
 from dask.utils import key_split
 
@@ -12,6 +13,8 @@ from tidegate.cli import main
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import WORKLOADS, build
+
+OLD_DASK = not hasattr(dask.base, "collections_to_expr")  # before 2025.4
 
 
 def test_cli_writes_one_entry_per_policy(tmp_path, capsys):
@@ -25,7 +28,7 @@ def test_cli_writes_one_entry_per_policy(tmp_path, capsys):
     direct = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations, workers=3,
                       threads_per_worker=2, policy=["eager", "queue", "tidegate"])
     for r in direct:
-        assert got[r.policy] == pytest.approx(r.summary())
+        assert got[r.policy] == json.loads(json.dumps(r.summary()))
         assert len(got[r.policy]["peak_memory_per_worker"]) == 3
     printed = capsys.readouterr().out
     assert "tidegate" in printed and "makespan" in printed
@@ -47,7 +50,10 @@ def test_every_workload_runs_on_the_twin_with_validation(name):
                  threads_per_worker=2, policy="tidegate", validate=True)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     assert Counter(t.key for t in r.trace.tasks) == Counter(dict.fromkeys(map(str, model.dsk), 1))
-    assert max(r.peak_memory_per_worker) >= 4e6 * 0.9  # at least one chunk was held
+    if r.unknown_sizes:
+        assert OLD_DASK  # its da.store drops the chunk metadata the default sizes come from
+    else:
+        assert max(r.peak_memory_per_worker) >= 4e6 * 0.9  # at least one chunk was held
 
 
 def test_vorticity_is_the_seeds_shape():

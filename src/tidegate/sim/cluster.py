@@ -103,7 +103,10 @@ class SimScheduler(SchedulerState):
 
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
-        super().validate_state(allow_overlap=allow_overlap)
+        # Up to 2025.1 the whole check lived on Scheduler, without super().
+        if "validate_state" not in SchedulerState.__dict__:
+            return Scheduler.validate_state(self, allow_overlap)
+        SchedulerState.validate_state(self, allow_overlap=allow_overlap)
         assert set(self.workers) == set(self.stream_comms), "workers and comms differ"
 
     def add_sim_worker(self, address: str, nthreads: int, memory_limit: int) -> None:
@@ -120,7 +123,8 @@ class SimScheduler(SchedulerState):
         self._workers_added_total += 1
         self.running.add(ws)
         self.host_info.setdefault(ws.host, {"addresses": {address}, "nthreads": nthreads})
-        self.total_memory += ws.memory_limit
+        if hasattr(self, "total_memory"):  # since distributed 2025.x
+            self.total_memory += ws.memory_limit
         self.total_nthreads += nthreads
         self.aliases[address] = address
         self.check_idle_saturated(ws)
@@ -132,7 +136,9 @@ class SimScheduler(SchedulerState):
         self.stimulus_queue_slots_maybe_opened(stimulus_id=sid)
 
 
-for _name in _BORROWED:
+# Older releases keep the per-key validators on Scheduler.
+_VALIDATORS = tuple(n for n in Scheduler.__dict__ if n.startswith("validate_") and n != "validate_state")
+for _name in _BORROWED + _VALIDATORS:
     _fn = Scheduler.__dict__.get(_name)
     if _fn is not None and _name not in SimScheduler.__dict__:
         setattr(SimScheduler, _name, _fn)
@@ -261,6 +267,7 @@ class SimCluster:
             annotations_by_type={}, global_annotations=None, stimulus_id="update-graph-0",
             submitting_task=None, span_metadata={}, user_priority=0, actors=None,
             fifo_timeout=0.0, code=(),
+            dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1
         )
         accepted = inspect.signature(s._create_taskstate_from_graph).parameters
         self.scheduler_work(lambda: s._create_taskstate_from_graph(

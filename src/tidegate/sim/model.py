@@ -64,21 +64,32 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict]:
     if isinstance(x, Mapping):
         if keys is None:
             raise TypeError("simulate(graph, keys=...): a graph mapping needs its output keys")
-        layers = getattr(x, "layers", None)
-        meta = {}
-        for name, layer in (layers or {}).items():
-            ann = getattr(layer, "collection_annotations", None) or {}
-            dtype, chunks = ann.get("dtype"), ann.get("chunks")
-            if chunks is not None and getattr(dtype, "itemsize", 0):
-                meta[name] = (chunks, dtype.itemsize)
-        return convert_legacy_graph(dict(x)), list(flatten([keys])), meta
-    from dask.base import collections_to_expr
-
+        return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x)
     xs = list(x) if isinstance(x, (list, tuple)) else [x]
+    try:
+        from dask.base import collections_to_expr
+    except ImportError:  # dask < 2025.4: collections give graphs, not expressions
+        from dask.base import collections_to_dsk
+
+        meta: dict = {}
+        for c in xs:
+            meta.update(_layer_meta(c.__dask_graph__()))
+        dsk = convert_legacy_graph(dict(collections_to_dsk(xs, True)))
+        return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta
     expr = collections_to_expr(xs, True).optimize()
-    dsk = expr.__dask_graph__()
-    dsk = convert_legacy_graph(dict(dsk))
+    dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
     return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr)
+
+
+def _layer_meta(graph) -> dict:
+    """``{layer: (chunks, itemsize)}`` of a HighLevelGraph's array layers."""
+    meta = {}
+    for name, layer in (getattr(graph, "layers", None) or {}).items():
+        ann = getattr(layer, "collection_annotations", None) or {}
+        dtype, chunks = ann.get("dtype"), ann.get("chunks")
+        if chunks is not None and getattr(dtype, "itemsize", 0):
+            meta[name] = (chunks, dtype.itemsize)
+    return meta
 
 
 def _with_fused_names(keys, meta: dict) -> dict:

@@ -27,6 +27,10 @@ from distributed.worker_state_machine import (
 from ..trace import Memory, TaskEnd, Transfer
 
 
+# No task takes no time; dask's work stealing asserts a positive compute time.
+MIN_DURATION = 1e-6
+
+
 class Blob:
     """A task's result in the twin: no data, only its size."""
 
@@ -102,7 +106,7 @@ class SimWorker:
         self.thread_of[key] = thread
         model = self.cluster.model
         start = self.clock.now
-        stop = start + model.durations.get(key, 0.0)
+        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0))
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
     def _finished(self, key, thread, start, stop, stimulus_id) -> None:
