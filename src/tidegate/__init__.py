@@ -13,5 +13,15 @@ from .report import report  # the function; the module stays importable as tideg
 # scheduler="tidegate" in compute() and dask.config.set, like "threads" or "sync".
 dask.base.named_schedulers["tidegate"] = get
 
-__all__ = ["get", "RunStats", "TaskGraph", "Progress", "record", "report"]
+__all__ = ["get", "RunStats", "TaskGraph", "Progress", "record", "report", "simulate"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # tidegate.simulate runs dask.distributed's code: imported on first use, so that
+    # distributed stays an optional dependency.
+    if name == "simulate":
+        from .sim import simulate
+
+        return simulate
+    raise AttributeError(f"module 'tidegate' has no attribute {name!r}")
