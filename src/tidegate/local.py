@@ -233,10 +233,12 @@ def run(
                                              int(nbytes[a.task]), "load"))  # fmt: skip
 
     last_sample = -1.0
+    sampled_moves = 0  # spills and loads seen by the last sample
 
     def sample(now: float) -> None:
-        nonlocal last_sample
+        nonlocal last_sample, sampled_moves
         last_sample = now
+        sampled_moves = len(spills)
         ws = core.workers
         trace.memory.append(Memory(
             now, "local", int(sum(w.held for w in ws)), None,
@@ -310,7 +312,8 @@ def run(
                 dispatch(runs)
             if trace is not None:
                 now = time.perf_counter() - t0
-                if now - last_sample >= MEMORY_SAMPLE_INTERVAL:
+                # Spills and loads are rare and change the picture: always sampled.
+                if now - last_sample >= MEMORY_SAMPLE_INTERVAL or len(spills) != sampled_moves:
                     sample(now)
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError(_stuck(core))
