@@ -52,8 +52,6 @@ def test_local_computes_inside_the_block_make_the_report(tmp_path):
     assert trace.Trace.load(rec.trace_files[1]) == rec.traces[1]
 
 
-@pytest.mark.xfail(strict=True, reason="the thread runtime does not fill trace.sink() yet; "
-                   "remove this mark when it does")
 def test_thread_runtime_runs_are_recorded(tmp_path):
     x = da.ones((400, 400), chunks=100).sum()
     with tidegate.record(tmp_path / "r.html") as rec:
