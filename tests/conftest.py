@@ -10,8 +10,19 @@ import pytest
 import tidegate
 
 
-def tidegate_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("tidegate-")]
+def tidegate_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("tidegate-")]
+
+
+def join_tidegate_threads(timeout: float = 60) -> list[str]:
+    """Wait for tidegate's threads to end; the names of those still alive after ``timeout``.
+
+    A failed or interrupted get() returns at once and leaves its threads to finish the
+    task they run (as dask's threaded scheduler leaves its pool): they must end once it does.
+    """
+    for t in tidegate_threads():
+        t.join(timeout)
+    return [t.name for t in tidegate_threads()]
 
 
 @pytest.fixture
@@ -19,9 +30,9 @@ def no_leaked_tidegate_threads():
     """Every get() must stop its threads, on success and on failure alike.
 
     Used by test_collections/test_errors/test_callbacks through ``pytestmark``."""
-    before = tidegate_threads()
+    assert join_tidegate_threads() == []
     yield
-    assert tidegate_threads() == before == []
+    assert join_tidegate_threads() == []
 
 
 def tidegate_get(**kwargs):

@@ -3,7 +3,6 @@ tidegate's live object."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import threading
@@ -80,8 +79,6 @@ def test_reads_tidegates_live_object_when_present():
     assert "memory 1.00 GiB / 4.00 GiB" in line and "spilled 3.00 MiB" in line
 
 
-@pytest.mark.skipif(importlib.util.find_spec("tidegate.live") is None,
-                    reason="this thread runtime does not put state['tidegate'] yet")
 def test_thread_runtime_shows_memory_against_its_limit():
     out, console = _terminal()
     with tidegate.Progress(console=console) as p:

@@ -3,8 +3,6 @@ recorded by the scheduler plugin, checked against the graph we know ran."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -54,11 +52,6 @@ def test_local_computes_inside_the_block_make_the_report(tmp_path):
     assert trace.Trace.load(rec.trace_files[1]) == rec.traces[1]
 
 
-# The thread runtime fills trace.sink() from the branch that adds tidegate/live.py on.
-RUNTIME_TRACES = importlib.util.find_spec("tidegate.live") is not None
-
-
-@pytest.mark.skipif(not RUNTIME_TRACES, reason="this thread runtime does not record traces yet")
 def test_thread_runtime_runs_are_recorded(tmp_path):
     x = da.ones((400, 400), chunks=100).sum()
     with tidegate.record(tmp_path / "r.html") as rec:

@@ -2,31 +2,49 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from typing import Any
 
+import dask.config
 import numpy as np
-from dask._task_spec import DataNode, GraphNode, Task, convert_legacy_graph
+from dask._task_spec import Alias, DataNode, GraphNode, Task, convert_legacy_graph
 from dask.callbacks import local_callbacks, unpack_callbacks
 from dask.core import flatten
 from dask.local import nested_get
 from dask.order import order as dask_order
 from dask.utils import key_split
 
-from . import config
+from . import config, trace
 from .core import Scheduler
 from .graph import TaskGraph
-from .local import RunStats, progress_state, run
+from .live import callback_state
+from .local import LEDGER, Hooks, RunStats, run
 from .policy import Policy, find_roots
 
-last_stats: RunStats | None = None  # of the latest get() in this process, for demos and benches
+# The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
+# pass ``stats=RunStats()`` to get a run's own.
+last_stats: RunStats | None = None
+
+# Every keyword get() takes: tidegate's own, then dask.local's and dask.threaded's.
+OPTIONS = (
+    "num_workers", "memory_limit", "saturation", "policy", "order", "validate", "stats",
+    "cache", "callbacks", "pool", "get_id", "rerun_exceptions_locally", "pack_exception",
+    "raise_exception", "dumps", "loads", "chunksize",
+)  # fmt: skip
 
 
 def to_taskgraph(
-    dsk: Mapping, keys: list, supplied: Mapping | None = None, order: str = "dfs"
-) -> TaskGraph:
-    """A validated TaskGraph of a converted dask graph (``{key: GraphNode}``)."""
+    dsk: Mapping, keys: list, supplied: Mapping | None = None, order: str = "dfs",
+    dependencies: Mapping | None = None, order_graph: Mapping | None = None,
+) -> TaskGraph:  # fmt: skip
+    """A validated TaskGraph of a converted dask graph (``{key: GraphNode}``).
+
+    ``dependencies`` (default: each node's own) lets the caller redirect edges, e.g. past
+    aliases; ``order_graph`` is the graph dask.order ranks when ``order="dask"``.
+    """
     supplied = supplied or {}
     uncallable = []
     for k, node in dsk.items():
@@ -39,9 +57,9 @@ def to_taskgraph(
             f"{len(uncallable)} tasks have a function that is not callable: "
             f"{', '.join(uncallable[:5])}{' ...' if len(uncallable) > 5 else ''}"
         )
-    graph = TaskGraph.from_dependencies(
-        {k: node.dependencies for k, node in dsk.items()}, keys, supplied=supplied
-    )
+    if dependencies is None:
+        dependencies = {k: node.dependencies for k, node in dsk.items()}
+    graph = TaskGraph.from_dependencies(dependencies, keys, supplied=supplied)
     nodes = list(dsk.values())
     n = len(nodes)
     constant = np.fromiter((type(v) is DataNode for v in nodes), bool, n)
@@ -49,7 +67,7 @@ def to_taskgraph(
     graph.root = find_roots(graph.dep_ptr, graph.dep_idx, graph.ndependents, constant, marked)
     graph.set_groups(_groups(graph.keys))
     if order == "dask":
-        ranks = dask_order(dsk)
+        ranks = dask_order(order_graph if order_graph is not None else dsk)
         graph.set_order(np.argsort(np.argsort([ranks[k] for k in graph.keys], kind="stable")))
     return graph
 
@@ -102,6 +120,118 @@ def _groups(keys: list) -> list[str]:
     return out
 
 
+class _Plan:
+    """A converted dask graph split into what runs and what is already there.
+
+    ``tasks``: nodes that run. ``supplied``: values known up front (the caller's ``cache``
+    and the graph's DataNodes): not tasks, not counted as memory the run produced (the graph
+    or the caller holds them anyway). ``alias``: ``{key: final target}``; an alias is not a
+    task either, its dependents read the target's value, so it is held and counted once.
+    """
+
+    def __init__(self, dsk: Mapping, flat: list, cache: Mapping):
+        supplied = dict(cache)
+        tasks: dict = {}
+        alias: dict = {}
+        for k, node in dsk.items():
+            if k in supplied:
+                continue
+            kind = type(node)
+            if kind is DataNode:
+                supplied[k] = node.value
+            elif kind is Alias:
+                alias[k] = node.target
+            else:
+                tasks[k] = node
+        if alias:
+            alias = _resolve_aliases(alias)
+        self.tasks, self.supplied, self.alias = tasks, supplied, alias
+        absent = [k for k in flat if k not in tasks and k not in supplied and k not in alias]
+        if absent:
+            shown = ", ".join(repr(k) for k in absent[:5])
+            raise KeyError(f"requested keys are not in the graph: {shown}")
+        # The keys the TaskGraph must produce: targets of requested aliases stand in.
+        self.outputs = [alias.get(k, k) for k in flat]
+        self.dependencies: dict | None = None
+        if alias:
+            missing = {t: k for k, t in alias.items() if t not in tasks and t not in supplied}
+            if missing:
+                detail = "; ".join(f"{t!r} (needed by {k!r})" for t, k in list(missing.items())[:5])
+                raise ValueError(
+                    f"{len(missing)} dependencies are neither in the graph nor supplied: {detail}"
+                )
+            self.dependencies = {
+                k: [alias.get(d, d) for d in node.dependencies] for k, node in tasks.items()
+            }
+
+
+def _resolve_aliases(alias: dict) -> dict:
+    out = {}
+    for k in alias:
+        seen = [k]
+        t = alias[k]
+        while t in alias:
+            if t in seen:
+                path = " <- ".join(repr(x) for x in [*seen, t])
+                raise ValueError(f"the graph has a cycle: {path} (each needs the next)")
+            seen.append(t)
+            t = alias[t]
+        out[k] = t
+    return out
+
+
+def _gatherer(plan: _Plan, graph: TaskGraph):
+    """``gather(i, data)``: task i's ``{name: value}`` from held results, on the caller."""
+    gkeys = graph.keys
+    dep_ptr, dep_idx = graph.dep_ptr.tolist(), graph.dep_idx.tolist()
+    supplied, alias = plan.supplied, plan.alias
+    # Per task, what its graph edges do not give under the names the task uses: supplied
+    # values, and alias names (read from the target's result). Sparse: most tasks have none.
+    extra_values: dict[int, dict] = {}
+    extra_names: dict[int, list] = {}
+    if supplied or alias:
+        index = None
+        for i, k in enumerate(gkeys):
+            for d in plan.tasks[k].dependencies:
+                if d in alias:
+                    t = alias[d]
+                    if t in supplied:
+                        extra_values.setdefault(i, {})[d] = supplied[t]
+                    else:
+                        if index is None:
+                            index = {key: j for j, key in enumerate(gkeys)}
+                        extra_names.setdefault(i, []).append((d, index[t]))
+                elif d in supplied:
+                    extra_values.setdefault(i, {})[d] = supplied[d]
+
+    if not extra_values and not extra_names:
+        def gather(i: int, data: dict) -> dict:
+            return {gkeys[d]: data[d] for d in dep_idx[dep_ptr[i] : dep_ptr[i + 1]]}
+        return gather
+
+    def gather_extra(i: int, data: dict) -> dict:
+        values = {gkeys[d]: data[d] for d in dep_idx[dep_ptr[i] : dep_ptr[i + 1]]}
+        more = extra_values.get(i)
+        if more is not None:
+            values.update(more)
+        names = extra_names.get(i)
+        if names is not None:
+            for name, j in names:
+                values[name] = data[j]
+        return values
+
+    return gather_extra
+
+
+def _unknown_options(kwargs: dict) -> TypeError:
+    names = ", ".join(repr(k) for k in kwargs)
+    return TypeError(
+        f"tidegate.get() got unexpected keyword argument{'s' if len(kwargs) > 1 else ''} "
+        f"{names}; valid options are: {', '.join(OPTIONS)} (a keyword a library passes "
+        f"through compute() can be allowed with dask.config tidegate.ignore-options)"
+    )
+
+
 def get(
     dsk,
     keys,
@@ -113,22 +243,83 @@ def get(
     order: str | None = None,
     callbacks=None,
     validate: bool = False,
+    stats: RunStats | None = None,
+    pool: Executor | None = None,
+    get_id=None,
+    rerun_exceptions_locally: bool | None = None,
+    pack_exception=None,
+    raise_exception=None,
+    dumps=None,
+    loads=None,
+    chunksize: int | None = None,
     **kwargs: Any,
 ):
     """Compute ``keys`` of a dask graph under tidegate's memory-bounded schedule.
 
-    Use as ``x.compute(scheduler=tidegate.get)`` or ``dask.config.set(scheduler=tidegate.get)``.
-    Options default to dask.config's ``tidegate.*``: ``num_workers`` threads,
-    ``memory_limit`` (bytes or "4GB") the budget for held results, ``saturation`` (roots in
-    flight = ceil(saturation x threads)), ``policy`` ("tidegate" or "priority") and
-    ``order`` ("dfs" or "dask"). ``cache`` supplies values for keys by hand.
-    Bad graphs (cycles, missing keys) raise ValueError before any task runs.
+    Use as ``x.compute(scheduler="tidegate")`` (after ``import tidegate``), ``scheduler=
+    tidegate.get`` or ``dask.config.set(scheduler="tidegate")``.
+
+    tidegate's options default to dask.config's ``tidegate.*``:
+
+    - ``num_workers``: threads (default: dask's ``num_workers`` setting, else all cores);
+    - ``memory_limit``: budget for held results, bytes or "4GB"; "auto" (default): half the
+      memory available; "none": unlimited. Computes running at once in one process (other
+      threads, or nested inside a task) share ``tidegate.memory-limit`` between them;
+    - ``saturation`` (roots in flight = ceil(saturation x threads)), ``policy``
+      ("tidegate" or "priority"), ``order`` ("dfs" or "dask");
+    - ``validate``: check the core's invariants after every event (slow; for tests);
+    - ``stats``: a :class:`tidegate.RunStats`, filled in with this run's statistics.
+
+    dask.local / dask.threaded options:
+
+    - ``cache``: ``{key: value}`` supplied by hand (default: dask's ``cache`` setting);
+      those keys are not computed;
+    - ``callbacks``: as dask's; the ``state`` they get is dask.local's, live (see
+      :mod:`tidegate.live`), plus ``state["tidegate"]``;
+    - ``pool``: a ``concurrent.futures`` executor with threads (default: dask's ``pool``
+      setting) runs the worker loops; ``num_workers`` defaults to its size;
+    - ``get_id``: called on the worker thread after each task, its value is the ``id``
+      posttask callbacks receive (default: the thread's index);
+    - ``rerun_exceptions_locally`` (default: dask's setting of that name): a failed task
+      runs again on the calling thread, so a debugger stops inside it;
+    - ``pack_exception(exc, dumps)`` on the worker and ``raise_exception(exc, tb)`` on the
+      caller, as in dask.local;
+    - ignored, documented: ``dumps``/``loads`` (results never leave the process) and
+      ``chunksize`` (the core hands out one task per free thread, in priority order).
+
+    Any other keyword is a TypeError. A requested key that is not in the graph is a
+    KeyError; other bad graphs (cycles, missing dependencies, uncallable functions) raise
+    ValueError, all before any task runs. A failing task's exception is raised as soon as
+    it is seen, with its traceback; nothing starts after it.
     """
     global last_stats
+    if kwargs:
+        unknown = {k: v for k, v in kwargs.items()
+                   if k not in (dask.config.get("tidegate.ignore-options", None) or ())}  # fmt: skip
+        if unknown:
+            raise _unknown_options(unknown)
+    del dumps, loads, chunksize  # see the docstring: nothing to do for threads
+    pool = pool if pool is not None else dask.config.get("pool", None)
+    if pool is not None and not (isinstance(pool, Executor) and hasattr(pool, "_max_workers")):
+        raise TypeError(
+            f"pool must be a concurrent.futures executor running threads, got "
+            f"{type(pool).__name__}: tidegate shares results between threads, not processes"
+        )
+    if num_workers is None and pool is not None:
+        num_workers = pool._max_workers
     threads = config.num_workers(num_workers)
-    budget = config.memory_limit(memory_limit)
+    if memory_limit is None:
+        cap = _process_limit()
+    else:
+        cap = config.memory_limit(memory_limit)
     pol = Policy(config.get("policy", policy), config.get("saturation", saturation))
     how = config.order(order)
+    if rerun_exceptions_locally is None:
+        rerun_exceptions_locally = dask.config.get("rerun_exceptions_locally", False)
+    if cache is None:
+        cache = dask.config.get("cache", None)
+    stats = stats if stats is not None else RunStats()
+    sink = trace.sink()
 
     t0 = time.perf_counter()
     sizes: dict = {}
@@ -137,8 +328,6 @@ def get(
         dsk = dsk.__dask_graph__()
     dsk = convert_legacy_graph(dsk)
     cache = dict(cache or {})
-    if cache:  # supplied values replace their tasks
-        dsk = {k: v for k, v in dsk.items() if k not in cache}
     flat = list(flatten(keys)) if isinstance(keys, list) else [keys]
 
     with local_callbacks(callbacks) as cbs:
@@ -151,56 +340,82 @@ def get(
                 if cb[0]:
                     cb[0](dsk)
                 started.append(cb)
-            graph = to_taskgraph(dsk, flat, cache, how)
-            # Only roots: their layer metadata is exact (a loaded chunk); intermediate
-            # layers can claim full chunks where a reduction returns far less.
-            graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
-            core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
-            ingest = time.perf_counter() - t0
-            state = progress_state(core)
+            if start:  # a start callback may rewrite the graph (dask.cache.Cache does)
+                dsk = convert_legacy_graph(dsk)
+            # Ingestion allocates ~20 objects per task and frees none: the cyclic GC would
+            # scan the growing graph again and again for nothing (a third of ingestion time).
+            collect = gc.isenabled()
+            gc.disable()
+            try:
+                plan = _Plan(dsk, flat, cache)
+                order_graph = None
+                if how == "dask":
+                    order_graph = {**{k: DataNode(k, None) for k in cache if k not in dsk}, **dsk}
+                graph = to_taskgraph(plan.tasks, plan.outputs, plan.supplied, how,
+                                     plan.dependencies, order_graph)  # fmt: skip
+                # Only roots: their layer metadata is exact (a loaded chunk); intermediate
+                # layers can claim full chunks where a reduction returns far less.
+                graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
+                core = Scheduler(graph, [(threads, cap)], pol, validate=validate)
+                gkeys = graph.keys
+                nodes = [plan.tasks[k] for k in gkeys]
+                gather = _gatherer(plan, graph)
+            finally:
+                if collect:
+                    gc.enable()
+            stats.ingest_time = time.perf_counter() - t0
+            data: dict = {}
+            state = callback_state(core, dsk, data, plan.supplied, cap)
             for f in start_state:
                 f(dsk, state)
-            gkeys = graph.keys
-            nodes = [dsk[k] for k in gkeys]
-            dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
-            supplied = _supplied_inputs(dsk, gkeys, cache) if cache else None
 
-            def execute(i: int, inputs: list) -> Any:
-                names = [gkeys[dep_idx[c]] for c in range(dep_ptr[i], dep_ptr[i + 1])]
-                if supplied is not None and supplied[i]:
-                    names += [k for k in dsk[gkeys[i]].dependencies if k in cache]
-                return nodes[i](dict(zip(names, inputs)))
+            def execute(i: int, values: dict) -> Any:
+                return nodes[i](values)
 
-            pre = None
+            pre = post = None
             if pretask_cbs:
                 def pre(i: int) -> None:
                     for f in pretask_cbs:
                         f(gkeys[i], dsk, state)
 
-            post = None
             if posttask_cbs:
-                def post(i: int, result: Any, thread: int) -> None:
+                def post(i: int, result: Any, worker_id) -> None:
                     for f in posttask_cbs:
-                        f(gkeys[i], result, dsk, state, thread)
+                        f(gkeys[i], result, dsk, state, worker_id)
 
-            results, last_stats = run(
-                core, execute, supplied, pre, post, config.get("spill-directory")
-            )
-            last_stats.ingest_time = ingest
+            recorded = None
+            if sink is not None:
+                recorded = trace.Trace(meta={
+                    "name": "tidegate", "body": "threads", "policy": pol.name,
+                    "workers": {"local": threads},
+                    "memory_limit": None if cap == float("inf") else cap,
+                })  # fmt: skip
+            hooks = Hooks(
+                pretask=pre, posttask=post, get_id=get_id, pack_exception=pack_exception,
+                raise_exception=raise_exception,
+                rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
+                spill_dir=config.get("spill-directory"), cap=cap, total=_process_limit,
+                trace=recorded,
+            )  # fmt: skip
+            try:
+                results = run(core, execute, gather, hooks, stats, data)
+            finally:
+                last_stats = stats
+                if recorded is not None:
+                    sink.append(recorded)
             errored = False
         finally:
             for cb in started:
                 if cb[4]:
                     cb[4](dsk, state, errored)
     values = {gkeys[i]: v for i, v in results.items()}
-    values.update((k, v) for k, v in cache.items() if k in set(flat))
+    values.update(plan.supplied)
+    for k, t in plan.alias.items():
+        if t in values:
+            values[k] = values[t]
     return nested_get(keys, values)
 
 
-def _supplied_inputs(dsk: Mapping, keys: list, cache: Mapping) -> list:
-    """Per task, the values of its dependencies that the caller supplied (in a fixed order)."""
-    out = []
-    for k in keys:
-        names = [d for d in dsk[k].dependencies if d in cache]
-        out.append([cache[d] for d in names])
-    return out
+def _process_limit() -> float:
+    """``tidegate.memory-limit``, measured once per group of overlapping computes."""
+    return LEDGER.total(lambda: config.memory_limit(None))

@@ -41,6 +41,7 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
 
     work = build(workload, inputs, out)
     ntasks = len(work.__dask_graph__())
+    stats = None
     if scheduler == "threads":
         kwargs = {"scheduler": "threads", "num_workers": threads}
     else:
@@ -49,6 +50,7 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
             "num_workers": threads,
             "memory_limit": memory_limit,
             "policy": "priority" if scheduler == "priority" else "tidegate",
+            "stats": (stats := tidegate.RunStats()),
         }
     with RSSSampler(0.01) as rss:
         t0 = time.perf_counter()
@@ -56,7 +58,6 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
         wall = time.perf_counter() - t0
     step = max(1, len(rss.samples) // 400)
     samples = [(round(t, 3), max(0, b - rss.baseline)) for t, b in rss.samples[::step]]
-    stats = tidegate.bridge.last_stats if scheduler != "threads" else None
     return Measurement(
         workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples,
         stats.bytes_spilled if stats else 0, stats.peak_held_bytes if stats else 0.0,

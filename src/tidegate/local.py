@@ -1,7 +1,11 @@
 """Thread runtime, the embedded default: executes the core's actions on a pool of threads.
 
-It only executes: the main thread feeds completions to the core and hands out what the
+It only executes: the calling thread feeds completions to the core and hands out what the
 core says to run; worker threads run tasks and measure results with ``dask.sizeof``.
+On failure or Ctrl-C the caller gets the exception at once: the worker threads are told to
+stop and abandoned (daemons), a task still running ends on its own, and its result is
+dropped. Computes running at the same time in one process (in several threads, or nested
+inside a task) share one memory budget through :data:`LEDGER`.
 """
 
 from __future__ import annotations
@@ -11,21 +15,28 @@ import queue
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from dask.sizeof import sizeof
 
+from .live import _codes
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .spill import SpillStore
+from .trace import Memory, SpillEvent, TaskEnd, Trace
 
 _STOP = object()
+_WAKE = object()  # the spill writer failed: wake the caller to report it
+
+MEMORY_SAMPLE_INTERVAL = 0.005  # seconds between trace memory samples, at most
 
 
 @dataclass
 class RunStats:
-    """What a run did, for callers and reports."""
+    """What one run did. Pass one as ``tidegate.get(..., stats=RunStats())`` (or through
+    ``compute(scheduler="tidegate", stats=s)``) and it is filled in, on failure too."""
 
     tasks: int = 0
     wall_time: float = 0.0
@@ -37,36 +48,82 @@ class RunStats:
     bytes_loaded: int = 0
     spill_file_bytes: int = 0  # bytes written to spill files
     spill_time: float = 0.0  # seconds spent writing and reading spill files
+    memory_limit: float = 0.0  # this run's own budget (bytes; inf: none)
+    lowest_budget: float = 0.0  # the smallest budget it ran under, shared with other computes
 
 
-class _Counts:
-    """A sized stand-in for a set of keys: dask's ProgressBar only takes ``len()``."""
+class Ledger:
+    """One memory budget per process, shared by the computes running at the same time.
 
-    __slots__ = ("_read",)
+    The process total is ``tidegate.memory-limit`` (an "auto" limit is measured once, when
+    the first of a group of overlapping computes starts, so a compute nested in a task does
+    not measure memory its parent already holds). Each compute may hold at most its own
+    ``memory_limit`` and at most what the total leaves after the others' held bytes. A
+    nested compute's held bytes are its own: the parent counts the task's result only once
+    it is returned, so nothing is counted twice.
+    """
 
-    def __init__(self, read: Callable[[], int]):
-        self._read = read
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[int, Scheduler] = {}
+        self._total: float | None = None
 
-    def __len__(self) -> int:
-        return self._read()
+    def open(self, core: Scheduler, total: Callable[[], float]) -> float:
+        """Register a run; returns the process total it shares."""
+        fresh = total()  # outside the lock: it may ask the ledger itself
+        with self._lock:
+            if not self._runs or self._total is None:
+                self._total = fresh
+            self._runs[id(core)] = core
+            return self._total
+
+    def total(self, measure: Callable[[], float]) -> float:
+        """The total shared by the computes running now, or a fresh measure if none runs."""
+        with self._lock:
+            if self._runs and self._total is not None:
+                return self._total
+        return measure()
+
+    def close(self, core: Scheduler) -> None:
+        with self._lock:
+            self._runs.pop(id(core), None)
+
+    def budget(self, core: Scheduler, cap: float, total: float) -> float:
+        runs = self._runs
+        if len(runs) < 2:
+            return cap
+        others = 0.0
+        for c in list(runs.values()):  # a snapshot: list() of a dict is atomic under the GIL
+            if c is not core:
+                others += sum(w.held_bytes for w in c.workers)
+        return max(1.0, min(cap, total - others))
+
+    @property
+    def active(self) -> int:
+        return len(self._runs)
 
 
-def progress_state(core: Scheduler) -> dict:
-    """The subset of dask.local's ``state`` dict that diagnostics read, live and thread-safe."""
-    return {
-        "waiting": _Counts(lambda: core.n_waiting),
-        "ready": _Counts(lambda: core.n_ready),
-        "running": _Counts(lambda: core.n_running),
-        "finished": _Counts(lambda: core.n_finished),
-    }
+LEDGER = Ledger()
 
 
-def _worker_loop(
-    tasks: queue.SimpleQueue,
-    done: queue.SimpleQueue,
-    execute: Callable[[int, list], Any],
-    thread: int,
-) -> None:
+@dataclass
+class Hooks:
+    """The dask options a run honours (see bridge.get), all optional."""
+
+    pretask: Callable[[int], None] | None = None
+    posttask: Callable[[int, Any, Any], None] | None = None  # (task, result, worker id)
+    get_id: Callable[[], Any] | None = None  # worker id for posttask, called on the worker
+    pack_exception: Callable | None = None  # (exc, dumps) -> (exc, tb), on the worker
+    raise_exception: Callable | None = None  # (exc, tb), on the caller
+    rerun_exceptions_locally: bool = False
+    executor: Executor | None = None  # run the worker loops on this pool
+    spill_dir: str | None = None
+    cap: float = float("inf")  # this run's memory_limit
+    total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
+    trace: Trace | None = None
+
+
+def _worker_loop(tasks, done, execute, thread: int, get_id, pack) -> None:
     while True:
         item = tasks.get()
         if item is _STOP:
@@ -76,107 +133,236 @@ def _worker_loop(
         try:
             result = execute(i, inputs)
         except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
-            done.put((i, False, exc, 0, thread))
+            done.put((i, False, _packed(exc, pack), 0, thread))
         else:
             try:
                 nbytes = sizeof(result)
             except Exception:  # a broken __sizeof__ is not the task's failure
                 nbytes = None
-            done.put((i, True, result, nbytes, thread))
+            done.put((i, True, result, nbytes, thread if get_id is None else get_id()))
         inputs = result = None  # hold no references once handed back: release frees memory
+
+
+def _traced_worker_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
+    """:func:`_worker_loop` plus start and stop times, when a trace is collected."""
+    clock = time.perf_counter
+    while True:
+        item = tasks.get()
+        if item is _STOP:
+            return
+        i, inputs = item
+        item = result = None
+        start = clock() - t0
+        try:
+            result = execute(i, inputs)
+        except BaseException as exc:  # noqa: BLE001
+            done.put((i, False, _packed(exc, pack), 0, thread, start, clock() - t0))
+        else:
+            stop = clock() - t0
+            try:
+                nbytes = sizeof(result)
+            except Exception:
+                nbytes = None
+            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start, stop))
+        inputs = result = None
+
+
+def _packed(exc: BaseException, pack) -> Any:
+    if pack is None:
+        return exc
+    try:
+        return pack(exc, lambda x: x)  # dask's pack_exception(e, dumps); dumps is identity here
+    except BaseException as raised:  # noqa: BLE001 - dask's default packer re-raises
+        return raised
 
 
 def run(
     core: Scheduler,
-    execute: Callable[[int, list], Any],
-    supplied: Sequence[list] | None = None,
-    pretask: Callable[[int], None] | None = None,
-    posttask: Callable[[int, Any, int], None] | None = None,  # (task, result, thread)
-    spill_dir: str | None = None,
-) -> tuple[dict[int, Any], RunStats]:
+    execute: Callable[[int, Any], Any],
+    gather: Callable[[int, dict], Any],
+    hooks: Hooks | None = None,
+    stats: RunStats | None = None,
+    data: dict | None = None,
+) -> dict[int, Any]:
     """Run a whole graph; returns ``{output task: result}``.
 
-    ``execute(i, inputs)`` runs task i on the values of its graph dependencies (in the
-    graph's dependency order). ``supplied[i]``, if given, holds extra values appended to
-    those inputs (values handed in by the caller rather than computed). Results the core
-    spills go to a temporary folder under ``spill_dir``, removed when the run ends, however.
-    A failing task's exception is re-raised here with its own traceback once the tasks
-    already running have ended; no new task starts after a failure or a Ctrl-C.
+    ``gather(i, data)`` builds task i's inputs from the results held (``{task: value}``) on
+    the calling thread; ``execute(i, inputs)`` runs it on a worker thread. Results the core
+    spills go to a temporary folder under ``hooks.spill_dir``, removed when the run ends,
+    however it ends. The first failing task's exception is raised as soon as it is seen,
+    with its own traceback; nothing new starts after it, or after a Ctrl-C.
     """
+    hooks = hooks or Hooks()
+    stats = stats if stats is not None else RunStats()
     graph = core.graph
-    dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
-    data: dict[int, Any] = {}
-    disk = SpillStore(spill_dir)
-    pool = _Threads(sum(w.threads for w in core.workers), execute)
-    stats = RunStats(tasks=len(graph))
+    keys = graph.keys
+    data = {} if data is None else data
+    trace = hooks.trace
     t0 = time.perf_counter()
+    pool = _Threads(sum(w.threads for w in core.workers), execute, hooks, t0)
+    disk = SpillStore(hooks.spill_dir, on_error=pool.wake)
+    stats.tasks = len(graph)
+    stats.memory_limit = stats.lowest_budget = hooks.cap
+    total = LEDGER.open(core, hooks.total or (lambda: hooks.cap))
     core_time = 0.0
+    pretask, posttask = hooks.pretask, hooks.posttask
+    spills = trace.spills if trace is not None else None
+    nbytes = core.nbytes
 
     def dispatch(actions: list) -> None:
         for a in actions:
-            if type(a) is Run:
+            kind = type(a)
+            if kind is Run:
                 i = a.task
-                inputs = [data[dep_idx[c]] for c in range(dep_ptr[i], dep_ptr[i + 1])]
-                if supplied is not None and supplied[i]:
-                    inputs += supplied[i]
+                inputs = gather(i, data)
                 if pretask is not None:
                     pretask(i)
                 pool.submit(i, inputs)
-            elif type(a) is Release:
+            elif kind is Release:
                 if data.pop(a.task, _STOP) is _STOP:
                     disk.delete(a.task)
-            elif type(a) is Spill:
-                disk.put(a.task, data.pop(a.task), graph.keys[a.task])
-            elif type(a) is Load:
+            elif kind is Spill:
+                disk.put(a.task, data.pop(a.task), keys[a.task])
+                if spills is not None:
+                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
+                                             int(nbytes[a.task]), "spill"))  # fmt: skip
+            elif kind is Load:
                 data[a.task] = disk.pop(a.task)
+                if spills is not None:
+                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
+                                             int(nbytes[a.task]), "load"))  # fmt: skip
 
-    error: BaseException | None = None
+    last_sample = -1.0
+    sampled_moves = 0  # spills and loads seen by the last sample
+
+    def sample(now: float) -> None:
+        nonlocal last_sample, sampled_moves
+        last_sample = now
+        sampled_moves = len(spills)
+        ws = core.workers
+        trace.memory.append(Memory(
+            now, "local", int(sum(w.held for w in ws)), None,
+            int(sum(w.roots_running + w.roots_untouched for w in ws)),
+            int(sum(w.spilled for w in ws)),
+        ))  # fmt: skip
+
     try:
         c0 = time.perf_counter()
         actions = core.start()
         core_time += time.perf_counter() - c0
+        if trace is not None:
+            sample(0.0)
         dispatch(actions)
         while pool.inflight and not core.done:
             events = []
-            for i, ok, value, nbytes, thread in pool.results():
+            finished = []
+            error = None
+            for item in pool.results():
+                if item is _WAKE:
+                    continue
+                i, ok, value = item[0], item[1], item[2]
                 if ok:
                     data[i] = value
-                    if nbytes is None:
-                        nbytes = _unmeasured(graph.keys[i], value)
-                    events.append(Finished(i, nbytes))
-                    if posttask is not None:
-                        posttask(i, value, thread)
+                    n = item[3]
+                    if n is None:
+                        n = _unmeasured(keys[i], value)
+                    events.append(Finished(i, n))
                 else:
+                    n = 0
                     events.append(Failed(i))
                     if error is None:
-                        error = value
-            value = None
+                        error = (i, value)
+                if posttask is not None:
+                    finished.append((i, value, item[4]))
+                if trace is not None:
+                    trace.tasks.append(TaskEnd(
+                        str(keys[i]), graph.group_names[graph.group[i]], "local", item[4],
+                        item[5], item[6], int(n), bool(graph.root[i]), ok,
+                    ))  # fmt: skip
+                value = item = None
+            if disk.error is not None:
+                raise disk.error
+            if LEDGER.active > 1:  # other computes run: this one's share of the budget
+                budget = LEDGER.budget(core, hooks.cap, total)
+                for w in core.workers:
+                    w.budget = budget
+                if budget < stats.lowest_budget:
+                    stats.lowest_budget = budget
             c0 = time.perf_counter()
-            actions = core.handle_many(events)
-            core_time += time.perf_counter() - c0
-            dispatch(actions)
-        if error is not None:
-            raise error
+            if posttask is None:
+                actions = core.handle_many(events)
+                core_time += time.perf_counter() - c0
+                if error is not None:
+                    _raise_task_error(error, hooks, execute, gather, data)
+                dispatch(actions)
+            else:
+                # dask.local's order: one completion at a time, its releases done, then its
+                # posttask; tasks it made ready start after the whole batch.
+                runs = []
+                for event, (i, value, worker_id) in zip(events, finished):
+                    actions = core.handle_many((event,))
+                    if error is not None and type(event) is Failed:
+                        _raise_task_error(error, hooks, execute, gather, data)
+                    runs += [a for a in actions if type(a) is Run]
+                    dispatch([a for a in actions if type(a) is not Run])
+                    if type(event) is Finished:
+                        posttask(i, value, worker_id)
+                core_time += time.perf_counter() - c0  # callbacks included: they are rare
+                finished = value = None
+                dispatch(runs)
+            if trace is not None:
+                now = time.perf_counter() - t0
+                # Spills and loads are rare and change the picture: always sampled.
+                if now - last_sample >= MEMORY_SAMPLE_INTERVAL or len(spills) != sampled_moves:
+                    sample(now)
         if not core.done:  # cannot happen while the core's invariants hold
-            raise RuntimeError("tidegate stopped with work left and nothing running")
+            raise RuntimeError(_stuck(core))
         results = {i: data[i] if i in data else disk.pop(i) for i in graph.outputs.tolist()}
         disk.flush()  # a spill that failed must not pass silently
     except BaseException:
-        # Failure, Ctrl-C or a bug: nothing new starts; wait for the tasks already handed
-        # to threads (counted here, not by the core, which may be mid-event).
+        # Failure, Ctrl-C or a bug: nothing new starts, and nobody waits for running tasks
+        # (one may never return); their threads exit once it does.
         core.cancel()
-        pool.drain()
+        pool.abandon()
+        disk.close(wait=False)
         raise
-    finally:
+    else:
         pool.close()
-        disk.close()  # after the last task: nothing writes or reads spill files any more
+        disk.close()
+    finally:
+        LEDGER.close(core)
+        if trace is not None:
+            sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
         stats.spill_file_bytes, stats.spill_time = disk.bytes_written, disk.seconds
         stats.wall_time = time.perf_counter() - t0
         stats.core_time = core_time
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
-    return results, stats
+    return results
+
+
+def _raise_task_error(error, hooks: Hooks, execute, gather, data) -> None:
+    i, exc = error
+    if hooks.rerun_exceptions_locally:
+        # Run it again here, on the caller's thread, so a debugger stops in the task.
+        execute(i, gather(i, data))
+    if isinstance(exc, tuple):  # packed by a pack_exception: (exc, traceback)
+        exc, tb = exc
+        if hooks.raise_exception is not None:
+            hooks.raise_exception(exc, tb)
+        raise exc.with_traceback(tb)
+    if hooks.raise_exception is not None:
+        hooks.raise_exception(exc, exc.__traceback__)
+    raise exc
+
+
+def _stuck(core: Scheduler) -> str:
+    keys = core.graph.keys
+    done = _codes("finished")
+    left = [keys[i] for i, s in enumerate(core.state) if s not in done][:5]
+    return (f"tidegate stopped with {len(keys) - core.n_finished} tasks left and nothing "
+            f"running (a scheduler bug), e.g. {left!r}")  # fmt: skip
 
 
 UNMEASURED_BYTES = 64 * 2**20
@@ -195,58 +381,69 @@ def _unmeasured(key, value) -> int:
 
 
 class _Threads:
-    """Worker threads fed through a queue; counts the tasks handed out and not yet back."""
+    """Worker loops fed through a queue; counts the tasks handed out and not yet back.
 
-    def __init__(self, n: int, execute: Callable[[int, list], Any]):
+    The loops run on threads of their own ("tidegate-k", daemons) or, given an executor,
+    on its threads (each loop occupies one of them for the run)."""
+
+    def __init__(self, n: int, execute, hooks: Hooks, t0: float):
         self.tasks: queue.SimpleQueue = queue.SimpleQueue()
         self.done: queue.SimpleQueue = queue.SimpleQueue()
         self.inflight = 0
+        self.n = n
         ctx = contextvars.copy_context()  # the caller's context (e.g. dask.config.set)
-        self.threads = [
-            threading.Thread(
-                target=ctx.copy().run,
-                args=(_worker_loop, self.tasks, self.done, execute, k),
-                name=f"tidegate-{k}",
-                daemon=True,
-            )
-            for k in range(n)
-        ]
-        for t in self.threads:
-            t.start()
+        if hooks.trace is not None:
+            loop, extra = _traced_worker_loop, (t0,)
+        else:
+            loop, extra = _worker_loop, ()
+        self.threads: list[threading.Thread] = []
+        for k in range(n):
+            args = (loop, self.tasks, self.done, execute, k, hooks.get_id, hooks.pack_exception,
+                    *extra)  # fmt: skip
+            if hooks.executor is not None:
+                hooks.executor.submit(ctx.copy().run, *args)
+            else:
+                t = threading.Thread(target=ctx.copy().run, args=args, name=f"tidegate-{k}",
+                                     daemon=True)  # fmt: skip
+                t.start()
+                self.threads.append(t)
 
-    def submit(self, i: int, inputs: list) -> None:
+    def submit(self, i: int, inputs) -> None:
         self.inflight += 1
         self.tasks.put((i, inputs))
 
+    def wake(self) -> None:
+        self.done.put(_WAKE)
+
     def results(self) -> list:
         """Block for one result, then take every other one already waiting."""
-        batch = [self._get()]
-        self.inflight -= 1
+        item = self._get()
+        batch = [item]
+        if item is not _WAKE:
+            self.inflight -= 1
         while True:
             try:
-                batch.append(self.done.get_nowait())
+                item = self.done.get_nowait()
             except queue.Empty:
                 return batch
-            self.inflight -= 1
+            batch.append(item)
+            if item is not _WAKE:
+                self.inflight -= 1
 
     def _get(self):
-        # A timeout keeps the main thread responsive to Ctrl-C on every platform.
+        # A timeout keeps the calling thread responsive to Ctrl-C on every platform.
         while True:
             try:
                 return self.done.get(timeout=0.2)
             except queue.Empty:
                 continue
 
-    def drain(self) -> None:
-        """Wait for every task handed out; results are dropped."""
-        try:
-            while self.inflight:
-                self.results()
-        except KeyboardInterrupt:
-            pass  # a second Ctrl-C: stop waiting (threads are daemons)
+    def abandon(self) -> None:
+        """Tell every loop to stop after its current task; wait for none of them."""
+        for _ in range(self.n):
+            self.tasks.put(_STOP)
 
     def close(self) -> None:
-        for _ in self.threads:
-            self.tasks.put(_STOP)
+        self.abandon()
         for t in self.threads:
-            t.join()
+            t.join()  # all idle: the run is complete

@@ -6,6 +6,8 @@ they are written and read without an extra in-memory copy.
 
 from __future__ import annotations
 
+import errno
+import itertools
 import os
 import pickle
 import queue
@@ -14,6 +16,7 @@ import struct
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 _LEN = struct.Struct("<Q")
@@ -23,6 +26,14 @@ class SpillError(TypeError):
     """A result that must be spilled cannot be serialised."""
 
 
+class SpillWriteError(OSError):
+    """Writing a spilled result failed; names the result, the file and the OS's reason."""
+
+
+class DiskFullError(SpillWriteError):
+    """The spill folder's disk is full."""
+
+
 class SpillStore:
     """``{task: value}`` on disk, in a private temporary folder removed by ``close()``.
 
@@ -30,91 +41,139 @@ class SpillStore:
     goes to disk; a value stays reachable until its file is complete, and one that is
     loaded back (or released) before that never touches the disk. At most ``backlog``
     writes wait at once: ``put`` blocks beyond that, so memory cannot run ahead of the disk.
+
+    Every ``put`` is a new version of its key: a file finished for an older version (the
+    value was loaded back and spilled again while it was being written) is discarded, never
+    taken for the newer one. A failed write is recorded on its key: ``pop`` of that key
+    raises it, other keys are unaffected, ``error`` holds the first one and ``on_error`` is
+    called (from the writer thread) so the owner can report it at once.
     """
 
-    def __init__(self, parent: str | None = None, backlog: int = 4):
+    def __init__(self, parent: str | None = None, backlog: int = 4,
+                 on_error: Callable[[], None] | None = None):  # fmt: skip
         self.parent = parent
         self.path: str | None = None
         self.bytes_written = 0
         self.bytes_read = 0
         self.seconds = 0.0
+        self.error: BaseException | None = None
+        self._on_error = on_error
         self._files: dict[int, str] = {}
-        self._pending: dict[int, tuple[Any, str]] = {}  # queued or being written
+        self._pending: dict[int, tuple[Any, str, int]] = {}  # queued or being written
+        self._failed: dict[int, BaseException] = {}
         self._lock = threading.Condition()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._versions = itertools.count(1)
         self._backlog = backlog
-        self._error: BaseException | None = None
         self._writer: threading.Thread | None = None
-        self._writing = False
+        self._writing = 0  # version being written, 0 for none
+        self._closed = False
 
     def put(self, key: int, value: Any, name: str = "") -> None:
         with self._lock:
-            self._raise_error()
             if self.path is None:
                 self.path = tempfile.mkdtemp(prefix="tidegate-spill-", dir=self.parent)
-                self._writer = threading.Thread(target=self._write_loop, name="tidegate-spill")
-                self._writer.daemon = True
+                self._writer = threading.Thread(target=self._write_loop, name="tidegate-spill",
+                                                daemon=True)  # fmt: skip
                 self._writer.start()
-            while len(self._pending) >= self._backlog and self._error is None:
+            while len(self._pending) >= self._backlog:
                 self._lock.wait(0.2)
-            self._raise_error()
-            self._pending[key] = (value, name)
-        self._queue.put(key)
+            version = next(self._versions)
+            self._failed.pop(key, None)
+            self._pending[key] = (value, name, version)
+        self._queue.put((key, version))
 
     def _write_loop(self) -> None:
         while True:
-            key = self._queue.get()
-            if key is None:
+            item = self._queue.get()
+            if item is None:
                 return
+            key, version = item
             with self._lock:
-                if key not in self._pending:
-                    continue  # loaded back or released before its turn
-                value, name = self._pending[key]
-                self._writing = True
+                entry = self._pending.get(key)
+                if entry is None or entry[2] != version or self._closed:
+                    continue  # loaded back, released or spilled again before its turn
+                value, name, _ = entry
+                self._writing = version
+                folder = self.path
+            fn = os.path.join(folder, f"{key}-{version}")
             try:
-                fn, nbytes, seconds = self._write(key, value, name)
-            except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+                nbytes, seconds = self._write(fn, value, name or key)
+            except BaseException as exc:  # noqa: BLE001 - recorded on the key, raised by the owner
+                _unlink(fn)
                 with self._lock:
-                    self._error = exc
-                    self._writing = False
+                    if self._closed:  # close() may have run before this file existed
+                        _rmdir(folder)
+                    self._writing = 0
+                    entry = self._pending.get(key)
+                    if entry is not None and entry[2] == version:
+                        del self._pending[key]  # nobody waits for it: flush() must not spin
+                        if not self._closed:
+                            self._failed[key] = exc
+                            if self.error is None:
+                                self.error = exc
                     self._lock.notify_all()
+                if self._on_error is not None and not self._closed:
+                    self._on_error()
                 continue
-            value = None
+            value = entry = None
             with self._lock:
                 self.bytes_written += nbytes
                 self.seconds += seconds
-                if self._pending.pop(key, None) is None:
-                    os.unlink(fn)  # wanted back while being written: the copy in hand won
-                else:
+                self._writing = 0
+                entry = self._pending.get(key)
+                if entry is not None and entry[2] == version and not self._closed:
+                    del self._pending[key]
                     self._files[key] = fn
-                self._writing = False
+                else:
+                    # wanted back (or re-spilled) while being written: the copy in hand won
+                    _unlink(fn)
+                    if self._closed:
+                        _rmdir(folder)
+                entry = None
                 self._lock.notify_all()
 
-    def _write(self, key: int, value: Any, name: str) -> tuple[str, int, float]:
+    def _open(self, fn: str):
+        return open(fn, "wb")
+
+    def _write(self, fn: str, value: Any, name) -> tuple[int, float]:
         t0 = time.perf_counter()
         buffers: list[pickle.PickleBuffer] = []
         try:
             header = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
         except Exception as exc:
             raise SpillError(
-                f"the result of {name or key!r} ({type(value).__name__}) must be spilled to "
+                f"the result of {name!r} ({type(value).__name__}) must be spilled to "
                 f"stay within memory_limit but cannot be pickled: {exc}. Raise memory_limit "
                 f"or return picklable data."
             ) from exc
-        fn = os.path.join(self.path, str(key))
         nbytes = 0
-        with open(fn, "wb") as f:
-            f.write(_LEN.pack(len(buffers)))
-            for part in [header, *buffers]:
-                view = memoryview(part).cast("B")
-                f.write(_LEN.pack(view.nbytes))
-                f.write(view)
-                nbytes += view.nbytes
-        return fn, nbytes, time.perf_counter() - t0
+        try:
+            with self._open(fn) as f:
+                f.write(_LEN.pack(len(buffers)))
+                for part in [header, *buffers]:
+                    view = memoryview(part).cast("B")
+                    f.write(_LEN.pack(view.nbytes))
+                    f.write(view)
+                    nbytes += view.nbytes
+        except OSError as exc:
+            full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            kind = DiskFullError if full else SpillWriteError
+            what = "disk full" if full else "cannot write"
+            raise kind(
+                exc.errno,
+                f"{what}: spilling the result of {name!r} to {fn} failed: "
+                f"{exc.strerror or exc}. Free space there, point tidegate.spill-directory "
+                f"elsewhere, or raise memory_limit",
+                fn,
+            ) from exc
+        return nbytes, time.perf_counter() - t0
 
     def pop(self, key: int) -> Any:
         with self._lock:
-            self._raise_error()
+            failed = self._failed.pop(key, None)
+            if failed is not None:
+                raise failed
             if key in self._pending:
                 return self._pending.pop(key)[0]  # never reached the disk
             fn = self._files.pop(key)
@@ -136,34 +195,51 @@ class SpillStore:
 
     def delete(self, key: int) -> None:
         with self._lock:
-            if self._pending.pop(key, None) is None:
-                os.unlink(self._files.pop(key))
+            if self._pending.pop(key, None) is not None or self._failed.pop(key, None):
+                return
+            fn = self._files.pop(key)
+        os.unlink(fn)
 
     def __contains__(self, key: int) -> bool:
         with self._lock:
-            return key in self._pending or key in self._files
+            return key in self._pending or key in self._files or key in self._failed
 
     def flush(self) -> None:
-        """Wait until every queued value is on disk; raise the writer's error, if any."""
+        """Wait until every queued value is on disk; raise the first write error, if any."""
         with self._lock:
-            while (self._pending or self._writing) and self._error is None:
+            while self._pending and self.error is None:
                 self._lock.wait(0.2)
-            self._raise_error()
+            if self.error is not None:
+                raise self.error
 
-    def _raise_error(self) -> None:
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
-
-    def close(self) -> None:
-        """Stop the writer once its current file is done, then remove the folder."""
+    def close(self, wait: bool = True) -> None:
+        """Remove the folder. ``wait``: let the writer finish its current file first;
+        otherwise (Ctrl-C) return at once: the writer discards that file when done."""
+        with self._lock:
+            self._closed = True
+            self._pending.clear()  # nothing queued is wanted any more
         if self._writer is not None:
-            with self._lock:
-                self._pending.clear()  # nothing queued is wanted any more
             self._queue.put(None)
-            self._writer.join()
+            if wait:
+                self._writer.join()
             self._writer = None
         if self.path is not None:
             shutil.rmtree(self.path, ignore_errors=True)
             self.path = None
         self._files.clear()
+
+
+def _unlink(fn: str) -> None:
+    try:
+        os.unlink(fn)
+    except FileNotFoundError:
+        pass
+
+
+def _rmdir(path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        pass

@@ -1,0 +1,432 @@
+"""tidegate.get as a drop-in for dask's schedulers: the whole ``get`` contract.
+
+dask's own test mixin for get functions; the scheduler name; every dask.local option; the
+callbacks' ``state``; dask's diagnostics and ``dask.cache.Cache``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import multiprocessing.pool
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from operator import add
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from dask import delayed
+from dask.cache import Cache
+from dask.callbacks import Callback
+from dask.diagnostics import CacheProfiler, Profiler, ProgressBar, ResourceProfiler
+from dask.utils_test import GetFunctionTestMixin
+
+import tidegate
+
+pytestmark = pytest.mark.usefixtures("no_leaked_tidegate_threads")
+
+
+def inc(x):
+    return x + 1
+
+
+class TestGetFunction(GetFunctionTestMixin):
+    """dask's own expectations of any ``get``."""
+
+    get = staticmethod(tidegate.get)
+
+
+class TestGetFunctionOneThread(GetFunctionTestMixin):
+    get = staticmethod(functools.partial(tidegate.get, num_workers=1, policy="priority"))
+
+
+# -- the scheduler's name ----------------------------------------------------------------
+def test_scheduler_by_name_in_compute_and_config():
+    x = da.arange(100, chunks=10).sum()
+    stats = tidegate.RunStats()
+    assert x.compute(scheduler="tidegate", stats=stats) == 4950
+    assert stats.tasks >= 11  # tidegate ran it, not a fallback
+    stats = tidegate.RunStats()
+    with dask.config.set(scheduler="tidegate"):
+        assert dask.compute(x, stats=stats) == (4950,)
+    assert stats.tasks >= 11
+
+
+# -- options -----------------------------------------------------------------------------
+@pytest.mark.parametrize("typo", ["memory_limt", "num_worker", "raise_task_error"])
+def test_unknown_keyword_is_a_type_error_naming_it_and_the_valid_ones(typo):
+    ran = []
+    x = delayed(ran.append)(1)
+    with pytest.raises(TypeError) as info:
+        x.compute(scheduler="tidegate", **{typo: "1 byte"})
+    message = str(info.value)
+    assert repr(typo) in message
+    for valid in ("memory_limit", "num_workers", "rerun_exceptions_locally", "pool"):
+        assert valid in message
+    assert ran == []
+
+
+def test_keywords_libraries_pass_through_are_configurable():
+    with pytest.raises(TypeError, match="'flavour'"):
+        tidegate.get({"a": (inc, 1)}, "a", flavour=1)
+    with dask.config.set({"tidegate.ignore-options": ["flavour"]}):
+        assert tidegate.get({"a": (inc, 1)}, "a", flavour=1) == 2
+
+
+def test_get_id_gives_the_posttask_worker_id():
+    ids = []
+    names = []
+
+    def where(x):
+        names.append(threading.current_thread().name)
+        return x
+
+    with Callback(posttask=lambda key, res, dsk, state, id: ids.append(id)):
+        dask.compute(*[delayed(where)(i) for i in range(6)], scheduler="tidegate",
+                     num_workers=2, get_id=lambda: threading.current_thread().name)  # fmt: skip
+    assert len(ids) == 6
+    assert sorted(ids) == sorted(names)  # called on the thread that ran the task
+
+
+@pytest.mark.parametrize("how", ["argument", "config"])
+def test_pool_runs_the_tasks(how):
+    names = set()
+    lock = threading.Lock()
+
+    def where(x):
+        with lock:
+            names.add(threading.current_thread().name)
+        return x
+
+    xs = [delayed(where)(i) for i in range(20)]
+    with ThreadPoolExecutor(3, thread_name_prefix="userpool") as pool:
+        if how == "argument":
+            out = dask.compute(*xs, scheduler="tidegate", pool=pool)
+        else:
+            with dask.config.set(pool=pool):
+                out = dask.compute(*xs, scheduler="tidegate")
+    assert out == tuple(range(20))
+    assert names and all(n.startswith("userpool") for n in names), names
+
+
+def test_process_pool_is_refused():
+    with multiprocessing.pool.ThreadPool(2) as pool:  # a multiprocessing-style pool
+        with pytest.raises(TypeError, match="pool must be a concurrent.futures executor"):
+            tidegate.get({"a": (inc, 1)}, "a", pool=pool)
+
+
+@pytest.mark.parametrize("how", ["argument", "config"])
+def test_rerun_exceptions_locally(how):
+    threads = []
+
+    def fails(x):
+        threads.append(threading.current_thread())
+        raise ValueError("bad")
+
+    x = delayed(fails)(delayed(inc)(1))
+    if how == "argument":
+        with pytest.raises(ValueError, match="bad"):
+            x.compute(scheduler="tidegate", rerun_exceptions_locally=True)
+    else:
+        with dask.config.set(rerun_exceptions_locally=True), pytest.raises(ValueError):
+            x.compute(scheduler="tidegate")
+    # Once on a worker thread, then again on this (the calling) thread, for a debugger.
+    assert len(threads) == 2
+    assert threads[0].name.startswith("tidegate-")
+    assert threads[1] is threading.current_thread()
+
+
+def test_rerun_is_off_by_default():
+    threads = []
+
+    def fails(x):
+        threads.append(threading.current_thread())
+        raise ValueError("bad")
+
+    with pytest.raises(ValueError):
+        delayed(fails)(1).compute(scheduler="tidegate")
+    assert len(threads) == 1
+
+
+def test_pack_and_raise_exception_hooks():
+    class Wrapped(Exception):
+        pass
+
+    packed_on = []
+
+    def pack(exc, dumps):
+        packed_on.append(threading.current_thread().name)
+        return exc, exc.__traceback__
+
+    def raise_(exc, tb):
+        raise Wrapped(f"wrapped {exc!r}") from exc
+
+    def boom(x):
+        raise KeyError("inner")
+
+    with pytest.raises(Wrapped, match="wrapped KeyError") as info:
+        delayed(boom)(1).compute(scheduler="tidegate", pack_exception=pack, raise_exception=raise_)
+    assert isinstance(info.value.__cause__, KeyError)
+    assert packed_on and packed_on[0].startswith("tidegate-")
+
+
+def test_ignored_options_are_accepted():
+    x = delayed(add)(delayed(inc)(1), 2)
+    assert x.compute(scheduler="tidegate", chunksize=5, dumps=repr, loads=eval) == 4
+
+
+def test_cache_from_dask_config():
+    ran = []
+
+    def f(x):
+        ran.append(x)
+        return x
+
+    dsk = {"a": (f, 1), "b": (add, "a", 10)}
+    with dask.config.set(cache={"a": 5}):
+        assert tidegate.get(dsk, "b") == 15
+    assert ran == []
+
+
+# -- the callbacks' state ----------------------------------------------------------------
+STATE_KEYS = ("dependencies", "dependents", "waiting", "waiting_data", "cache", "ready",
+              "running", "finished", "released")  # fmt: skip
+
+
+class StateChecker(Callback):
+    """Checks dask.local's state contract at every task start and end; runs the same under
+    dask's own scheduler, so the checks are dask's semantics, not tidegate's."""
+
+    def __init__(self, outputs):
+        super().__init__()
+        self.outputs = set(outputs)
+        self.results: dict = {}
+        self.checked = 0
+        self.seen_released: set = set()
+
+    def _check(self, dsk, state):
+        assert all(k in state for k in STATE_KEYS)
+        tasks = set(dsk)
+        finished, running, released = set(state["finished"]), set(state["running"]), set(
+            state["released"])  # fmt: skip
+        waiting, ready = set(state["waiting"]), set(state["ready"])
+        assert len(finished) == len(state["finished"]) and len(running) == len(state["running"])
+        assert len(waiting) == len(state["waiting"]) and len(ready) == len(state["ready"])
+        # every task is in exactly one of waiting, ready, running, finished
+        assert waiting | ready | running | finished == tasks
+        assert len(waiting) + len(ready) + len(running) + len(finished) == len(tasks)
+        assert released <= finished and not released & self.outputs
+        for k in waiting:
+            assert state["waiting"][k] and state["waiting"][k] <= state["dependencies"][k]
+            assert not state["waiting"][k] & finished
+        for k in ready | running:
+            assert state["dependencies"][k] <= finished - released
+        for k in finished - released:
+            if k in state["waiting_data"]:
+                assert state["waiting_data"][k] == state["dependents"][k] - finished
+            assert state["cache"][k] is self.results[k]
+        for k in released:
+            assert k not in state["cache"]
+            assert state["dependents"][k] <= finished  # nothing needs it any more
+        for k in tasks:
+            assert state["dependencies"][k] == set(dsk[k].dependencies)
+            for d in state["dependencies"][k]:
+                assert k in state["dependents"][d]
+        self.seen_released |= released
+        self.checked += 1
+
+    def _pretask(self, key, dsk, state):
+        assert key in state["running"]
+        self._check(dsk, state)
+
+    def _posttask(self, key, result, dsk, state, id):
+        self.results[key] = result
+        assert key in state["finished"] and key not in state["running"]
+        self._check(dsk, state)
+
+
+def _diamonds():
+    dsk = {}
+    for i in range(6):
+        dsk[f"a{i}"] = (inc, i)
+        dsk[f"b{i}"] = (inc, f"a{i}")
+        dsk[f"c{i}"] = (add, f"a{i}", f"b{i}")
+    dsk["total"] = (sum, [f"c{i}" for i in range(6)])
+    dsk["side"] = (inc, "b0")
+    return dsk, ["total", "side"]
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads", "tidegate", "tidegate-1"])
+def test_state_contract(scheduler):
+    dsk, keys = _diamonds()
+    kwargs = {"num_workers": 1} if scheduler == "tidegate-1" else {}
+    get = dask.base.named_schedulers[scheduler.split("-")[0]]
+    checker = StateChecker(keys)
+    expected = dask.get(dsk, keys)
+    with checker:
+        assert get(dsk, keys, **kwargs) == expected
+    assert checker.checked == 2 * len(dsk)
+    assert {f"a{i}" for i in range(1, 6)} <= checker.seen_released  # it saw releases
+
+
+def test_state_is_live_from_another_thread():
+    """A progress bar reads the state from its own thread while tasks run: it sees the two
+    running tasks and tidegate's counters. Tasks wait for the reader, not for time."""
+    seen = {}
+    state_ready, checked = threading.Event(), threading.Event()
+    all_there = threading.Barrier(3)  # the reader and the two tasks
+
+    class Grab(Callback):
+        def _start_state(self, dsk, state):
+            seen["state"] = state
+            state_ready.set()
+
+    def reader():
+        assert state_ready.wait(60)
+        s = seen["state"]
+        all_there.wait(60)
+        seen["running"] = set(s["running"])
+        seen["ready"] = len(s["ready"])
+        seen["finished"] = len(s["finished"])
+        view = s["tidegate"]
+        seen["view"] = (view.tasks, view.finished, view.memory_limit, view.held_bytes,
+                        view.bytes_spilled)  # fmt: skip
+        checked.set()
+
+    def slow(i):
+        all_there.wait(60)
+        assert checked.wait(60)
+        return np.ones(1000) * i
+
+    t = threading.Thread(target=reader)
+    t.start()
+    xs = [delayed(slow)(i, dask_key_name=f"slow-{i}") for i in range(2)]
+    total = delayed(sum)(xs, dask_key_name="total")
+    with Grab():
+        got = total.compute(scheduler="tidegate", num_workers=2, memory_limit="1GB")
+    t.join()
+    np.testing.assert_array_equal(got, np.ones(1000))
+    assert seen["running"] == {"slow-0", "slow-1"}
+    assert (seen["ready"], seen["finished"]) == (0, 0)
+    assert seen["view"] == (3, 0, 10**9, 0, 0)
+    view = seen["state"]["tidegate"]
+    assert (view.finished, view.tasks) == (3, 3)  # live: it moved on since
+    assert view.held_bytes == dask.sizeof.sizeof(got)  # the output, still held
+
+
+# -- dask's diagnostics ------------------------------------------------------------------
+def _chain_graph(calls):
+    def f(name, *args):
+        calls.append(name)
+        return sum(args) + 1
+
+    a = delayed(f)("a", 1, dask_key_name="a")
+    b = delayed(f)("b", a, dask_key_name="b")
+    c = delayed(f)("c", b, dask_key_name="c")
+    d = delayed(f)("d", c, a, dask_key_name="d")
+    return d
+
+
+def test_cache_profiler_matches_dask():
+    results = {}
+    for scheduler in ("threads", "tidegate"):
+        calls: list = []
+        with CacheProfiler() as prof:
+            assert _chain_graph(calls).compute(scheduler=scheduler) == 7
+        results[scheduler] = {r.key: r for r in prof.results}
+    assert set(results["tidegate"]) == set(results["threads"]) == {"a", "b", "c", "d"}
+    r = results["tidegate"]
+    # b is released once c has run, before d ends; a lives until d has run
+    assert r["b"].free_time <= r["c"].free_time
+    assert r["b"].free_time < r["d"].free_time or r["b"].free_time == r["d"].free_time
+    assert r["a"].free_time >= r["c"].free_time
+
+
+def test_all_diagnostics_together():
+    out = io.StringIO()
+    x = (da.ones((40, 40), chunks=10) + 1).sum(axis=0)
+    with Profiler() as prof, ResourceProfiler(dt=0.01) as rprof, CacheProfiler() as cprof, \
+            ProgressBar(out=out, dt=0.001):  # fmt: skip
+        got = x.compute(scheduler="tidegate", num_workers=2)
+    np.testing.assert_array_equal(got, np.full(40, 80.0))
+    assert prof.results and {r.key for r in prof.results} == {r.key for r in cprof.results}
+    assert isinstance(rprof.results, list)
+    assert out.getvalue().rstrip().split("\r")[-1].startswith("[" + "#" * 40 + "] | 100%")
+
+
+def test_dask_cache_reuses_results():
+    pytest.importorskip("cachey")
+    calls: list = []
+    cache = Cache(1e8)
+    with cache:
+        assert _chain_graph(calls).compute(scheduler="tidegate") == 7
+        first = sorted(calls)
+        calls.clear()
+        # the same graph again: every task comes from the cache, none runs
+        assert _chain_graph(calls).compute(scheduler="tidegate") == 7
+    assert first == ["a", "b", "c", "d"]
+    assert calls == []
+    # and the cache was filled from tidegate's posttask, with dependencies from its state
+    assert {"a", "b", "c", "d"} <= set(cache.cache.data)
+
+
+# -- trace recording ---------------------------------------------------------------------
+def test_a_collected_run_records_its_trace(tmp_path):
+    from tidegate.trace import Trace, collecting
+
+    loads = [delayed(np.full)(100_000, float(i), dask_key_name=f"load-{i}") for i in range(8)]
+    total = delayed(sum)(loads, dask_key_name="total")
+    out = delayed(sum)([delayed(np.subtract)(x, total, dask_key_name=f"centre-{i}")
+                        for i, x in enumerate(loads)], dask_key_name="out")  # fmt: skip
+    stats = tidegate.RunStats()
+    with collecting() as traces:
+        out.compute(scheduler="tidegate", num_workers=2, memory_limit=3e6, stats=stats)
+    (trace,) = traces
+    assert trace.meta == {"name": "tidegate", "body": "threads", "policy": "tidegate",
+                          "workers": {"local": 2}, "memory_limit": 3e6}  # fmt: skip
+    keys = [t.key for t in trace.tasks]
+    assert sorted(keys) == sorted([f"load-{i}" for i in range(8)] + ["total", "out"]
+                                  + [f"centre-{i}" for i in range(8)])  # fmt: skip
+    by_key = {t.key: t for t in trace.tasks}
+    for t in trace.tasks:
+        assert t.ok and t.worker == "local" and t.thread in (0, 1) and 0 <= t.start <= t.stop
+    assert all(by_key[f"load-{i}"].root for i in range(8)) and not by_key["total"].root
+    assert by_key["load-0"].nbytes == dask.sizeof.sizeof(np.full(100_000, 0.0))
+    assert by_key["total"].start >= max(by_key[f"load-{i}"].stop for i in range(8))
+    # spills: as many bytes as the run's statistics say, each loaded back once
+    spilled = [s for s in trace.spills if s.direction == "spill"]
+    assert spilled and sum(s.nbytes for s in spilled) == stats.bytes_spilled
+    assert sum(s.nbytes for s in trace.spills if s.direction == "load") == stats.bytes_loaded
+    times = [m.time for m in trace.memory]
+    assert times[0] == 0.0 and times == sorted(times) and len(times) >= 2
+    assert max(m.spilled for m in trace.memory) > 0
+    assert trace.memory[-1].held == dask.sizeof.sizeof(np.zeros(100_000))  # the output
+    assert Trace.load(trace.save(tmp_path / "t.jsonl")).summary() == trace.summary()
+
+
+def test_a_failed_task_is_recorded():
+    from tidegate.trace import collecting
+
+    def boom(x):
+        raise ValueError("no")
+
+    with collecting() as traces, pytest.raises(ValueError):
+        delayed(boom)(delayed(inc)(1, dask_key_name="one"), dask_key_name="boom").compute(
+            scheduler="tidegate")
+    (trace,) = traces
+    assert {(t.key, t.ok) for t in trace.tasks} == {("one", True), ("boom", False)}
+
+
+def test_no_trace_is_built_when_nobody_collects(monkeypatch):
+    import tidegate.local
+    import tidegate.trace
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("recorded a trace nobody collects")
+
+    monkeypatch.setattr(tidegate.trace, "Trace", refuse)
+    monkeypatch.setattr(tidegate.local, "TaskEnd", refuse)
+    monkeypatch.setattr(tidegate.local, "_traced_worker_loop", refuse)
+    assert delayed(add)(delayed(inc)(1), 1).compute(scheduler="tidegate") == 3

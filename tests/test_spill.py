@@ -1,0 +1,167 @@
+"""The spill store under concurrency and failure: the writer thread is held at chosen points
+with events, so each race happens for sure rather than by luck."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+
+import dask
+import numpy as np
+import pandas as pd
+import pytest
+from dask import delayed
+
+import tidegate
+from tidegate.spill import DiskFullError, SpillStore, SpillWriteError
+
+
+class GatedStore(SpillStore):
+    """A SpillStore whose writer stops before opening each file until the test lets it go,
+    and records which files it opened."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opened: list[str] = []
+        self.at_open = threading.Semaphore(0)  # released once per file the writer reaches
+        self.go = threading.Semaphore(0)  # one release lets one file be written
+
+    def _open(self, fn):
+        self.at_open.release()
+        assert self.go.acquire(timeout=60)
+        self.opened.append(os.path.basename(fn))
+        return super()._open(fn)
+
+    def writer_reached_a_file(self):
+        assert self.at_open.acquire(timeout=60)
+
+
+def test_round_trip_keeps_dtypes_and_writability(tmp_path):
+    store = SpillStore(str(tmp_path))
+    values = {
+        1: np.arange(1000.0).reshape(10, 100)[:, ::3],  # non-contiguous
+        2: pd.DataFrame({"a": np.arange(5), "b": list("abcde")}),
+        3: {"nested": [np.ones(3, dtype="i2"), "text"]},
+    }
+    for k, v in values.items():
+        store.put(k, v)
+    store.flush()
+    assert len(os.listdir(store.path)) == 3
+    a = store.pop(1)
+    np.testing.assert_array_equal(a, values[1])
+    a[0, 0] = -1  # writable after a round trip
+    pd.testing.assert_frame_equal(store.pop(2), values[2])
+    assert store.pop(3)["nested"][1] == "text"
+    assert os.listdir(store.path) == []
+    store.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_values_wanted_back_before_their_turn_never_touch_the_disk(tmp_path):
+    store = GatedStore(str(tmp_path))
+    store.put(1, np.zeros(10))
+    store.writer_reached_a_file()  # busy with 1: 2 and 3 wait in the queue
+    store.put(2, np.full(10, 2.0))
+    store.put(3, np.full(10, 3.0))
+    np.testing.assert_array_equal(store.pop(2), np.full(10, 2.0))
+    store.delete(3)
+    store.go.release()
+    store.flush()
+    assert [f.split("-")[0] for f in store.opened] == ["1"]  # 2 and 3 never opened a file
+    np.testing.assert_array_equal(store.pop(1), np.zeros(10))
+    store.close()
+
+
+def test_spilled_again_while_being_written_keeps_the_newer_value(tmp_path):
+    store = GatedStore(str(tmp_path))
+    old, new = np.zeros(10), np.ones(10)
+    store.put(1, old)
+    store.writer_reached_a_file()  # writing the first version
+    assert store.pop(1) is old  # loaded back before that write is done
+    store.put(1, new)  # and spilled again: a newer version
+    store.go.release()  # the first write completes: it must not stand for the newer one
+    store.writer_reached_a_file()
+    store.go.release()
+    store.flush()
+    assert len(store.opened) == 2
+    np.testing.assert_array_equal(store.pop(1), new)
+    assert os.listdir(store.path) == []  # the stale file was removed
+    store.close()
+
+
+class FullDisk(SpillStore):
+    """Key 7's file is /dev/full: the kernel answers ENOSPC, as a full disk does."""
+
+    def _open(self, fn):
+        if os.path.basename(fn).startswith("7-"):
+            return open("/dev/full", "wb")
+        return super()._open(fn)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_disk_full_is_named_on_the_key_that_failed(tmp_path):
+    failed = threading.Event()
+    store = FullDisk(str(tmp_path), on_error=failed.set)
+    store.put(5, np.ones(100), "chunk-5")
+    store.put(7, np.ones(100), "chunk-7")
+    store.put(9, np.ones(100), "chunk-9")
+    assert failed.wait(60)
+    with pytest.raises(DiskFullError) as info:
+        store.flush()  # returns: the failed key is not left pending
+    err = info.value
+    assert err.errno == errno.ENOSPC and "disk full" in str(err) and "'chunk-7'" in str(err)
+    assert err.filename.startswith(store.path) and "No space left on device" in str(err)
+    with pytest.raises(DiskFullError):
+        store.pop(7)
+    np.testing.assert_array_equal(store.pop(5), np.ones(100))  # other keys are unaffected
+    np.testing.assert_array_equal(store.pop(9), np.ones(100))
+    store.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_write_error_names_key_path_and_reason(tmp_path):
+    failed = threading.Event()
+    store = SpillStore(str(tmp_path), on_error=failed.set)
+    store.put(1, np.ones(10), "first")
+    store.flush()
+    folder = store.path
+    for f in os.listdir(folder):
+        os.unlink(os.path.join(folder, f))
+    os.rmdir(folder)  # someone removed the spill folder
+    store.put(2, np.ones(10), "second")
+    assert failed.wait(60)
+    with pytest.raises(SpillWriteError, match=r"'second' to .* No such file or directory") as info:
+        store.pop(2)
+    assert not isinstance(info.value, DiskFullError)
+    assert info.value.filename.startswith(folder)
+    assert 2 not in store
+    store.close()
+
+
+def test_close_without_waiting_returns_while_a_write_is_stuck(tmp_path):
+    store = GatedStore(str(tmp_path))
+    store.put(1, np.ones(10))
+    store.writer_reached_a_file()
+    writer = store._writer
+    store.close(wait=False)  # a Ctrl-C: does not wait for the stuck write
+    assert writer.is_alive()
+    store.go.release()  # the write resumes into a removed folder, and cleans up after itself
+    writer.join(60)
+    assert not writer.is_alive()
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_fails_the_compute_naming_the_result(tmp_path, monkeypatch):
+    def full(self, fn):
+        return open("/dev/full", "wb")
+
+    monkeypatch.setattr(SpillStore, "_open", full)
+    loads = [delayed(np.full)(100_000, i, dask_key_name=f"load-{i}") for i in range(8)]
+    total = delayed(sum)(loads)
+    out = delayed(sum)([delayed(np.subtract)(x, total) for x in loads])
+    with dask.config.set({"tidegate.spill-directory": str(tmp_path)}):
+        with pytest.raises(DiskFullError, match=r"disk full: spilling the result of 'load-\d'"):
+            out.compute(scheduler="tidegate", num_workers=1, memory_limit=2e6)
+    assert os.listdir(tmp_path) == []
