@@ -3,6 +3,8 @@ recorded by the scheduler plugin, checked against the graph we know ran."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -139,6 +141,14 @@ def test_local_runs_beside_an_idle_cluster_are_reported_alone(client, tmp_path):
         with CallbackTrace("local"):
             da.ones(10, chunks=5).sum().compute(scheduler="threads")
     assert [t.name for t in rec.traces] == ["local"]
+
+
+def test_groups_are_dasks_group_names_without_tokens(client, tmp_path):
+    x = da.ones((40, 40), chunks=10)
+    with tidegate.record(tmp_path / "r.html", save_traces=False) as rec:
+        (x + x.T).sum().compute()
+    groups = {t.group for t in rec.traces[0].tasks}
+    assert len(groups) > 1 and not [g for g in groups if re.search(r"[0-9a-f]{32}", g)], groups
 
 
 def test_failed_tasks_are_recorded_and_the_report_still_written(client, tmp_path):

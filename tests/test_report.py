@@ -134,6 +134,9 @@ def test_html_is_self_contained_and_summarises_every_trace(real_traces, tmp_path
     table = _model(text, "summary")["attributes"]["text"]
     for tr in real_traces:
         assert f">{tr.name}</td>" in table and f">{len(tr.tasks):,}</td>" in table
+    key = _model(text, "groups")["attributes"]["text"]
+    groups = {t.group for tr in real_traces for t in tr.tasks}
+    assert sum(f"&#9632;</span> {g}</span>" in key for g in groups) == len(groups) > 1
     assert "<title>two runs</title>" in text
 
 

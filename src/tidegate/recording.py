@@ -168,7 +168,7 @@ def _make_recorder():
                 thread = self._threads[ident] = sum(w == worker for w, _ in self._threads)
             ok = finish == "memory"
             self.trace.tasks.append(trace.TaskEnd(
-                str(key), ts.group.name if ts else key_split(key), worker, thread,
+                str(key), key_split(key), worker, thread,  # dask's group name, as everywhere
                 begin - self.t0, end - self.t0, int(kw.get("nbytes") or 0) if ok else 0,
                 bool(ts is not None and self._root(ts)), ok))
             for s in startstops:

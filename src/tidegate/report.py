@@ -180,6 +180,15 @@ def group_colors(traces: Sequence[Trace], palette: Sequence[str]) -> dict[str, s
     return {g: palette[i % len(palette)] for i, g in enumerate(groups)}
 
 
+def group_times(traces: Sequence[Trace]) -> list[tuple[str, float]]:
+    """Groups by the task time they took over all traces, most first: the colour key."""
+    total: dict[str, float] = {}
+    for tr in traces:
+        for t in tr.tasks:
+            total[t.group] = total.get(t.group, 0.0) + (t.stop - t.start)
+    return sorted(total.items(), key=lambda kv: -kv[1])
+
+
 def _check(traces) -> list[Trace]:
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     if not traces:
@@ -246,9 +255,13 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
         for i, fig in enumerate(_bokeh_column(tr, rects, colors, x_range, ranges, width)):
             grid[i].append(fig)
     table = Div(text=_html_table(summary_rows(traces)), name="summary")
+    key = Div(name="groups", text="task groups (by time taken): " + " ".join(
+        f"<span style='white-space:nowrap'><span style='color:{colors[g]}'>&#9632;</span> "
+        f"{html.escape(g)}</span>" for g, _ in group_times(traces)))
     head = Div(text=f"<h2>{html.escape(title)}</h2>" + "".join(
         f"<p class='note'>{html.escape(n, quote=False)}</p>" for n in notes), name="notes")
-    layout = column(head, table, gridplot(grid, toolbar_location="right", merge_tools=True))
+    layout = column(head, table, key,
+                    gridplot(grid, toolbar_location="right", merge_tools=True))
     path = Path(path)
     path.write_text(file_html(layout, INLINE, title), encoding="utf-8")
     return path
@@ -428,7 +441,17 @@ def save_png(traces, path, panels: Sequence[str] = PANELS, max_rects: int = MAX_
             elif panel != "roots":  # bytes: ticks at round binary sizes
                 ax.yaxis.set_major_locator(MultipleLocator(2.0 ** np.round(np.log2(top / 5))))
     axes[0][0].set_xlim(0, _makespan(traces) * 1.02)
-    fig.tight_layout()
+    bottom = 0.0
+    if "tasks" in panels:  # the colour key under the columns
+        from matplotlib.patches import Patch
+
+        shown = group_times(traces)[:12]
+        longest = max((len(g) for g, _ in shown), default=1)
+        ncol = max(1, min(len(shown), int(fig.get_figwidth() / (0.075 * longest + 0.6))))
+        fig.legend([Patch(color=colors[g]) for g, _ in shown], [g for g, _ in shown],
+                   loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+        bottom = (0.2 + 0.2 * -(-len(shown) // ncol)) / fig.get_figheight()
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     path = Path(path)
     fig.savefig(path)
     plt.close(fig)
