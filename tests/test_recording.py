@@ -151,6 +151,17 @@ def test_groups_are_dasks_group_names_without_tokens(client, tmp_path):
     assert len(groups) > 1 and not [g for g in groups if re.search(r"[0-9a-f]{32}", g)], groups
 
 
+def test_roots_are_found_by_structure(client, tmp_path):
+    # getitem tasks read chunks that are data (DataNodes): tidegate's rule makes them roots
+    a = da.from_array(np.arange(1000.0), chunks=100)
+    with tidegate.record(tmp_path / "r.html", save_traces=False) as rec:
+        (a + a[::-1]).sum().compute()
+    roots = {}
+    for t in rec.traces[0].tasks:
+        roots.setdefault(t.group, set()).add(t.root)
+    assert roots["getitem"] == {True} and roots["sum"] == {False}
+
+
 def test_failed_tasks_are_recorded_and_the_report_still_written(client, tmp_path):
     bad = dask.delayed(_fail)(dask.delayed(_load)(0, dask_key_name="load-0"), dask_key_name="bad-0")
     with pytest.raises(ZeroDivisionError):

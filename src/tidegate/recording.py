@@ -121,11 +121,8 @@ def _make_recorder():
     from distributed.diagnostics.plugin import SchedulerPlugin
     from tornado.ioloop import PeriodicCallback
 
-    try:  # tidegate's structural root test, for every policy alike
-        from .distributed import _structural_root as is_root
-    except ImportError:  # pragma: no cover - the body was reorganised
-        def is_root(ts):
-            return not ts.dependencies
+    # tidegate's structural root test, for every policy alike (loud if it moves)
+    from .distributed.hooks import _structural_root as is_root
 
     class Recorder(SchedulerPlugin):
         """Records a Trace inside the scheduler (``body="distributed"``). Times are the
