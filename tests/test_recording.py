@@ -64,6 +64,17 @@ def test_thread_runtime_runs_are_recorded(tmp_path):
     assert rec.path.exists()
 
 
+def test_without_a_path_traces_are_only_collected_and_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    x = da.ones(10, chunks=5).sum()
+    with tidegate.record(None, name="run") as rec:
+        for _ in range(2):
+            with CallbackTrace("unnamed"):
+                x.compute(scheduler="threads")
+    assert [t.name for t in rec.traces] == ["run 1", "run 2"]
+    assert rec.path is None and rec.trace_files == [] and list(tmp_path.iterdir()) == []
+
+
 def test_nothing_computed_warns_and_writes_nothing(tmp_path):
     with pytest.warns(UserWarning, match="nothing was computed"):
         with tidegate.record(tmp_path / "r.html") as rec:
@@ -160,6 +171,15 @@ def test_roots_are_found_by_structure(client, tmp_path):
     for t in rec.traces[0].tasks:
         roots.setdefault(t.group, set()).add(t.root)
     assert roots["getitem"] == {True} and roots["sum"] == {False}
+
+
+def test_cluster_trace_named_without_a_report(client, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with tidegate.record(None, name="queue run") as rec:
+        _graph().compute()
+    (tr,) = rec.traces
+    assert tr.name == "queue run" and len(tr.tasks) == len(EXPECTED)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_failed_tasks_are_recorded_and_the_report_still_written(client, tmp_path):

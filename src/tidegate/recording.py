@@ -30,35 +30,42 @@ logger = logging.getLogger("tidegate.recording")
 class Recording:
     """What :func:`record` made: filled in when the block exits."""
 
-    path: Path
+    path: Path | None
     traces: list[trace.Trace] = field(default_factory=list)
     trace_files: list[Path] = field(default_factory=list)
 
 
 @contextmanager
-def record(path="tidegate-report.html", *, client=None, save_traces: bool = True,
-           title: str = "tidegate report", interval: float = 0.1) -> Iterator[Recording]:
+def record(path="tidegate-report.html", *, name: str | None = None, client=None,
+           save_traces: bool = True, title: str = "tidegate report",
+           interval: float = 0.1) -> Iterator[Recording]:
     """Record every compute inside the block and write one report to ``path`` on exit
-    (also when the block raises). ``client``: the distributed client whose cluster to
-    record (default: the client in use, if any). ``save_traces``: also write each trace as
-    JSON lines next to the report (``<stem>-<n>.jsonl``; ``tidegate report`` reads them).
+    (also when the block raises); ``path=None`` only records (``Recording.traces``).
+    ``name``: label of the recorded traces (numbered when several; default: each body's
+    own, e.g. the policy). ``client``: the distributed client whose cluster to record
+    (default: the client in use, if any). ``save_traces``: also write each trace as JSON
+    lines next to the report (``<stem>-<n>.jsonl``; ``tidegate report`` reads them).
     ``interval``: seconds between memory samples on a cluster."""
-    rec = Recording(Path(path))
+    rec = Recording(None if path is None else Path(path))
     client = client if client is not None else _client_in_use()
-    name = None
+    plugin = None
     if client is not None:
-        name = f"tidegate-record-{uuid.uuid4().hex[:8]}"
-        client.register_plugin(_recorder_class()(name, interval), name=name)
+        plugin = f"tidegate-record-{uuid.uuid4().hex[:8]}"
+        client.register_plugin(_recorder_class()(plugin, interval), name=plugin)
     try:
         with trace.collecting() as local:
             yield rec
     finally:
         rec.traces.extend(local)
         if client is not None:
-            cluster = client.run_on_scheduler(_finish_recording, name=name)
+            cluster = client.run_on_scheduler(_finish_recording, name=plugin)
             if cluster.tasks or not rec.traces:  # an idle cluster beside local runs: leave out
                 rec.traces.append(cluster)
-        _write(rec, save_traces, title, failing=sys.exc_info()[0] is not None)
+        if name is not None:
+            for i, tr in enumerate(rec.traces, 1):
+                tr.meta["name"] = name if len(rec.traces) == 1 else f"{name} {i}"
+        if rec.path is not None:
+            _write(rec, save_traces, title, failing=sys.exc_info()[0] is not None)
 
 
 def _write(rec: Recording, save_traces: bool, title: str, failing: bool) -> None:
