@@ -96,6 +96,9 @@ class Books:
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
         self.log: deque = deque(maxlen=log_size)
+        # Workers whose books changed since the body last looked (bounded by the workers):
+        # a body keeping a set of workers open for roots re-examines only these.
+        self.changed: set = set()
 
     # -- workers ------------------------------------------------------------------------
     def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
@@ -111,6 +114,7 @@ class Books:
         released as its runtime does); roots whose loaded data survives on another worker
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
         self.workers.pop(w, None)
+        self.changed.discard(w)
         for task, (ww, est, root, group) in list(self._processing.items()):
             if ww == w:
                 del self._processing[task]
@@ -125,6 +129,7 @@ class Books:
                         if where is not None and where in self.workers:
                             rec[0] = where
                             self.workers[where].roots_untouched += 1
+                            self.changed.add(where)
                             break
             self.log.append((root, "moved", w, rec[0], stimulus_id))
 
@@ -140,6 +145,7 @@ class Books:
         book.processing += 1
         book.estimated += est
         self._processing[task] = (w, est, root, group)
+        self.changed.add(w)
         return est
 
     def on_finished(
@@ -160,6 +166,7 @@ class Books:
                 book.estimated -= est
                 if root:
                     book.roots_processing -= 1
+                self.changed.add(w)
             if root:
                 self._loaded(group, nbytes)
                 if feeds:
@@ -207,6 +214,7 @@ class Books:
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
+            self.changed.add(w)
 
     def on_released(self, task, stimulus_id=None) -> None:
         """Task's output is gone from every worker."""
@@ -225,6 +233,7 @@ class Books:
             book = self.workers.get(w) if w is not None else None
             if book is not None:
                 book.roots_untouched -= 1
+                self.changed.add(w)
             self.log.append((r, "landed", why, x, stimulus_id))
 
     def _loaded(self, group, nbytes: float) -> None:
