@@ -177,13 +177,12 @@ class Books:
         carriers = self._carriers
         if not carriers:
             return
-        keep = self.policy.chain_keep
         for x in inputs:
             c = carriers.get(x)
             if c is None:
                 continue
             r, xbytes = c
-            if single_input and not root and nbytes >= keep * xbytes:
+            if single_input and not root and nbytes >= self.policy.chain_keep * xbytes:
                 # The data goes on down the chain (open -> read -> select): still in flight.
                 if feeds and task not in carriers:
                     carriers[task] = (r, nbytes)
@@ -191,8 +190,21 @@ class Books:
                     if live is not None:
                         live[1] += 1
                         self._loaded(live[2], nbytes)
-            else:
-                self._drop_carrier(x, stimulus_id, "consumed")
+                continue
+            # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
+            del carriers[x]
+            live = self._live.get(r)
+            if live is None:
+                continue
+            live[1] -= 1
+            if live[1] == 0:
+                del self._live[r]
+                w = live[0]
+                book = self.workers.get(w) if w is not None else None
+                if book is not None:
+                    book.roots_untouched -= 1
+                    self.changed.add(w)
+                self.log.append((r, "landed", "consumed", x, stimulus_id))
 
     def on_failed(self, task, inputs: Iterable, stimulus_id=None) -> None:
         """Task left processing without an output (erred, lost, cancelled). Its inputs'
