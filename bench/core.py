@@ -1,4 +1,4 @@
-"""Core cost alone: µs per task for the sans-I/O core, driven with no threads.
+"""Core cost alone: µs per task for the sans-I/O core, driven with no threads. CPU time (process_time): stable on a shared machine.
 
 The graph of bench/overhead.py (wide leaves, binary tree reduction) as a TaskGraph; the
 driver finishes running tasks in batches as the thread runtime does (one handle_many per
@@ -45,14 +45,14 @@ def build(ntasks: int) -> TaskGraph:
 def run_once(g: TaskGraph, workers: int, threads: int, budget: float) -> float:
     core = Scheduler(g, [(threads, budget)] * workers, Policy("tidegate", 1.1))
     elapsed = 0.0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     running = [a.task for a in core.start() if type(a) is Run]
-    elapsed += time.perf_counter() - t0
+    elapsed += time.process_time() - t0
     while running:
         events = [Finished(i, 80) for i in running]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         actions = core.handle_many(events)
-        elapsed += time.perf_counter() - t0
+        elapsed += time.process_time() - t0
         running = [a.task for a in actions if type(a) is Run]
     assert core.done
     return elapsed

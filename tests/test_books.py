@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from tidegate.books import Books, InvalidTransition
 from tidegate.core import Finished, Run, Scheduler
-from tidegate.graph import TaskGraph
-from tidegate.policy import Policy, find_roots
+from tidegate.policy import Policy
 from tidegate.testing import drive, make_graph
 
 NAN = math.nan

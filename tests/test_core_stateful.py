@@ -38,7 +38,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tidegate.core import PROCESSING, Failed, Finished, Load, Release, Run, Scheduler, Spill
+from tidegate.core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from tidegate.graph import TaskGraph
 from tidegate.policy import SHARED_FANOUT, Policy, find_roots
 

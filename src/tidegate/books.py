@@ -96,6 +96,9 @@ class Books:
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
         self.log: deque = deque(maxlen=log_size)
+        # Workers whose books changed since the body last looked (bounded by the workers):
+        # a body keeping a set of workers open for roots re-examines only these.
+        self.changed: set = set()
 
     # -- workers ------------------------------------------------------------------------
     def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
@@ -111,6 +114,7 @@ class Books:
         released as its runtime does); roots whose loaded data survives on another worker
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
         self.workers.pop(w, None)
+        self.changed.discard(w)
         for task, (ww, est, root, group) in list(self._processing.items()):
             if ww == w:
                 del self._processing[task]
@@ -125,6 +129,7 @@ class Books:
                         if where is not None and where in self.workers:
                             rec[0] = where
                             self.workers[where].roots_untouched += 1
+                            self.changed.add(where)
                             break
             self.log.append((root, "moved", w, rec[0], stimulus_id))
 
@@ -140,6 +145,7 @@ class Books:
         book.processing += 1
         book.estimated += est
         self._processing[task] = (w, est, root, group)
+        self.changed.add(w)
         return est
 
     def on_finished(
@@ -160,6 +166,7 @@ class Books:
                 book.estimated -= est
                 if root:
                     book.roots_processing -= 1
+                self.changed.add(w)
             if root:
                 self._loaded(group, nbytes)
                 if feeds:
@@ -170,13 +177,12 @@ class Books:
         carriers = self._carriers
         if not carriers:
             return
-        keep = self.policy.chain_keep
         for x in inputs:
             c = carriers.get(x)
             if c is None:
                 continue
             r, xbytes = c
-            if single_input and not root and nbytes >= keep * xbytes:
+            if single_input and not root and nbytes >= self.policy.chain_keep * xbytes:
                 # The data goes on down the chain (open -> read -> select): still in flight.
                 if feeds and task not in carriers:
                     carriers[task] = (r, nbytes)
@@ -184,8 +190,21 @@ class Books:
                     if live is not None:
                         live[1] += 1
                         self._loaded(live[2], nbytes)
-            else:
-                self._drop_carrier(x, stimulus_id, "consumed")
+                continue
+            # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
+            del carriers[x]
+            live = self._live.get(r)
+            if live is None:
+                continue
+            live[1] -= 1
+            if live[1] == 0:
+                del self._live[r]
+                w = live[0]
+                book = self.workers.get(w) if w is not None else None
+                if book is not None:
+                    book.roots_untouched -= 1
+                    self.changed.add(w)
+                self.log.append((r, "landed", "consumed", x, stimulus_id))
 
     def on_failed(self, task, inputs: Iterable, stimulus_id=None) -> None:
         """Task left processing without an output (erred, lost, cancelled). Its inputs'
@@ -207,6 +226,7 @@ class Books:
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
+            self.changed.add(w)
 
     def on_released(self, task, stimulus_id=None) -> None:
         """Task's output is gone from every worker."""
@@ -225,6 +245,7 @@ class Books:
             book = self.workers.get(w) if w is not None else None
             if book is not None:
                 book.roots_untouched -= 1
+                self.changed.add(w)
             self.log.append((r, "landed", why, x, stimulus_id))
 
     def _loaded(self, group, nbytes: float) -> None:

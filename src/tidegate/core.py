@@ -143,6 +143,7 @@ class Scheduler:
             self.books.add_worker(w, t, b)
         self.workers = list(self.books.workers.values())
         self.caps = [w.cap for w in self.workers]
+        self._may_spill = any(w.budget < math.inf for w in self.workers)
         budget = min(w.budget for w in self.workers)
         i, footprint = largest_footprint(graph.size)
         if footprint > budget:
@@ -249,7 +250,7 @@ class Scheduler:
                 for event in events:
                     t = type(event)
                     if t is Finished:
-                        self._transition(event.task, MEMORY, sid, event.nbytes, actions)
+                        self._transition(event.task, MEMORY, sid, actions, event.nbytes)
                     elif t is Failed:
                         self._transition(event.task, ERRED, sid, actions)
                     else:
@@ -267,24 +268,27 @@ class Scheduler:
             self._validate_touched()
         return actions
 
-    def _transition(self, i: int, finish: int, sid: int, *args) -> None:
+    def _transition(self, i: int, finish: int, sid: int, actions=None, arg=None) -> None:
         start = self.state[i]
         move = self._moves[start][finish]
         if move is None:
             raise InvalidTransition(
                 self.graph.keys[i], STATE_NAMES[start], STATE_NAMES[finish], self.story(i)
             )
-        move(i, sid, *args)
+        move(i, sid, actions, arg)
         self.log.append((i, start, finish, sid))
 
-    def _transition_validated(self, i: int, finish: int, sid: int, *args) -> None:
-        Scheduler._transition(self, i, finish, sid, *args)
+    def _transition_validated(self, i: int, finish: int, sid: int, actions=None, arg=None) -> None:
+        Scheduler._transition(self, i, finish, sid, actions, arg)
         self._touched.append(i)
 
     def _settle(self, sid: int, actions: list) -> None:
         """Spill what is over budget, then fill free threads; again while the fill started
         something (its loads may need room; the room a spill made may admit a root). Ends
         in a state where an empty stimulus has nothing to do."""
+        if not self._may_spill:  # no finite budget: nothing to spill, one fill settles
+            self._fill(sid, actions)
+            return
         self._spill_over_budget(sid, actions)
         while True:
             n = len(actions)
@@ -297,7 +301,7 @@ class Scheduler:
                 return  # nothing spilled: no room made for a withheld root
 
     # -- transitions --------------------------------------------------------------------
-    def _make_ready(self, i: int, sid: int) -> None:
+    def _make_ready(self, i: int, sid: int, actions, arg) -> None:
         self.state[i] = READY
         self.n_waiting -= 1
         self.n_ready += 1
@@ -306,7 +310,7 @@ class Scheduler:
         else:
             heapq.heappush(self._ready, (self._priority[i], i))
 
-    def _run(self, i: int, sid: int, w: int, actions: list) -> None:
+    def _run(self, i: int, sid: int, actions: list, w: int) -> None:
         state = self.state
         for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
             d = self._dep_idx[c]
@@ -321,7 +325,7 @@ class Scheduler:
         )
         actions.append(Run(i, w))
 
-    def _finished(self, i: int, sid: int, nbytes: int, actions: list) -> None:
+    def _finished(self, i: int, sid: int, actions: list, nbytes: int) -> None:
         w = self.where[i]
         worker = self.workers[w]
         self.state[i] = MEMORY
@@ -363,7 +367,7 @@ class Scheduler:
             if needed_by[d] == 0 and not self._output[d]:
                 self._transition(d, RELEASED, sid, actions)
 
-    def _release(self, i: int, sid: int, actions: list) -> None:
+    def _release(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         if self.state[i] == SPILLED:
             self.workers[w].spilled -= self.nbytes[i]
@@ -378,7 +382,7 @@ class Scheduler:
             self.books.on_released(i, sid)
         actions.append(Release(i, w))
 
-    def _failed(self, i: int, sid: int, actions: list) -> None:
+    def _failed(self, i: int, sid: int, actions: list, arg=None) -> None:
         self.state[i] = ERRED
         self.n_running -= 1
         self.books.on_failed(i, self._dep_idx[self._dep_ptr[i] : self._dep_ptr[i + 1]], sid)
@@ -411,7 +415,7 @@ class Scheduler:
                         if roots:
                             blocked.append(w)
                         break  # nothing ready, or only withheld roots
-                    self._transition(i, PROCESSING, sid, w, actions)
+                    self._transition(i, PROCESSING, sid, actions, w)
             if not blocked or not roots or roots[0] == head:
                 return
             visit = blocked
@@ -439,7 +443,7 @@ class Scheduler:
         return (self.where[t],) if s == PROCESSING or s == MEMORY or s == SPILLED else ()
 
     # -- spilling -----------------------------------------------------------------------
-    def _load(self, i: int, sid: int, actions: list) -> None:
+    def _load(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         worker = self.workers[w]
         self.state[i] = MEMORY
@@ -449,7 +453,7 @@ class Scheduler:
         self.bytes_loaded += self.nbytes[i]
         actions.append(Load(i, w))
 
-    def _spill_one(self, i: int, sid: int, actions: list) -> None:
+    def _spill_one(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         worker = self.workers[w]
         self.state[i] = SPILLED

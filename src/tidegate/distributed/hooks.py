@@ -8,9 +8,10 @@ methods it replaces on the instance (never the class):
     Structural root detection (:func:`tidegate.policy.is_root`). It also remembers the
     task: the next call, ``decide_worker_rootish_queuing_enabled()``, receives none.
 ``decide_worker_rootish_queuing_enabled()``
-    The worker chosen by :meth:`Plugin.poke` for the task it is moving out of the queue;
-    ``None`` (queue it) otherwise. All placement happens in ``poke``, whose cost is bounded
-    by the workers that may take a root, not by the queue times the cluster.
+    Placement (books.place: co-assignment, admission) among the workers open for roots,
+    which the books keep current from the workers each event touched; behind a better
+    queued root, or with no worker open, ``None`` (queue it) at O(1). For a root that
+    :meth:`Plugin.poke` moves out of the queue, the worker poke chose.
 ``check_idle_saturated``
     dask's own bookkeeping, then the memory gate: a busy worker over its budget is not
     "idle" (work stealing and dask's fast paths leave it alone). ``idle_task_count`` is kept
@@ -175,6 +176,9 @@ class Plugin(SchedulerPlugin):
             return
         try:
             self._transition(key, start, finish, stimulus_id)
+            worker = kwargs.get("worker")
+            if worker is not None:  # its held bytes changed
+                self.books.changed.add(worker)
         except Exception as exc:
             self._error("transition", exc)
             try:
@@ -306,6 +310,7 @@ class Plugin(SchedulerPlugin):
         self.books = Books(self.policy)
         self._is_root_cache: dict = {}
         self._context = None
+        self._open: set = set()  # addresses that may take a root (books.may_take_some)
         if s is None:
             return
         for ws in s.workers.values():
@@ -324,6 +329,7 @@ class Plugin(SchedulerPlugin):
                                       "tidegate-resync")  # fmt: skip
                     self.books.on_finished(ts.key, max(ts.nbytes, 0), (), False, True,
                                            "tidegate-resync")  # fmt: skip
+        self._refresh_all()
 
     # -- safety ---------------------------------------------------------------------------
     def _guard(self, name, fn, original=None):
@@ -411,10 +417,53 @@ class Plugin(SchedulerPlugin):
     def _decide_worker(self):
         s = self.scheduler
         context, self._context = self._context, None
-        if context is None or context[1] is None:
-            return None  # queued: placement happens in poke, in priority order
+        if context is None:
+            return None  # not asked after is_rootish: stays queued for poke
         ts, ws = context
+        if ws is not None:  # poke's choice
+            return ws if ws in s.running else None
+        if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
+            return None  # strict priority: queue behind better withheld roots
+        candidates = self._candidates()
+        if not candidates:
+            return None  # O(1) once every worker is full: a big graph queues cheaply
+        addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), candidates)
+        ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
+
+    # -- workers open for roots -------------------------------------------------------------
+    def _refresh(self, addr) -> None:
+        ws = self.scheduler.workers.get(addr)
+        if ws is not None and ws in self.scheduler.running:
+            self._measure(ws)
+            if self.books.may_take_some(addr):
+                self._open.add(addr)
+                return
+        self._open.discard(addr)
+
+    def _refresh_all(self) -> None:
+        """Every worker looked at afresh (install, timer): held bytes can drop without a
+        transition we see (a replica dropped, a client releasing data)."""
+        self._open.clear()
+        self.books.changed.clear()
+        for addr in self.scheduler.workers:
+            self._refresh(addr)
+
+    def _candidates(self) -> list:
+        """Workers that may take a root, least loaded first. Only workers whose books
+        changed since the last look are re-examined: O(changed + open), not O(cluster)."""
+        changed = self.books.changed
+        while changed:
+            self._refresh(changed.pop())
+        s = self.scheduler
+        gone = [a for a in self._open if s.workers.get(a) not in s.running]
+        self._open.difference_update(gone)  # left or paused since (remove_worker comes late)
+        workers = self.books.workers
+        return sorted(
+            self._open,
+            key=lambda a: ((workers[a].roots_in_flight + workers[a].processing)
+                           / workers[a].threads, a),
+        )  # fmt: skip
 
     def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         s = self.scheduler
@@ -439,15 +488,16 @@ class Plugin(SchedulerPlugin):
         elif s.plugins.get(name) is not self:
             self.uninstall()  # removed without remove_plugin (e.g. del plugins[name])
             return
+        self._refresh_all()
         self.poke(f"tidegate-poke-{next(self._pokes)}")
 
     def poke(self, stimulus_id: str) -> None:
         """Start queued roots that may start now, best priority first.
 
-        Cost: one pass over the running workers (which may take a root at all), then per
-        queued root examined its partners' workers plus candidates in load order until one
-        admits; the scan stops at a root with no partners that nobody admits (later roots
-        would wait for the same slots) and after ``WINDOW`` roots."""
+        Cost: the workers whose books changed since the last look are re-examined (the
+        timer looks at all), then per queued root its partners' workers plus candidates in
+        load order until one admits; the scan stops at a root with no partners that nobody
+        admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
         s = self.scheduler
         if s is None or not s.queued or not s.running:
             return
@@ -475,36 +525,27 @@ class Plugin(SchedulerPlugin):
 
     def _poke(self, s, stimulus_id) -> None:
         books = self.books
-        load = {}
-        for ws in s.running:
-            book = self._measure(ws)
-            if books.may_take_some(ws.address):
-                load[ws.address] = (book.roots_in_flight + book.processing) / book.threads
-        if not load:
-            return
-        ordered = sorted(load, key=lambda a: (load[a], a))
-        for ts in list(s.queued.peekn(WINDOW)):
+        candidates = self._candidates()
+        for ts in list(s.queued.peekn(WINDOW)) if candidates else ():
             if ts.state != "queued":
                 continue
             partners = _partners(ts)
-            addr = books.place(ts.key, math.nan, ts.group.name, partners, ordered, stimulus_id)
+            addr = books.place(ts.key, math.nan, ts.group.name, partners, candidates,
+                               stimulus_id)  # fmt: skip
             if addr is None:
                 if not partners:
-                    break
+                    break  # later roots would wait for the same slots
                 continue
-            ws = s.workers[addr]
+            ws = s.workers.get(addr)
+            if ws not in s.running:  # a partner's worker that is leaving
+                continue
             self._context = (ts, ws)
             try:
                 self._apply({ts.key: "processing"}, stimulus_id)
             finally:
                 self._context = None
-            book = self._measure(ws)
-            ordered.remove(addr)
-            if books.may_take_some(addr):
-                load[addr] = (book.roots_in_flight + book.processing) / book.threads
-                ordered.append(addr)
-                ordered.sort(key=lambda a: (load[a], a))
-            if not ordered:
+            candidates = self._candidates()
+            if not candidates:
                 break
 
 

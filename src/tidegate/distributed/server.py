@@ -28,21 +28,23 @@ def attach(plugin, s) -> None:
     plugin._server_saved = {
         name: s.__dict__.get(name, _MISSING) for name in (*SERVER_HOOKS, "remove_plugin")
     }
-    s.stimulus_queue_slots_maybe_opened = plugin._guard(
-        "stimulus_queue_slots_maybe_opened", plugin._stimulus,
-        getattr(s, "stimulus_queue_slots_maybe_opened"),
-    )  # fmt: skip
-    original_remove = s.remove_plugin
+    if hasattr(s, "stimulus_queue_slots_maybe_opened"):
+        s.stimulus_queue_slots_maybe_opened = plugin._guard(
+            "stimulus_queue_slots_maybe_opened", plugin._stimulus,
+            s.stimulus_queue_slots_maybe_opened,
+        )  # fmt: skip
+    original_remove = getattr(s, "remove_plugin", None)
+    if original_remove is not None:
 
-    def remove_plugin(name=None):
-        # dask's unregister_scheduler_plugin only deletes the plugin from the dict; it
-        # never calls close(). Restore dask's own methods when it is ours that goes.
-        ours = s.plugins.get(name) is plugin
-        original_remove(name)
-        if ours:
-            plugin.uninstall()
+        def remove_plugin(name=None):
+            # dask's unregister_scheduler_plugin only deletes the plugin from the dict; it
+            # never calls close(). Restore dask's own methods when it is ours that goes.
+            ours = s.plugins.get(name) is plugin
+            original_remove(name)
+            if ours:
+                plugin.uninstall()
 
-    s.remove_plugin = remove_plugin
+        s.remove_plugin = remove_plugin
     _patch_stealing(plugin, s)
     pc = PeriodicCallback(plugin._tick, plugin.interval * 1000)
     s.periodic_callbacks["tidegate"] = pc
