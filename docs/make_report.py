@@ -4,9 +4,11 @@
   (worker-saturation: inf), dask's default queuing and tidegate's plugin -> OUT/report.png,
   OUT/report-memory.png (and OUT/report.html, OUT/report-*.jsonl, not committed);
 - local: the anomaly pipeline on tidegate's thread runtime with and without a memory limit
-  -> OUT/report-local.png (and OUT/report-local.html).
+  -> OUT/report-local.png (and OUT/report-local.html);
+- twin: vorticity at the seed's scale (20 workers x 4 threads) in the twin, eager vs queue
+  vs tidegate -> OUT/report-twin.png (and OUT/report-twin.html).
 
-    python docs/make_report.py [--part cluster|local|both] [--workload vorticity] [--steps 64]
+    python docs/make_report.py [--part cluster|local|twin|all] [--workload vorticity]
 """
 
 from __future__ import annotations
@@ -35,17 +37,35 @@ POLICIES = {
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", default="both", choices=["cluster", "local", "both"])
+    ap.add_argument("--part", default="all", choices=["cluster", "local", "twin", "all"])
     ap.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
     ap.add_argument("--steps", type=int, default=64, help="time steps per input (8 MB each)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     args = ap.parse_args()
-    if args.part in ("cluster", "both"):
-        cluster(args)
-    if args.part in ("local", "both"):
-        local(args)
+    for part in ("cluster", "local", "twin"):
+        if args.part in (part, "all"):
+            globals()[part](args)
+
+
+def twin(args) -> None:
+    """The seed's scale, in the twin: vorticity on 20 workers x 4 threads, 32 MiB chunks."""
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build as build_graph
+
+    work = build_graph("vorticity", args.steps, 32 * 2**20)
+    results = simulate(work.graph, keys=work.keys, sizes=work.sizes, durations=work.durations,
+                       workers=20, threads_per_worker=4, policy=list(POLICIES))
+    traces = [r.trace for r in results]
+    for tr in traces:
+        tr.meta["name"] = f"twin, 20 x 4: {tr.meta['policy']}"
+        print(f"{tr.name}: {tr.summary()['makespan']:.2f} s, peak held/worker "
+              f"{max(tr.summary()['peak_memory_per_worker']) / 2**20:.0f} MiB")
+    tidegate.report(traces, os.path.join(args.out, "report-twin.html"),
+                    title="vorticity at the seed's scale in the twin")
+    png = save_png(traces, os.path.join(args.out, "report-twin.png"), panels=("tasks", "memory"))
+    print(f"png: {png}")
 
 
 def local(args, limit="150MB") -> None:

@@ -300,6 +300,8 @@ def _bokeh_column(tr: Trace, rects: Rects, colors, x_range, ranges, width):
     tasks.add_tools(HoverTool(tooltips=[("key", "@key"), ("group", "@group"), ("on", "@row"),
                                         ("duration", "@duration{0.000} s"), ("result", "@nbytes")]))
     tasks.yaxis.axis_label = "worker / thread"
+    if len(rows) > 40:  # labels would overlap: the hover names the row
+        tasks.yaxis.major_label_text_font_size = "0px"
 
     mem = figure(title="memory per worker (dashed: process)",
                  x_range=x_range, y_range=ranges["memory"], width=width, height=260, tools=tools,
