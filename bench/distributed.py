@@ -35,7 +35,7 @@ from rich.table import Table
 
 import tidegate.distributed as td
 
-MODES = ("queue", "eager", "tidegate")
+MODES = ("queue", "eager", "tidegate", "tidegate-first-task")
 OUT = Path(__file__).parent / "results" / "distributed.json"
 
 
@@ -115,7 +115,38 @@ def offset_slices(side=6000, chunk=1000):
     return (a[1:] - b[1:]).std(axis=0)
 
 
-WORKLOADS = {"loaders": loaders, "stack-sum": stack_sum, "offset-slices": offset_slices}
+def _open(i):
+    return ("handle", i)  # a tiny root: opening a file
+
+
+def _read(handle, n):
+    return np.full(n, float(handle[1]))
+
+
+def _select(x):
+    return x[::2].copy()
+
+
+def open_read_select(n=80, mb=16):
+    """Unique-key opens (tiny roots), each read (16 MB) then selected (8 MB); selects
+    combined in pairs by a slower consumer. The memory is held one and two hops below the
+    root: roots must count until the select is used (issue 9, part 1)."""
+    rng = random.Random(1)
+    names = set()
+    while len(names) < n:
+        names.add("-".join(rng.sample(WORDS, 4)))
+    size = mb * 2**20 // 8
+    ends = []
+    for i, k in enumerate(sorted(names)):
+        h = delayed(_open)(i, dask_key_name="open-" + k)
+        r = delayed(_read)(h, size, dask_key_name="read-" + k)
+        ends.append(delayed(_select)(r, dask_key_name="select-" + k))
+    pairs = [delayed(_combine)(ends[2 * i], ends[2 * i + 1]) for i in range(n // 2)]
+    return delayed(sum)(pairs)
+
+
+WORKLOADS = {"loaders": loaders, "open-read-select": open_read_select,
+             "stack-sum": stack_sum, "offset-slices": offset_slices}
 
 
 # -- one run ----------------------------------------------------------------------------
@@ -134,6 +165,8 @@ def run(workload, mode, config):
         client.register_plugin(Peak(), name="bench-peak")
         if mode == "tidegate":
             client.register_plugin(td.Plugin())
+        elif mode == "tidegate-first-task":  # roots counted until their first consumer
+            client.register_plugin(td.Plugin(chain_keep=float("inf")))
         elif mode == "eager":
             client.run_on_scheduler(_set_saturation, value=float("inf"))
         x = WORKLOADS[workload]()
@@ -157,7 +190,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", choices=list(WORKLOADS), action="append")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
+    modes = args.modes.split(",")
     workloads = args.only or list(WORKLOADS)
     config = {
         "distributed.worker.memory.target": False,
@@ -166,10 +202,10 @@ def main(argv=None):
         "distributed.worker.memory.terminate": False,
         "distributed.scheduler.worker-saturation": 1.1,
     }
-    runs: dict = {w: {m: [] for m in MODES} for w in workloads}
+    runs: dict = {w: {m: [] for m in modes} for w in workloads}
     for rep in range(args.reps):
         for w in workloads:
-            for m in MODES:
+            for m in modes:
                 r = run(w, m, config)
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
@@ -190,13 +226,14 @@ def main(argv=None):
                           f"{v['peak_rss_mb'] / q['peak_rss_mb']:.2f}",
                           f"{v['wall_s'] / q['wall_s']:.2f}")
     Console(width=150).print(table)
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({
+    out = Path(args.out)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({
         "cluster": "LocalCluster(n_workers=2, threads_per_worker=2, processes=True), "
                    "spill/pause/terminate off",
         "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
     }, indent=1))
-    print(f"wrote {OUT}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -148,7 +148,9 @@ def test_concurrent_computes_share_one_budget():
         assert results[n] == pytest.approx(0.0)
         assert s.tasks == 2 * n + 2  # each caller got its own statistics
         assert s.memory_limit == 12e6
-        assert s.lowest_budget <= 12e6 - 6e6  # the other held at least 6 MB of loads
+        # The other's held bytes were taken off this one's budget. How much depends on when
+        # the other spilled its own share, so only "less than the whole" is certain.
+        assert s.lowest_budget < 12e6
         assert s.bytes_spilled > 0
 
 

@@ -183,7 +183,7 @@ class CoreMachine(RuleBasedStateMachine):
     """Drives one core per example; counts what it did in class-level totals (for the bench)."""
 
     totals = {"graphs": 0, "tasks": 0, "steps": 0, "events": 0, "runs": 0, "spills": 0,
-              "loads": 0, "failures": 0, "cancels": 0, "completed": 0, "late_runs": 0}  # fmt: skip
+              "loads": 0, "failures": 0, "cancels": 0, "completed": 0}  # fmt: skip
 
     @initialize(
         graph=graphs(),
@@ -193,11 +193,13 @@ class CoreMachine(RuleBasedStateMachine):
         ),
         saturation=st.sampled_from(SATURATIONS),
         policy=st.sampled_from(["tidegate", "tidegate", "tidegate", "priority"]),
+        chain_keep=st.sampled_from([0.25, 0.25, 0.0, math.inf]),
         may_fail=st.sampled_from([False] * 5 + [True]),
         may_cancel=st.sampled_from([False] * 7 + [True]),
         seed=st.integers(0, 2**32 - 1),
     )
-    def setup(self, graph, order, workers, saturation, policy, may_fail, may_cancel, seed):
+    def setup(self, graph, order, workers, saturation, policy, chain_keep, may_fail, may_cancel,
+              seed):  # fmt: skip
         deps, outputs, constants, marked, self.shapes = graph
         g = TaskGraph.from_dependencies(deps, outputs)
         n = len(g)
@@ -222,7 +224,7 @@ class CoreMachine(RuleBasedStateMachine):
         self.deps = [g.dependencies(i) for i in range(n)]
         self.dependents = [g.dependents(i) for i in range(n)]
         self.outputs = set(g.outputs.tolist())
-        self.policy = Policy(policy, saturation)
+        self.policy = Policy(policy, saturation, chain_keep=chain_keep)
         self.budgets = [b for _, b in workers]
         self.caps = [self.policy.root_cap(t) for t, _ in workers]
         self.roots = g.root.tolist() if self.policy.withholds else [False] * n
@@ -238,7 +240,6 @@ class CoreMachine(RuleBasedStateMachine):
         self.totals["tasks"] += n
         actions = self.core.start()
         self.apply(actions)
-        self.last_spilled = any(type(a) is Spill for a in actions)
 
     # -- the model: apply the core's actions, checking each ---------------------------
     def apply(self, actions) -> None:
@@ -321,34 +322,17 @@ class CoreMachine(RuleBasedStateMachine):
 
     @rule()
     def empty_stimulus(self):
-        """Nothing happened (always enabled): the core should have nothing new to say.
-
-        Two known exceptions (see the xfail tests below), both a thread left idle until the
-        next event, never a deadlock: runs the core's last over-budget spill made room for,
-        and, with several workers, a root that a later worker took from the head of the
-        queue while an earlier worker was blocked on it. Tolerated and counted; anything
-        else fails, and repeated empty stimuli must settle."""
-        for _ in range(len(self.g) + 1):
-            actions = self.core.handle_many([])
-            self.apply(actions)
-            if not actions:
-                break
-            assert self.last_spilled or len(self.budgets) > 1, (
-                f"an empty stimulus started work: {actions}"
-            )
-            assert all(type(a) in (Run, Load, Spill) for a in actions), actions
-            self.totals["late_runs"] += sum(type(a) is Run for a in actions)
-            self.last_spilled = any(type(a) is Spill for a in actions)
-        else:
-            raise AssertionError("empty stimuli keep starting work")
-        self.last_spilled = False
+        """Nothing happened (always enabled): the core has nothing new to say. After every
+        event the core settles (spill, then fill, until nothing starts), so a free thread
+        with an admissible task left idle until some later event shows up here."""
+        actions = self.core.handle_many([])
+        assert actions == [], f"an empty stimulus started work: {actions}"
 
     def _step(self, events) -> None:
         self.steps += 1
         self.totals["events"] += len(events)
         actions = self.core.handle_many(events)
         self.apply(actions)
-        self.last_spilled = any(type(a) is Spill for a in actions)
 
     # -- invariants, after every step --------------------------------------------------
     @invariant()
@@ -438,36 +422,31 @@ def test_core_state_machine():
     run_state_machine_as_test(CoreMachine, settings=CI_SETTINGS)
 
 
-@pytest.mark.xfail(strict=True, reason="core.py fills before it spills over budget: a root "
-                   "that the spill made room for waits for the next event (one idle thread)")
-def test_spill_then_idle_thread():
+def test_spill_then_fill():
     """Found by the state machine. Two threads, budget 1 byte: when task 1 finishes (10
-    bytes, over budget) the fill refuses root 2 by memory, then the over-budget spill moves
-    task 1 to disk, which makes room, but nothing fills again: one thread idles until the
-    other running task ends. Fix (core.py, not made here): fill again after a spill that
-    freed memory. The state machine tolerates exactly this (runs only after a spill)."""
+    bytes, over budget) the over-budget spill moves it to disk, which makes room for root 2:
+    the same stimulus starts it (the core spills before it fills), no thread waits for the
+    next event."""
     deps = {0: [], 1: [0], 2: [], 3: [], 4: [1, 2]}
     g = TaskGraph.from_dependencies(deps, [3, 4])
     none = np.zeros(5, bool)
     g.root = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, none, none)
-    core = Scheduler(g, [(2, 1.0)], Policy("tidegate", 1.0), validate=True)
+    # chain_keep=inf: task 1 consumes root 0's data (no chain), so root 2 is estimated at
+    # root 0's 0 bytes and fits once task 1's 10 bytes are on disk.
+    core = Scheduler(g, [(2, 1.0)], Policy("tidegate", 1.0, chain_keep=math.inf), validate=True)
     assert core.start() == [Run(3, 0), Run(0, 0)]
     assert core.handle(Finished(0, 0)) == [Run(1, 0)]
     actions = core.handle(Finished(1, 10))
-    assert Spill(1, 0) in actions
-    assert core.handle_many([]) == []  # fails today: [Run(2, 0)], a thread was left idle
-    assert Run(2, 0) in actions
+    assert actions == [Release(0, 0), Spill(1, 0), Run(2, 0)]
+    assert core.handle_many([]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="core.py fills each worker once: a worker blocked on "
-                   "the head root is not revisited after a later worker takes that root")
-def test_root_taken_by_another_worker_leaves_a_thread_idle():
+def test_root_taken_by_another_worker_is_replaced_on_a_blocked_one():
     """Found by bench/property.py. Caps of 1 root in flight per worker. Worker 0 (2 threads)
     runs 2 and still holds root output 0, untouched: root 5, the head of the queue, may not
     start there, so its fill stops; worker 1 (idle) takes 5. Root 3 is now the head and
-    completes consumer 4 (whose input 0 is held), so worker 0 may take it, but its fill is
-    over: one thread idles until the next event. Fix (core.py, not made here): fill until
-    nothing changes, or revisit earlier workers when a later one takes the head."""
+    completes consumer 4 (whose input 0 is held on worker 0), so worker 0 takes it in the
+    same stimulus: blocked workers are visited again when the head changes."""
     deps = {0: [], 1: [], 2: [0, 1], 3: [], 4: [0, 3], 5: []}
     g = TaskGraph.from_dependencies(deps, [2, 4, 5])
     none = np.zeros(6, bool)
@@ -476,9 +455,8 @@ def test_root_taken_by_another_worker_leaves_a_thread_idle():
     core = Scheduler(g, [(2, math.inf), (1, math.inf)], Policy("tidegate", 0.5), validate=True)
     assert core.start() == [Run(0, 0), Run(1, 1)]
     actions = core.handle_many([Finished(0, 10), Finished(1, 10)])
-    assert actions[:2] == [Run(2, 0), Run(5, 1)]
-    assert core.handle_many([]) == []  # fails today: [Run(3, 0)], a thread was left idle
-    assert Run(3, 0) in actions
+    assert actions == [Run(2, 0), Run(5, 1), Run(3, 0)]
+    assert core.handle_many([]) == []
 
 
 def test_shapes_build_valid_graphs():

@@ -72,25 +72,25 @@ def _wait_for(predicate, timeout, what):
 
 
 def _books(dask_scheduler) -> dict:
-    """The plugin's counts, and dask's queue and task table, on the scheduler."""
+    """The plugin's books, and dask's queue and task table, on the scheduler."""
     p = dask_scheduler._tidegate
+    assert p.errors == [], p.errors
+    p.books.validate()
     live = set(dask_scheduler.workers)
-    for ws in dask_scheduler.workers.values():  # recount roots processing from dask's state
-        roots = sum(1 for ts in ws.processing if p._root(ts))
-        assert p._roots_processing.get(ws.address, 0) == roots, (ws.address, roots)
+    for ws in dask_scheduler.workers.values():  # recount from dask's state
+        book = p.books.workers[ws.address]
+        assert book.processing == len(ws.processing), ws.address
+        assert book.roots_processing == sum(1 for ts in ws.processing if p._root(ts))
     return {
         "tasks": len(dask_scheduler.tasks),
         "queued": len(dask_scheduler.queued),
-        "processing": len(p._processing),
-        "roots_processing": sum(p._roots_processing.values()),
-        "estimated": round(sum(p._estimated.values()), 6),
-        "untouched": len(p._untouched),
-        "untouched_n": sum(p._untouched_n.values()),
-        "stale_workers": sorted(
-            a for book in (p._roots_processing, p._estimated, p._untouched_n)
-            for a, v in book.items() if a not in live and v
-        ),
-    }  # fmt: skip
+        "processing": len(p.books._processing),
+        "roots_processing": sum(b.roots_processing for b in p.books.workers.values()),
+        "estimated": round(sum(b.estimated for b in p.books.workers.values()), 6),
+        "untouched": len(p.books._carriers),
+        "untouched_n": sum(b.roots_untouched for b in p.books.workers.values()),
+        "stale_workers": sorted(a for a in p.books.workers if a not in live),
+    }
 
 
 ZERO = {"tasks": 0, "queued": 0, "processing": 0, "roots_processing": 0, "estimated": 0,
@@ -226,8 +226,8 @@ def test_departed_worker_is_not_counted_again(tmp_path):
 
             def where_and_untouched(dask_scheduler):
                 ts = dask_scheduler.tasks["load-only"]
-                return (sorted(ws.address for ws in ts.who_has),
-                        dask_scheduler._tidegate._untouched.get("load-only"))
+                live = dask_scheduler._tidegate.books._live.get("load-only")
+                return sorted(ws.address for ws in ts.who_has), live and live[0]
 
             (a,), untouched = client.run_on_scheduler(where_and_untouched)
             assert untouched == a  # held on A, no consumer finished yet (slow_sum runs)
@@ -236,8 +236,13 @@ def test_departed_worker_is_not_counted_again(tmp_path):
                 await dask_scheduler.replicate(keys=["load-only"], n=2, stimulus_id="test")
                 assert len(dask_scheduler.tasks["load-only"].who_has) == 2
                 await dask_scheduler.remove_worker(address, stimulus_id="test-remove")
+                # The loaded data survives on B: the root's slot is counted there now.
+                p = dask_scheduler._tidegate
+                (b,) = dask_scheduler.workers
+                return p.books._live["load-only"][0], b, p.books.workers[b].roots_untouched
 
-            client.run_on_scheduler(replicate_then_remove, address=a)
+            moved_to, b, untouched_b = client.run_on_scheduler(replicate_then_remove, address=a)
+            assert moved_to == b != a and untouched_b == 1
             assert future.result(timeout=30) == 0.0  # slow_sum ran again on B
             books = client.run_on_scheduler(_books)
             assert books["stale_workers"] == [], books

@@ -6,9 +6,22 @@ from . import config  # noqa: F401  (registers tidegate.* defaults in dask.confi
 from .bridge import get
 from .graph import TaskGraph
 from .local import RunStats
+from .progress import Progress
+from .recording import record
+from .report import report  # the function; the module stays importable as tidegate.report
 
 # scheduler="tidegate" in compute() and dask.config.set, like "threads" or "sync".
 dask.base.named_schedulers["tidegate"] = get
 
-__all__ = ["get", "RunStats", "TaskGraph"]
+__all__ = ["get", "RunStats", "TaskGraph", "Progress", "record", "report", "simulate"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # tidegate.simulate runs dask.distributed's code: imported on first use, so that
+    # distributed stays an optional dependency.
+    if name == "simulate":
+        from .sim import simulate
+
+        return simulate
+    raise AttributeError(f"module 'tidegate' has no attribute {name!r}")

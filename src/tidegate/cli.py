@@ -1,4 +1,4 @@
-"""Command line: ``tidegate demo``."""
+"""Command line: ``tidegate demo``, ``tidegate simulate``, ``tidegate report``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,79 @@ def demo(args) -> int:
     return 0
 
 
+def report(args) -> int:
+    """Trace files (JSON lines) -> one HTML report, side by side; optionally PNGs."""
+    from .report import report as write_report
+    from .report import save_png
+    from .trace import Trace
+
+    try:
+        traces = [Trace.load(p) for p in args.traces]
+    except (OSError, ValueError) as exc:
+        print(f"tidegate report: {exc}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    path = write_report(traces, args.output, title=args.title)
+    print(f"report: {os.path.abspath(path)} ({time.perf_counter() - t0:.1f} s)")
+    if args.png:
+        os.makedirs(args.png, exist_ok=True)
+        for name, panels in (("report", None), ("memory", ("memory",))):
+            kw = {"panels": panels} if panels else {}
+            png = save_png(traces, os.path.join(args.png, name + ".png"), **kw)
+            print(f"png: {os.path.abspath(png)}")
+    return 0
+
+
+def simulate(args) -> int:
+    """``tidegate simulate``: a seed workload on the twin, policies side by side."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from .sim import simulate as run_twin
+    from .sim.workloads import build
+
+    console = Console(width=max(100, Console().width))
+    policies = [p.strip() for p in args.policy.split(",") if p.strip()]
+    chunk = parse_bytes(args.chunk)
+    work = build(args.workload, args.steps, chunk)
+    t0 = time.perf_counter()
+    with console.status(f"simulating {args.workload} ({', '.join(policies)}) ..."):
+        results = run_twin(
+            work.graph, keys=work.keys, sizes=work.sizes, durations=work.durations,
+            workers=args.workers, threads_per_worker=args.threads, policy=policies,
+            bandwidth=args.bandwidth, latency=args.latency, record_memory=False,
+        )
+    wall = time.perf_counter() - t0
+    n = len(results[0].trace.tasks)
+    table = Table(title=(
+        f"{args.workload}: {args.steps} steps of {format_bytes(chunk)}, {args.workers} workers "
+        f"x {args.threads} threads, {args.bandwidth} per worker (twin, {n} tasks)"
+    ))
+    for col in ("policy", "peak / worker (max)", "peak / worker (mean)", "vs first",
+                "makespan", "vs first", "transferred"):
+        table.add_column(col, justify="left" if col == "policy" else "right")
+    base = results[0]
+    out = {}
+    for r in results:
+        peak, mean = max(r.peak_memory_per_worker), sum(r.peak_memory_per_worker) / args.workers
+        table.add_row(
+            r.policy, format_bytes(peak), format_bytes(mean),
+            f"{peak / max(1, max(base.peak_memory_per_worker)):.2f}x",
+            f"{r.makespan:.1f} s", f"{r.makespan / base.makespan:.2f}x",
+            format_bytes(r.bytes_transferred),
+        )
+        out[r.policy] = r.summary()
+    console.print(table)
+    console.print(f"simulated in {wall:.1f} s of wall time")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+        console.print(f"results: {os.path.abspath(args.json)}")
+    return 0
+
+
 def main(argv=None) -> int:
     from .workloads import WORKLOADS
 
@@ -87,9 +160,30 @@ def main(argv=None) -> int:
     d.add_argument("--memory-limit", default="300MB", help="budget of the third run")
     d.add_argument("--plot", default="tidegate-demo.png", help="PNG path ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
+    r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
+    r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")
+    r.add_argument("-o", "--output", default="tidegate-report.html", help="HTML file to write")
+    r.add_argument("--png", default=None, metavar="DIR", help="also write report.png, memory.png")
+    r.add_argument("--title", default="tidegate report")
+    from .sim.workloads import WORKLOADS as TWIN_WORKLOADS
+
+    s = sub.add_parser("simulate", help="run a seed workload on the twin of a dask cluster")
+    s.add_argument("--workload", default="vorticity", choices=sorted(TWIN_WORKLOADS))
+    s.add_argument("--steps", type=int, default=9000, help="time steps (one chunk each)")
+    s.add_argument("--chunk", default="190MB", help="bytes per time step")
+    s.add_argument("--workers", type=int, default=20)
+    s.add_argument("--threads", type=int, default=4, help="threads per worker")
+    s.add_argument("--policy", default="eager,queue,tidegate", help="comma-separated")
+    s.add_argument("--bandwidth", default="1GB/s", help="incoming, per worker")
+    s.add_argument("--latency", default="1ms")
+    s.add_argument("--json", default=None, help="write {policy: numbers} here")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args)
+    if args.command == "simulate":
+        return simulate(args)
+    if args.command == "report":
+        return report(args)
     return 2
 
 

@@ -1,35 +1,76 @@
 """Sans-I/O scheduler state machine: events in, actions out. No threads, no clock, no I/O.
 
+Rules of this file: task state changes only through ``_transition`` (the table below is
+every legal move); the per-worker books and the decisions read from them live in books.py
+and policy.py, shared with the dask plugin; this file translates events and executes.
+
 Every task moves through::
 
     waiting --inputs held--> ready --chosen--> processing --Finished--> memory --unused--> released
-                                                          --Failed---> erred
+                                                          --Failed---> erred     |  ^
+                                                                   over budget  v  | needed
+                                                                               spilled --unused--> released
 
 Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
 "processing" and "running" coincide here and priority is decided by the scheduler, not by
-a worker queue. Decisions (what is a root, may it start) come from policy.py.
+a worker queue. Every event gets a stimulus id from a counter; ``story(task)`` prints the
+moves and decisions that concern a task.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
-from dask.utils import format_bytes
 
+from .books import LOG_SIZE, Books, InvalidTransition, WorkerBook
 from .graph import TaskGraph
-from .policy import (
-    Policy,
-    estimate_output,
-    largest_footprint,
-    may_admit_root,
-    spill_candidates,
-)
+from .policy import Policy, largest_footprint, meeting_partners, spill_candidates
 
-WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED = range(6)
-STATE_NAMES = ("waiting", "ready", "processing", "memory", "released", "erred")
+__all__ = [
+    "State", "WAITING", "READY", "PROCESSING", "MEMORY", "RELEASED", "ERRED", "SPILLED",
+    "STATE_NAMES", "Finished", "Failed", "Run", "Release", "Spill", "Load", "Worker",
+    "Scheduler", "InvalidTransition",
+]  # fmt: skip
+
+
+class State(IntEnum):
+    WAITING = 0
+    READY = 1
+    PROCESSING = 2
+    MEMORY = 3
+    RELEASED = 4
+    ERRED = 5
+    SPILLED = 6  # held on disk: finished, not in memory
+
+
+WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED = (int(s) for s in State)
+STATE_NAMES = tuple(s.name.lower() for s in State)
+_PENDING = frozenset((WAITING, READY))
+
+# Every legal move: (start, finish) -> Scheduler method. Anything else is InvalidTransition.
+TRANSITIONS = {
+    (WAITING, READY): "_make_ready",
+    (READY, PROCESSING): "_run",
+    (PROCESSING, MEMORY): "_finished",
+    (PROCESSING, ERRED): "_failed",
+    (MEMORY, SPILLED): "_spill_one",
+    (SPILLED, MEMORY): "_load",
+    (MEMORY, RELEASED): "_release",
+    (SPILLED, RELEASED): "_release",
+}
+
+
+def _format_bytes(n: float) -> str:
+    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.2f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return str(n)
 
 
 # -- events (in) ------------------------------------------------------------------------
@@ -73,22 +114,8 @@ class Load:
     worker: int
 
 
-@dataclass(slots=True)
-class Worker:
-    threads: int
-    budget: float
-    running: int = 0
-    roots_running: int = 0
-    roots_untouched: int = 0  # held root outputs no consumer has used yet
-    held: int = 0  # measured bytes of results in memory here
-    spilled: int = 0  # measured bytes of results held on disk
-    estimated: float = 0.0  # estimated outputs of running tasks
-    peak_held: float = 0.0
-
-    @property
-    def held_bytes(self) -> float:
-        """DESIGN.md's held bytes: measured results plus running tasks' estimates."""
-        return self.held + self.estimated
+# A worker's books (threads, budget, held, spilled, peak_held, running, ...): books.py.
+Worker = WorkerBook
 
 
 class Scheduler:
@@ -100,25 +127,29 @@ class Scheduler:
         workers: list[tuple[int, float]],
         policy: Policy | None = None,
         validate: bool = False,
+        log_size: int = LOG_SIZE,
     ):
         if not workers:
             raise ValueError("at least one worker is needed")
         self.graph = graph
         self.policy = policy or Policy()
         self.validate = validate
-        self.workers = [Worker(int(t), float(b)) for t, b in workers]
-        for w in self.workers:
-            if w.threads < 1:
-                raise ValueError(f"a worker needs at least one thread, got {w.threads}")
-            if not w.budget > 0:
-                raise ValueError(f"a memory budget must be > 0 bytes, got {w.budget}")
-        self.caps = [self.policy.root_cap(w.threads) for w in self.workers]
+        self.books = Books(self.policy, log_size)
+        for w, (t, b) in enumerate(workers):
+            if int(t) < 1:
+                raise ValueError(f"a worker needs at least one thread, got {t}")
+            if not float(b) > 0:
+                raise ValueError(f"a memory budget must be > 0 bytes, got {b}")
+            self.books.add_worker(w, t, b)
+        self.workers = list(self.books.workers.values())
+        self.caps = [w.cap for w in self.workers]
+        self._may_spill = any(w.budget < math.inf for w in self.workers)
         budget = min(w.budget for w in self.workers)
         i, footprint = largest_footprint(graph.size)
         if footprint > budget:
             raise ValueError(
-                f"memory_limit of {format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
-                f"its chunk alone is {format_bytes(footprint)}; raise memory_limit or use "
+                f"memory_limit of {_format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
+                f"its chunk alone is {_format_bytes(footprint)}; raise memory_limit or use "
                 f"smaller chunks"
             )
         n = len(graph)
@@ -137,15 +168,10 @@ class Scheduler:
         self.state = bytearray(n)  # WAITING
         self._ndeps = np.diff(graph.dep_ptr).tolist()
         self.waiting_on = list(self._ndeps)
-        self._untouched = bytearray(n)  # root output held, no dependent finished yet
-        self.spilled = bytearray(n)  # held on disk, not in memory
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
         self.where = [-1] * n
         self.nbytes = [0] * n
-        self.estimate = [0.0] * n
-        self._group_max = [0.0] * len(graph.group_names)
-        self._roots_max = 0.0
         # Ready tasks: non-roots by priority; roots by priority (withheld until admitted).
         self._ready: list[tuple[int, int]] = []
         self._ready_roots: list[tuple[int, int]] = []
@@ -156,26 +182,34 @@ class Scheduler:
         self.n_finished = 0
         self.failed: int | None = None
         self.stopped = False  # set by cancel(): nothing new starts
+        self.broken: BaseException | None = None  # an exception left the state half-changed
         self.peak_roots_held = 0
         self.roots_held = 0
         self.bytes_spilled = 0
         self.bytes_loaded = 0
+        # Moves: (task, start, finish, stimulus id); shares its bound with the books' log.
+        self.log: deque = deque(maxlen=log_size)
+        self._stimulus = 0
+        self._touched: list[int] = []
+        # TRANSITIONS as a table indexed [start][finish]: cheaper than hashing a tuple.
+        if validate:
+            self._transition = self._transition_validated
+        self._moves = [[None] * len(State) for _ in State]
+        for (a, b), name in TRANSITIONS.items():
+            self._moves[a][b] = getattr(self, name)
 
     # -- public -------------------------------------------------------------------------
     @property
     def done(self) -> bool:
         return self.n_finished == len(self.graph)
 
+    @property
+    def spilled(self) -> bytearray:
+        """1 where a result is held on disk (read-only view, kept for older callers)."""
+        return bytearray(s == SPILLED for s in self.state)
+
     def start(self) -> list:
-        actions: list = []
-        for i, deps in enumerate(self.waiting_on):
-            if deps == 0:
-                self._make_ready(i)
-        self._fill(actions)
-        self._spill_over_budget(actions)
-        if self.validate:
-            self.validate_state()
-        return actions
+        return self._step(None)
 
     def handle(self, event) -> list:
         return self.handle_many((event,))
@@ -186,23 +220,88 @@ class Scheduler:
 
     def handle_many(self, events) -> list:
         """Several events, one fill: cheaper for batches of completions."""
+        return self._step(events)
+
+    def story(self, task) -> list:
+        """Moves and decisions concerning ``task`` (an index or a key), oldest first."""
+        i = task if isinstance(task, int) and 0 <= task < len(self.graph) else None
+        if i is None:
+            i = self.graph.keys.index(task)
+        moves = [
+            (e[3], STATE_NAMES[e[1]], STATE_NAMES[e[2]]) for e in self.log if e[0] == i
+        ]
+        return moves + [e for e in self.books.story(i)]
+
+    # -- one stimulus ------------------------------------------------------------------
+    def _step(self, events) -> list:
+        if self.broken is not None:
+            raise RuntimeError("the scheduler's state broke earlier; start a new one") from (
+                self.broken
+            )
+        self._stimulus += 1
+        sid = self._stimulus
         actions: list = []
-        for event in events:
-            if type(event) is Finished:
-                self._finished(event.task, event.nbytes, actions)
-            elif type(event) is Failed:
-                self._failed(event.task, actions)
+        try:
+            if events is None:
+                for i, deps in enumerate(self.waiting_on):
+                    if deps == 0:
+                        self._transition(i, READY, sid)
             else:
-                raise TypeError(f"unknown event {event!r}")
-        if self.failed is None and not self.stopped:
-            self._fill(actions)
-            self._spill_over_budget(actions)
+                for event in events:
+                    t = type(event)
+                    if t is Finished:
+                        self._transition(event.task, MEMORY, sid, actions, event.nbytes)
+                    elif t is Failed:
+                        self._transition(event.task, ERRED, sid, actions)
+                    else:
+                        raise TypeError(f"unknown event {event!r}")
+            if self.failed is None and not self.stopped:
+                self._settle(sid, actions)
+        except InvalidTransition:
+            raise  # refused before any change: the state is intact
+        except TypeError:
+            raise
+        except BaseException as exc:
+            self.broken = exc
+            raise
         if self.validate:
-            self.validate_state()
+            self._validate_touched()
         return actions
 
+    def _transition(self, i: int, finish: int, sid: int, actions=None, arg=None) -> None:
+        start = self.state[i]
+        move = self._moves[start][finish]
+        if move is None:
+            raise InvalidTransition(
+                self.graph.keys[i], STATE_NAMES[start], STATE_NAMES[finish], self.story(i)
+            )
+        move(i, sid, actions, arg)
+        self.log.append((i, start, finish, sid))
+
+    def _transition_validated(self, i: int, finish: int, sid: int, actions=None, arg=None) -> None:
+        Scheduler._transition(self, i, finish, sid, actions, arg)
+        self._touched.append(i)
+
+    def _settle(self, sid: int, actions: list) -> None:
+        """Spill what is over budget, then fill free threads; again while the fill started
+        something (its loads may need room; the room a spill made may admit a root). Ends
+        in a state where an empty stimulus has nothing to do."""
+        if not self._may_spill:  # no finite budget: nothing to spill, one fill settles
+            self._fill(sid, actions)
+            return
+        self._spill_over_budget(sid, actions)
+        while True:
+            n = len(actions)
+            self._fill(sid, actions)
+            if len(actions) == n:
+                return  # nothing started: a fill again would start nothing either
+            n = len(actions)
+            self._spill_over_budget(sid, actions)
+            if len(actions) == n:
+                return  # nothing spilled: no room made for a withheld root
+
     # -- transitions --------------------------------------------------------------------
-    def _make_ready(self, i: int) -> None:
+    def _make_ready(self, i: int, sid: int, actions, arg) -> None:
         self.state[i] = READY
         self.n_waiting -= 1
         self.n_ready += 1
@@ -211,238 +310,268 @@ class Scheduler:
         else:
             heapq.heappush(self._ready, (self._priority[i], i))
 
-    def _run(self, i: int, w: int, actions: list) -> None:
-        worker = self.workers[w]
+    def _run(self, i: int, sid: int, actions: list, w: int) -> None:
+        state = self.state
         for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
             d = self._dep_idx[c]
-            if self.spilled[d]:
-                self._load(d, actions)
-        self.state[i] = PROCESSING
+            if state[d] == SPILLED:
+                self._transition(d, MEMORY, sid, actions)
+        state[i] = PROCESSING
         self.where[i] = w
         self.n_ready -= 1
         self.n_running += 1
-        worker.running += 1
-        est = self._estimate(i)
-        self.estimate[i] = est
-        worker.estimated += est
-        if self._root[i]:
-            worker.roots_running += 1
+        self.books.on_run(
+            i, w, self._root[i], self._group[i], self._known_size[i], sid
+        )
         actions.append(Run(i, w))
 
-    def _estimate(self, i: int) -> float:
-        if not self._root[i]:
-            known = self._known_size[i]
-            return known if known == known else 0.0
-        return estimate_output(self._known_size[i], self._group_max[self._group[i]], self._roots_max)
-
-    def _finished(self, i: int, nbytes: int, actions: list) -> None:
-        if self.state[i] != PROCESSING:
-            raise ValueError(f"task {self.graph.keys[i]!r} finished but was {STATE_NAMES[self.state[i]]}")
+    def _finished(self, i: int, sid: int, actions: list, nbytes: int) -> None:
         w = self.where[i]
         worker = self.workers[w]
         self.state[i] = MEMORY
         self.n_running -= 1
         self.n_finished += 1
-        worker.running -= 1
-        worker.estimated -= self.estimate[i]
         self.nbytes[i] = nbytes
         worker.held += nbytes
         self._in_memory[w].add(i)
+        p, q = self._dep_ptr[i], self._dep_ptr[i + 1]
+        needed_by = self.needed_by
+        self.books.on_finished(
+            i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), q - p == 1,
+            needed_by[i] > 0, sid,
+        )  # fmt: skip
         if self._root[i]:
-            worker.roots_running -= 1
-            if self.needed_by[i]:
-                self._untouched[i] = 1
-                worker.roots_untouched += 1
             self.roots_held += 1
             if self.roots_held > self.peak_roots_held:
                 self.peak_roots_held = self.roots_held
-            g = self._group[i]
-            if nbytes > self._group_max[g]:
-                self._group_max[g] = nbytes
-            if nbytes > self._roots_max:
-                self._roots_max = nbytes
-        if worker.held_bytes > worker.peak_held:
-            worker.peak_held = worker.held_bytes
+        held = worker.held + worker.estimated
+        if held > worker.peak_held:
+            worker.peak_held = held
         # Inputs nobody else needs go now; then this result, if nothing needs it.
-        self._done_with_inputs(i, actions)
-        needed_by = self.needed_by
+        self._done_with_inputs(i, sid, actions)
         if needed_by[i] == 0 and not self._output[i]:
-            self._release(i, actions)
+            self._transition(i, RELEASED, sid, actions)
         waiting_on = self.waiting_on
+        transition = self._transition
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
             waiting_on[d] -= 1
             if waiting_on[d] == 0:
-                self._make_ready(d)
+                transition(d, READY, sid)
 
-    def _done_with_inputs(self, i: int, actions: list) -> None:
+    def _done_with_inputs(self, i: int, sid: int, actions: list) -> None:
         needed_by = self.needed_by
         for c in range(self._dep_ptr[i], self._dep_ptr[i + 1]):
             d = self._dep_idx[c]
-            if self._untouched[d]:
-                self._untouched[d] = 0
-                self.workers[self.where[d]].roots_untouched -= 1
             needed_by[d] -= 1
             if needed_by[d] == 0 and not self._output[d]:
-                self._release(d, actions)
+                self._transition(d, RELEASED, sid, actions)
 
-    def _release(self, i: int, actions: list) -> None:
+    def _release(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
-        self.state[i] = RELEASED
-        if self.spilled[i]:
-            self.spilled[i] = 0
+        if self.state[i] == SPILLED:
             self.workers[w].spilled -= self.nbytes[i]
         else:
             self.workers[w].held -= self.nbytes[i]
             self._in_memory[w].discard(i)
+        self.state[i] = RELEASED
         if self._root[i]:
             self.roots_held -= 1
+            self.books.on_released(i, sid)  # only a root's output or its chain's carries
+        elif self.books._carriers:
+            self.books.on_released(i, sid)
         actions.append(Release(i, w))
 
-    def _failed(self, i: int, actions: list) -> None:
-        if self.state[i] != PROCESSING:
-            raise ValueError(f"task {self.graph.keys[i]!r} failed but was {STATE_NAMES[self.state[i]]}")
-        worker = self.workers[self.where[i]]
+    def _failed(self, i: int, sid: int, actions: list, arg=None) -> None:
         self.state[i] = ERRED
         self.n_running -= 1
-        worker.running -= 1
-        worker.estimated -= self.estimate[i]
-        if self._root[i]:
-            worker.roots_running -= 1
-        self._done_with_inputs(i, actions)  # nothing will run again; free what it held
+        self.books.on_failed(i, self._dep_idx[self._dep_ptr[i] : self._dep_ptr[i + 1]], sid)
+        self._done_with_inputs(i, sid, actions)  # nothing will run again; free what it held
         if self.failed is None:
             self.failed = i
 
     # -- choice -------------------------------------------------------------------------
-    def _fill(self, actions: list) -> None:
-        """Give every free slot its best admissible task, in strict priority order."""
-        ready, roots = self._ready, self._ready_roots
-        for w, worker in enumerate(self.workers):
-            cap = self.caps[w]
-            while worker.running < worker.threads:
-                best = ready[0][0] if ready else math.inf
-                if roots and roots[0][0] < best and self._admit(w, roots[0][1], cap):
-                    _, i = heapq.heappop(roots)
-                elif ready:
-                    _, i = heapq.heappop(ready)
-                else:
-                    break  # nothing ready, or only withheld roots
-                self._run(i, w, actions)
+    def _fill(self, sid: int, actions: list) -> None:
+        """Give every free slot its best admissible task, in strict priority order.
 
-    def _admit(self, w: int, i: int, cap: float) -> bool:
+        A worker stops when the head root is withheld there and nothing else is ready. When
+        a later worker then takes that head, the next head may be admissible on the earlier
+        one: blocked workers are visited again until the head stops changing."""
+        ready, roots = self._ready, self._ready_roots
+        workers = self.workers
+        visit = range(len(workers))
+        while True:
+            blocked = []
+            head = roots[0] if roots else None
+            for w in visit:
+                worker = workers[w]
+                while worker.processing < worker.threads:
+                    best = ready[0][0] if ready else math.inf
+                    if roots and roots[0][0] < best and self._admit(w, roots[0][1], sid):
+                        _, i = heapq.heappop(roots)
+                    elif ready:
+                        _, i = heapq.heappop(ready)
+                    else:
+                        if roots:
+                            blocked.append(w)
+                        break  # nothing ready, or only withheld roots
+                    self._transition(i, PROCESSING, sid, actions, w)
+            if not blocked or not roots or roots[0] == head:
+                return
+            visit = blocked
+
+    def _admit(self, w: int, i: int, sid: int) -> bool:
         """May root i start on worker w? (A root blocked by memory waits for consumers to
         free some: making room by spilling to start it early thrashes once the working set
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
-        worker = self.workers[w]
-        return may_admit_root(
-            worker.roots_running,
-            worker.roots_untouched,
-            cap,
-            self._completes_consumer(i),
-            worker.held_bytes,
-            self._estimate(i),
-            worker.budget,
-            worker.running == 0,
+        return self.books.admits(
+            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid
         )
 
+    def _completes_consumer(self, i: int, w: int) -> bool:
+        """Does root i's data meet, on worker w, inputs held or processing there?"""
+        return meeting_partners(i, self._dependents, self._dependencies, self._where).get(w, 0) > 0
+
+    def _dependents(self, t: int) -> list:
+        return self._dependent_idx[self._dependent_ptr[t] : self._dependent_ptr[t + 1]]
+
+    def _dependencies(self, t: int) -> list:
+        return self._dep_idx[self._dep_ptr[t] : self._dep_ptr[t + 1]]
+
+    def _where(self, t: int) -> tuple:
+        s = self.state[t]
+        return (self.where[t],) if s == PROCESSING or s == MEMORY or s == SPILLED else ()
+
     # -- spilling -----------------------------------------------------------------------
-    def _load(self, i: int, actions: list) -> None:
+    def _load(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         worker = self.workers[w]
-        self.spilled[i] = 0
+        self.state[i] = MEMORY
         worker.spilled -= self.nbytes[i]
         worker.held += self.nbytes[i]
         self._in_memory[w].add(i)
         self.bytes_loaded += self.nbytes[i]
         actions.append(Load(i, w))
 
-    def _spill_over_budget(self, actions: list) -> None:
+    def _spill_one(self, i: int, sid: int, actions: list, arg=None) -> None:
+        w = self.where[i]
+        worker = self.workers[w]
+        self.state[i] = SPILLED
+        self._in_memory[w].discard(i)
+        worker.held -= self.nbytes[i]
+        worker.spilled += self.nbytes[i]
+        self.bytes_spilled += self.nbytes[i]
+        actions.append(Spill(i, w))
+
+    def _spill_over_budget(self, sid: int, actions: list) -> None:
         """Measured results over budget: spill those whose next use lies furthest ahead.
         (Running tasks' estimates only gate admission: their outputs may be consumed at once.)"""
         for w, worker in enumerate(self.workers):
             excess = worker.held - worker.budget
             if excess > 0:
-                self._spill(w, excess, actions)
+                self._spill(w, excess, sid, actions)
 
-    def _spill(self, w: int, amount: float, actions: list) -> None:
+    def _spill(self, w: int, amount: float, sid: int, actions: list) -> None:
         """Spill at least ``amount`` bytes, furthest next use first."""
         candidates = spill_candidates(
             self._in_memory[w], self.state, self.nbytes, self._priority,
-            self._dependent_ptr, self._dependent_idx,
+            self._dependent_ptr, self._dependent_idx, PROCESSING, _PENDING,
         )  # fmt: skip
         freed = 0.0
-        worker = self.workers[w]
         for next_use, i in candidates:
             if freed >= amount:
                 break
-            self.spilled[i] = 1
-            self._in_memory[w].discard(i)
-            worker.held -= self.nbytes[i]
-            worker.spilled += self.nbytes[i]
-            self.bytes_spilled += self.nbytes[i]
             freed += self.nbytes[i]
-            actions.append(Spill(i, w))
-
-    def _completes_consumer(self, i: int) -> bool:
-        """Does root i feed a task that already holds some of its inputs?"""
-        waiting_on, ndeps = self.waiting_on, self._ndeps
-        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
-            d = self._dependent_idx[c]
-            if waiting_on[d] < ndeps[d]:
-                return True
-        return False
+            self._transition(i, SPILLED, sid, actions)
 
     # -- invariants ---------------------------------------------------------------------
+    def _validate_touched(self) -> None:
+        touched, self._touched = self._touched, []
+        for i in set(touched):
+            self.validate_task(i)
+        for w, worker in enumerate(self.workers):
+            assert 0 <= worker.processing <= worker.threads, (w, worker.processing)
+            # The cap holds except for the one root an idle worker may always start.
+            assert worker.roots_processing <= max(self.caps[w], 1), (w, worker.roots_processing)
+            assert worker.held >= 0 and worker.spilled >= 0 and worker.roots_untouched >= 0
+        self.books.validate()
+        if self.done or (self.n_running == 0 and (self.failed is not None or self.stopped)):
+            self.validate_state()  # the run is over: one full sweep
+        elif self.failed is None and not self.stopped:
+            assert self.n_running, self._deadlock()
+
+    def _deadlock(self) -> str:
+        ready = [self.graph.keys[i] for _, i in (self._ready + self._ready_roots)[:5]]
+        return f"work remains but nothing runs or can run; ready: {ready}"
+
+    def validate_task(self, i: int) -> None:
+        """Assert everything about task i that its state implies; O(its edges)."""
+        g, state = self.graph, self.state
+        s = state[i]
+        key = g.keys[i]
+
+        def fail(msg):
+            return f"{key!r} ({STATE_NAMES[s]}): {msg}; story: {self.story(i)[-10:]}"
+
+        deps = self._dependencies(i)
+        if s in (READY, PROCESSING):
+            for d in deps:
+                assert state[d] in (MEMORY, SPILLED) or (s == PROCESSING and state[d] == MEMORY), (
+                    fail(f"input {g.keys[d]!r} is {STATE_NAMES[state[d]]}")
+                )
+            if s == PROCESSING:
+                assert all(state[d] == MEMORY for d in deps), fail("an input is not in memory")
+                assert self.books._processing.get(i, (None,))[0] == self.where[i], fail("books")
+        if s == WAITING:
+            assert self.waiting_on[i] == sum(state[d] not in (MEMORY, SPILLED) for d in deps), (
+                fail("waiting count")
+            )
+        if s == MEMORY:
+            assert i in self._in_memory[self.where[i]], fail("not among in-memory results")
+        if s == SPILLED:
+            assert i not in self._in_memory[self.where[i]], fail("spilled but in memory")
+            assert all(state[d] != PROCESSING for d in self._dependents(i)), fail("input spilled")
+        if s in (MEMORY, SPILLED):
+            pending = sum(state[d] in (WAITING, READY, PROCESSING) for d in self._dependents(i))
+            assert pending == self.needed_by[i] or self.failed is not None, fail("needed_by")
+            assert pending or self._output[i] or self.failed is not None, fail("held but unused")
+        if s == RELEASED:
+            assert not self._output[i], fail("an output was released")
+            assert all(
+                state[d] in (MEMORY, SPILLED, RELEASED, ERRED) for d in self._dependents(i)
+            ), fail("released while needed")
+
     def validate_state(self) -> None:
-        g = self.graph
-        n = len(g)
-        held = [0] * len(self.workers)
-        running = [0] * len(self.workers)
-        roots = [0] * len(self.workers)
-        untouched = [0] * len(self.workers)
-        spilled = [0] * len(self.workers)
-        counts = [0] * 6
+        """Every invariant, sweeping all tasks: O(tasks + edges)."""
+        n = len(self.graph)
+        W = len(self.workers)
+        held, spilled, running, roots = [0] * W, [0] * W, [0] * W, [0] * W
+        in_memory = [0] * W
+        counts = [0] * len(State)
         for i in range(n):
             s = self.state[i]
             counts[s] += 1
-            deps = g.dependencies(i)
-            if s in (READY, PROCESSING):
-                for d in deps:
-                    assert self.state[d] == MEMORY, (
-                        f"{g.keys[i]!r} is {STATE_NAMES[s]} but input {g.keys[d]!r} is "
-                        f"{STATE_NAMES[self.state[d]]}"
-                    )
+            self.validate_task(i)
+            w = self.where[i]
             if s == MEMORY:
-                untouched[self.where[i]] += self._untouched[i]  # on disk or not
-            if s == MEMORY and self.spilled[i]:
-                spilled[self.where[i]] += self.nbytes[i]
-                assert all(self.state[d] != PROCESSING for d in g.dependents(i)), "input spilled"
-            elif s == MEMORY:
-                assert i in self._in_memory[self.where[i]]
-                held[self.where[i]] += self.nbytes[i]
-                pending = [d for d in g.dependents(i) if self.state[d] in (WAITING, READY, PROCESSING)]
-                assert pending or self._output[i], f"{g.keys[i]!r} held but unused"
-            if s == RELEASED:
-                assert not self._output[i]
-                assert all(self.state[d] in (MEMORY, RELEASED, ERRED) for d in g.dependents(i))
-            if s == PROCESSING:
-                running[self.where[i]] += 1
-                roots[self.where[i]] += bool(self._root[i])
-        assert counts[READY] == self.n_ready and counts[PROCESSING] == self.n_running
+                held[w] += self.nbytes[i]
+                in_memory[w] += 1
+            elif s == SPILLED:
+                spilled[w] += self.nbytes[i]
+            elif s == PROCESSING:
+                running[w] += 1
+                roots[w] += bool(self._root[i])
+        assert counts[READY] == self.n_ready == len(self._ready) + len(self._ready_roots)
+        assert counts[PROCESSING] == self.n_running
         assert counts[WAITING] == self.n_waiting
-        assert counts[MEMORY] + counts[RELEASED] == self.n_finished
+        assert counts[MEMORY] + counts[SPILLED] + counts[RELEASED] == self.n_finished
         for w, worker in enumerate(self.workers):
             assert worker.held == held[w], (worker.held, held[w])
             assert worker.spilled == spilled[w], (worker.spilled, spilled[w])
-            assert len(self._in_memory[w]) == sum(
-                1 for i in range(n) if self.where[i] == w and self.state[i] == MEMORY
-                and not self.spilled[i]
-            )
-            assert worker.running == running[w] <= worker.threads
-            assert worker.roots_running == roots[w]
-            assert worker.roots_untouched == untouched[w]
-            # The cap holds except for the one root an idle worker may always start.
+            assert len(self._in_memory[w]) == in_memory[w]
+            assert worker.processing == running[w] <= worker.threads
+            assert worker.roots_processing == roots[w]
             assert roots[w] <= max(self.caps[w], 1)
+        self.books.validate()
         if self.failed is None and not self.stopped and not self.done:
-            assert self.n_running or self.n_ready, "work remains but nothing runs or can run"
-            assert self.n_running, "tasks are ready but nothing runs: deadlock"
+            assert self.n_running, self._deadlock()

@@ -284,10 +284,12 @@ def run(
         rss = rss_reader()
         groups = [graph.group_names[g] for g in graph.group.tolist()]
         roots = graph.root.tolist()
+    sampled_moves = 0  # spills and loads seen by the last sample
 
     def sample(now: float) -> None:
-        nonlocal last_sample
+        nonlocal last_sample, sampled_moves
         last_sample = now
+        sampled_moves = len(spills)
         ws = core.workers
         trace.memory.append(Memory(
             now, "local", int(sum(w.held for w in ws)), rss(),
@@ -361,7 +363,8 @@ def run(
                 dispatch(runs)
             if trace is not None:
                 now = time.perf_counter() - t0
-                if now - last_sample >= MEMORY_SAMPLE_INTERVAL:
+                # Spills and loads are rare and change the picture: always sampled.
+                if now - last_sample >= MEMORY_SAMPLE_INTERVAL or len(spills) != sampled_moves:
                     sample(now)
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError(_stuck(core))

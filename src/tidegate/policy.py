@@ -26,6 +26,13 @@ class Policy:
 
     name: str = "tidegate"
     saturation: float = 1.1
+    # A root of unknown size (nothing seen yet) starts alone on a busy worker, so a first
+    # wave is not admitted at an estimate of 0 bytes. The plugin probes; the core lets the
+    # first wave run (its threads share one process, the budget catches up after one wave).
+    probe: bool = False
+    # A single-input task whose output keeps at least this fraction of its input's bytes
+    # carries a root's data on (open -> read -> select); smaller, it reduced the data.
+    chain_keep: float = 0.25
 
     def __post_init__(self) -> None:
         if self.name not in POLICIES:
@@ -34,6 +41,8 @@ class Policy:
             raise ValueError(f"saturation must be a number > 0, got {self.saturation!r}")
         if math.isnan(self.saturation):
             raise ValueError("saturation must be a number > 0, got nan")
+        if not 0 <= self.chain_keep <= math.inf:
+            raise ValueError(f"chain_keep must be >= 0, got {self.chain_keep!r}")
 
     @property
     def withholds(self) -> bool:
@@ -83,7 +92,8 @@ def may_admit_root(
     Roots in flight are the roots processing plus held root outputs that no consumer has
     used yet (``roots_untouched``): a slot frees when data is consumed, not merely loaded,
     so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
-    consumer already holding some (``completes_consumer``) may exceed that count, never the
+    consumer already holding some (``completes_consumer``, a bool or a function returning
+    one, called only when it matters) may exceed that count, never the
     processing cap. ``idle`` (nothing processing on the worker) always admits: progress is
     guaranteed even when a single root does not fit the budget.
     """
@@ -91,7 +101,10 @@ def may_admit_root(
         return True
     if held_bytes + estimate > budget or roots_processing >= cap:
         return False
-    return roots_processing + roots_untouched < cap or completes_consumer
+    if roots_processing + roots_untouched < cap:
+        return True
+    # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
+    return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
 
 
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
@@ -150,12 +163,14 @@ def place_root(partner, admissible, idle, load) -> int | None:
     return best
 
 
-def spill_candidates(in_memory, state, nbytes, priority, dependent_ptr, dependent_idx) -> list:
+def spill_candidates(
+    in_memory, state, nbytes, priority, dependent_ptr, dependent_idx, running: int, pending
+) -> list:
     """Held results that may be spilled, furthest next use first: ``[(next_use, task)]``.
 
-    A result's next use is the best priority among its dependents that have not finished
-    (state < 3: waiting, ready); inputs of running tasks (state 2) are pinned. A requested
-    output nobody else needs is next used at the very end (inf), so it goes first.
+    A result's next use is the best priority among its dependents not yet started
+    (``state in pending``); inputs of running tasks (``state == running``) are pinned. A
+    requested output nobody else needs is next used at the very end (inf), so it goes first.
     """
     out = []
     for i in in_memory:
@@ -164,15 +179,62 @@ def spill_candidates(in_memory, state, nbytes, priority, dependent_ptr, dependen
         for c in range(dependent_ptr[i], dependent_ptr[i + 1]):
             d = dependent_idx[c]
             s = state[d]
-            if s == 2:
+            if s == running:
                 pinned = True
                 break
-            if s < 2 and priority[d] < next_use:
+            if s in pending and priority[d] < next_use:
                 next_use = priority[d]
         if not pinned and nbytes[i] > 0:
             out.append((next_use, i))
     out.sort(reverse=True)
     return out
+
+
+def meeting_partners(task, dependents, dependencies, where, depth: int = 4, fanout: int = 16) -> dict:
+    """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
+    inputs of the tasks its data meets, held or processing on each worker.
+
+    The walk goes down through single-input chains (open -> read -> select) to the first
+    tasks with several inputs, then up each other input's single-input chain to the first
+    task held or processing. ``dependents(t)``/``dependencies(t)``: sequences;
+    ``where(t)``: the workers holding or computing t (empty when neither). Fan-outs wider
+    than ``fanout`` have no single meeting place and are skipped; ``depth`` bounds each walk.
+    """
+    meets = []
+    frontier = [task]
+    for _ in range(depth):
+        nxt = []
+        for t in frontier:
+            ds = dependents(t)
+            if len(ds) > fanout:
+                continue
+            for d in ds:
+                if len(dependencies(d)) > 1:
+                    meets.append((d, t))
+                else:
+                    nxt.append(d)
+        if meets or not nxt:
+            break
+        frontier = nxt
+    scores: dict = {}
+    for m, via in meets:
+        inputs = dependencies(m)
+        if len(inputs) > fanout:
+            continue
+        for t in inputs:
+            if t == via:
+                continue
+            for _ in range(depth):
+                found = where(t)
+                if found:
+                    for w in found:
+                        scores[w] = scores.get(w, 0) + 1
+                    break
+                up = dependencies(t)
+                if len(up) != 1:
+                    break
+                t = up[0] if isinstance(up, (list, tuple)) else next(iter(up))
+    return scores
 
 
 def largest_footprint(size) -> tuple[int, float]:

@@ -1,0 +1,384 @@
+"""Per-worker books and the decisions read from them: written once, fed by every body.
+
+Rules of this file:
+
+- Pure: no dask, no clock, no I/O, no threads. Blind to the body: tasks and workers are
+  opaque hashable ids (the core: ints; the dask plugin: keys and worker addresses).
+- Bodies *report* (``on_run``, ``on_finished``, ``on_failed``, ``on_released``, worker
+  changes) and *ask* (``admits``, ``may_take_some``, ``place``, ``estimate``). What a root is,
+  when its slot frees, what "idle" means and what a root is expected to weigh are decided
+  here and in policy.py, nowhere else.
+- Every change is logged with the stimulus id of the event that caused it (a bounded log);
+  ``story(task)`` prints a task's history.
+
+Roots in flight, by the data they load (DESIGN.md, "roots in flight"): a root occupies a
+slot on the worker it ran on from the moment it starts until the data it loaded has been
+used. Its output is a *carrier* of that data; a task with a single input that keeps the
+data's size (open -> read -> select) becomes a carrier in turn. The data counts as used
+when a carrier is consumed by a task that combines it with other inputs or reduces it
+(output below ``Policy.chain_keep`` of its input), or when every carrier is released.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+
+from .policy import Policy, estimate_output, may_admit_root, place_root
+
+LOG_SIZE = 100_000
+
+
+class InvalidTransition(ValueError):
+    """A move the state table does not allow: raised at the bad move, with the task's story."""
+
+    def __init__(self, key, start, finish, story=()):
+        self.key, self.start, self.finish, self.story = key, start, finish, list(story)
+        lines = "\n".join(f"  {entry}" for entry in self.story[-20:])
+        super().__init__(
+            f"invalid transition for task {key!r}: {start} -> {finish}"
+            + (f"\nstory:\n{lines}" if lines else "")
+        )
+
+
+@dataclass(slots=True, eq=False)
+class WorkerBook:
+    """One worker's books. ``held`` and ``spilled`` are measured bytes the body reports (the
+    core counts its results; the plugin copies dask's ``WorkerState.nbytes`` before it asks);
+    everything else is kept by :class:`Books` from the reported events."""
+
+    threads: int
+    budget: float
+    cap: float = math.inf
+    processing: int = 0  # tasks processing here (the core: running)
+    roots_processing: int = 0
+    roots_untouched: int = 0  # roots run here whose loaded data no consumer has used yet
+    estimated: float = 0.0  # estimated outputs of the tasks processing here
+    held: float = 0.0
+    spilled: float = 0.0
+    peak_held: float = 0.0
+
+    # Names used before books.py existed (bridge/local and tests read them).
+    @property
+    def running(self) -> int:
+        return self.processing
+
+    @property
+    def roots_running(self) -> int:
+        return self.roots_processing
+
+    @property
+    def held_bytes(self) -> float:
+        """DESIGN.md's held bytes: measured results plus processing tasks' estimates."""
+        return self.held + self.estimated
+
+    @property
+    def roots_in_flight(self) -> int:
+        return self.roots_processing + self.roots_untouched
+
+    @property
+    def idle(self) -> bool:
+        """Nothing processing here: may always start its best task (progress)."""
+        return self.processing == 0
+
+
+class Books:
+    """The books of one scheduler (one core, or one dask scheduler's plugin)."""
+
+    def __init__(self, policy: Policy | None = None, log_size: int = LOG_SIZE):
+        self.policy = policy or Policy()
+        self.workers: dict[Hashable, WorkerBook] = {}
+        self._processing: dict = {}  # task -> (worker, estimate, root, group)
+        self._carriers: dict = {}  # task whose output carries a root's data -> (root, nbytes)
+        self._live: dict = {}  # root -> [worker or None, carriers alive, group]
+        self._loaded_max: dict = {}  # group -> largest data a root of it loaded
+        self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
+        self.log: deque = deque(maxlen=log_size)
+        # Workers whose books changed since the body last looked (bounded by the workers):
+        # a body keeping a set of workers open for roots re-examines only these.
+        self.changed: set = set()
+
+    # -- workers ------------------------------------------------------------------------
+    def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
+        book = self.workers.get(w)
+        if book is None:
+            book = self.workers[w] = WorkerBook(int(threads), float(budget))
+        book.threads, book.budget = int(threads), float(budget)
+        book.cap = self.policy.root_cap(book.threads)
+        return book
+
+    def remove_worker(self, w, locate: Callable | None = None, stimulus_id=None) -> None:
+        """Worker ``w`` left. Its processing tasks are gone (the body reports them failed or
+        released as its runtime does); roots whose loaded data survives on another worker
+        (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
+        self.workers.pop(w, None)
+        self.changed.discard(w)
+        for task, (ww, est, root, group) in list(self._processing.items()):
+            if ww == w:
+                del self._processing[task]
+        for root, rec in self._live.items():
+            if rec[0] != w:
+                continue
+            rec[0] = None
+            if locate is not None:
+                for carrier, (r, _) in self._carriers.items():
+                    if r == root:
+                        where = locate(carrier)
+                        if where is not None and where in self.workers:
+                            rec[0] = where
+                            self.workers[where].roots_untouched += 1
+                            self.changed.add(where)
+                            break
+            self.log.append((root, "moved", w, rec[0], stimulus_id))
+
+    # -- events -------------------------------------------------------------------------
+    def on_run(self, task, w, root: bool, group, known: float, stimulus_id=None) -> float:
+        """Task starts processing on w; returns the estimate of its output."""
+        book = self.workers[w]
+        if root:
+            est = self.estimate(known, group)
+            book.roots_processing += 1
+        else:
+            est = known if known == known else 0.0
+        book.processing += 1
+        book.estimated += est
+        self._processing[task] = (w, est, root, group)
+        self.changed.add(w)
+        return est
+
+    def on_finished(
+        self, task, nbytes: float, inputs: Iterable, single_input: bool, feeds: bool,
+        stimulus_id=None,
+    ) -> None:  # fmt: skip
+        """Task finished with ``nbytes`` of output. ``inputs``: its inputs' ids (only those
+        that carry a root's data matter); ``single_input``: it has exactly one input;
+        ``feeds``: some task still needs its output. A root never extends another root's
+        chain (a shared handle read by many loaders lands at the first)."""
+        rec = self._processing.pop(task, None)
+        root = False
+        if rec is not None:
+            w, est, root, group = rec
+            book = self.workers.get(w)
+            if book is not None:
+                book.processing -= 1
+                book.estimated -= est
+                if root:
+                    book.roots_processing -= 1
+                self.changed.add(w)
+            if root:
+                self._loaded(group, nbytes)
+                if feeds:
+                    self._carriers[task] = (task, nbytes)
+                    self._live[task] = [w if book is not None else None, 1, group]
+                    if book is not None:
+                        book.roots_untouched += 1
+        carriers = self._carriers
+        if not carriers:
+            return
+        for x in inputs:
+            c = carriers.get(x)
+            if c is None:
+                continue
+            r, xbytes = c
+            if single_input and not root and nbytes >= self.policy.chain_keep * xbytes:
+                # The data goes on down the chain (open -> read -> select): still in flight.
+                if feeds and task not in carriers:
+                    carriers[task] = (r, nbytes)
+                    live = self._live.get(r)
+                    if live is not None:
+                        live[1] += 1
+                        self._loaded(live[2], nbytes)
+                continue
+            # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
+            del carriers[x]
+            live = self._live.get(r)
+            if live is None:
+                continue
+            live[1] -= 1
+            if live[1] == 0:
+                del self._live[r]
+                w = live[0]
+                book = self.workers.get(w) if w is not None else None
+                if book is not None:
+                    book.roots_untouched -= 1
+                    self.changed.add(w)
+                self.log.append((r, "landed", "consumed", x, stimulus_id))
+
+    def on_failed(self, task, inputs: Iterable, stimulus_id=None) -> None:
+        """Task left processing without an output (erred, lost, cancelled). Its inputs'
+        data counts as used: nothing will consume it in this attempt."""
+        self.on_stopped(task, stimulus_id)
+        for x in inputs:
+            if x in self._carriers:
+                self._drop_carrier(x, stimulus_id, "consumer failed")
+
+    def on_stopped(self, task, stimulus_id=None) -> None:
+        """Task left processing without an output; its inputs are untouched (dask moved it)."""
+        rec = self._processing.pop(task, None)
+        if rec is None:
+            return
+        w, est, root, group = rec
+        book = self.workers.get(w)
+        if book is not None:
+            book.processing -= 1
+            book.estimated -= est
+            if root:
+                book.roots_processing -= 1
+            self.changed.add(w)
+
+    def on_released(self, task, stimulus_id=None) -> None:
+        """Task's output is gone from every worker."""
+        if task in self._carriers:
+            self._drop_carrier(task, stimulus_id, "released")
+
+    def _drop_carrier(self, x, stimulus_id, why) -> None:
+        r, _ = self._carriers.pop(x)
+        live = self._live.get(r)
+        if live is None:
+            return
+        live[1] -= 1
+        if live[1] == 0:
+            del self._live[r]
+            w = live[0]
+            book = self.workers.get(w) if w is not None else None
+            if book is not None:
+                book.roots_untouched -= 1
+                self.changed.add(w)
+            self.log.append((r, "landed", why, x, stimulus_id))
+
+    def _loaded(self, group, nbytes: float) -> None:
+        if nbytes > self._loaded_max.get(group, 0):
+            self._loaded_max[group] = nbytes
+        if nbytes > self._roots_max:
+            self._roots_max = nbytes
+
+    # -- per-computation statistics ----------------------------------------------------
+    def forget_groups(self, keep: Callable[[Hashable], bool]) -> None:
+        """Drop size statistics of groups no longer present (``keep(group)`` false): a new
+        computation's roots are not estimated from an old one's."""
+        gone = [g for g in self._loaded_max if not keep(g)]
+        for g in gone:
+            del self._loaded_max[g]
+        if gone:
+            self._roots_max = max(self._loaded_max.values(), default=0.0)
+
+    # -- decisions ----------------------------------------------------------------------
+    def estimate(self, known: float, group) -> float:
+        """A root's expected loaded bytes: known size, else the largest its group loaded
+        (through its chain), else the largest any root loaded, else 0."""
+        return estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
+
+    def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None) -> bool:
+        """May root ``task`` start on worker ``w`` now? Logs a refusal."""
+        book = self.workers[w]
+        idle = book.processing == 0
+        est = self.estimate(known, group)
+        if (
+            self.policy.probe
+            and not idle
+            and est == 0
+            and book.roots_processing
+            and book.budget < math.inf
+            and not self._roots_max
+        ):
+            ok = False  # nothing seen yet: one root per busy worker finds out the size
+        else:
+            ok = may_admit_root(
+                book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
+                book.held + book.estimated, est, book.budget, idle,
+            )  # fmt: skip
+        if not ok:
+            self.log.append((task, "withheld", w, stimulus_id))
+        return ok
+
+    def may_take_some(self, w) -> bool:
+        """A cheap necessary condition for ``admits`` on w (any root, any size)."""
+        book = self.workers[w]
+        return book.processing == 0 or (
+            book.roots_processing < book.cap and book.held + book.estimated < book.budget
+        )
+
+    def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None):
+        """The worker root ``task`` should start on now, or None (keep it withheld):
+        :func:`policy.place_root` over the workers that can matter.
+
+        ``partners``: {worker: inputs of the tasks its data meets, held or processing
+        there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
+        first. Partners' workers are examined first; then candidates in load order until
+        one admits (only idle ones when partners exist, as place_root would choose): the
+        rest could not be chosen over it. Cost: partners plus the candidates passed over,
+        not the cluster's size."""
+        ws, partner, admissible, idle, load = [], [], [], [], []
+
+        def examine(w):
+            book = self.workers[w]
+            p = partners.get(w, 0)
+            ws.append(w)
+            partner.append(p)
+            idle.append(book.processing == 0)
+            load.append((book.roots_in_flight + book.processing) / book.threads)
+            admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id))
+            return admissible[-1]
+
+        found = False
+        for w in partners:
+            if w in self.workers and examine(w):
+                found = True
+        if not found:
+            for w in candidates:
+                if w in partners:
+                    continue
+                if partners and self.workers[w].processing:
+                    continue  # with partners elsewhere only an idle worker may take it
+                if examine(w):
+                    break
+        if not ws:
+            return None
+        i = place_root(partner, admissible, idle, load)
+        if i is None:
+            return None
+        self.log.append((task, "placed", ws[i], stimulus_id))
+        return ws[i]
+
+    # -- introspection ------------------------------------------------------------------
+    @property
+    def has_carriers(self) -> bool:
+        """Some output carries a root's data: only then do inputs need reporting."""
+        return bool(self._carriers)
+
+    def in_flight(self, root) -> bool:
+        return root in self._processing or root in self._live
+
+    def carriers(self, root) -> list:
+        return [x for x, (r, _) in self._carriers.items() if r == root]
+
+    def story(self, *tasks) -> list:
+        wanted = set(tasks)
+        return [e for e in self.log if e[0] in wanted or (len(e) > 3 and e[3] in wanted)]
+
+    def validate(self) -> None:
+        """Recount every book from the per-task records; O(tasks in flight)."""
+        processing = {w: 0 for w in self.workers}
+        roots = dict(processing)
+        estimated = {w: 0.0 for w in self.workers}
+        for task, (w, est, root, _) in self._processing.items():
+            assert w in self.workers, f"{task!r} processing on departed worker {w!r}"
+            processing[w] += 1
+            roots[w] += root
+            estimated[w] += est
+        untouched = {w: 0 for w in self.workers}
+        counts: dict = {}
+        for x, (r, _) in self._carriers.items():
+            counts[r] = counts.get(r, 0) + 1
+        for r, (w, n, _) in self._live.items():
+            assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
+            if w is not None:
+                untouched[w] += 1
+        for w, book in self.workers.items():
+            assert book.processing == processing[w], (w, book.processing, processing[w])
+            assert book.roots_processing == roots[w], (w, book.roots_processing, roots[w])
+            assert abs(book.estimated - estimated[w]) <= 1e-6 * max(1.0, estimated[w]), w
+            assert book.roots_untouched == untouched[w], (w, book.roots_untouched, untouched[w])
+            assert book.processing >= 0 and book.roots_untouched >= 0

@@ -1,0 +1,586 @@
+"""tidegate's policy inside a dask ``SchedulerState``: the plugin, with no loop and no server.
+
+The decisions are books.py's and policy.py's; this file translates dask's events into the
+books (``transition``, worker hooks) and executes decisions through the few scheduler
+methods it replaces on the instance (never the class):
+
+``is_rootish(ts)``
+    Structural root detection (:func:`tidegate.policy.is_root`). It also remembers the
+    task: the next call, ``decide_worker_rootish_queuing_enabled()``, receives none.
+``decide_worker_rootish_queuing_enabled()``
+    Placement (books.place: co-assignment, admission) among the workers open for roots,
+    which the books keep current from the workers each event touched; behind a better
+    queued root, or with no worker open, ``None`` (queue it) at O(1). For a root that
+    :meth:`Plugin.poke` moves out of the queue, the worker poke chose.
+``check_idle_saturated``
+    dask's own bookkeeping, then the memory gate: a busy worker over its budget is not
+    "idle" (work stealing and dask's fast paths leave it alone). ``idle_task_count`` is kept
+    empty: tidegate owns the queue.
+
+Each replaced method falls back to dask's original for a call that raises; the error is
+kept in ``Plugin.errors`` and logged once per method. An error in the books' bookkeeping
+(``transition``) also rebuilds the books from the scheduler's state.
+
+Server parts (timer, ``stimulus_queue_slots_maybe_opened``, stealing, noticing removal)
+live in server.py and are applied only to a live ``Scheduler``. The twin installs the same
+plugin on a ``SchedulerState`` subclass with ``install(state, apply=...)`` and calls
+``poke(stimulus_id)`` on its virtual tick. No decision reads a clock.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import traceback
+
+import dask.config
+from dask._task_spec import DataNode
+from dask.utils import parse_bytes, parse_timedelta
+from distributed.diagnostics.plugin import SchedulerPlugin
+
+from ..books import Books
+from ..policy import Policy, is_root, meeting_partners
+
+logger = logging.getLogger("tidegate.distributed")
+
+NAME = "tidegate"
+_MISSING = object()
+# SchedulerState methods replaced on the instance, with the parameters we expect (after
+# self). "*name": keyword-only; "name=": has a default.
+STATE_HOOKS = {
+    "is_rootish": ("ts",),
+    "decide_worker_rootish_queuing_enabled": (),
+    "check_idle_saturated": ("ws", "occ="),
+}
+WINDOW = 256  # queued roots examined per poke, at most
+
+
+def _budget(value):
+    """bytes / "4GB" -> bytes; a float in (0, 1] -> fraction of each worker's memory_limit;
+    None -> unlimited."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return float(parse_bytes(value))
+        except (ValueError, KeyError) as exc:
+            raise ValueError(f"memory_limit={value!r} is not a size; use bytes or '4GB'") from exc
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"memory_limit must be a size > 0 or a fraction in (0, 1], got {value!r}")
+    return float(value)
+
+
+class Plugin(SchedulerPlugin):
+    """Run tidegate's policy inside the dask scheduler it is registered with.
+
+    ``saturation``: roots in flight per worker = ``ceil(saturation x threads)`` (default:
+    dask.config ``tidegate.distributed.saturation``, else ``tidegate.saturation``).
+    ``memory_limit``: each worker's budget for held bytes: bytes or ``"4GB"``, or a float in
+    (0, 1] for a fraction of the worker's own ``memory_limit``; None: unlimited.
+    ``interval``: how often the queue is re-examined without a stimulus (live scheduler).
+    ``count_unmanaged``: add the heartbeat's recent unmanaged memory to held bytes (only
+    meaningful when each worker is its own process).
+    ``chain_keep``: see :class:`tidegate.policy.Policy` (``inf``: a root's slot frees at
+    its first consumer, as before roots were counted by the data they load).
+    """
+
+    name = NAME
+
+    def __init__(
+        self,
+        saturation: float | None = None,
+        memory_limit=None,
+        interval="250ms",
+        count_unmanaged: bool = False,
+        chain_keep: float | None = None,
+    ):
+        if saturation is None:
+            saturation = dask.config.get(
+                "tidegate.distributed.saturation", dask.config.get("tidegate.saturation", 1.1)
+            )
+        keep = Policy.chain_keep if chain_keep is None else chain_keep
+        self.policy = Policy("tidegate", saturation, probe=True, chain_keep=keep)
+        if math.isinf(self.policy.saturation):
+            raise ValueError("saturation must be finite; for no withholding use dask's "
+                             "distributed.scheduler.worker-saturation: inf without tidegate")
+        if memory_limit is None:
+            memory_limit = dask.config.get("tidegate.distributed.memory-limit", None)
+        self.memory_limit = _budget(memory_limit)
+        self.interval = parse_timedelta(interval)
+        self.count_unmanaged = bool(count_unmanaged)
+        self.scheduler = None
+        self.errors: list = []  # (method, exception repr, traceback): tests assert empty
+        self._fallback = False  # True while dask's own methods run for one call
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["scheduler"] = None
+        state["errors"] = []
+        for k in [k for k in state if k.startswith("_")]:
+            del state[k]
+        return state
+
+    # -- SchedulerPlugin ------------------------------------------------------------------
+    async def start(self, scheduler) -> None:
+        self.install(scheduler)
+
+    async def close(self) -> None:
+        self.uninstall()
+
+    def restart(self, scheduler) -> None:
+        if self.scheduler is scheduler:
+            self._resync()
+
+    def add_worker(self, scheduler, worker) -> None:
+        if self.scheduler is not None:
+            ws = scheduler.workers.get(worker)
+            if ws is not None:
+                self._book(ws)
+
+    def remove_worker(self, scheduler, worker, **kwargs) -> None:
+        """Called after dask moved the worker's tasks. Roots whose loaded data survives on
+        another worker (replicas) are counted there; nothing is left booked to ``worker``."""
+        if self.scheduler is None:
+            return
+
+        def locate(key):
+            ts = scheduler.tasks.get(key)
+            if ts is None or not ts.who_has:
+                return None
+            return min(ws.address for ws in ts.who_has)
+
+        try:
+            self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
+        except Exception as exc:
+            self._error("remove_worker", exc)
+            try:
+                self._resync()
+            except Exception as exc2:
+                self._error("resync", exc2)
+
+    def update_graph(self, scheduler, **kwargs) -> None:
+        if self.scheduler is None:
+            return
+        # A new computation: statistics of groups that are gone do not carry over.
+        self.books.forget_groups(lambda g: g in scheduler.task_groups)
+        # Its roots were queued (placement happens in poke): look at the queue soon.
+        if self._server:
+            from . import server
+
+            server.soon(self, scheduler, self._tick)
+
+    def transition(self, key, start, finish, *args, stimulus_id=None, **kwargs) -> None:
+        """Translate one dask transition into the books (called by dask after each)."""
+        if self.scheduler is None:
+            return
+        try:
+            self._transition(key, start, finish, stimulus_id)
+            worker = kwargs.get("worker")
+            if worker is not None:  # its held bytes changed
+                self.books.changed.add(worker)
+        except Exception as exc:
+            self._error("transition", exc)
+            try:
+                self._resync()
+            except Exception as exc2:  # the books stay as rebuilt so far
+                self._error("resync", exc2)
+
+    def _transition(self, key, start, finish, stimulus_id) -> None:
+        books = self.books
+        if start == "processing":
+            if finish == "memory":
+                ts = self.scheduler.tasks.get(key)
+                if ts is None:
+                    books.on_stopped(key, stimulus_id)
+                    return
+                deps = ts.dependencies
+                single = len(deps) == 1 or (
+                    len(deps) > 1 and sum(not _constant(d) for d in deps) == 1
+                )  # data embedded in the graph (a DataNode, a handle) is not a second input
+                books.on_finished(
+                    key, max(ts.nbytes, 0),
+                    [d.key for d in deps] if books.has_carriers else (),
+                    single, bool(ts.dependents), stimulus_id,
+                )  # fmt: skip
+            elif finish == "erred":
+                ts = self.scheduler.tasks.get(key)
+                deps = [d.key for d in ts.dependencies] if ts is not None else ()
+                books.on_failed(key, deps, stimulus_id)
+            else:  # released / waiting: lost, rescheduled or cancelled; it may run again
+                books.on_stopped(key, stimulus_id)
+        elif start == "memory":
+            books.on_released(key, stimulus_id)
+        if finish == "processing":
+            ts = self.scheduler.tasks.get(key)
+            ws = ts.processing_on if ts is not None else None
+            if ws is not None:
+                self._book(ws)
+                books.on_run(key, ws.address, self._root(ts), ts.group.name, math.nan, stimulus_id)
+        elif finish == "forgotten":
+            self._is_root_cache.pop(key, None)
+
+    # -- install / uninstall --------------------------------------------------------------
+    def install(self, scheduler, apply=None) -> None:
+        """Replace the scheduler's decision points with tidegate's (idempotent).
+
+        ``scheduler``: a live ``distributed.Scheduler``, or any ``SchedulerState`` (the
+        twin). ``apply(recommendations, stimulus_id)`` executes the moves ``poke`` decides;
+        default: ``scheduler.transitions`` (a live scheduler). A bare ``SchedulerState`` has
+        none: the caller routes the messages, so it must pass ``apply``."""
+        from . import check_compatible
+
+        check_compatible(scheduler)
+        previous = scheduler.__dict__.get("_tidegate")
+        if previous is self:
+            return
+        if previous is not None:
+            previous.uninstall()
+        if apply is None:
+            apply = getattr(scheduler, "transitions", None)
+            if apply is None:
+                raise TypeError(
+                    "this scheduler has no transitions(); pass apply(recommendations, "
+                    "stimulus_id) to install()"
+                )
+        self.scheduler = scheduler
+        self._apply = apply
+        self._server = False
+        self._fallback = False
+        self._registered = None  # the name dask keeps the plugin under, found on a tick
+        self._pokes = itertools.count()
+        self._logged: set = set()
+        self._saved = {name: scheduler.__dict__.get(name, _MISSING) for name in STATE_HOOKS}
+        self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
+        self._saved_saturation = scheduler.WORKER_SATURATION
+        self._context = None  # (ts, ws or None): the task the next placement is for
+        self._resync()
+        scheduler.WORKER_SATURATION = self.policy.saturation
+        scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
+        scheduler.decide_worker_rootish_queuing_enabled = self._guard(
+            "decide_worker_rootish_queuing_enabled", self._decide_worker
+        )
+        scheduler.check_idle_saturated = self._guard(
+            "check_idle_saturated", self._check_idle_saturated
+        )
+        scheduler._tidegate = self
+        from . import server
+
+        if server.is_server(scheduler):
+            self._server = True
+            server.attach(self, scheduler)
+        for ws in scheduler.workers.values():
+            scheduler.check_idle_saturated(ws)
+        logger.info("tidegate installed: %s", self.describe())
+        self.poke("tidegate-install")
+
+    def uninstall(self) -> None:
+        """Put dask's own methods back; tasks withheld by tidegate go to dask's queue."""
+        s = self.scheduler
+        if s is None:
+            return
+        self.scheduler = None
+        if s.__dict__.get("_tidegate") is not self:
+            return
+        del s._tidegate
+        for name, saved in self._saved.items():
+            if saved is _MISSING:
+                s.__dict__.pop(name, None)
+            else:
+                setattr(s, name, saved)
+        if self._server:
+            from . import server
+
+            server.detach(self, s)
+        s.WORKER_SATURATION = self._saved_saturation
+        for ws in s.workers.values():
+            s.check_idle_saturated(ws)
+        stimulus_id = f"tidegate-uninstall-{next(self._pokes)}"
+        if s.queued:
+            if math.isinf(s.WORKER_SATURATION):
+                # dask without queuing has no queue: let the tasks be decided afresh.
+                self._apply({ts.key: "released" for ts in s.queued.sorted()}, stimulus_id)
+            elif hasattr(s, "stimulus_queue_slots_maybe_opened"):
+                s.stimulus_queue_slots_maybe_opened(stimulus_id=stimulus_id)
+        logger.info("tidegate uninstalled")
+
+    def _resync(self) -> None:
+        """Books rebuilt from the scheduler's state (install, restart, after an error)."""
+        s = self.scheduler
+        self.books = Books(self.policy)
+        self._is_root_cache: dict = {}
+        self._context = None
+        self._open: set = set()  # addresses that may take a root (books.may_take_some)
+        if s is None:
+            return
+        for ws in s.workers.values():
+            self._book(ws)
+        for ts in s.tasks.values():
+            if ts.state == "processing" and ts.processing_on is not None:
+                ws = ts.processing_on
+                self.books.on_run(ts.key, ws.address, self._root(ts), ts.group.name, math.nan,
+                                  "tidegate-resync")  # fmt: skip
+        for ts in s.tasks.values():
+            # Root outputs no consumer has used yet count as loaded data in flight.
+            if ts.state == "memory" and ts.who_has and ts.dependents and self._root(ts):
+                if not any(d.state in ("memory", "erred") for d in ts.dependents):
+                    ws = min(ts.who_has, key=lambda w: w.address)
+                    self.books.on_run(ts.key, ws.address, True, ts.group.name, math.nan,
+                                      "tidegate-resync")  # fmt: skip
+                    self.books.on_finished(ts.key, max(ts.nbytes, 0), (), False, True,
+                                           "tidegate-resync")  # fmt: skip
+        self._refresh_all()
+
+    # -- safety ---------------------------------------------------------------------------
+    def _guard(self, name, fn, original=None):
+        """``fn`` in place of dask's ``name``; dask's original for a call that raises."""
+        original = original if original is not None else self._orig[name]
+
+        def guarded(*args, **kwargs):
+            if self.scheduler is None or self._fallback:
+                return original(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                self._context = None
+                self._error(name, exc)
+                return original(*args, **kwargs)
+
+        guarded.__name__ = name
+        guarded.__wrapped__ = fn
+        return guarded
+
+    def _error(self, where, exc) -> None:
+        self.errors.append((where, repr(exc), traceback.format_exc()))
+        del self.errors[:-100]
+        if (where, type(exc)) not in self._logged:
+            self._logged.add((where, type(exc)))
+            logger.error("tidegate: %s failed; dask's own behaviour used for this call",
+                         where, exc_info=exc)  # fmt: skip
+
+    def describe(self) -> str:
+        budget = "unlimited" if self.memory_limit is None else (
+            f"{self.memory_limit:g} of each worker's memory_limit" if self.memory_limit <= 1
+            else f"{self.memory_limit:.0f} bytes per worker"
+        )
+        return f"saturation={self.policy.saturation}, budget {budget}"
+
+    # -- views of a worker ----------------------------------------------------------------
+    def budget(self, ws) -> float:
+        b = self.memory_limit
+        if b is None:
+            return math.inf
+        if b <= 1:
+            return b * ws.memory_limit if ws.memory_limit else math.inf
+        return b
+
+    def _book(self, ws):
+        book = self.books.workers.get(ws.address)
+        if book is None:
+            book = self.books.add_worker(ws.address, ws.nthreads or 1, self.budget(ws))
+        return book
+
+    def _measure(self, ws):
+        """Copy dask's measured bytes for ws into its book (decisions read the book)."""
+        book = self._book(ws)
+        held = ws.nbytes
+        if self.count_unmanaged:
+            held += max(0, ws.memory.unmanaged_recent)
+        book.held = held
+        return book
+
+    def held_bytes(self, ws) -> float:
+        """Bytes the scheduler knows ws holds (``WorkerState.nbytes``, replicas included)
+        plus the estimated outputs of its processing tasks (plus unmanaged, if asked)."""
+        book = self._measure(ws)
+        return book.held + book.estimated
+
+    def roots_in_flight(self, ws) -> int:
+        book = self.books.workers.get(ws.address)
+        return 0 if book is None else book.roots_in_flight
+
+    def _root(self, ts) -> bool:
+        r = self._is_root_cache.get(ts.key)
+        if r is None:
+            r = self._is_root_cache[ts.key] = _structural_root(ts)
+        return r
+
+    # -- the replaced scheduler methods ---------------------------------------------------
+    def _is_rootish(self, ts) -> bool:
+        if self._root(ts):
+            context = self._context
+            if context is None or context[0] is not ts:  # keep poke's choice for ts
+                self._context = (ts, None)
+            return True
+        return False
+
+    def _decide_worker(self):
+        s = self.scheduler
+        context, self._context = self._context, None
+        if context is None:
+            return None  # not asked after is_rootish: stays queued for poke
+        ts, ws = context
+        if ws is not None:  # poke's choice
+            return ws if ws in s.running else None
+        if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
+            return None  # strict priority: queue behind better withheld roots
+        candidates = self._candidates()
+        if not candidates:
+            return None  # O(1) once every worker is full: a big graph queues cheaply
+        addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), candidates)
+        ws = None if addr is None else s.workers.get(addr)
+        return ws if ws in s.running else None
+
+    # -- workers open for roots -------------------------------------------------------------
+    def _refresh(self, addr) -> None:
+        ws = self.scheduler.workers.get(addr)
+        if ws is not None and ws in self.scheduler.running:
+            self._measure(ws)
+            if self.books.may_take_some(addr):
+                self._open.add(addr)
+                return
+        self._open.discard(addr)
+
+    def _refresh_all(self) -> None:
+        """Every worker looked at afresh (install, timer): held bytes can drop without a
+        transition we see (a replica dropped, a client releasing data)."""
+        self._open.clear()
+        self.books.changed.clear()
+        for addr in self.scheduler.workers:
+            self._refresh(addr)
+
+    def _candidates(self) -> list:
+        """Workers that may take a root, least loaded first. Only workers whose books
+        changed since the last look are re-examined: O(changed + open), not O(cluster)."""
+        changed = self.books.changed
+        while changed:
+            self._refresh(changed.pop())
+        s = self.scheduler
+        gone = [a for a in self._open if s.workers.get(a) not in s.running]
+        self._open.difference_update(gone)  # left or paused since (remove_worker comes late)
+        workers = self.books.workers
+        return sorted(
+            self._open,
+            key=lambda a: ((workers[a].roots_in_flight + workers[a].processing)
+                           / workers[a].threads, a),
+        )  # fmt: skip
+
+    def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
+        s = self.scheduler
+        self._orig["check_idle_saturated"](ws, occ)
+        s.idle_task_count.discard(ws)  # tidegate owns the queue
+        if ws.processing and ws.address in s.idle:
+            book = self._measure(ws)
+            if book.held + book.estimated >= book.budget:
+                s.idle.pop(ws.address, None)
+
+    def _stimulus(self, *, stimulus_id: str) -> None:
+        self.poke(stimulus_id)
+
+    def _tick(self) -> None:
+        """The live scheduler's timer: notice an unregistered plugin, else poke."""
+        s = self.scheduler
+        if s is None:
+            return
+        name = self._registered
+        if name is None:
+            name = self._registered = next((n for n, p in s.plugins.items() if p is self), None)
+        elif s.plugins.get(name) is not self:
+            self.uninstall()  # removed without remove_plugin (e.g. del plugins[name])
+            return
+        self._refresh_all()
+        self.poke(f"tidegate-poke-{next(self._pokes)}")
+
+    def poke(self, stimulus_id: str) -> None:
+        """Start queued roots that may start now, best priority first.
+
+        Cost: the workers whose books changed since the last look are re-examined (the
+        timer looks at all), then per queued root its partners' workers plus candidates in
+        load order until one admits; the scan stops at a root with no partners that nobody
+        admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
+        s = self.scheduler
+        if s is None or not s.queued or not s.running:
+            return
+        try:
+            self._poke(s, stimulus_id)
+        except Exception as exc:
+            self._context = None
+            self._error("poke", exc)
+            self._dask_stimulus(s, stimulus_id)
+
+    def _dask_stimulus(self, s, stimulus_id) -> None:
+        """dask's own queue release, for one call, with dask's own methods throughout."""
+        stimulus = getattr(type(s), "stimulus_queue_slots_maybe_opened", None)
+        if stimulus is None:
+            return  # a bare SchedulerState: its driver releases the queue
+        self._fallback = True
+        try:
+            for ws in s.workers.values():
+                s.check_idle_saturated(ws)  # refills dask's idle_task_count
+            stimulus(s, stimulus_id=stimulus_id)
+        finally:
+            self._fallback = False
+            for ws in s.workers.values():
+                s.check_idle_saturated(ws)
+
+    def _poke(self, s, stimulus_id) -> None:
+        books = self.books
+        candidates = self._candidates()
+        for ts in list(s.queued.peekn(WINDOW)) if candidates else ():
+            if ts.state != "queued":
+                continue
+            partners = _partners(ts)
+            addr = books.place(ts.key, math.nan, ts.group.name, partners, candidates,
+                               stimulus_id)  # fmt: skip
+            if addr is None:
+                if not partners:
+                    break  # later roots would wait for the same slots
+                continue
+            ws = s.workers.get(addr)
+            if ws not in s.running:  # a partner's worker that is leaving
+                continue
+            self._context = (ts, ws)
+            try:
+                self._apply({ts.key: "processing"}, stimulus_id)
+            finally:
+                self._context = None
+            candidates = self._candidates()
+            if not candidates:
+                break
+
+
+def _constant(ts) -> bool:
+    return ts.run_spec is None or isinstance(ts.run_spec, DataNode)
+
+
+def _structural_root(ts) -> bool:
+    if ts.resource_restrictions or ts.worker_restrictions or ts.host_restrictions:
+        return False
+    if ts.actor or not ts._queueable:
+        return False
+    spec = ts.run_spec
+    marked = bool(getattr(spec, "data_producer", False))
+    return is_root(
+        ((len(d.dependencies), len(d.dependents), _constant(d)) for d in ts.dependencies), marked
+    )
+
+
+def _where(ts) -> list:
+    if ts.who_has:
+        return [ws.address for ws in ts.who_has]
+    if ts.processing_on is not None:
+        return [ts.processing_on.address]
+    return []
+
+
+def _partners(ts) -> dict:
+    """{worker address: inputs held or processing there of the tasks ts's data meets}."""
+    return meeting_partners(ts, _dependents, _dependencies, _where)
+
+
+def _dependents(ts):
+    return ts.dependents
+
+
+def _dependencies(ts):
+    return ts.dependencies

@@ -1,0 +1,110 @@
+"""The parts of tidegate.distributed that need a running dask ``Scheduler`` (a server with
+an event loop), kept apart from the policy hooks so the twin can install the plugin on a
+bare ``SchedulerState``: the periodic look at the queue, the stimulus dask calls when slots
+may have opened, noticing ``unregister_scheduler_plugin``, and keeping roots unstealable.
+
+Everything here is applied only when the scheduler has it, and undone by ``detach``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from tornado.ioloop import PeriodicCallback
+
+logger = logging.getLogger("tidegate.distributed")
+
+_MISSING = object()
+# Scheduler (server) methods replaced on the instance: name -> expected parameters.
+SERVER_HOOKS = {"stimulus_queue_slots_maybe_opened": ("*stimulus_id",)}
+
+
+def is_server(scheduler) -> bool:
+    return hasattr(scheduler, "periodic_callbacks") and hasattr(scheduler, "loop")
+
+
+def attach(plugin, s) -> None:
+    """Timer, stimulus, removal detection and stealing on a live ``Scheduler``."""
+    plugin._server_saved = {
+        name: s.__dict__.get(name, _MISSING) for name in (*SERVER_HOOKS, "remove_plugin")
+    }
+    if hasattr(s, "stimulus_queue_slots_maybe_opened"):
+        s.stimulus_queue_slots_maybe_opened = plugin._guard(
+            "stimulus_queue_slots_maybe_opened", plugin._stimulus,
+            s.stimulus_queue_slots_maybe_opened,
+        )  # fmt: skip
+    original_remove = getattr(s, "remove_plugin", None)
+    if original_remove is not None:
+
+        def remove_plugin(name=None):
+            # dask's unregister_scheduler_plugin only deletes the plugin from the dict; it
+            # never calls close(). Restore dask's own methods when it is ours that goes.
+            ours = s.plugins.get(name) is plugin
+            original_remove(name)
+            if ours:
+                plugin.uninstall()
+
+        s.remove_plugin = remove_plugin
+    _patch_stealing(plugin, s)
+    pc = PeriodicCallback(plugin._tick, plugin.interval * 1000)
+    s.periodic_callbacks["tidegate"] = pc
+    pc.start()
+
+
+def detach(plugin, s) -> None:
+    pc = s.periodic_callbacks.pop("tidegate", None)
+    if pc is not None:
+        pc.stop()
+    for name, saved in getattr(plugin, "_server_saved", {}).items():
+        if saved is _MISSING:
+            s.__dict__.pop(name, None)
+        else:
+            setattr(s, name, saved)
+    _unpatch_stealing(plugin, s)
+
+
+def soon(plugin, s, fn) -> None:
+    """Run fn on the scheduler's loop after the current handler (outside dask's
+    transitions); the twin, with no loop, calls poke itself."""
+    loop = getattr(s, "loop", None)
+    if loop is not None:
+        loop.add_callback(fn)
+
+
+def _patch_stealing(plugin, s) -> None:
+    steal = getattr(s, "extensions", {}).get("stealing")
+    plugin._saved_steal = None
+    if steal is None:
+        return
+    plugin._saved_steal = steal.__dict__.get("steal_time_ratio", _MISSING)
+    original = steal.steal_time_ratio
+
+    def steal_time_ratio(ts):
+        try:
+            if plugin._root(ts):
+                return None, None  # never stolen: keeps co-assignment and the caps
+        except Exception as exc:  # never break dask's stealing bookkeeping
+            plugin._error("steal_time_ratio", exc)
+        return original(ts)
+
+    steal.steal_time_ratio = steal_time_ratio
+    for ts in list(steal.key_stealable):
+        if plugin._root(ts):
+            steal.remove_key_from_stealable(ts)
+
+
+def _unpatch_stealing(plugin, s) -> None:
+    steal = getattr(s, "extensions", {}).get("stealing")
+    saved = getattr(plugin, "_saved_steal", None)
+    if steal is None or saved is None:
+        return
+    if saved is _MISSING:
+        steal.__dict__.pop("steal_time_ratio", None)
+    else:
+        steal.steal_time_ratio = saved
+    plugin._saved_steal = None
+    # Roots processing now were kept out of stealing: dask may move them again.
+    for ws in s.workers.values():
+        for ts in ws.processing:
+            if ts not in steal.key_stealable:
+                steal.put_key_in_stealable(ts)

@@ -1,0 +1,147 @@
+"""The twin: dask.distributed's own scheduler and workers on a virtual clock.
+
+``simulate(x, workers=20, threads_per_worker=4, policy=["eager", "queue", "tidegate"])``
+runs the graph of ``x`` (never its data) as dask would on that cluster: "eager" is dask
+with ``worker-saturation: inf``, "queue" dask's default (1.1), "tidegate" the
+:class:`tidegate.distributed.Plugin` installed unchanged on the simulated scheduler.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import dask.config
+from dask.utils import parse_bytes, parse_timedelta
+
+from ..trace import Trace
+from .clock import Stalled
+from .cluster import SimCluster
+from .model import Model, build_model
+
+__all__ = ["simulate", "SimResult", "Stalled", "POLICIES"]
+
+POLICIES = ("eager", "queue", "tidegate")
+
+
+@dataclass
+class SimResult:
+    policy: str
+    peak_memory_per_worker: list[int]  # max over time of bytes held in each worker's memory
+    makespan: float  # virtual seconds from submission until every output is in memory
+    bytes_transferred: int
+    trace: Trace
+    messages: int  # worker -> scheduler messages handled
+    unknown_sizes: int  # tasks whose output size nobody knew (counted as model.UNKNOWN_SIZE)
+
+    def summary(self) -> dict:
+        return {
+            "peak_memory_per_worker": self.peak_memory_per_worker,
+            "makespan": self.makespan,
+            "bytes_transferred": self.bytes_transferred,
+        }
+
+
+def simulate(
+    x,
+    *,
+    workers: int,
+    threads_per_worker: int,
+    policy="tidegate",
+    bandwidth="1GB/s",
+    latency="1ms",
+    durations=None,
+    sizes=None,
+    seed: int = 0,
+    keys=None,
+    scheduler_time="100us",
+    memory_limit=None,
+    stealing: bool | None = None,
+    validate: bool = False,
+    record_memory: bool = True,
+    **plugin_options,
+):
+    """Run ``x`` (a dask collection, a list of them, a graph mapping with ``keys=``, or a
+    :class:`~tidegate.sim.model.Model` built once for several calls) on
+    a simulated cluster of ``workers`` x ``threads_per_worker``; nothing is computed.
+
+    ``policy``: "eager", "queue" or "tidegate", or a list of them (one result each, same
+    graph). ``bandwidth``: each worker's incoming bytes/s (transfers queue per receiver);
+    ``latency``: one way, per message and per transfer. ``durations`` (s) / ``sizes``
+    (bytes): a number, a mapping from key or group name to a value, or a callable taking the
+    key (None: use the default model, see :mod:`tidegate.sim.model`). ``scheduler_time``:
+    scheduler CPU per message handled. ``memory_limit``: each worker's memory_limit (what
+    dask's transfer throttle and a fractional tidegate budget refer to); no spilling or
+    pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
+    ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (saturation,
+    memory_limit as ``budget=``...). ``seed`` is recorded; the twin has no randomness of
+    its own (dask's stealing and workers seed theirs).
+    """
+    policies = [policy] if isinstance(policy, str) else list(policy)
+    for p in policies:
+        if p not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}; choose from {', '.join(POLICIES)}")
+    model = x if isinstance(x, Model) else build_model(x, keys, sizes=sizes, durations=durations)
+    opts = dict(
+        workers=int(workers), threads_per_worker=int(threads_per_worker),
+        bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
+        scheduler_time=parse_timedelta(scheduler_time),
+        memory_limit=int(parse_bytes(memory_limit)) if isinstance(memory_limit, str) else (memory_limit or 0),
+        stealing=dask.config.get("distributed.scheduler.work-stealing") if stealing is None else stealing,
+        validate=validate, record_memory=record_memory,
+    )
+    results = [_run(model, p, seed, plugin_options, **opts) for p in policies]
+    return results[0] if isinstance(policy, str) else results
+
+
+def _rate(value) -> float:
+    if isinstance(value, str):
+        value = value.strip()
+        if value.endswith("/s"):
+            value = value[:-2]
+        return float(parse_bytes(value))
+    return float(value)
+
+
+def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> SimResult:
+    saturation = math.inf if policy == "eager" else 1.1
+    meta = {
+        "name": policy, "body": "twin", "policy": policy, "seed": seed,
+        "bandwidth": opts["bandwidth"], "latency": opts["latency"],
+        "scheduler_time": opts["scheduler_time"], "threads_per_worker": opts["threads_per_worker"],
+    }
+    if opts["memory_limit"]:
+        meta["memory_limit"] = opts["memory_limit"]
+    trace = Trace(meta=meta)
+    cfg = {"distributed.scheduler.worker-saturation": saturation}
+    quiet = logging.getLogger("distributed.scheduler")
+    level = quiet.level
+    quiet.setLevel(max(level, logging.WARNING))  # "State start" per run is noise here
+    try:
+        with dask.config.set(cfg):
+            cluster = SimCluster(model, trace=trace, **opts)
+    finally:
+        quiet.setLevel(level)
+    with dask.config.set(cfg):
+        if policy == "tidegate":
+            from ..distributed import Plugin
+
+            plugin = Plugin(**plugin_options)
+            cluster.scheduler.add_plugin(plugin, name=plugin.name)
+            plugin.install(cluster.scheduler)
+            cluster.plugin = plugin
+        makespan = cluster.run()
+        if policy == "tidegate":
+            plugin.uninstall()
+    trace.meta["workers"] = {a: opts["threads_per_worker"] for a in cluster.workers}
+    trace.meta["makespan"] = makespan
+    return SimResult(
+        policy=policy,
+        peak_memory_per_worker=[w.peak for w in cluster.workers.values()],
+        makespan=makespan,
+        bytes_transferred=cluster.bytes_transferred,
+        trace=trace,
+        messages=cluster.messages,
+        unknown_sizes=model.unknown,
+    )

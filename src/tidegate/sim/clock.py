@@ -1,0 +1,107 @@
+"""The twin's virtual clock: a heap of callbacks, and the server bits dask expects.
+
+Nothing here sleeps or reads wall time. Events at the same instant run in the order they
+were scheduled (a sequence number breaks ties), so a run is a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable
+
+
+class Stalled(RuntimeError):
+    """Work remains but nothing will ever happen again except timers."""
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._heap: list = []
+        self._seq = itertools.count()
+
+    def call_at(self, when: float, fn: Callable, *args, timer: bool = False) -> None:
+        heapq.heappush(self._heap, (max(when, self.now), next(self._seq), timer, fn, args))
+
+    def call_later(self, delay: float, fn: Callable, *args, timer: bool = False) -> None:
+        self.call_at(self.now + delay, fn, *args, timer=timer)
+
+    def run(self, done: Callable[[], bool], progress: Callable[[], int], idle_ticks: int = 64) -> None:
+        """Run events until ``done()``. Raise :class:`Stalled` when timers have fired
+        ``idle_ticks`` times in a row while ``progress()`` stayed the same."""
+        heap = self._heap
+        idle, last = 0, None
+        while heap and not done():
+            when, _, timer, fn, args = heapq.heappop(heap)
+            self.now = when
+            if timer:
+                p = progress()
+                idle = idle + 1 if p == last else 0
+                last = p
+                if idle > idle_ticks:
+                    raise Stalled(f"no progress since t={when:.3f}s: only timers fire")
+            fn(*args)
+        if not done():
+            raise Stalled(f"no events left at t={self.now:.3f}s and work remains")
+
+
+class VirtualLoop:
+    """Stands in for ``Scheduler.loop``: callbacks go on the virtual clock."""
+
+    def __init__(self, clock: Clock, submit: Callable) -> None:
+        self._clock = clock
+        self._submit = submit  # runs a callback as scheduler work (it costs CPU there)
+
+    def time(self) -> float:
+        return self._clock.now
+
+    def add_callback(self, fn: Callable, *args, **kwargs) -> None:
+        self._submit(lambda: fn(*args, **kwargs))
+
+    def call_later(self, delay: float, fn: Callable, *args, **kwargs) -> None:
+        self._clock.call_later(delay, self._submit, lambda: fn(*args, **kwargs))
+
+
+class VirtualTimers(dict):
+    """Stands in for ``Scheduler.periodic_callbacks``. A tornado ``PeriodicCallback`` put
+    here is re-wired before anyone calls its ``start()``: it fires on the virtual clock
+    (as scheduler work) and never touches a real IOLoop."""
+
+    def __init__(self, clock: Clock, submit: Callable) -> None:
+        super().__init__()
+        self._clock = clock
+        self._submit = submit
+
+    def __setitem__(self, name, pc) -> None:
+        self.add(name, pc.callback, pc.callback_time / 1000, pc)
+        super().__setitem__(name, pc)
+
+    def add(self, name: str, callback: Callable, interval: float, handle=None) -> None:
+        """Fire ``callback`` every ``interval`` virtual seconds while started."""
+        state = {"running": False}
+        clock, submit = self._clock, self._submit
+
+        def tick():
+            if state["running"]:
+                submit(callback)
+                clock.call_later(interval, tick, timer=True)
+
+        def start():
+            if not state["running"]:
+                state["running"] = True
+                clock.call_later(interval, tick, timer=True)
+
+        def stop():
+            state["running"] = False
+
+        if handle is None:
+            handle = _Handle()
+            super().__setitem__(name, handle)
+        handle.start, handle.stop = start, stop
+        handle.is_running = lambda: state["running"]
+
+
+class _Handle:
+    start: Callable
+    stop: Callable

@@ -1,0 +1,323 @@
+"""dask.distributed's own scheduler and workers on a virtual clock.
+
+:class:`SimScheduler` is distributed's ``SchedulerState`` plus the synchronous methods of
+the server class ``Scheduler`` that only touch state; only ``add_worker`` (async, talks to
+a comm) is rewritten, in :meth:`SimScheduler.add_sim_worker`. Messages travel through
+:class:`SimCluster`: worker -> scheduler after the latency, then through a single
+scheduler "CPU" that spends ``scheduler_time`` per message; scheduler -> worker after the
+latency. Work stealing is dask's own extension, balancing on a virtual tick.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import operator
+
+import dask
+import dask.config
+from dask.utils import key_split, parse_bytes
+from distributed.collections import HeapSet
+from distributed.core import Status
+from distributed.scheduler import ClientState, Scheduler, SchedulerState, WorkerState
+from distributed.stealing import WorkStealing
+from distributed.worker_state_machine import (
+    AcquireReplicasEvent,
+    CancelComputeEvent,
+    ComputeTaskEvent,
+    FreeKeysEvent,
+    RefreshWhoHasEvent,
+    RemoveReplicasEvent,
+    StealRequestEvent,
+)
+from sortedcontainers import SortedDict
+
+from .clock import Clock, VirtualLoop, VirtualTimers
+from .worker import SimWorker
+
+CLIENT = "twin-client"
+
+# Scheduler methods that are synchronous and touch only scheduler state (or the comms the
+# twin provides): used as they are.
+_BORROWED = (
+    "handle_task_finished", "handle_task_erred", "release_worker_data", "add_keys",
+    "handle_long_running", "_reschedule", "handle_request_refresh_who_has",
+    "handle_worker_status_change", "stimulus_task_finished", "stimulus_task_erred",
+    "stimulus_retry", "stimulus_queue_slots_maybe_opened", "transition", "transitions",
+    "_create_taskstate_from_graph", "_generate_taskstates", "_apply_annotations",
+    "_set_priorities", "client_desires_keys", "client_releases_keys", "send_all",
+    "worker_send", "client_send", "report", "report_on_key", "send_task_to_worker",
+    "_refresh_no_workers_since", "add_plugin", "remove_plugin",
+)
+
+_TO_WORKER = {
+    "compute-task": ComputeTaskEvent,
+    "free-keys": FreeKeysEvent,
+    "acquire-replicas": AcquireReplicasEvent,
+    "remove-replicas": RemoveReplicasEvent,
+    "steal-request": StealRequestEvent,
+    "refresh-who-has": RefreshWhoHasEvent,
+    "cancel-compute": CancelComputeEvent,
+}
+
+
+class SimScheduler(SchedulerState):
+    """No ``__slots__``: plugins may replace methods on the instance, as on a real one."""
+
+    def __init__(self, cluster, validate: bool) -> None:
+        super().__init__(
+            aliases={}, clients={}, workers=SortedDict(), host_info={}, resources={},
+            tasks={}, unrunnable={}, queued=HeapSet(key=operator.attrgetter("priority")),
+            validate=validate,
+        )
+        self.cluster = cluster
+        self.loop = VirtualLoop(cluster.clock, cluster.scheduler_work)
+        self.periodic_callbacks = VirtualTimers(cluster.clock, cluster.scheduler_work)
+        self.stream_comms: dict = {}
+        self.client_comms: dict = {}
+        self.stream_handlers: dict = {}
+        self.status = Status.running
+        self.generation = 0
+        self._last_time = 0
+        self._workers_added_total = 0
+        self._active_graph_updates = 0
+        self._no_workers_since = None
+        self.worker_plugins: dict = {}
+        self.digests = None  # stealing reports its timing here when set
+        self.bandwidth = cluster.bandwidth  # what dask would learn from heartbeats
+        self.stream_handlers.update({
+            "task-finished": self.handle_task_finished,
+            "task-erred": self.handle_task_erred,
+            "release-worker-data": self.release_worker_data,
+            "add-keys": self.add_keys,
+            "long-running": self.handle_long_running,
+            "reschedule": self._reschedule,
+            "keep-alive": lambda **kw: None,
+            "log-event": lambda **kw: None,
+            "worker-status-change": self.handle_worker_status_change,
+            "request-refresh-who-has": self.handle_request_refresh_who_has,
+        })
+
+    def log_event(self, topic, msg) -> None:
+        pass
+
+    def validate_state(self, allow_overlap: bool = False) -> None:
+        # Scheduler.validate_state calls super() bound to Scheduler: restated here.
+        # Up to 2025.1 the whole check lived on Scheduler, without super().
+        if "validate_state" not in SchedulerState.__dict__:
+            return Scheduler.validate_state(self, allow_overlap)
+        SchedulerState.validate_state(self, allow_overlap=allow_overlap)
+        assert set(self.workers) == set(self.stream_comms), "workers and comms differ"
+
+    def add_sim_worker(self, address: str, nthreads: int, memory_limit: int) -> None:
+        """The state part of ``Scheduler.add_worker``."""
+        kwargs = dict(
+            address=address, status=Status.running, pid=0, name=address, nthreads=nthreads,
+            memory_limit=memory_limit, local_directory="", nanny=None, server_id=address,
+            services={}, versions={}, extra={}, scheduler=self,
+        )
+        accepted = inspect.signature(WorkerState).parameters
+        ws = WorkerState(**{k: v for k, v in kwargs.items() if k in accepted})
+        ws.bandwidth = self.bandwidth
+        self.workers[address] = ws
+        self._workers_added_total += 1
+        self.running.add(ws)
+        self.host_info.setdefault(ws.host, {"addresses": {address}, "nthreads": nthreads})
+        if hasattr(self, "total_memory"):  # since distributed 2025.x
+            self.total_memory += ws.memory_limit
+        self.total_nthreads += nthreads
+        self.aliases[address] = address
+        self.check_idle_saturated(ws)
+        self.stream_comms[address] = _Comm(self.cluster, address)
+        for plugin in list(self.plugins.values()):
+            plugin.add_worker(scheduler=self, worker=address)
+        sid = f"add-worker-{address}"
+        self.transitions(self.bulk_schedule_unrunnable_after_adding_worker(ws), sid)
+        self.stimulus_queue_slots_maybe_opened(stimulus_id=sid)
+
+
+# Older releases keep the per-key validators on Scheduler.
+_VALIDATORS = tuple(n for n in Scheduler.__dict__ if n.startswith("validate_") and n != "validate_state")
+for _name in _BORROWED + _VALIDATORS:
+    _fn = Scheduler.__dict__.get(_name)
+    if _fn is not None and _name not in SimScheduler.__dict__:
+        setattr(SimScheduler, _name, _fn)
+
+
+class PluginFailed(RuntimeError):
+    """A scheduler plugin raised inside the twin (dask itself only logs it)."""
+
+
+class _PluginErrors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list = []
+
+    def emit(self, record) -> None:
+        if record.exc_info and record.getMessage().startswith("Plugin failed"):
+            self.records.append(record)
+
+
+class _Comm:
+    """A scheduler -> worker stream: messages arrive after the latency."""
+
+    def __init__(self, cluster, address: str) -> None:
+        self.cluster = cluster
+        self.address = address
+
+    def send(self, *msgs) -> None:
+        self.cluster.to_worker(self.address, msgs)
+
+
+class SimCluster:
+    def __init__(self, model, *, workers: int, threads_per_worker: int, bandwidth: float,
+                 latency: float, scheduler_time: float, memory_limit: int, validate: bool,
+                 stealing: bool, record_memory: bool, trace) -> None:
+        self.clock = Clock()
+        self.model = model
+        self.bandwidth = bandwidth
+        self.latency = latency
+        self.scheduler_time = scheduler_time
+        self.record_memory = record_memory
+        self.trace = trace
+        self.bytes_transferred = 0
+        self.messages = 0
+        self._busy_until = 0.0
+        self._groups: dict = {}
+        self.scheduler = s = SimScheduler(self, validate)
+        self.steal = None
+        if stealing:
+            self.steal = WorkStealing(s)
+            s.extensions["stealing"] = self.steal
+            s.periodic_callbacks.add("stealing", self.steal.balance, self.steal._callback_time)
+        limits = {}
+        if memory_limit:
+            frac = dask.config.get("distributed.worker.memory.transfer")
+            if frac is not False:
+                limits["transfer_incoming_bytes_limit"] = int(memory_limit * frac)
+        limits["transfer_incoming_count_limit"] = dask.config.get("distributed.worker.connections.outgoing")
+        limits["transfer_message_bytes_limit"] = parse_bytes(
+            dask.config.get("distributed.worker.transfer.message-bytes-limit"))
+        self.workers: dict[str, SimWorker] = {}
+        width = len(str(workers - 1))
+        for i in range(workers):
+            addr = f"tcp://twin-w{i:0{width}d}:1"
+            self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
+            s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
+        for timer in s.periodic_callbacks.values():
+            timer.start()
+        self._roots = {k for k, n in model.dsk.items()
+                       if all(type(model.dsk.get(d)).__name__ == "DataNode" for d in n.dependencies)
+                       and type(n).__name__ != "DataNode"}
+
+    # -- helpers for records --------------------------------------------------------------
+    def group(self, key) -> str:
+        name = key[0] if type(key) is tuple else key
+        g = self._groups.get(name)
+        if g is None:
+            g = self._groups[name] = key_split(name)
+        return g
+
+    def is_root(self, key) -> bool:
+        return key in self._roots
+
+    # -- the scheduler's single CPU -------------------------------------------------------
+    def scheduler_work(self, fn, *args) -> None:
+        """Run ``fn`` as scheduler work: after whatever it is busy with, plus its service time."""
+        start = max(self.clock.now, self._busy_until)
+        self._busy_until = start + self.scheduler_time
+        self.clock.call_at(self._busy_until, fn, *args)
+
+    def to_scheduler(self, worker: str, msg: dict) -> None:
+        self.clock.call_later(self.latency, self.scheduler_work, self._deliver_to_scheduler, worker, msg)
+
+    def _deliver_to_scheduler(self, worker: str, msg: dict) -> None:
+        self.messages += 1
+        msg = dict(msg)
+        handler = self.scheduler.stream_handlers[msg.pop("op")]
+        handler(worker=worker, **msg)
+
+    def to_worker(self, address: str, msgs) -> None:
+        self.clock.call_later(self.latency, self._deliver_to_worker, address, msgs)
+
+    def _deliver_to_worker(self, address: str, msgs) -> None:
+        w = self.workers[address]
+        events = []
+        for msg in msgs:
+            msg = dict(msg)
+            op = msg.pop("op")
+            cls = _TO_WORKER.get(op)
+            if cls is None:
+                continue
+            if op == "compute-task":
+                spec = msg["run_spec"]
+                msg["run_spec"] = getattr(spec, "data", spec)
+            events.append(cls(**msg))
+        if events:
+            w.handle_stimulus(*events)
+
+    # -- running ----------------------------------------------------------------------------
+    def submit(self) -> None:
+        s = self.scheduler
+        model = self.model
+        priorities = model.priorities
+        s.clients[CLIENT] = ClientState(CLIENT)
+        kwargs = dict(
+            start=0.0, dsk=model.dsk, keys=set(model.keys), ordered=priorities, client=CLIENT,
+            annotations_by_type={}, global_annotations=None, stimulus_id="update-graph-0",
+            submitting_task=None, span_metadata={}, user_priority=0, actors=None,
+            fifo_timeout=0.0, code=(),
+            dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1
+        )
+        accepted = inspect.signature(s._create_taskstate_from_graph).parameters
+        self.scheduler_work(lambda: s._create_taskstate_from_graph(
+            **{k: v for k, v in kwargs.items() if k in accepted}))
+
+    def done(self) -> bool:
+        tasks = self.scheduler.tasks
+        for k in self._outputs:
+            ts = tasks.get(k)
+            if ts is None or ts.state not in ("memory", "erred"):
+                return False
+        return True
+
+    def progress(self) -> int:
+        return self.scheduler.transition_counter + sum(
+            w.state.transition_counter for w in self.workers.values())
+
+    def run(self) -> float:
+        """Submit the graph, run to the end; the virtual time when every output is in memory.
+        A scheduler plugin that raises (dask logs and swallows it) fails the run."""
+        self._outputs = list(self.model.keys)
+        caught = _PluginErrors()
+        log = logging.getLogger("distributed.scheduler")
+        log.addHandler(caught)
+        level = log.level
+        if not log.isEnabledFor(logging.INFO):
+            log.setLevel(logging.INFO)  # dask reports plugin errors at INFO
+        try:
+            self.submit()
+            self.clock.run(self._done_cheap, self.progress)
+        finally:
+            log.removeHandler(caught)
+            log.setLevel(level)
+        if self.scheduler.validate:
+            self.scheduler.validate_state()
+            for w in self.workers.values():
+                w.state.validate_state()
+        if caught.records:
+            rec = caught.records[0]
+            raise PluginFailed(f"{len(caught.records)} plugin errors in the twin; first: "
+                               f"{logging.Formatter().formatException(rec.exc_info)}")
+        return self.clock.now
+
+    def _done_cheap(self) -> bool:
+        # Checking all outputs after every event is O(outputs); check the last one missing.
+        tasks = self.scheduler.tasks
+        outs = self._outputs
+        while outs:
+            ts = tasks.get(outs[-1])
+            if ts is None or ts.state not in ("memory", "erred"):
+                return False
+            outs.pop()
+        return True

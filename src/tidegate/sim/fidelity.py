@@ -1,0 +1,167 @@
+"""The same graph on a real LocalCluster and on the twin, for checking one against the other.
+
+Tasks are sleeps returning a :class:`~tidegate.sim.worker.Blob` of a known size (its
+``sizeof`` is that size; no memory is used). The real cluster runs in this process
+(``processes=False``) with dask's spilling and pausing off; its network is slowed to a
+known bandwidth by delaying each worker's ``gather_dep`` by latency + bytes / bandwidth,
+one transfer at a time per receiving worker (the twin's model). Peaks are of
+``worker.state.nbytes``, read after every transition on the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from dataclasses import dataclass
+
+import dask
+
+from . import simulate
+from .worker import Blob
+
+
+def sleep_blob(duration: float, nbytes: int, *inputs) -> Blob:
+    time.sleep(duration)
+    return Blob(nbytes)
+
+
+@dataclass
+class Graph:
+    name: str
+    dsk: dict  # {key: (sleep_blob, duration, nbytes, *deps)}
+    keys: list
+
+    @property
+    def durations(self) -> dict:
+        return {k: v[1] for k, v in self.dsk.items()}
+
+    @property
+    def sizes(self) -> dict:
+        return {k: v[2] for k, v in self.dsk.items()}
+
+
+@dataclass
+class Run:
+    peak_memory_per_worker: list[int]
+    makespan: float
+    bytes_transferred: int
+
+
+def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,
+             latency=0.001) -> Run:
+    """Run on a fresh in-process LocalCluster with ``policy``; peaks, wall time, bytes."""
+    from distributed import Client, LocalCluster, WorkerPlugin
+
+    class Instrument(WorkerPlugin):
+        name = "tidegate-fidelity"
+
+        def setup(self, worker):
+            self.worker, self.peak, self.moved = worker, 0, 0
+            lock = asyncio.Lock()
+            original = worker.gather_dep
+
+            async def gather_dep(worker_addr, to_gather, total_nbytes, *, stimulus_id):
+                async with lock:  # one incoming transfer at a time, as in the twin
+                    nbytes = sum(graph.dsk[k][2] for k in to_gather)
+                    await asyncio.sleep(latency + nbytes / bandwidth)
+                    self.moved += nbytes
+                    return await original(worker_addr, to_gather, total_nbytes,
+                                          stimulus_id=stimulus_id)
+
+            worker.gather_dep = gather_dep
+
+        def transition(self, key, start, finish, **kwargs):
+            self.peak = max(self.peak, self.worker.state.nbytes)
+
+    cfg = {
+        "distributed.worker.memory.target": False, "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False,
+        "distributed.scheduler.worker-saturation": math.inf if policy == "eager" else 1.1,
+        "distributed.admin.system-monitor.gil.enabled": False,
+    }
+    with dask.config.set(cfg):
+        plugins = []
+        if policy == "tidegate":
+            from ..distributed import Plugin
+
+            plugins.append(Plugin())
+        with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=False,
+                          dashboard_address=":0", scheduler_kwargs={"plugins": plugins},
+                          memory_limit=0) as cluster, Client(cluster) as client:
+            client.register_plugin(Instrument())
+            t0 = time.perf_counter()
+            client.get(graph.dsk, graph.keys, sync=True)
+            makespan = time.perf_counter() - t0
+            stats = client.run(lambda dask_worker: (dask_worker.plugins["tidegate-fidelity"].peak,
+                                                    dask_worker.plugins["tidegate-fidelity"].moved))
+    return Run([p for p, _ in stats.values()], makespan, sum(m for _, m in stats.values()))
+
+
+def run_twin(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,
+             latency=0.001, **kwargs):
+    return simulate(graph.dsk, keys=graph.keys, workers=workers, threads_per_worker=threads,
+                    policy=policy, bandwidth=bandwidth, latency=latency,
+                    durations=graph.durations, sizes=graph.sizes, **kwargs)
+
+
+# -- the graphs ------------------------------------------------------------------------
+MB = 10**6
+
+
+def stack_sum(steps=32, chunk=20 * MB, load=0.2, compute=0.05, store=0.3) -> Graph:
+    """Seed workload: two loads per step, summed, stored."""
+    dsk = {}
+    for t in range(steps):
+        dsk[("load-a", t)] = (sleep_blob, load, chunk)
+        dsk[("load-b", t)] = (sleep_blob, load, chunk)
+        dsk[("sum", t)] = (sleep_blob, compute, chunk, ("load-a", t), ("load-b", t))
+        dsk[("store", t)] = (sleep_blob, store, 0, ("sum", t))
+    return Graph("stack-sum", dsk, [("store", t) for t in range(steps)])
+
+
+def vorticity(steps=32, chunk=20 * MB, load=0.2, compute=0.05, store=0.3) -> Graph:
+    """Seed workload: two opens per step, three shared grid chains, compute-and-store."""
+    dsk = {}
+    for g in ("dx", "dy", "area"):
+        dsk[f"open-{g}"] = (sleep_blob, load, chunk)
+        dsk[f"grid-{g}"] = (sleep_blob, compute, chunk, f"open-{g}")
+    for t in range(steps):
+        dsk[("open-u", t)] = (sleep_blob, load, chunk)
+        dsk[("open-v", t)] = (sleep_blob, load, chunk)
+        dsk[("vorticity-store", t)] = (sleep_blob, compute + store, 0, ("open-u", t),
+                                       ("open-v", t), "grid-dx", "grid-dy", "grid-area")
+    return Graph("vorticity", dsk, [("vorticity-store", t) for t in range(steps)])
+
+
+def unique_loaders(steps=32, chunk=20 * MB, load=0.2, compute=0.05) -> Graph:
+    """Loads with unique key names (each its own group: dask's root heuristic misses
+    them), reduced pairwise in a tree."""
+    dsk = {}
+    layer = []
+    for t in range(steps):
+        k = f"load_{t:04d}x"
+        dsk[k] = (sleep_blob, load, chunk)
+        layer.append(k)
+    level = 0
+    while len(layer) > 1:
+        nxt = []
+        for i in range(0, len(layer), 2):
+            k = ("combine", level, i // 2)
+            dsk[k] = (sleep_blob, compute, chunk, *layer[i:i + 2])
+            nxt.append(k)
+        layer, level = nxt, level + 1
+    return Graph("unique-loaders", dsk, layer)
+
+
+def weighted(steps=32, chunk=20 * MB, load=0.2, compute=0.05, store=0.3) -> Graph:
+    """Shared inputs: two weight fields every step uses, one load per step, stored."""
+    dsk = {"w1": (sleep_blob, load, chunk), "w2": (sleep_blob, load, chunk)}
+    for t in range(steps):
+        dsk[("load", t)] = (sleep_blob, load, chunk)
+        dsk[("weighted", t)] = (sleep_blob, compute, chunk, ("load", t), "w1", "w2")
+        dsk[("store", t)] = (sleep_blob, store, 0, ("weighted", t))
+    return Graph("weighted", dsk, [("store", t) for t in range(steps)])
+
+
+GRAPHS = {g.__name__.replace("_", "-"): g for g in (stack_sum, vorticity, unique_loaders, weighted)}

@@ -1,0 +1,196 @@
+"""What the twin runs: a dask graph, and for every task a duration and an output size.
+
+Nothing is computed. Sizes and durations come from the caller where given (a number, a
+mapping from key or group name to a value, or a callable taking the key and returning a
+value or None), else from this default model:
+
+sizes
+    array chunks: the chunk's shape x itemsize, from the metadata dask keeps per layer
+    (``collection_annotations``); constants (DataNodes): ``dask.sizeof`` of the value;
+    anything else is unknown and counted as ``UNKNOWN_SIZE`` (reported in ``unknown``).
+durations (per thread, seconds)
+    constants: 0. Otherwise ``TASK_OVERHEAD`` plus, for each function the task calls
+    (several when dask fused a chain into one task), the task's chunk bytes at a rate:
+    array loads (``getter``) at ``LOAD_RATE``, stores (``store_chunk``) at ``STORE_RATE``,
+    anything else at ``COMPUTE_RATE``. A task whose inputs are all constants and that calls
+    no getter is a load of its output. Chunk bytes: the output's size, else the largest
+    chunk of the layers fused into it, else its inputs' bytes.
+    Loads slower than a 1 GB/s network and stores slower than loads, as from object storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from dask._task_spec import DataNode, GraphNode, convert_legacy_graph
+from dask.core import flatten
+from dask.order import order as dask_order
+from dask.sizeof import sizeof
+from dask.utils import key_split
+
+from ..bridge import chunk_sizes, estimate_sizes
+
+UNKNOWN_SIZE = 1024  # a small Python object (a store's None, a scalar)
+LOAD_RATE = 200e6  # bytes/s per thread
+STORE_RATE = 100e6
+COMPUTE_RATE = 1e9
+TASK_OVERHEAD = 0.001
+
+
+@dataclass
+class Model:
+    """The graph and, per key, output bytes and run time."""
+
+    dsk: dict  # {key: GraphNode}
+    keys: list  # outputs, flat
+    sizes: dict = field(default_factory=dict)
+    durations: dict = field(default_factory=dict)
+    unknown: int = 0  # tasks whose size nobody knew (counted as UNKNOWN_SIZE)
+    _priorities: dict | None = None
+
+    @property
+    def priorities(self) -> dict:
+        """dask.order's ranks, as the client sends them; computed once for all policies."""
+        if self._priorities is None:
+            self._priorities = dask_order(self.dsk)
+        return self._priorities
+
+
+def graph_of(x, keys=None) -> tuple[dict, list, dict]:
+    """``({key: GraphNode}, output keys, {layer: (chunks, itemsize)})`` of a collection, a
+    list of them, or a graph mapping (then ``keys`` is required), optimised as
+    ``compute`` would; nothing is computed."""
+    if isinstance(x, Mapping):
+        if keys is None:
+            raise TypeError("simulate(graph, keys=...): a graph mapping needs its output keys")
+        return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x)
+    xs = list(x) if isinstance(x, (list, tuple)) else [x]
+    try:
+        from dask.base import collections_to_expr
+    except ImportError:  # dask < 2025.4: collections give graphs, not expressions
+        from dask.base import collections_to_dsk
+
+        meta: dict = {}
+        for c in xs:
+            meta.update(_layer_meta(c.__dask_graph__()))
+        dsk = convert_legacy_graph(dict(collections_to_dsk(xs, True)))
+        return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta
+    expr = collections_to_expr(xs, True).optimize()
+    dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
+    return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr)
+
+
+def _layer_meta(graph) -> dict:
+    """``{layer: (chunks, itemsize)}`` of a HighLevelGraph's array layers."""
+    meta = {}
+    for name, layer in (getattr(graph, "layers", None) or {}).items():
+        ann = getattr(layer, "collection_annotations", None) or {}
+        dtype, chunks = ann.get("dtype"), ann.get("chunks")
+        if chunks is not None and getattr(dtype, "itemsize", 0):
+            meta[name] = (chunks, dtype.itemsize)
+    return meta
+
+
+def _with_fused_names(keys, meta: dict) -> dict:
+    """Blockwise fusion names a fused layer ``"a-b-<token of b>"``; its chunks are b's."""
+    if not meta:
+        return meta
+    by_token = {name.rsplit("-", 1)[-1]: v for name, v in meta.items()}
+    out = dict(meta)
+    for k in keys:
+        if type(k) is tuple and k[0] not in out and isinstance(k[0], str):
+            v = by_token.get(k[0].rsplit("-", 1)[-1])
+            if v is not None:
+                out[k[0]] = v
+    return out
+
+
+def _lookup(spec, key, group):
+    """The user's value for a key: number, mapping by key then group, or callable."""
+    if spec is None:
+        return None
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        return spec
+    if isinstance(spec, Mapping):
+        v = spec.get(key)
+        return spec.get(group) if v is None else v
+    if callable(spec):
+        return spec(key)
+    raise TypeError(f"sizes/durations must be a number, a mapping or a callable, not {spec!r}")
+
+
+def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
+    dsk, out, meta = graph_of(x, keys)
+    model = Model(dsk, out)
+    order = list(dsk)
+    meta = _with_fused_names(order, meta)
+    est = estimate_sizes(order, meta)
+    groups: dict = {}
+    unknown: set = set()
+    for i, (key, node) in enumerate(dsk.items()):
+        name = key[0] if type(key) is tuple else key
+        g = groups.get(name)
+        if g is None:
+            g = groups[name] = key_split(name)
+        v = _lookup(sizes, key, g)
+        if v is None:
+            if est[i] == est[i]:  # not NaN
+                v = est[i]
+            elif type(node) is DataNode:
+                v = sizeof(node.value)
+            else:
+                v = UNKNOWN_SIZE
+                unknown.add(key)
+        model.sizes[key] = int(v)
+    model.unknown = len(unknown)
+    for key, node in dsk.items():
+        name = key[0] if type(key) is tuple else key
+        v = _lookup(durations, key, groups[name])
+        if v is None:
+            v = default_duration(key, node, model.sizes, dsk, meta, unknown)
+        model.durations[key] = float(v)
+    return model
+
+
+LOADS = {"getter", "getter_inline", "getter_nofancy"}
+STORES = {"store_chunk", "load_store_chunk", "load_chunk"}
+
+
+def default_duration(key, node: GraphNode, sizes: dict, dsk: dict, meta: dict | None = None,
+                     unknown: set = frozenset()) -> float:
+    if type(node) is DataNode:
+        return 0.0
+    funcs, layers = _calls(node)
+    size = sizes[key] if key not in unknown else 0
+    if not size and meta:
+        size = max((_chunk_bytes(meta[n]) for n in layers if n in meta), default=0)
+    deps = node.dependencies
+    if not size:
+        size = sum(sizes.get(d, 0) for d in deps)
+    loads = sum(f in LOADS for f in funcs)
+    stores = sum(f in STORES for f in funcs)
+    compute = len(funcs) - loads - stores
+    if not loads and all(type(dsk.get(d)) is DataNode for d in deps):
+        loads, compute = 1, max(0, compute - 1)  # a load of its own kind (no array getter)
+    return TASK_OVERHEAD + size * (loads / LOAD_RATE + stores / STORE_RATE + compute / COMPUTE_RATE)
+
+
+def _calls(node) -> tuple[list[str], list[str]]:
+    """Names of the functions a task calls, and the layers fused into it."""
+    func = getattr(node, "func", None)
+    name = getattr(func, "__name__", "")
+    if name == "_execute_subgraph" and node.args and isinstance(node.args[0], Mapping):
+        inner = node.args[0]
+        funcs = [getattr(getattr(t, "func", None), "__name__", "") for t in inner.values()]
+        layers = [k.rsplit("_.", 1)[0] if "_." in k else k for k in inner if isinstance(k, str)]
+        return funcs, layers
+    return [name], []
+
+
+def _chunk_bytes(meta) -> int:
+    chunks, itemsize = meta
+    n = itemsize
+    for c in chunks:
+        n *= max(c) if c else 0
+    return int(n)

@@ -1,0 +1,155 @@
+"""One simulated worker: distributed's own ``WorkerState``, its instructions played on the
+virtual clock. The shape of ``distributed.worker_state_machine.BaseWorker``: stimuli in,
+instructions out, each instruction becomes a future event.
+
+- ``Execute``: a free thread runs the task for its duration, then ``ExecuteSuccessEvent``
+  with a :class:`Blob` of the task's size as the value.
+- ``GatherDep``: one incoming queue per worker: transfers run one after another, each
+  taking latency + bytes / bandwidth; then ``GatherDepSuccessEvent`` with the keys the
+  sender still holds (dask's own handling asks again for the others).
+- ``SendMessageToScheduler``: reaches the scheduler after the latency.
+"""
+
+from __future__ import annotations
+
+from dask.sizeof import sizeof
+from distributed.worker_state_machine import (
+    Execute,
+    ExecuteSuccessEvent,
+    GatherDep,
+    GatherDepSuccessEvent,
+    RetryBusyWorkerEvent,
+    RetryBusyWorkerLater,
+    SendMessageToScheduler,
+    WorkerState,
+)
+
+from ..trace import Memory, TaskEnd, Transfer
+
+
+# No task takes no time; dask's work stealing asserts a positive compute time.
+MIN_DURATION = 1e-6
+
+
+class Blob:
+    """A task's result in the twin: no data, only its size."""
+
+    __slots__ = ("nbytes",)
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = nbytes
+
+
+@sizeof.register(Blob)
+def _sizeof_blob(b: Blob) -> int:
+    return b.nbytes
+
+
+class SimWorker:
+    def __init__(self, cluster, address: str, nthreads: int, validate: bool, **limits) -> None:
+        self.cluster = cluster
+        self.clock = cluster.clock
+        self.address = address
+        self.state = WorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
+        self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
+        self.thread_of: dict = {}
+        self.incoming_free_at = 0.0  # when this worker's network link is free again
+        self.peak = 0
+        self._held = 0
+
+    def handle_stimulus(self, *events) -> None:
+        state = self.state
+        instructions = state.handle_stimulus(*events)
+        self._sample()
+        cluster = self.cluster
+        if len(instructions) > 1:
+            instructions = self._deterministic(instructions)
+        for inst in instructions:
+            if isinstance(inst, SendMessageToScheduler):
+                cluster.to_scheduler(self.address, inst.to_dict())
+            elif isinstance(inst, Execute):
+                self._execute(inst)
+            elif isinstance(inst, GatherDep):
+                self._gather(inst)
+            elif isinstance(inst, RetryBusyWorkerLater):
+                self.clock.call_later(
+                    0.15, self.handle_stimulus,
+                    RetryBusyWorkerEvent(worker=inst.worker, stimulus_id=f"retry-{self.clock.now}"),
+                )
+            else:
+                raise TypeError(inst)
+
+    def _deterministic(self, instructions: list) -> list:
+        """Gathers in priority order. The worker's TaskStates hash by id(), so the order in
+        which dask emits transfers to several peers varies from run to run; the incoming
+        queue would then serve them in a different order. Everything else keeps its order."""
+        tasks = self.state.tasks
+        gathers = [i for i in instructions if isinstance(i, GatherDep)]
+        if len(gathers) < 2:
+            return instructions
+        gathers.sort(key=lambda g: (min(tasks[k].priority for k in g.to_gather), g.worker))
+        it = iter(gathers)
+        return [next(it) if isinstance(i, GatherDep) else i for i in instructions]
+
+    def _sample(self) -> None:
+        held = self.state.nbytes
+        if held != self._held:
+            self._held = held
+            if held > self.peak:
+                self.peak = held
+            if self.cluster.record_memory:
+                self.cluster.trace.memory.append(Memory(self.clock.now, self.address, held))
+
+    def _execute(self, inst: Execute) -> None:
+        key = inst.key
+        thread = self.free_threads.pop()
+        self.thread_of[key] = thread
+        model = self.cluster.model
+        start = self.clock.now
+        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0))
+        self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
+
+    def _finished(self, key, thread, start, stop, stimulus_id) -> None:
+        self.free_threads.append(thread)
+        self.free_threads.sort(reverse=True)
+        del self.thread_of[key]
+        ts = self.state.tasks.get(key)
+        nbytes = self.cluster.model.sizes.get(key, 0)
+        cl = self.cluster
+        cl.trace.tasks.append(
+            TaskEnd(str(key), cl.group(key), self.address, thread, start, stop, nbytes,
+                    cl.is_root(key))
+        )
+        if ts is None:
+            return
+        self.handle_stimulus(
+            ExecuteSuccessEvent(
+                key=key, run_id=ts.run_id, value=Blob(nbytes), start=start, stop=stop,
+                nbytes=nbytes, type=Blob, stimulus_id=f"task-finished-{stop}",
+            )
+        )
+
+    def _gather(self, inst: GatherDep) -> None:
+        cl = self.cluster
+        sender = cl.workers[inst.worker]
+        nbytes = sum(cl.model.sizes.get(k, 0) for k in inst.to_gather)
+        start = max(self.clock.now, self.incoming_free_at)
+        stop = start + cl.latency + nbytes / cl.bandwidth
+        self.incoming_free_at = stop
+        self.clock.call_at(stop, self._gathered, sender, inst, start, stop)
+
+    def _gathered(self, sender, inst: GatherDep, start, stop) -> None:
+        have = sender.state.data
+        tasks = self.state.tasks
+        order = sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k)))
+        data = {k: have[k] for k in order if k in have}
+        cl = self.cluster
+        for k, v in data.items():
+            cl.trace.transfers.append(Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
+            cl.bytes_transferred += v.nbytes
+        self.handle_stimulus(
+            GatherDepSuccessEvent(
+                worker=inst.worker, total_nbytes=inst.total_nbytes, data=data,
+                stimulus_id=f"gather-dep-success-{stop}",
+            )
+        )

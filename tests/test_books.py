@@ -1,0 +1,250 @@
+"""books.py: the one set of per-worker books both bodies call, and roots counted by the
+data they load (open -> read -> select chains), through the books and through the core."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tidegate.books import Books, InvalidTransition
+from tidegate.core import Finished, Run, Scheduler
+from tidegate.policy import Policy
+from tidegate.testing import drive, make_graph
+
+NAN = math.nan
+
+
+def books(saturation=1.0, threads=2, budget=math.inf, workers=("a",), **kw):
+    b = Books(Policy("tidegate", saturation, **kw))
+    for w in workers:
+        b.add_worker(w, threads, budget)
+    return b
+
+
+# -- the books alone --------------------------------------------------------------------
+def test_root_in_flight_until_its_chain_end_is_combined():
+    """open -> read -> select, then combined with another input: the root holds its slot
+    through the chain, and frees it only when select's output is combined."""
+    b = books()
+    a = b.workers["a"]
+    b.on_run("open", "a", True, "open", NAN, 1)
+    assert (a.roots_processing, a.roots_untouched, a.processing) == (1, 0, 1)
+    b.on_finished("open", 100, (), False, True, 2)
+    assert (a.roots_processing, a.roots_untouched) == (0, 1)
+    for prev, task, nbytes in (("open", "read", 32e6), ("read", "select", 16e6)):
+        b.on_run(task, "a", False, task, NAN)
+        b.on_finished(task, nbytes, [prev], True, True)
+        b.on_released(prev)  # the chain's previous link is not needed any more
+        assert a.roots_untouched == 1, f"slot freed at {task}"
+    assert b.carriers("open") == ["select"]
+    b.on_run("combine", "a", False, "combine", NAN)
+    b.on_finished("combine", 8, ["select", "other"], False, True)
+    assert a.roots_untouched == 0 and not b.in_flight("open")
+    # The estimate of the next root of the group is what its chain loaded, not the open's.
+    assert b.estimate(NAN, "open") == 32e6
+    b.validate()
+    assert [e[1] for e in b.story("open")][-1] == "landed"
+
+
+def test_a_reduction_ends_the_chain():
+    b = books()
+    b.on_run("load", "a", True, "load", NAN)
+    b.on_finished("load", 8e6, (), False, True)
+    b.on_run("sum", "a", False, "sum", NAN)
+    b.on_finished("sum", 8, ["load"], True, True)  # single input, but 1e-6 of its bytes
+    assert b.workers["a"].roots_untouched == 0
+    b.validate()
+
+
+def test_open_feeding_two_reads_stays_in_flight_until_both_are_used():
+    b = books()
+    a = b.workers["a"]
+    b.on_run("open", "a", True, "open", NAN)
+    b.on_finished("open", 10, (), False, True)
+    for r in ("read-1", "read-2"):
+        b.on_run(r, "a", False, "read", NAN)
+        b.on_finished(r, 32e6, ["open"], True, True)
+    b.on_released("open")
+    assert a.roots_untouched == 1 and sorted(b.carriers("open")) == ["read-1", "read-2"]
+    b.on_finished("use-1", 8, ["read-1", "w"], False, True)
+    assert a.roots_untouched == 1  # read-2's 32 MB are still unused
+    b.on_finished("use-2", 8, ["read-2", "w"], False, True)
+    assert a.roots_untouched == 0
+    b.validate()
+
+
+def test_a_root_does_not_extend_a_shared_handles_chain():
+    """A store handle read by many loaders (roots themselves) lands at the first load."""
+    b = books()
+    b.on_run("store", "a", True, "store", NAN)
+    b.on_finished("store", 100, (), False, True)
+    b.on_run("load-0", "a", True, "load", NAN)
+    b.on_finished("load-0", 8e6, ["store"], True, True)
+    assert not b.in_flight("store") and b.in_flight("load-0")
+    assert b.workers["a"].roots_untouched == 1
+    b.validate()
+
+
+def test_admission_probe_and_budget():
+    b = books(saturation=2.0, threads=2, budget=10e6, probe=True)
+    a = b.workers["a"]
+    assert b.admits("a", "r0", NAN, "g", False)  # idle: always
+    b.on_run("r0", "a", True, "g", NAN)
+    # Nothing seen yet and a root is processing: probe with one root per busy worker.
+    assert not b.admits("a", "r1", NAN, "g", False)
+    b.on_finished("r0", 4e6, (), False, True)
+    a.held = 4e6
+    b.on_run("x", "a", False, "x", NAN)  # busy
+    assert b.admits("a", "r1", NAN, "g", False)  # 4 + 4 MB <= 10 MB
+    b.on_run("r1", "a", True, "g", NAN)
+    assert a.estimated == 4e6
+    assert not b.admits("a", "r2", NAN, "g", False)  # 4 + 4 + 4 MB > 10 MB
+    assert ("r2", "withheld", "a", None) in b.story("r2")
+    assert b.admits("a", "r2", 1e6, "g", False)  # a known size beats the group's largest
+
+
+def test_completes_consumer_is_asked_only_when_it_matters():
+    b = books(saturation=1.0, threads=1)  # cap 1
+    b.on_run("busy", "a", False, "x", NAN)
+    asked = []
+    assert b.admits("a", "r", NAN, "g", lambda: asked.append(1) or False)
+    assert asked == []  # under the cap: the graph walk is skipped
+    b.on_run("r", "a", True, "g", NAN)
+    b.on_finished("r", 1, (), False, True)
+    assert not b.admits("a", "s", NAN, "g", lambda: asked.append(1) or False)
+    assert asked == [1]
+    assert b.admits("a", "s", NAN, "g", lambda: True)  # it completes a consumer
+
+
+def test_place_examines_only_what_it_needs():
+    """1,000 candidate workers, no partners: one admission check (the least loaded
+    candidate admits). With partners: their workers first."""
+    ws = [f"w{i:04d}" for i in range(1000)]
+    b = books(workers=ws)
+    calls = []
+    admits = b.admits
+    b.admits = lambda *a, **k: calls.append(a[0]) or admits(*a, **k)
+    assert b.place("r", NAN, "g", {}, ws) == "w0000"
+    assert calls == ["w0000"]
+    calls.clear()
+    assert b.place("r", NAN, "g", {"w0500": 2}, ws) == "w0500"
+    assert calls == ["w0500"]
+
+
+def test_group_statistics_are_forgotten():
+    b = books()
+    b.on_run("r", "a", True, "load-1", NAN)
+    b.on_finished("r", 5e6, (), False, False)
+    assert b.estimate(NAN, "load-2") == 5e6  # another group: the largest any root loaded
+    b.forget_groups(lambda g: g != "load-1")
+    assert b.estimate(NAN, "load-1") == 0 and b.estimate(NAN, "load-2") == 0
+
+
+def test_removed_worker_hands_surviving_data_on():
+    b = books(workers=("a", "b"))
+    b.on_run("r", "a", True, "g", NAN)
+    b.on_finished("r", 10, (), False, True)
+    b.on_run("s", "a", True, "g", NAN)
+    b.on_finished("s", 10, (), False, True)
+    b.on_run("busy", "a", False, "x", NAN)
+    b.remove_worker("a", locate={"r": "b"}.get, stimulus_id="gone")
+    assert "a" not in b.workers
+    assert b.workers["b"].roots_untouched == 1  # r survives on b; s is lost
+    b.on_finished("use", 1, ["r", "s"], False, True)  # s's consumer ran on recomputed data
+    assert b.workers["b"].roots_untouched == 0
+    b.on_stopped("busy")  # reported after the removal: nothing to undo
+    b.validate()
+
+
+def test_validate_catches_a_drifted_book():
+    b = books()
+    b.on_run("r", "a", True, "g", NAN)
+    b.workers["a"].roots_processing += 1
+    with pytest.raises(AssertionError):
+        b.validate()
+
+
+# -- through the core ---------------------------------------------------------------------
+def chains(n, link_sizes, combine=True):
+    """n roots (opens), each through a chain of single-input tasks, then combined in pairs
+    (or reduced by a single-input sum when ``combine`` is False)."""
+    deps = {}
+    ends = []
+    for i in range(n):
+        prev = ("open", i)
+        deps[prev] = []
+        for j in range(len(link_sizes)):
+            deps[(f"link{j}", i)] = [prev]
+            prev = (f"link{j}", i)
+        ends.append(prev)
+    if combine:
+        outs = [("pair", k) for k in range(n // 2)]
+        for k in range(n // 2):
+            deps[("pair", k)] = [ends[2 * k], ends[2 * k + 1]]
+    else:
+        outs = [("sum", i) for i in range(n)]
+        for i in range(n):
+            deps[("sum", i)] = [ends[i]]
+    return make_graph(deps, outs)
+
+
+def loaded_alive(core, g, sizes):
+    """Chain ends (and links) holding >= 1 MB, in memory: what the chains loaded."""
+    return sum(
+        1 for i in range(len(g)) if core.state[i] in (3, 6) and sizes(i) >= 1e6
+    )
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_core_bounds_data_loaded_through_chains(threads):
+    """A tiny open, then a 32 MB read and a 16 MB select: with roots counted by the data
+    they load, the loaded outputs alive stay within the cap plus one pair's inputs; counted
+    by their first task only (chain_keep=inf), the opens run ahead of the reads."""
+    g = chains(40, ["read", "select"])
+    size = {0: 100, 1: 32e6, 2: 16e6}
+    links = {"open": 0, "link0": 1, "link1": 2}
+
+    def sizes(i):
+        k = g.keys[i][0]
+        return size[links[k]] if k in links else 8
+
+    def peak(policy):
+        core = Scheduler(g, [(threads, math.inf)], policy, validate=True)
+        seen = []
+        drive(core, seed=1, size=sizes, on_event=lambda c: seen.append(loaded_alive(c, g, sizes)))
+        return max(seen)
+
+    cap = math.ceil(1.0 * threads)
+    by_data = peak(Policy("tidegate", 1.0))
+    by_first_task = peak(Policy("tidegate", 1.0, chain_keep=math.inf))
+    assert by_data <= cap + 2, by_data
+    assert by_first_task > by_data
+
+
+def test_core_reduction_frees_the_slot():
+    """Each chain ends in a single-input sum (a reduction): the slot frees at the sum, so
+    the next open starts while the previous sum's output is still held."""
+    g = chains(6, ["read"], combine=False)
+
+    def sizes(i):
+        return {"open": 100, "link0": 32e6}.get(g.keys[i][0], 8)
+
+    core = Scheduler(g, [(1, math.inf)], Policy("tidegate", 1.0), validate=True)
+    runs, _ = drive(core, size=sizes)
+    assert len(runs) == len(g)
+    assert not core.books._live and core.workers[0].roots_untouched == 0
+
+
+def test_core_story_and_invalid_transition():
+    g = chains(2, ["read"])
+    core = Scheduler(g, [(1, math.inf)], Policy("tidegate", 1.0), validate=True)
+    (run,) = core.start()
+    assert run == Run(g.keys.index(("open", 0)), 0)
+    core.handle(Finished(run.task, 100))
+    story = core.story(("open", 0))
+    assert [(a, b) for _, a, b in story[:3]] == [
+        ("waiting", "ready"), ("ready", "processing"), ("processing", "memory")
+    ]
+    with pytest.raises(InvalidTransition, match="memory -> memory"):
+        core.handle(Finished(run.task, 100))

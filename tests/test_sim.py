@@ -1,0 +1,251 @@
+"""The twin: dask's own scheduler and workers on a virtual clock.
+
+Virtual time is deterministic, so exact virtual numbers are asserted where the model makes
+them predictable (latency 1 ms, scheduler 100 µs per message, 1 GB/s).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter, defaultdict
+
+import dask.array as da
+import dask.base
+import pytest
+
+import tidegate
+from tidegate.sim import Stalled, simulate
+from tidegate.sim.clock import Clock
+from tidegate.sim.model import COMPUTE_RATE, LOAD_RATE, STORE_RATE, TASK_OVERHEAD, UNKNOWN_SIZE
+from tidegate.sim.worker import MIN_DURATION
+from tidegate.sim.workloads import NoData
+from tidegate.trace import Trace
+
+LAT, SCHED = 1e-3, 1e-4  # defaults: one-way latency, scheduler time per message
+POLICIES = ["eager", "queue", "tidegate"]
+
+
+def inc(*args):
+    return None
+
+
+def chain_graph():
+    return {"a": (inc,), "b": (inc, "a"), "c": (inc, "b")}
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_chain_on_one_worker_exact_virtual_time_and_peak(policy):
+    r = simulate(
+        chain_graph(), keys=["c"], workers=1, threads_per_worker=1, policy=policy,
+        durations={"a": 1.0, "b": 2.0, "c": 3.0}, sizes={"a": 10, "b": 20, "c": 30},
+        validate=True,
+    )
+    # update-graph costs one service time; then per task: compute-task message (latency),
+    # run, task-finished message (latency), scheduler service.
+    assert r.makespan == pytest.approx(SCHED + 3 * (LAT + LAT + SCHED) + 6.0, abs=1e-9)
+    # c finishes while b is still held: 20 + 30; a was released when b finished... after
+    # the free-keys message, so b + a = 30 before that.
+    assert r.peak_memory_per_worker == [50]
+    assert r.bytes_transferred == 0
+    ends = {t.key: t for t in r.trace.tasks}
+    assert [ends[k].stop - ends[k].start for k in "abc"] == pytest.approx([1.0, 2.0, 3.0])
+    assert ends["b"].start == pytest.approx(ends["a"].stop + 2 * LAT + SCHED)
+
+
+def test_transfer_takes_latency_plus_bytes_over_bandwidth():
+    dsk = {"a": (inc,), "b": (inc,), "c": (inc, "a", "b")}
+    r = simulate(
+        dsk, keys=["c"], workers=2, threads_per_worker=1, policy="eager",
+        durations=1.0, sizes={"a": 10**9, "b": 10**9, "c": 1}, bandwidth="1GB/s",
+        validate=True,
+    )
+    # a and b run side by side on the two idle workers; c needs one of them moved.
+    assert len({t.worker for t in r.trace.tasks if t.key in "ab"}) == 2
+    (tr,) = r.trace.transfers
+    assert tr.nbytes == 10**9 == r.bytes_transferred
+    assert tr.stop - tr.start == pytest.approx(LAT + 1.0)
+    c = next(t for t in r.trace.tasks if t.key == "c")
+    assert c.start >= tr.stop
+    assert r.makespan == pytest.approx(c.stop + LAT + SCHED)
+
+
+def test_slower_network_lengthens_the_run_by_the_transfer():
+    dsk = {"a": (inc,), "b": (inc,), "c": (inc, "a", "b")}
+    kw = dict(keys=["c"], workers=2, threads_per_worker=1, policy="eager", durations=1.0,
+              sizes={"a": 10**9, "b": 10**9, "c": 1})
+    fast = simulate(dsk, bandwidth="1GB/s", **kw)
+    slow = simulate(dsk, bandwidth="250MB/s", **kw)
+    assert slow.makespan - fast.makespan == pytest.approx(4.0 - 1.0)
+
+
+def random_graph(seed: int, n: int):
+    rng = random.Random(seed)
+    dsk, durations, sizes = {}, {}, {}
+    for i in range(n):
+        k = f"t{i}-{i}"
+        deps = rng.sample(list(dsk), min(len(dsk), rng.choice([0, 1, 1, 2, 3]))) if i else []
+        dsk[k] = (inc, *deps)
+        durations[k] = rng.choice([0.0, 0.01, 0.1, 0.5])
+        sizes[k] = rng.choice([0, 100, 10**6, 10**8])
+    used = {d for v in dsk.values() for d in v[1:]}
+    keys = [k for k in dsk if k not in used]
+    return dsk, keys, durations, sizes
+
+
+def check_run(r, dsk, durations, sizes, threads):
+    """What must hold in any run of the twin, read from its trace."""
+    ends = r.trace.tasks
+    count = Counter(t.key for t in ends)
+    assert count == Counter(dict.fromkeys(dsk, 1)), "every task runs exactly once"
+    by_key = {t.key: t for t in ends}
+    arrived = defaultdict(dict)  # dest -> key -> arrival
+    for tr in r.trace.transfers:
+        arrived[tr.dest][tr.key] = min(tr.stop, arrived[tr.dest].get(tr.key, math.inf))
+        assert by_key[tr.key].stop <= tr.start, "data moves only after it was computed"
+    for t in ends:
+        assert t.stop - t.start == pytest.approx(max(MIN_DURATION, durations[t.key]))
+        assert t.nbytes == sizes[t.key]
+        assert 0 <= t.thread < threads
+        for d in dsk[t.key][1:]:
+            src = by_key[d]
+            assert src.stop <= t.start, "inputs exist before a task starts"
+            if src.worker != t.worker:
+                assert arrived[t.worker][d] <= t.start, "remote inputs arrived first"
+    # A thread runs one task at a time.
+    for (w, th), group in _by(ends, lambda t: (t.worker, t.thread)).items():
+        group.sort(key=lambda t: t.start)
+        for x, y in zip(group, group[1:]):
+            assert x.stop <= y.start + 1e-12
+    # Transfers into a worker go one after another (one incoming queue).
+    for dest, trs in _by(r.trace.transfers, lambda t: t.dest).items():
+        spans = sorted({(t.start, t.stop) for t in trs})
+        for x, y in zip(spans, spans[1:]):
+            assert x[1] <= y[0] + 1e-12
+    assert r.bytes_transferred == sum(t.nbytes for t in r.trace.transfers)
+    assert r.makespan >= max(t.stop for t in ends)
+    summary = r.trace.summary()
+    assert summary["peak_memory_per_worker"] == r.peak_memory_per_worker
+    assert all(m.held >= 0 for m in r.trace.memory)
+
+
+def _by(items, key):
+    out = defaultdict(list)
+    for i in items:
+        out[key(i)].append(i)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("policy", POLICIES)
+def test_random_graphs_with_validation(seed, policy):
+    dsk, keys, durations, sizes = random_graph(seed, 60)
+    workers, threads = 1 + seed % 4, 1 + seed % 3
+    r = simulate(dsk, keys=keys, workers=workers, threads_per_worker=threads, policy=policy,
+                 durations=durations, sizes=sizes, validate=True, bandwidth="100MB/s")
+    check_run(r, dsk, durations, sizes, threads)
+
+
+def test_same_inputs_same_trace(tmp_path):
+    x = (da.ones((60, 50, 50), chunks=(1, 50, 50)) + 1).sum(axis=0)
+    for policy in POLICIES:
+        a = simulate(x, workers=3, threads_per_worker=2, policy=policy)
+        b = simulate(x, workers=3, threads_per_worker=2, policy=policy)
+        assert a.trace.transfers  # something moved, so the gather order mattered
+        assert (a.trace.tasks, a.trace.memory, a.trace.transfers) == (
+            b.trace.tasks, b.trace.memory, b.trace.transfers)
+        assert a.makespan == b.makespan
+        loaded = Trace.load(a.trace.save(tmp_path / f"{policy}.jsonl"))
+        assert loaded.tasks == a.trace.tasks and loaded.transfers == a.trace.transfers
+
+
+def test_policies_are_dasks_and_tidegates():
+    """Loads slower than the rest: eager loads far ahead of the sums, queue and tidegate
+    do not; the three differ only by the scheduler's settings and the plugin."""
+    a = da.ones((200, 100, 100), chunks=(1, 100, 100))
+    x = da.stack([a, a + 1]).sum(axis=0).sum(axis=0)
+    eager, queue, tide = simulate(x, workers=4, threads_per_worker=2, policy=POLICIES)
+    assert eager.unknown_sizes == 0
+    assert {r.policy for r in (eager, queue, tide)} == set(POLICIES)
+    assert max(tide.peak_memory_per_worker) < max(eager.peak_memory_per_worker) / 2
+    assert max(queue.peak_memory_per_worker) < max(eager.peak_memory_per_worker) / 2
+    for r in (eager, queue, tide):
+        assert r.trace.meta["body"] == "twin" and r.trace.meta["policy"] == r.policy
+        assert len(r.trace.meta["workers"]) == 4
+        assert set(r.trace.meta["workers"].values()) == {2}
+
+
+def test_plugin_options_reach_the_plugin():
+    a = da.ones((64, 100, 100), chunks=(1, 100, 100))
+    x = (a + 1).sum(axis=0)
+    wide = simulate(x, workers=2, threads_per_worker=2, saturation=4.0)
+    narrow = simulate(x, workers=2, threads_per_worker=2, saturation=0.5)
+    assert max(narrow.peak_memory_per_worker) < max(wide.peak_memory_per_worker)
+
+
+def test_default_sizes_and_durations_from_chunks():
+    """A load fused with an addition: its chunk loaded, then added; the store after it."""
+    a = da.from_array(NoData((4, 100, 100), "f4"), chunks=(1, 100, 100), name="open")
+    x = a + 1
+    r = simulate(x, workers=1, threads_per_worker=1, policy="queue")
+    chunk = 100 * 100 * 4
+    ends = [t for t in r.trace.tasks if t.group != "original-open"]
+    assert len(ends) == 4
+    for t in ends:
+        assert t.nbytes == chunk
+        assert t.root
+        assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
+    assert r.unknown_sizes == 0
+    if not hasattr(dask.base, "collections_to_expr"):
+        return  # older dask fuses into tuples the model cannot look into
+    stored = da.store(x, NoData(x.shape, x.dtype), lock=False, compute=False)
+    r = simulate(stored, workers=1, threads_per_worker=1, policy="queue", sizes={"store-map": 0})
+    ends = [t for t in r.trace.tasks if t.group == "store-map"]
+    assert len(ends) == 4  # load, add and store fused into one task each
+    for t in ends:
+        assert t.stop - t.start == pytest.approx(
+            TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE + chunk / STORE_RATE)
+
+
+def test_sizes_and_durations_by_number_group_key_and_callable():
+    dsk = {("x", 0): (inc,), ("x", 1): (inc,), "y-1": (inc, ("x", 0), ("x", 1))}
+    kw = dict(keys=["y-1"], workers=1, threads_per_worker=1, policy="queue")
+    r = simulate(dsk, durations=0.5, sizes=7, **kw)
+    assert {(round(t.stop - t.start, 9), t.nbytes) for t in r.trace.tasks} == {(0.5, 7)}
+    r = simulate(dsk, durations={"x": 1.0, "y-1": 2.0}, sizes={("x", 1): 5, "x": 3, "y": 9}, **kw)
+    got = {t.key: (round(t.stop - t.start, 9), t.nbytes) for t in r.trace.tasks}
+    assert got == {str(("x", 0)): (1.0, 3), str(("x", 1)): (1.0, 5), "y-1": (2.0, 9)}
+    r = simulate(dsk, durations=lambda k: 0.25, sizes=lambda k: None, **kw)
+    assert {t.nbytes for t in r.trace.tasks} == {UNKNOWN_SIZE}
+    assert r.unknown_sizes == 3
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(TypeError, match="keys"):
+        simulate(chain_graph(), workers=1, threads_per_worker=1)
+    with pytest.raises(ValueError, match="unknown policy"):
+        simulate(chain_graph(), keys=["c"], workers=1, threads_per_worker=1, policy="fifo")
+
+
+def test_clock_raises_when_only_timers_are_left():
+    clock = Clock()
+    ticks = []
+
+    def tick():
+        ticks.append(clock.now)
+        clock.call_later(1.0, tick, timer=True)
+
+    clock.call_later(1.0, tick, timer=True)
+    with pytest.raises(Stalled):
+        clock.run(lambda: False, lambda: 0, idle_ticks=5)
+    assert len(ticks) == 6
+    clock = Clock()
+    clock.call_at(2.0, ticks.append, "late")
+    clock.call_at(1.0, ticks.append, "early")
+    clock.call_at(1.0, ticks.append, "early-second")
+    clock.run(lambda: ticks[-1] == "late", lambda: len(ticks))
+    assert ticks[-3:] == ["early", "early-second", "late"] and clock.now == 2.0
+
+
+def test_simulate_is_exported():
+    assert tidegate.simulate is simulate
