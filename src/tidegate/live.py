@@ -207,12 +207,17 @@ class _Cache(Mapping):
                 return value
         return self._supplied[key]
 
-    def __iter__(self) -> Iterator:
+    def _held(self) -> list:
         keys = self._index.keys
-        return iter([keys[i] for i in list(self._data)] + list(self._supplied))
+        # list() of a dict's items is one atomic copy; values still on disk are left out
+        return [keys[i] for i, v in list(self._data.items())
+                if type(v) is not Loading or v.read]  # fmt: skip
+
+    def __iter__(self) -> Iterator:
+        return iter(self._held() + list(self._supplied))
 
     def __len__(self) -> int:
-        return len(self._data) + len(self._supplied)
+        return len(self._held()) + len(self._supplied)
 
 
 _MISSING = object()
