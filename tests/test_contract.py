@@ -451,3 +451,47 @@ def test_no_trace_is_built_when_nobody_collects(monkeypatch):
     monkeypatch.setattr(tidegate.local, "TaskEnd", refuse)
     monkeypatch.setattr(tidegate.local, "_traced_worker_loop", refuse)
     assert delayed(add)(delayed(inc)(1), 1).compute(scheduler="tidegate") == 3
+
+
+# -- annotations -------------------------------------------------------------------------
+def test_priority_annotation_runs_first():
+    ran = []
+
+    def step(name, *args):
+        ran.append(name)
+        return 1
+
+    def chains(annotate_b):
+        a = delayed(step)("a0")
+        for i in range(1, 4):
+            a = delayed(step)(f"a{i}", a)
+        with dask.annotate(priority=10 if annotate_b else 0):
+            b = delayed(step)("b0")
+            for i in range(1, 4):
+                b = delayed(step)(f"b{i}", b)
+        return a, b
+
+    dask.compute(*chains(False), scheduler="tidegate", num_workers=1, optimize_graph=False)
+    assert ran == [f"a{i}" for i in range(4)] + [f"b{i}" for i in range(4)]  # outputs' order
+    ran.clear()
+    dask.compute(*chains(True), scheduler="tidegate", num_workers=1, optimize_graph=False)
+    assert ran == [f"b{i}" for i in range(4)] + [f"a{i}" for i in range(4)]
+    ran.clear()
+    a, b = chains(False)
+    with dask.annotate(priority=10):
+        a2 = delayed(step)("x", a)
+    dask.compute(a2, b, scheduler="tidegate", num_workers=1, optimize_graph=False)
+    assert ran.index("x") > ran.index("a3")  # a priority never runs a task before its inputs
+
+
+def test_root_annotation_marks_a_root():
+    from tidegate.trace import collecting
+
+    base = delayed(inc)(1, dask_key_name="base")
+    with dask.annotate(root=True):
+        marked = delayed(inc)(base, dask_key_name="marked")
+    plain = delayed(inc)(base, dask_key_name="plain")
+    with collecting() as traces:
+        dask.compute(marked, plain, scheduler="tidegate", optimize_graph=False)
+    roots = {t.key: t.root for t in traces[0].tasks}
+    assert roots == {"base": True, "marked": True, "plain": False}
