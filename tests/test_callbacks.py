@@ -115,7 +115,8 @@ def test_progress_bar_on_failure_shows_what_finished_as_dask_does(validate):
             delayed(boom)(delayed(add)(1, 2)).compute(scheduler=scheduler, **kwargs)
         last[scheduler] = out.getvalue().rstrip().split("\r")[-1].split("|")[:2]
     # one of two tasks finished; the failed one counts as not finished, never as 100%
-    assert last["threads"] == last[tidegate.get] == ["[" + "#" * 20 + " " * 20 + "] ", " 50% Completed "]
+    half = ["[" + "#" * 20 + " " * 20 + "] ", " 50% Completed "]
+    assert last["threads"] == last[tidegate.get] == half
 
 
 def test_progress_bar_sees_live_counts():

@@ -352,8 +352,8 @@ def get(
     """
     global last_stats
     if kwargs:
-        unknown = {k: v for k, v in kwargs.items()
-                   if k not in (dask.config.get("tidegate.ignore-options", None) or ())}  # fmt: skip
+        ignored = dask.config.get("tidegate.ignore-options", None) or ()
+        unknown = {k: v for k, v in kwargs.items() if k not in ignored}
         if unknown:
             raise _unknown_options(unknown)
     del dumps, loads, chunksize  # see the docstring: nothing to do for threads

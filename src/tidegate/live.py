@@ -83,7 +83,8 @@ class KeySet(Set):
 
     __slots__ = ("_state", "_codes", "_index", "_count")
 
-    def __init__(self, state: bytearray, codes: bytes, index: _Index, count: Callable[[], int] | None):
+    def __init__(self, state: bytearray, codes: bytes, index: _Index,
+                 count: Callable[[], int] | None):  # fmt: skip
         self._state, self._codes, self._index, self._count = state, codes, index, count
 
     def __contains__(self, key) -> bool:
