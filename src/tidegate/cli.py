@@ -4,75 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 import time
 
 from dask.utils import format_bytes, parse_bytes
 
 
 def demo(args) -> int:
-    from rich.console import Console
-    from rich.table import Table
+    """``tidegate demo``: the seed's problem and its fix (see tidegate.demo)."""
+    from .demo import main as run_demo
 
-    from .compare import run_isolated
-    from .workloads import CHUNK_BYTES, make_inputs
-
-    console = Console(width=max(100, Console().width))
-    limit = parse_bytes(args.memory_limit)
-    folder = tempfile.mkdtemp(prefix="tidegate-demo-", dir=args.tmpdir)
-    try:
-        size = 2 * args.steps * CHUNK_BYTES // 4
-        with console.status(f"writing {format_bytes(size)} of zarr input to {folder} ..."):
-            t0 = time.perf_counter()
-            inputs = make_inputs(folder, args.steps)
-        console.print(
-            f"input: 2 arrays of {args.steps} x 1000 x 1000 float64, "
-            f"{format_bytes(CHUNK_BYTES)} chunks, {format_bytes(size)} "
-            f"(written in {time.perf_counter() - t0:.0f} s)"
-        )
-        console.print(
-            f"pipeline [bold]{args.workload}[/]: read both with da.from_zarr, combine, "
-            f"write to zarr; {args.threads} threads"
-        )
-        plan = [
-            ("dask threaded", "threads", None),
-            ("tidegate", "tidegate", None),
-            (f"tidegate, memory_limit={args.memory_limit}", "tidegate", limit),
-        ]
-        runs = []
-        for label, scheduler, budget in plan:
-            with console.status(f"running under {label} ..."):
-                runs.append(run_isolated(args.workload, scheduler, inputs, args.threads, budget))
-            console.print(f"  {label}: done in {runs[-1].wall_time:.1f} s")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-    base = runs[0]
-    table = Table(title=f"{args.workload}: peak memory (RSS above baseline) and wall time")
-    for col in ("scheduler", "peak memory", "vs threaded", "wall time", "vs threaded", "spilled"):
-        table.add_column(col, justify="left" if col == "scheduler" else "right")
-    for (label, _, _), m in zip(plan, runs, strict=True):
-        table.add_row(
-            label,
-            format_bytes(m.peak_rss),
-            f"{m.peak_rss / base.peak_rss:.2f}x",
-            f"{m.wall_time:.1f} s",
-            f"{m.wall_time / base.wall_time:.2f}x",
-            format_bytes(m.spilled) if m.spilled else "-",
-        )
-    console.print(table)
-    if args.plot:
-        try:
-            from .report import plot_memory
-
-            path = plot_memory(runs, [p[0] for p in plan], args.plot, f"tidegate demo: {args.workload}")
-            console.print(f"memory over time: {os.path.abspath(path)}")
-        except ImportError:
-            console.print("(install matplotlib for a plot of memory over time)")
-    console.print(f"temporary input removed: {not os.path.exists(folder)}")
-    return 0
+    return run_demo(args)
 
 
 def report(args) -> int:
@@ -149,16 +91,20 @@ def simulate(args) -> int:
 
 
 def main(argv=None) -> int:
-    from .workloads import WORKLOADS
+    from .workloads import NAMES
 
     parser = argparse.ArgumentParser(prog="tidegate", description="Memory-bounded dask scheduling")
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="compare dask threaded and tidegate on a zarr pipeline")
-    d.add_argument("--workload", default="anomaly", choices=sorted(WORKLOADS))
-    d.add_argument("--steps", type=int, default=160, help="time steps per input (160: 2.6 GB)")
-    d.add_argument("--threads", type=int, default=os.cpu_count() or 2)
-    d.add_argument("--memory-limit", default="300MB", help="budget of the third run")
-    d.add_argument("--plot", default="tidegate-demo.png", help="PNG path ('' for none)")
+    d = sub.add_parser("demo", help="the seed's problem and its fix: cluster, one process, twin")
+    d.add_argument("--workload", default="vorticity-files", choices=NAMES)
+    d.add_argument("--steps", type=int, default=96, help="time steps per input (96: 768 MB)")
+    d.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
+    d.add_argument("--threads", type=int, default=2, help="threads per worker, and locally")
+    d.add_argument("--bandwidth", default="200MB/s", help="network per worker ('' for free)")
+    d.add_argument("--memory-limit", default="300MB", help="tidegate's limit in one process")
+    d.add_argument("--twin-steps", type=int, default=9000, help="0 to skip the twin")
+    d.add_argument("--twin-workers", type=int, default=20)
+    d.add_argument("--report", default="tidegate-demo.html", help="HTML report ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
     r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
     r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")

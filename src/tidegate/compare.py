@@ -31,7 +31,8 @@ class Measurement:
     peak_held: float = 0.0  # tidegate's own count of held bytes
 
 
-def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit):
+def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit,
+             trace_path: str | None = None):
     import dask
 
     import tidegate
@@ -52,10 +53,14 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
             "policy": "priority" if scheduler == "priority" else "tidegate",
             "stats": (stats := tidegate.RunStats()),
         }
-    with RSSSampler(0.01) as rss:
+    from .trace import collecting
+
+    with collecting() as traces, RSSSampler(0.01) as rss:
         t0 = time.perf_counter()
         dask.compute(work, **kwargs)
         wall = time.perf_counter() - t0
+    if trace_path and traces:  # tidegate's runs leave their trace for reports
+        traces[0].save(trace_path)
     step = max(1, len(rss.samples) // 400)
     samples = [(round(t, 3), max(0, b - rss.baseline)) for t, b in rss.samples[::step]]
     return Measurement(
@@ -71,8 +76,10 @@ def run_isolated(
     threads: int = 2,
     memory_limit: float | None = None,
     timeout: float = 900,
+    trace_path: str | None = None,
 ) -> Measurement:
-    """Measure one run in a child process; its output zarr is removed afterwards."""
+    """Measure one run in a child process; its output zarr is removed afterwards.
+    ``trace_path``: where a tidegate run saves its trace (JSON lines)."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"scheduler must be one of {SCHEDULERS}, got {scheduler!r}")
     out = tempfile.mkdtemp(prefix="tidegate-out-")
@@ -84,6 +91,8 @@ def run_isolated(
         ]  # fmt: skip
         if memory_limit is not None:
             cmd += ["--memory-limit", str(memory_limit)]
+        if trace_path is not None:
+            cmd += ["--trace", str(trace_path)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         if proc.returncode:
             raise RuntimeError(f"{workload} under {scheduler} failed:\n{proc.stderr[-4000:]}")
@@ -100,8 +109,10 @@ def main(argv=None) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--memory-limit", type=float, default=None)
+    p.add_argument("--trace", default=None, help="save tidegate's trace here (JSON lines)")
     a = p.parse_args(argv)
-    m = _measure(a.workload, a.scheduler, json.loads(a.inputs), a.out, a.threads, a.memory_limit)
+    m = _measure(a.workload, a.scheduler, json.loads(a.inputs), a.out, a.threads, a.memory_limit,
+                 a.trace)
     print(json.dumps(asdict(m)))
 
 

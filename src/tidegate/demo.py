@@ -10,6 +10,9 @@ the twin. One table, one report.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
 import time
 
 CLUSTER_MODES = ("eager", "queue", "tidegate")
@@ -126,3 +129,128 @@ def run_cluster(build, mode: str, workers: int, threads: int, bandwidth: float |
         "bytes_transferred": sum(p["sent"] for p in peaks.values()),
         "trace": trace,
     }
+
+
+# -- the demo -------------------------------------------------------------------------------
+def main(args) -> int:
+    from dask.utils import format_bytes, parse_bytes
+    from rich.console import Console
+
+    from .compare import run_isolated
+    from .report import report
+    from .trace import Trace
+    from .workloads import CHUNK_BYTES, STEPS_PER_CHUNK, build, make_inputs
+
+    console = Console(width=max(132, Console().width))
+    limit = parse_bytes(args.memory_limit)
+    bandwidth = parse_bytes(args.bandwidth.removesuffix("/s")) if args.bandwidth else None
+    size = 2 * args.steps * CHUNK_BYTES // STEPS_PER_CHUNK
+    console.print(
+        f"[bold]tidegate demo[/]: the seed's pipeline (dask/distributed#6360: per time step an "
+        f"open per file, a read, the vorticity against shared grid fields, a store) over "
+        f"{format_bytes(size)} of zarr written to a temporary folder.\n"
+        f"  1. a LocalCluster of {args.workers} worker processes x {args.threads} threads, "
+        f"network {args.bandwidth or 'unlimited'} per worker: dask eager, dask queuing, tidegate\n"
+        f"  2. one process, {args.threads} threads: dask threaded, tidegate with "
+        f"memory_limit={args.memory_limit}\n"
+        f"  3. the twin at the seed's scale: {args.twin_steps} steps of 190 MB, "
+        f"{args.twin_workers} workers x 4 threads\n"
+        f"This takes about {_estimate_minutes(args)} minutes and "
+        f"{format_bytes(size + 2e9)} of memory and disk at most."
+    )
+    folder = tempfile.mkdtemp(prefix="tidegate-demo-", dir=args.tmpdir)
+    rows, traces, twin_traces = [], [], []
+    try:
+        with console.status(f"writing {format_bytes(size)} of zarr input ..."):
+            inputs = make_inputs(folder, args.steps)
+        for mode in CLUSTER_MODES:
+            with console.status(f"cluster: dask {mode} ..." if mode != "tidegate"
+                                else "cluster: tidegate's plugin ..."):
+                out = tempfile.mkdtemp(dir=folder)
+                r = run_cluster(lambda: build(args.workload, inputs, out), mode,
+                                args.workers, args.threads, bandwidth)  # noqa: B023
+                shutil.rmtree(out, ignore_errors=True)
+            label = {"eager": "dask eager", "queue": "dask queuing"}.get(mode, "tidegate plugin")
+            rows.append(("cluster", label, max(r["peak_rss_per_worker"]),
+                         max(r["peak_held_per_worker"]), r["wall"], r["bytes_transferred"], 0))
+            if r["trace"] is not None:
+                r["trace"].meta["name"] = f"cluster: {label}"
+                traces.append(r["trace"])
+            console.print(f"  cluster, {label}: {r['wall']:.1f} s")
+        plan = [("dask threaded", "threads", None),
+                (f"tidegate, memory_limit={args.memory_limit}", "tidegate", limit)]
+        for label, scheduler, budget in plan:
+            with console.status(f"one process: {label} ..."):
+                tpath = os.path.join(folder, "local.jsonl")
+                m = run_isolated(args.workload, scheduler, inputs, args.threads, budget,
+                                 trace_path=tpath if scheduler == "tidegate" else None)
+            rows.append(("one process", label, m.peak_rss, m.peak_held or None, m.wall_time,
+                         0, m.spilled))
+            if os.path.exists(tpath) and scheduler == "tidegate":
+                tr = Trace.load(tpath)
+                tr.meta["name"] = f"threads: {label}"
+                traces.append(tr)
+            console.print(f"  one process, {label}: {m.wall_time:.1f} s")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if args.twin_steps:
+        from .sim import simulate
+        from .sim.workloads import build as twin_build
+
+        with console.status("twin: the seed's scale ..."):
+            t0 = time.perf_counter()
+            work = twin_build("vorticity", args.twin_steps, 190e6)
+            results = simulate(
+                work.graph, keys=work.keys, sizes=work.sizes, durations=work.durations,
+                workers=args.twin_workers, threads_per_worker=4,
+                policy=["eager", "queue", "tidegate"], bandwidth="1GB/s",
+            )
+        for r in results:
+            label = {"eager": "dask eager", "queue": "dask queuing"}.get(r.policy, "tidegate plugin")
+            rows.append(("twin", label, None, max(r.peak_memory_per_worker), r.makespan,
+                         r.bytes_transferred, 0))
+            r.trace.meta["name"] = f"twin: {label}"
+            twin_traces.append(r.trace)
+        console.print(f"  twin: simulated in {time.perf_counter() - t0:.0f} s")
+    console.print(_table(rows, args))
+    paths = []
+    if args.report and traces:
+        paths.append(report(traces, args.report, title="tidegate demo: this machine"))
+    if args.report and twin_traces:
+        stem, ext = os.path.splitext(args.report)
+        paths.append(report(twin_traces, f"{stem}-twin{ext}",
+                            title="tidegate demo: the twin at the seed's scale"))
+    for p in paths:
+        console.print(f"report: {os.path.abspath(p)}")
+    console.print(f"temporary input removed: {not os.path.exists(folder)}")
+    return 0
+
+
+def _estimate_minutes(args) -> int:
+    per_run = 3 + args.steps * 0.12  # cluster start + the pipeline, measured on 2 cores
+    twin = args.twin_steps * args.twin_workers / 4000
+    return max(1, round((5 * per_run + twin + args.steps * 0.1) / 60 + 0.5))
+
+
+def _table(rows, args):
+    from dask.utils import format_bytes
+    from rich.table import Table
+
+    table = Table(title=f"{args.workload}: peak memory per worker and time, side by side")
+    for col in ("where", "scheduler", "peak RSS", "peak held", "vs first", "time",
+                "vs first", "transferred", "spilled"):
+        table.add_column(col, justify="left" if col in ("where", "scheduler") else "right")
+    first: dict = {}
+    for where, label, rss, held, wall, sent, spilled in rows:
+        mem = rss if rss is not None else held
+        base_mem, base_wall = first.setdefault(where, (mem, wall))
+        table.add_row(
+            where, label,
+            format_bytes(rss) if rss is not None else "-",
+            format_bytes(held) if held else "-",
+            f"{mem / base_mem:.2f}x" if base_mem else "-",
+            f"{wall:.1f} s", f"{wall / base_wall:.2f}x" if base_wall else "-",
+            format_bytes(sent) if sent else "-",
+            format_bytes(spilled) if spilled else "-",
+        )  # fmt: skip
+    return table

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import dask.array as da
 import numpy as np
+import zarr  # at import, not in tasks: two threads importing it at once can break the import
 
 SIDE = 1000
 STEPS_PER_CHUNK = 4  # 4 x 1000 x 1000 x 8 bytes = 32 MB
@@ -91,6 +92,53 @@ def anomaly(a, b, w):
     return a - a.mean(axis=0)
 
 
+def _open_step(path: str, t: int):
+    """A handle on one time step's file: tiny, like ``xr.open_dataset`` on one file."""
+    return zarr.open_array(path, mode="r")
+
+
+def _read_step(handle, t: int) -> np.ndarray:
+    return handle[t * STEPS_PER_CHUNK : (t + 1) * STEPS_PER_CHUNK]
+
+
+def _grid_field(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((SIDE, SIDE))
+
+
+def _grid_metric(w: np.ndarray) -> np.ndarray:
+    return 1.0 + 0.01 * w  # a grid spacing derived from a shared grid field
+
+
+def _vorticity_step(u, v, dx, dy, area):
+    dvdx = (np.roll(v, -1, axis=2) - np.roll(v, 1, axis=2)) / (2 * dx)
+    dudy = (np.roll(u, -1, axis=1) - np.roll(u, 1, axis=1)) / (2 * dy)
+    return (dvdx - dudy) * area
+
+
+def vorticity_files(inputs: dict[str, str], out_folder: str):
+    """The seed's pipeline (dask/distributed#6360) as users write it: per time step one open
+    per variable (a file each), a read, the vorticity against three shared grid fields, a
+    store. The opens are the roots by structure; the data is held one hop below them, where
+    dask's queuing no longer counts it."""
+    from dask import delayed
+
+    a = da.from_zarr(inputs["a"])
+    steps = a.shape[0] // STEPS_PER_CHUNK
+    grid = [delayed(_grid_metric)(delayed(_grid_field)(k, dask_key_name=f"open-grid-{g}"),
+                                  dask_key_name=f"grid-{g}")
+            for k, g in enumerate(("dx", "dy", "area"))]  # three shared grid chains
+    blocks = []
+    for t in range(steps):
+        u, v = (
+            delayed(_read_step)(delayed(_open_step)(inputs[n], t, dask_key_name=f"open-{n}-{t}"),
+                                t, dask_key_name=f"read-{n}-{t}")
+            for n in ("a", "b")
+        )  # fmt: skip
+        w = delayed(_vorticity_step)(u, v, *grid, dask_key_name=f"vorticity-{t}")
+        blocks.append(da.from_delayed(w, (STEPS_PER_CHUNK, SIDE, SIDE), dtype="f8"))
+    return _write(da.concatenate(blocks), os.path.join(out_folder, "vorticity-files.zarr"))
+
+
 WORKLOADS: dict[str, Callable] = {
     "stack-sum": stack_sum,
     "slice-add": slice_add,
@@ -102,8 +150,15 @@ WORKLOADS: dict[str, Callable] = {
 }
 
 
+# Workloads that open their inputs per time step themselves.
+PER_FILE: dict[str, Callable] = {"vorticity-files": vorticity_files}
+NAMES = sorted(WORKLOADS) + sorted(PER_FILE)
+
+
 def build(name: str, inputs: dict[str, str], out_folder: str):
     """The lazy dask computation of workload ``name``: read inputs, compute, write zarr."""
+    if name in PER_FILE:
+        return PER_FILE[name](inputs, out_folder)
     a = da.from_zarr(inputs["a"])
     b = da.from_zarr(inputs["b"])
     rng = np.random.default_rng(1)
