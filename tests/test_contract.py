@@ -54,6 +54,22 @@ def test_scheduler_by_name_in_compute_and_config():
     assert stats.tasks >= 11
 
 
+def test_collect_stats_for_computes_a_library_starts(tmp_path):
+    import xarray as xr
+
+    ds = xr.Dataset({"v": (("t",), da.arange(100.0, chunks=10))})
+    outside = tidegate.RunStats()
+    with tidegate.collect_stats() as runs:
+        with dask.config.set(scheduler="tidegate"):
+            ds.to_zarr(tmp_path / "out.zarr")  # no stats= possible here
+        own = tidegate.RunStats()
+        assert delayed(inc)(1).compute(scheduler="tidegate", stats=own) == 2
+    delayed(inc)(1).compute(scheduler="tidegate", stats=outside)  # after the block
+    assert len(runs) == 2 and runs[1] is own
+    assert runs[0].tasks >= 10 and runs[0].wall_time > 0
+    assert outside not in runs
+
+
 # -- options -----------------------------------------------------------------------------
 @pytest.mark.parametrize("typo", ["memory_limt", "num_worker", "raise_task_error"])
 def test_unknown_keyword_is_a_type_error_naming_it_and_the_valid_ones(typo):

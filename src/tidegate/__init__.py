@@ -5,7 +5,7 @@ import dask.base
 from . import config  # noqa: F401  (registers tidegate.* defaults in dask.config)
 from .bridge import get
 from .graph import TaskGraph
-from .local import RunStats
+from .local import RunStats, collect_stats
 from .progress import Progress
 from .recording import record
 from .report import report  # the function; the module stays importable as tidegate.report

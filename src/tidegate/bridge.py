@@ -22,7 +22,7 @@ from . import config, trace
 from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
-from .local import LEDGER, Hooks, RunStats, in_worker_loop, run
+from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
 from .policy import Policy, find_roots
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -384,6 +384,8 @@ def get(
     if cache is None:
         cache = dask.config.get("cache", None)
     stats = stats if stats is not None else RunStats()
+    if (collected := stats_sink()) is not None:
+        collected.append(stats)
     sink = trace.sink()
 
     t0 = time.perf_counter()

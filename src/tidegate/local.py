@@ -10,6 +10,7 @@ inside a task) share one memory budget through :data:`LEDGER`.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import queue
 import threading
@@ -51,6 +52,28 @@ class RunStats:
     spill_time: float = 0.0  # seconds spent writing and reading spill files
     memory_limit: float = 0.0  # this run's own budget (bytes; inf: none)
     lowest_budget: float = 0.0  # the smallest budget it ran under, shared with other computes
+
+
+_stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "tidegate_stats_sink", default=None
+)
+
+
+@contextlib.contextmanager
+def collect_stats():
+    """Every compute run inside the block (in this context, so also those nested in its
+    tasks) appends its :class:`RunStats` to the list yielded: for computes a library starts
+    (``ds.to_zarr``), where no ``stats=`` can be passed."""
+    runs: list[RunStats] = []
+    token = _stats_sink.set(runs)
+    try:
+        yield runs
+    finally:
+        _stats_sink.reset(token)
+
+
+def stats_sink() -> list | None:
+    return _stats_sink.get()
 
 
 class Ledger:
