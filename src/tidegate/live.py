@@ -54,7 +54,8 @@ def _state_names() -> dict[int, str]:
     return dict(enumerate(_core.STATE_NAMES))
 
 
-def _codes(category: str) -> bytes:
+def state_codes(category: str) -> bytes:
+    """The core's state codes in one category ("finished", "running", ...), as bytes."""
     names = _state_names()
     return bytes(sorted(c for c, name in names.items() if name in _CATEGORIES[category]))
 
@@ -283,10 +284,10 @@ def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_lim
     def dependents(i: int) -> list[int]:
         return dpt_idx[dpt_ptr[i] : dpt_ptr[i + 1]].tolist()
 
-    finished = _codes("finished")
+    finished = state_codes("finished")
     unfinished = bytes(c for c in range(256) if c not in finished)
 
-    erred = _codes("erred")
+    erred = state_codes("erred")
 
     def running() -> int:
         if core.failed is None:
@@ -295,17 +296,17 @@ def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_lim
         return core.n_running + sum(snapshot.count(c) for c in erred)
 
     def keyset(category: str, count=None) -> KeySet:
-        return KeySet(state, _codes(category), index, count)
+        return KeySet(state, state_codes(category), index, count)
 
     return {
         "dependencies": _Dependencies(dsk, supplied),
         "dependents": _Dependents(dsk),
         # tasks not ready yet -> their inputs not finished yet
         "waiting": _Relations(
-            state, _codes("waiting"), index, deps, unfinished, lambda: core.n_waiting
+            state, state_codes("waiting"), index, deps, unfinished, lambda: core.n_waiting
         ),
         # results held -> the tasks that still need them
-        "waiting_data": _Relations(state, _codes("held"), index, dependents, unfinished),
+        "waiting_data": _Relations(state, state_codes("held"), index, dependents, unfinished),
         "cache": _Cache(data, index, supplied),
         "ready": keyset("ready", lambda: core.n_ready),
         "running": keyset("running", running),

@@ -23,9 +23,9 @@ from typing import Any
 
 from dask.sizeof import sizeof
 
-from .live import _codes
-from .measure import rss_reader
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
+from .live import state_codes
+from .measure import rss_reader
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
@@ -462,7 +462,7 @@ def _reading(execute):
 
 def _stuck(core: Scheduler) -> str:
     keys = core.graph.keys
-    done = _codes("finished")
+    done = state_codes("finished")
     left = [keys[i] for i, s in enumerate(core.state) if s not in done][:5]
     return (f"tidegate stopped with {len(keys) - core.n_finished} tasks left and nothing "
             f"running (a scheduler bug), e.g. {left!r}")  # fmt: skip
