@@ -48,7 +48,8 @@ def main() -> None:
         for policy in args.policy.split(","):
             real = run_real(graph, policy, bandwidth=args.bandwidth)
             twin = run_twin(graph, policy, bandwidth=args.bandwidth)
-            r_peaks, t_peaks = sorted(real.peak_memory_per_worker), sorted(twin.peak_memory_per_worker)
+            r_peaks = sorted(real.peak_memory_per_worker)
+            t_peaks = sorted(twin.peak_memory_per_worker)
             peak_err = max(abs(t - r) / r for r, t in zip(r_peaks, t_peaks) if r)
             row = {
                 "graph": name, "policy": policy, "tasks": len(graph.dsk),

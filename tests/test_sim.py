@@ -194,7 +194,8 @@ def test_default_sizes_and_durations_from_chunks():
     for t in ends:
         assert t.nbytes == chunk
         assert t.root
-        assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
+        assert t.stop - t.start == pytest.approx(
+            TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
     assert r.unknown_sizes == 0
     if not hasattr(dask.base, "collections_to_expr"):
         return  # older dask fuses into tuples the model cannot look into

@@ -93,7 +93,8 @@ def simulate(
         scheduler_time=parse_timedelta(scheduler_time),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),
-        stealing=dask.config.get("distributed.scheduler.work-stealing") if stealing is None else stealing,
+        stealing=(dask.config.get("distributed.scheduler.work-stealing")
+                  if stealing is None else stealing),
         validate=validate, record_memory=record_memory,
     )
     results = [_run(model, p, seed, plugin_options, **opts) for p in policies]

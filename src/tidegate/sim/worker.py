@@ -151,7 +151,8 @@ class SimWorker:
         data = {k: have[k] for k in order if k in have}
         cl = self.cluster
         for k, v in data.items():
-            cl.trace.transfers.append(Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
+            cl.trace.transfers.append(
+                Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
             cl.bytes_transferred += v.nbytes
         self.handle_stimulus(
             GatherDepSuccessEvent(
