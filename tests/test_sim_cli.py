@@ -56,6 +56,12 @@ def test_every_workload_runs_on_the_twin_with_validation(name):
         assert max(r.peak_memory_per_worker) >= 4e6 * 0.9  # at least one chunk was held
 
 
+def test_the_twin_has_every_demo_workload():
+    from tidegate.workloads import WORKLOADS as DEMO
+
+    assert sorted(WORKLOADS) == sorted(DEMO)
+
+
 def test_vorticity_is_the_seeds_shape():
     w = build("vorticity", 7, 1e6)
     groups = Counter(key_split(k) for k in w.graph)

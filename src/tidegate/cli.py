@@ -1,4 +1,4 @@
-"""Command line: ``tidegate demo``, ``tidegate simulate``."""
+"""Command line: ``tidegate demo``."""
 
 from __future__ import annotations
 
@@ -137,10 +137,8 @@ def main(argv=None) -> int:
     d.add_argument("--memory-limit", default="300MB", help="budget of the third run")
     d.add_argument("--plot", default="tidegate-demo.png", help="PNG path ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
-    from .sim.workloads import WORKLOADS as TWIN_WORKLOADS
-
     s = sub.add_parser("simulate", help="run a seed workload on the twin of a dask cluster")
-    s.add_argument("--workload", default="vorticity", choices=sorted(TWIN_WORKLOADS))
+    s.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
     s.add_argument("--steps", type=int, default=9000, help="time steps (one chunk each)")
     s.add_argument("--chunk", default="190MB", help="bytes per time step")
     s.add_argument("--workers", type=int, default=20)
