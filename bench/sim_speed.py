@@ -54,7 +54,8 @@ def where(profile: cProfile.Profile) -> dict:
             part = f.removesuffix(".py")
         by[part] = by.get(part, 0.0) + tt
     total = sum(by.values())
-    return {k: round(v / total, 3) for k, v in sorted(by.items(), key=lambda x: -x[1]) if v / total > 0.01}
+    ranked = sorted(by.items(), key=lambda x: -x[1])
+    return {k: round(v / total, 3) for k, v in ranked if v / total > 0.01}
 
 
 def main() -> None:
@@ -74,18 +75,19 @@ def main() -> None:
     model.priorities  # noqa: B018  (dask.order, once)
     t_model = time.perf_counter() - t0
     prof = cProfile.Profile() if args.profile else None
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if prof:
         prof.enable()
     r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
                  policy=args.policy, record_memory=False)
     if prof:
         prof.disable()
-    t_sim = time.perf_counter() - t0
+    t_sim, c_sim = time.perf_counter() - t0, time.process_time() - c0
     row = {
         "tasks": len(dsk), "workers": args.workers, "threads": args.threads,
         "policy": args.policy, "model_s": round(t_model, 2), "simulate_s": round(t_sim, 2),
-        "tasks_per_s": round(len(dsk) / t_sim), "messages": r.messages,
+        "simulate_cpu_s": round(c_sim, 2), "tasks_per_cpu_s": round(len(dsk) / c_sim),
+        "load_average": os.getloadavg()[0], "messages": r.messages,
         "virtual_makespan_s": round(r.makespan, 1),
         "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
         "profiled": bool(prof),

@@ -194,7 +194,8 @@ def test_default_sizes_and_durations_from_chunks():
     for t in ends:
         assert t.nbytes == chunk
         assert t.root
-        assert t.stop - t.start == pytest.approx(TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
+        assert t.stop - t.start == pytest.approx(
+            TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
     assert r.unknown_sizes == 0
     if not hasattr(dask.base, "collections_to_expr"):
         return  # older dask fuses into tuples the model cannot look into
@@ -249,3 +250,21 @@ def test_clock_raises_when_only_timers_are_left():
 
 def test_simulate_is_exported():
     assert tidegate.simulate is simulate
+
+
+def test_a_tidegate_budget_bounds_held_bytes():
+    """``memory_limit`` goes to the plugin: roots are admitted only while a worker's held
+    bytes plus the root's estimate fit, so peaks stay near the budget."""
+    dsk = {}
+    for t in range(40):
+        dsk[("load", t)] = (inc,)
+        dsk[("small", t)] = (inc, ("load", t))
+    keys = [("small", t) for t in range(40)]
+    sizes = {"load": 10**8, "small": 10}
+    kw = dict(keys=keys, workers=2, threads_per_worker=4, durations={"load": 0.1, "small": 1.0},
+              sizes=sizes, validate=True)
+    free = simulate(dsk, policy="tidegate", **kw)
+    budget = simulate(dsk, policy="tidegate", memory_limit=2.5 * 10**8, **kw)
+    assert max(free.peak_memory_per_worker) >= 4 * 10**8
+    assert max(budget.peak_memory_per_worker) <= 2.5 * 10**8 + 10**8  # + one footprint
+    assert budget.makespan > free.makespan

@@ -91,7 +91,7 @@ def simulate(args) -> int:
 
 
 def main(argv=None) -> int:
-    from .workloads import NAMES
+    from .workloads import NAMES, WORKLOADS
 
     parser = argparse.ArgumentParser(prog="tidegate", description="Memory-bounded dask scheduling")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,10 +111,8 @@ def main(argv=None) -> int:
     r.add_argument("-o", "--output", default="tidegate-report.html", help="HTML file to write")
     r.add_argument("--png", default=None, metavar="DIR", help="also write report.png, memory.png")
     r.add_argument("--title", default="tidegate report")
-    from .sim.workloads import WORKLOADS as TWIN_WORKLOADS
-
     s = sub.add_parser("simulate", help="run a seed workload on the twin of a dask cluster")
-    s.add_argument("--workload", default="vorticity", choices=sorted(TWIN_WORKLOADS))
+    s.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
     s.add_argument("--steps", type=int, default=9000, help="time steps (one chunk each)")
     s.add_argument("--chunk", default="190MB", help="bytes per time step")
     s.add_argument("--workers", type=int, default=20)

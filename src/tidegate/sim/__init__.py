@@ -56,7 +56,7 @@ def simulate(
     seed: int = 0,
     keys=None,
     scheduler_time="100us",
-    memory_limit=None,
+    worker_memory_limit=None,
     stealing: bool | None = None,
     validate: bool = False,
     record_memory: bool = True,
@@ -71,12 +71,16 @@ def simulate(
     ``latency``: one way, per message and per transfer. ``durations`` (s) / ``sizes``
     (bytes): a number, a mapping from key or group name to a value, or a callable taking the
     key (None: use the default model, see :mod:`tidegate.sim.model`). ``scheduler_time``:
-    scheduler CPU per message handled. ``memory_limit``: each worker's memory_limit (what
-    dask's transfer throttle and a fractional tidegate budget refer to); no spilling or
-    pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
-    ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (saturation,
-    memory_limit as ``budget=``...). ``seed`` is recorded; the twin has no randomness of
-    its own (dask's stealing and workers seed theirs).
+    scheduler CPU per message handled. ``worker_memory_limit``: each worker's memory_limit
+    (what dask's transfer throttle and a fractional tidegate budget refer to); no spilling
+    or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
+    ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
+    ``memory_limit``: the budget of held bytes per worker, ...). ``validate``: dask's own
+    checks on the scheduler and every worker after each event. ``record_memory``: keep a
+    memory sample per change in the trace (peaks are kept either way). ``seed`` is
+    recorded; the twin has no randomness of its own (dask's workers seed theirs). Results
+    are identical for identical inputs in one process, and across processes with the same
+    ``PYTHONHASHSEED`` (dask iterates sets of keys in hash order).
     """
     policies = [policy] if isinstance(policy, str) else list(policy)
     for p in policies:
@@ -87,8 +91,10 @@ def simulate(
         workers=int(workers), threads_per_worker=int(threads_per_worker),
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
         scheduler_time=parse_timedelta(scheduler_time),
-        memory_limit=int(parse_bytes(memory_limit)) if isinstance(memory_limit, str) else (memory_limit or 0),
-        stealing=dask.config.get("distributed.scheduler.work-stealing") if stealing is None else stealing,
+        memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
+        else int(worker_memory_limit or 0),
+        stealing=(dask.config.get("distributed.scheduler.work-stealing")
+                  if stealing is None else stealing),
         validate=validate, record_memory=record_memory,
     )
     results = [_run(model, p, seed, plugin_options, **opts) for p in policies]

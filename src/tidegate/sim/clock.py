@@ -27,7 +27,8 @@ class Clock:
     def call_later(self, delay: float, fn: Callable, *args, timer: bool = False) -> None:
         self.call_at(self.now + delay, fn, *args, timer=timer)
 
-    def run(self, done: Callable[[], bool], progress: Callable[[], int], idle_ticks: int = 64) -> None:
+    def run(self, done: Callable[[], bool], progress: Callable[[], int],
+            idle_ticks: int = 64) -> None:
         """Run events until ``done()``. Raise :class:`Stalled` when timers have fired
         ``idle_ticks`` times in a row while ``progress()`` stayed the same."""
         heap = self._heap

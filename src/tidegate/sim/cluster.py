@@ -16,6 +16,7 @@ import operator
 
 import dask
 import dask.config
+from dask._task_spec import DataNode
 from dask.utils import key_split, parse_bytes
 from distributed.collections import HeapSet
 from distributed.core import Status
@@ -137,7 +138,9 @@ class SimScheduler(SchedulerState):
 
 
 # Older releases keep the per-key validators on Scheduler.
-_VALIDATORS = tuple(n for n in Scheduler.__dict__ if n.startswith("validate_") and n != "validate_state")
+_VALIDATORS = tuple(
+    n for n in Scheduler.__dict__ if n.startswith("validate_") and n != "validate_state"
+)
 for _name in _BORROWED + _VALIDATORS:
     _fn = Scheduler.__dict__.get(_name)
     if _fn is not None and _name not in SimScheduler.__dict__:
@@ -195,7 +198,8 @@ class SimCluster:
             frac = dask.config.get("distributed.worker.memory.transfer")
             if frac is not False:
                 limits["transfer_incoming_bytes_limit"] = int(memory_limit * frac)
-        limits["transfer_incoming_count_limit"] = dask.config.get("distributed.worker.connections.outgoing")
+        limits["transfer_incoming_count_limit"] = dask.config.get(
+            "distributed.worker.connections.outgoing")
         limits["transfer_message_bytes_limit"] = parse_bytes(
             dask.config.get("distributed.worker.transfer.message-bytes-limit"))
         self.workers: dict[str, SimWorker] = {}
@@ -206,9 +210,9 @@ class SimCluster:
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
         for timer in s.periodic_callbacks.values():
             timer.start()
-        self._roots = {k for k, n in model.dsk.items()
-                       if all(type(model.dsk.get(d)).__name__ == "DataNode" for d in n.dependencies)
-                       and type(n).__name__ != "DataNode"}
+        # For the trace's ``root`` flag: tasks whose inputs are all constants.
+        self._roots = {k for k, n in model.dsk.items() if type(n) is not DataNode
+                       and all(type(model.dsk.get(d)) is DataNode for d in n.dependencies)}
 
     # -- helpers for records --------------------------------------------------------------
     def group(self, key) -> str:
@@ -229,7 +233,8 @@ class SimCluster:
         self.clock.call_at(self._busy_until, fn, *args)
 
     def to_scheduler(self, worker: str, msg: dict) -> None:
-        self.clock.call_later(self.latency, self.scheduler_work, self._deliver_to_scheduler, worker, msg)
+        self.clock.call_later(
+            self.latency, self.scheduler_work, self._deliver_to_scheduler, worker, msg)
 
     def _deliver_to_scheduler(self, worker: str, msg: dict) -> None:
         self.messages += 1
@@ -273,14 +278,6 @@ class SimCluster:
         self.scheduler_work(lambda: s._create_taskstate_from_graph(
             **{k: v for k, v in kwargs.items() if k in accepted}))
 
-    def done(self) -> bool:
-        tasks = self.scheduler.tasks
-        for k in self._outputs:
-            ts = tasks.get(k)
-            if ts is None or ts.state not in ("memory", "erred"):
-                return False
-        return True
-
     def progress(self) -> int:
         return self.scheduler.transition_counter + sum(
             w.state.transition_counter for w in self.workers.values())
@@ -297,7 +294,7 @@ class SimCluster:
             log.setLevel(logging.INFO)  # dask reports plugin errors at INFO
         try:
             self.submit()
-            self.clock.run(self._done_cheap, self.progress)
+            self.clock.run(self.done, self.progress)
         finally:
             log.removeHandler(caught)
             log.setLevel(level)
@@ -311,8 +308,9 @@ class SimCluster:
                                f"{logging.Formatter().formatException(rec.exc_info)}")
         return self.clock.now
 
-    def _done_cheap(self) -> bool:
-        # Checking all outputs after every event is O(outputs); check the last one missing.
+    def done(self) -> bool:
+        """Every output in memory (or erred). Asked after every event: it resumes from the
+        last output still missing, so a whole run costs O(outputs) here."""
         tasks = self.scheduler.tasks
         outs = self._outputs
         while outs:

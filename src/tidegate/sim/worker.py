@@ -80,16 +80,22 @@ class SimWorker:
                 raise TypeError(inst)
 
     def _deterministic(self, instructions: list) -> list:
-        """Gathers in priority order. The worker's TaskStates hash by id(), so the order in
-        which dask emits transfers to several peers varies from run to run; the incoming
-        queue would then serve them in a different order. Everything else keeps its order."""
+        """Executes and gathers in priority order. The worker's TaskStates hash by id(), so
+        the order in which dask emits several of them varies between processes; threads
+        and the incoming queue would then be handed out differently."""
         tasks = self.state.tasks
-        gathers = [i for i in instructions if isinstance(i, GatherDep)]
-        if len(gathers) < 2:
-            return instructions
-        gathers.sort(key=lambda g: (min(tasks[k].priority for k in g.to_gather), g.worker))
-        it = iter(gathers)
-        return [next(it) if isinstance(i, GatherDep) else i for i in instructions]
+
+        def rank(i):
+            if isinstance(i, Execute):
+                return (tasks[i.key].priority, "")
+            return (min((tasks[k].priority, str(k)) for k in i.to_gather), i.worker)
+
+        for kind in (Execute, GatherDep):
+            picked = [i for i in instructions if isinstance(i, kind)]
+            if len(picked) > 1:
+                it = iter(sorted(picked, key=rank))
+                instructions = [next(it) if isinstance(i, kind) else i for i in instructions]
+        return instructions
 
     def _sample(self) -> None:
         held = self.state.nbytes
@@ -145,7 +151,8 @@ class SimWorker:
         data = {k: have[k] for k in order if k in have}
         cl = self.cluster
         for k, v in data.items():
-            cl.trace.transfers.append(Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
+            cl.trace.transfers.append(
+                Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
             cl.bytes_transferred += v.nbytes
         self.handle_stimulus(
             GatherDepSuccessEvent(
