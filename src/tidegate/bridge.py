@@ -17,7 +17,7 @@ from dask.local import nested_get
 from dask.order import order as dask_order
 from dask.utils import key_split
 
-from . import config, trace
+from . import annotations, config, trace
 from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
@@ -323,6 +323,7 @@ def get(
 
     t0 = time.perf_counter()
     sizes: dict = {}
+    collection = dsk  # its layers' annotations are read before optimisation
     if not isinstance(dsk, Mapping):
         sizes = chunk_sizes(dsk)
         dsk = dsk.__dask_graph__()
@@ -353,6 +354,7 @@ def get(
                     order_graph = {**{k: DataNode(k, None) for k in cache if k not in dsk}, **dsk}
                 graph = to_taskgraph(plan.tasks, plan.outputs, plan.supplied, how,
                                      plan.dependencies, order_graph)  # fmt: skip
+                annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 # Only roots: their layer metadata is exact (a loaded chunk); intermediate
                 # layers can claim full chunks where a reduction returns far less.
                 graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
