@@ -58,3 +58,24 @@ def test_twin_limit_of_3_on_100_tasks():
     loads = [t for t in r.trace.tasks if t.group == "identity"]
     assert len(loads) == 100 and all(t.ok for t in loads)  # the graph finishes
     assert _peak_running(loads) == 3
+
+
+# -- widely shared inputs: broadcast weights --------------------------------------------
+def test_broadcast_weights_move_at_most_once_per_worker():
+    # 400 row blocks (80 kB) each multiplied by one 8 MB weight array, on 20 workers. The
+    # weights have no inputs and 400 dependents: a shared handle, so the products stay
+    # roots (withheld); a worker keeps its copy while it still has products to run, so
+    # withholding must not make it drop the copy and fetch it again.
+    import collections
+
+    from tidegate.sim.model import build_model
+
+    x = da.random.random((4000, 1000), chunks=(10, 1000))
+    w = da.random.random((1000, 1000), chunks=(1000, 1000))
+    model = build_model((x @ w).sum(axis=1), None, durations=0.01)
+    r = tidegate.simulate(model, workers=20, threads_per_worker=2, policy="tidegate",
+                          validate=True)  # fmt: skip
+    moves = [t for t in r.trace.transfers if w.name in t.key]
+    per_worker = collections.Counter(t.dest for t in moves)
+    assert max(per_worker.values()) == 1  # each worker received the weights once
+    assert len(per_worker) == 19  # every worker but the one that made them needed them
