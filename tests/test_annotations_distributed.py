@@ -194,3 +194,43 @@ def test_priority_is_the_order_roots_start_in(cluster):
         assert plain != [last] * 8 + [first] * 8
         assert _order(client, annotate=last) == [last] * 8 + [first] * 8  # ...runs first
         assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+
+
+def _roots_by_annotation(dask_scheduler):
+    plugin = dask_scheduler._tidegate
+    out = {}
+    for ts in dask_scheduler.tasks.values():
+        if ts.run_spec is None or ts.dependencies:
+            continue  # the loads: no inputs
+        flag = (ts.annotations or {}).get("tidegate_root")
+        out.setdefault(repr(flag), set()).add(plugin._root(ts))
+    return out
+
+
+def test_root_override_reaches_the_plugin(client):
+    client.register_plugin(td.Plugin())
+    plain = da.ones((12, 4), chunks=(1, 4))
+    with dask.annotate(tidegate_root=False):
+        held = da.zeros((12, 4), chunks=(1, 4)) + 1  # fused with its load
+    a, b = client.persist([plain, held])
+    distributed.wait([a, b])
+    roots = client.run_on_scheduler(_roots_by_annotation)
+    assert roots == {"None": {True}, "False": {False}}
+    del a, b
+
+
+def test_broadcast_weights_fetched_once_per_worker(client):
+    # One 800 kB weight array used by 60 row blocks, on 2 workers: a worker that did not
+    # make it receives it at most once, however the withholding spreads the products.
+    client.register_plugin(td.Plugin())
+    x = da.random.random((600, 100), chunks=(10, 100))
+    w = da.random.random((100, 1000), chunks=(100, 1000))
+    assert float((x @ w).sum().compute()) > 0
+
+    def received(dask_worker):
+        return [t["keys"] for t in dask_worker.transfer_incoming_log]
+
+    logs = client.run(received)
+    moves = {addr: sum(1 for keys in log for k in keys if w.name in str(k))
+             for addr, log in logs.items()}  # fmt: skip
+    assert max(moves.values()) <= 1  # at most once per worker

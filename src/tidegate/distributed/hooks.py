@@ -39,7 +39,7 @@ from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 
-from ..annotations import LIMIT, check_limits, merge
+from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
 from ..policy import Policy, is_root, meeting_partners
 
@@ -632,6 +632,9 @@ def _structural_root(ts) -> bool:
         return False
     if ts.actor or not ts._queueable:
         return False
+    override = ts.annotations.get(ROOT) if ts.annotations else None
+    if override is not None:  # dask.annotate(tidegate_root=True/False)
+        return bool(override)
     spec = ts.run_spec
     marked = bool(getattr(spec, "data_producer", False))
     return is_root(
