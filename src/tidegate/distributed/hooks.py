@@ -173,6 +173,11 @@ class Plugin(SchedulerPlugin):
             return
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
+        # dask transitions a new graph's tasks in no particular order: with user priorities
+        # the first roots would start before better ones are even seen. Queue them all;
+        # poke (soon after) starts them best first.
+        if kwargs.get("annotations", {}).get("priority"):
+            self._queue_new = True
         # Its roots were queued (placement happens in poke): look at the queue soon.
         if self._server:
             from . import server
@@ -270,6 +275,7 @@ class Plugin(SchedulerPlugin):
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
         self._saved_saturation = scheduler.WORKER_SATURATION
         self._context = None  # (ts, ws or None): the task the next placement is for
+        self._queue_new = False  # queue every new root until the next poke
         if self._limits_arg is None:  # the config where the scheduler runs
             self._limits_arg = check_limits(dask.config.get("tidegate.limits", None) or {})
         self._resync()
@@ -457,6 +463,8 @@ class Plugin(SchedulerPlugin):
         ts, ws = context
         if ws is not None:  # poke's choice
             return ws if ws in s.running else None
+        if self._queue_new and ts.state == "waiting":
+            return None  # a new graph with priorities: poke starts its roots in order
         names = self._limit_names(ts) if self.limits else ()
         if names:
             if self.limits.full(names):
@@ -541,6 +549,7 @@ class Plugin(SchedulerPlugin):
         load order until one admits; the scan stops at a root with no partners that nobody
         admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
         s = self.scheduler
+        self._queue_new = False
         if s is None or not s.queued or not s.running:
             return
         try:
