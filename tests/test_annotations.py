@@ -3,17 +3,21 @@ overrides, all surviving dask's default fusion (``optimization.fuse.active`` lef
 
 from __future__ import annotations
 
+import math
+import random
 import threading
 
 import dask
 import dask.array as da
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tidegate
 from tidegate import annotations
 from tidegate.books import Limits
-from tidegate.core import Finished, Run, Scheduler
+from tidegate.core import Failed, Finished, Run, Scheduler
 from tidegate.graph import TaskGraph
 
 
@@ -141,12 +145,10 @@ def test_highest_priority_of_fused_members_wins():
     with dask.annotate(priority=7, tidegate_limit="cpu"):
         z = y * 2
     s = z.sum()
-    expr = s.__dask_graph__  # noqa: B018 - the bridge's input is the expression below
+    from dask._task_spec import convert_legacy_graph
     from dask.base import collections_to_expr
 
-    e = collections_to_expr([s]).optimize()
-    from dask._task_spec import convert_legacy_graph
-
+    e = collections_to_expr([s]).optimize()  # what dask hands a scheduler, fused
     dsk = convert_legacy_graph(e.__dask_graph__())
     assert not e.__dask_annotations__()  # dask's own: dropped by fusion (dask/dask#7036)
     carried = annotations.carry(annotations.read(collections_to_expr([s])), dsk)
@@ -155,7 +157,6 @@ def test_highest_priority_of_fused_members_wins():
     assert set(carried["tidegate_limit"].values()) == {("cpu", "read")}
     # Every carried key is a task that runs (not a vanished original key).
     assert all(k in dsk for k in carried["priority"])
-    del expr
 
 
 def test_root_override():
@@ -267,3 +268,61 @@ def test_priority_sorts_before_graph_order():
     assert g.priority[3] == 0
     others = [i for i in range(len(g)) if i != 3]
     assert list(np.argsort(g.priority[others])) == list(np.argsort(base[others]))
+
+
+# -- property: random graphs, limits, priorities and completion orders -------------------
+
+
+@st.composite
+def limited_runs(draw):
+    n = draw(st.integers(2, 40))
+    deps = {}
+    for i in range(n):
+        k = draw(st.integers(0, min(i, 3)))
+        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) if i else []
+    caps = {"A": draw(st.integers(1, 3)), "B": draw(st.integers(1, 2))}
+    limited = {}
+    for i in range(n):
+        names = draw(st.sampled_from([(), (), ("A",), ("B",), ("A", "B")]))
+        if names:
+            limited[i] = names
+    user = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
+    workers = draw(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([math.inf, 50.0, 200.0])),
+                            min_size=1, max_size=3))  # fmt: skip
+    sizes = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
+    seed = draw(st.integers(0, 2**16))
+    fail = draw(st.sampled_from([None] * 4 + list(range(n))))
+    return n, deps, caps, limited, user, workers, sizes, seed, fail
+
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(limited_runs())
+def test_limits_never_exceeded_never_deadlock(case):
+    n, deps, caps, limited, user, workers, sizes, seed, fail = case
+    g = TaskGraph.from_dependencies(deps, [i for i in range(n) if not any(i in d for d in deps.values())])
+    g.set_user_priority(np.asarray(user, dtype=float))
+    g.set_limits(limited, caps)
+    core = Scheduler(g, workers, validate=True)
+    rng = random.Random(seed)
+    running: list = []
+    started = set()
+    actions = core.start()
+    while True:
+        for a in actions:
+            if type(a) is Run:
+                assert a.task not in started  # runs once
+                started.add(a.task)
+                running.append(a.task)
+        for name, cap in caps.items():
+            assert sum(1 for i in running if name in limited.get(i, ())) <= cap
+        if core.done or core.failed is not None and not running:
+            break
+        assert running, "work remains and nothing runs"  # no deadlock
+        i = running.pop(rng.randrange(len(running)))
+        if i == fail:
+            actions = core.handle(Failed(i))
+        else:
+            actions = core.handle(Finished(i, sizes[i]))
+    if core.failed is None:
+        assert started == set(range(n))
