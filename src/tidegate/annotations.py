@@ -6,18 +6,20 @@ dask keeps ``dask.annotate(...)`` on each high-level-graph layer. Its low-level 
 several layers into one task with a new key, and the merged layer carries no annotations
 (dask/dask#7036): ``expr.__dask_annotations__()`` is empty after fusion. Here the layers
 are read before optimisation, and each task of the optimised graph is given the
-annotations of every original task it contains:
+annotations of every original layer it contains:
 
-- a task of the optimised graph whose key was in the original graph stands for that
-  task; a renamed (fused) task stands for the original keys that alias it;
-- it contains those tasks plus every upstream original task that no longer exists in the
-  optimised graph (it was fused into this one, perhaps into several: each gets it).
+- its own key's layer, the layers of the original keys that alias it (a fused task is
+  renamed; dask keeps the old output key as an alias), and the layers of the original
+  tasks a linear fusion put inside it (``Task.fuse`` keeps them as a subgraph);
+- plus every upstream layer of those that has no task left in the optimised graph
+  (blockwise fusion absorbed it whole).
+
+Only layer-level edges are read (``hlg.dependencies``), never the original task graph: the
+cost is one pass over the optimised graph, and nothing when no layer is annotated.
 
 Merging the members' annotations: ``priority`` the highest, ``tidegate_limit`` every limit
-(a tuple of names), ``tidegate_root`` True if any member says True, else False if any says
-False; any other annotation only when all annotated members agree.
-
-Costs nothing when no layer is annotated (one look at each layer's ``annotations``).
+(a tuple of names), ``tidegate_root`` True if any member says True, else False; any other
+annotation only when all annotated members agree.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .graph import TaskGraph
 PRIORITY = "priority"
 LIMIT = "tidegate_limit"
 ROOT = "tidegate_root"
+OURS = (PRIORITY, LIMIT, ROOT)  # what the thread runtime reads
 
 
 def _hlgs(expr) -> list:
@@ -58,70 +61,101 @@ def _hlgs(expr) -> list:
 
 
 class Original:
-    """The annotations of a collection's original (unoptimised) tasks and their edges."""
+    """A collection's annotated layers before optimisation: ``layers`` ``{layer name:
+    {annotation: value or callable(key)}}`` (annotated ones only), ``deps`` ``{layer name:
+    layer names it depends on}`` (all layers)."""
 
-    def __init__(self, by_kind: dict[str, dict], dependencies: dict):
-        self.by_kind = by_kind  # {annotation: {original key: value}}
-        self.dependencies = dependencies  # {original key: set of original keys}
+    def __init__(self, layers: dict, deps: dict):
+        self.layers = layers
+        self.deps = deps
 
     def __bool__(self) -> bool:
-        return any(self.by_kind.values())
+        return bool(self.layers)
 
 
-def read(collection) -> Original:
-    """Annotations per original key, from the layers before any optimisation."""
-    by_kind: dict[str, dict] = {}
+def read(collection, kinds=None) -> Original:
+    """The annotated layers of ``collection`` before any optimisation; only annotations of
+    ``kinds`` (default: all)."""
+    layers: dict = {}
     deps: dict = {}
     for hlg in _hlgs(collection):
-        annotated = [layer for layer in hlg.layers.values() if layer.annotations]
-        if not annotated:
-            continue
-        for layer in annotated:
-            for kind, value in layer.annotations.items():
-                d = by_kind.setdefault(kind, {})
-                for k in layer.get_output_keys():
-                    v = value(k) if callable(value) else value
-                    if v is not None and type(v).__name__ != "_AnnotationsTombstone":
-                        d[k] = v
-        deps.update(hlg.get_all_dependencies())  # materialises: only when annotated
-    return Original({k: v for k, v in by_kind.items() if v}, deps)
+        for name, layer in hlg.layers.items():
+            ann = layer.annotations
+            if ann:
+                ann = {k: v for k, v in ann.items() if kinds is None or k in kinds}
+                if ann:
+                    layers[name] = ann
+        if layers:
+            for name, ds in hlg.dependencies.items():
+                deps.setdefault(name, set()).update(ds)
+    return Original(layers, deps if layers else {})
+
+
+def _name(key):
+    return key[0] if type(key) is tuple else key
+
+
+def _inner_keys(node) -> list:
+    """Original keys a linear fusion put inside ``node`` (``Task.fuse``'s subgraph)."""
+    args = getattr(node, "args", None)
+    if not args or getattr(getattr(node, "func", None), "__name__", "") != "_execute_subgraph":
+        return []
+    inner = args[0]
+    inner = getattr(inner, "value", inner)  # a DataNode around the dict
+    return list(inner) if isinstance(inner, dict) else []
 
 
 def members(original: Original, dsk: Mapping) -> dict:
-    """``{task key of dsk: set of original keys it contains}`` for the tasks of the
-    optimised graph ``dsk`` (``{key: GraphNode}``) that contain an annotated original task."""
+    """``{task key of dsk: [(original key, layer name)]}`` for the tasks of the optimised
+    graph ``dsk`` (``{key: GraphNode}``) that contain an annotated layer; the original key
+    is the member of that layer inside the task, or None when blockwise fusion absorbed
+    the layer (no key of it exists any more)."""
     from dask._task_spec import Alias
 
-    annotated = set()
-    for d in original.by_kind.values():
-        annotated.update(d)
-    odeps = original.dependencies
-    # Which original keys each task of dsk stands for: itself, and the aliases pointing at it.
-    stands: dict = {}
+    annotated = original.layers
+    deps = original.deps
+    present = {_name(k) for k in dsk}  # layers with a task (or alias) left
+    absorbed: dict = {}  # layer -> annotated layers blockwise fusion put into its tasks
+
+    def vanished_above(layer) -> list:
+        got = absorbed.get(layer)
+        if got is None:
+            got, seen, stack = [], {layer}, list(deps.get(layer, ()))
+            while stack:
+                up = stack.pop()
+                if up in seen or up in present:
+                    continue  # a layer with tasks of its own is not inside this one
+                seen.add(up)
+                if up in annotated:
+                    got.append(up)
+                stack.extend(deps.get(up, ()))
+            absorbed[layer] = got
+        return got
+
+    stands: dict = {}  # task key -> original keys it stands for (itself, aliases)
     for k, node in dsk.items():
         if isinstance(node, Alias):
             t = node.target
-            while t in dsk and isinstance(dsk[t], Alias) and dsk[t].target != t:
-                t = dsk[t].target
+            for _ in range(100):  # an alias of an alias
+                nxt = dsk.get(t)
+                if not isinstance(nxt, Alias) or nxt.target == t:
+                    break
+                t = nxt.target
             stands.setdefault(t, []).append(k)
-        else:
-            stands.setdefault(k, []).append(k)
     out: dict = {}
     for k, node in dsk.items():
         if isinstance(node, Alias):
             continue
-        inside: set = set()
-        stack = [o for o in stands.get(k, ()) if o in odeps or o in annotated]
-        while stack:
-            o = stack.pop()
-            if o in inside:
-                continue
-            inside.add(o)
-            for d in odeps.get(o, ()):
-                if d not in dsk and d not in inside:
-                    stack.append(d)  # gone from the optimised graph: fused into k
-        if inside & annotated:
-            out[k] = inside
+        keys = [k, *stands.get(k, ()), *_inner_keys(node)]
+        found = []
+        for o in keys:
+            layer = _name(o)
+            if layer in annotated:
+                found.append((o, layer))
+            if layer in deps:
+                found.extend((None, up) for up in vanished_above(layer))
+        if found:
+            out[k] = found
     return out
 
 
@@ -147,13 +181,21 @@ def carry(original: Original, dsk: Mapping) -> dict[str, dict]:
     if not original:
         return {}
     out: dict[str, dict] = {}
-    for k, inside in members(original, dsk).items():
-        for kind, d in original.by_kind.items():
-            values = [d[o] for o in inside if o in d]
-            if values:
-                v = merge(kind, values)
-                if v is not None:
-                    out.setdefault(kind, {})[k] = v
+    layers = original.layers
+    for k, found in members(original, dsk).items():
+        values: dict = {}
+        for o, layer in found:
+            for kind, v in layers[layer].items():
+                if callable(v):
+                    if o is None:  # absorbed whole: its key at this task's index
+                        o = (layer, *k[1:]) if type(k) is tuple else layer
+                    v = v(o)
+                if v is not None and type(v).__name__ != "_AnnotationsTombstone":
+                    values.setdefault(kind, []).append(v)
+        for kind, vs in values.items():
+            v = merge(kind, vs)
+            if v is not None:
+                out.setdefault(kind, {})[k] = v
     return out
 
 
@@ -232,7 +274,7 @@ def annotate_graph(graph: TaskGraph, collection, dsk: Mapping, limits: Mapping |
     caps = check_limits(limits)
     if collection is None:
         return
-    original = read(collection)
+    original = read(collection, OURS)
     if original:
         apply(graph, carry(original, dsk), caps)
 
