@@ -326,3 +326,46 @@ def test_limits_never_exceeded_never_deadlock(case):
             actions = core.handle(Finished(i, sizes[i]))
     if core.failed is None:
         assert started == set(range(n))
+
+
+# -- carrying, unit by unit ---------------------------------------------------------------
+def _carried(collection):
+    from dask._task_spec import convert_legacy_graph
+    from dask.base import collections_to_expr
+
+    expr = collections_to_expr([collection])
+    dsk = convert_legacy_graph(expr.optimize().__dask_graph__())
+    return annotations.carry(annotations.read(expr), dsk), dsk
+
+
+def test_carried_onto_fused_tasks_only_not_downstream():
+    import dask.bag as db
+
+    with dask.annotate(priority=3, tidegate_limit="B"):
+        bag = db.from_sequence(range(10), npartitions=5).map(abs)
+    carried, dsk = _carried(bag.map(abs).sum())
+    tasks = [k for k, v in dsk.items() if type(v).__name__ == "Task"]
+    assert len(carried["priority"]) == 5  # the five fused partitions
+    assert set(carried["priority"].values()) == {3}
+    aggregate = [k for k in tasks if k not in carried["priority"]]
+    assert aggregate and all("aggregate" in str(k) for k in aggregate)
+
+
+def test_callable_annotation_is_evaluated_per_key():
+    x = da.ones((4, 4), chunks=2)
+    with dask.annotate(priority=lambda k: 10 * k[1] + k[2]):
+        y = x + 1
+    carried, _ = _carried((y * 2).sum())
+    assert sorted(carried["priority"].values()) == [0, 1, 10, 11]
+
+
+def test_array_reduction_tail_not_annotated():
+    x = da.ones((8, 8), chunks=2)
+    with dask.annotate(tidegate_limit="read"):
+        y = x + 1
+    carried, dsk = _carried(y.sum())
+    limited = set(carried["tidegate_limit"])
+    assert len(limited) == 16  # one fused load-add-partial-sum per chunk
+    downstream = [k for k, v in dsk.items() if type(v).__name__ == "Task" and k not in limited]
+    assert downstream  # the tree reduction and finalize: not limited
+    assert all(dsk[k].dependencies for k in downstream)

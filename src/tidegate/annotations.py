@@ -11,8 +11,8 @@ annotations of every original layer it contains:
 - its own key's layer, the layers of the original keys that alias it (a fused task is
   renamed; dask keeps the old output key as an alias), and the layers of the original
   tasks a linear fusion put inside it (``Task.fuse`` keeps them as a subgraph);
-- plus every upstream layer of those that has no task left in the optimised graph
-  (blockwise fusion absorbed it whole).
+- plus, for a blockwise layer, every upstream blockwise layer (through blockwise layers)
+  that has no task left in the optimised graph: blockwise fusion absorbed it whole.
 
 Only layer-level edges are read (``hlg.dependencies``), never the original task graph: the
 cost is one pass over the optimised graph, and nothing when no layer is annotated.
@@ -65,9 +65,10 @@ class Original:
     {annotation: value or callable(key)}}`` (annotated ones only), ``deps`` ``{layer name:
     layer names it depends on}`` (all layers)."""
 
-    def __init__(self, layers: dict, deps: dict):
+    def __init__(self, layers: dict, deps: dict, blockwise: frozenset = frozenset()):
         self.layers = layers
         self.deps = deps
+        self.blockwise = blockwise  # names of Blockwise layers (what blockwise fusion merges)
 
     def __bool__(self) -> bool:
         return bool(self.layers)
@@ -78,8 +79,11 @@ def read(collection, kinds=None) -> Original:
     ``kinds`` (default: all)."""
     layers: dict = {}
     deps: dict = {}
+    blockwise: set = set()
     for hlg in _hlgs(collection):
         for name, layer in hlg.layers.items():
+            if type(layer).__name__ == "Blockwise":
+                blockwise.add(name)
             ann = layer.annotations
             if ann:
                 ann = {k: v for k, v in ann.items() if kinds is None or k in kinds}
@@ -88,7 +92,7 @@ def read(collection, kinds=None) -> Original:
         if layers:
             for name, ds in hlg.dependencies.items():
                 deps.setdefault(name, set()).update(ds)
-    return Original(layers, deps if layers else {})
+    return Original(layers, deps if layers else {}, frozenset(blockwise))
 
 
 def _name(key):
@@ -117,13 +121,16 @@ def members(original: Original, dsk: Mapping) -> dict:
     present = {_name(k) for k in dsk}  # layers with a task (or alias) left
     absorbed: dict = {}  # layer -> annotated layers blockwise fusion put into its tasks
 
+    blockwise = original.blockwise
+
     def vanished_above(layer) -> list:
         got = absorbed.get(layer)
         if got is None:
-            got, seen, stack = [], {layer}, list(deps.get(layer, ()))
+            got, seen = [], {layer}
+            stack = list(deps.get(layer, ())) if layer in blockwise else []
             while stack:
                 up = stack.pop()
-                if up in seen or up in present:
+                if up in seen or up in present or up not in blockwise:
                     continue  # a layer with tasks of its own is not inside this one
                 seen.add(up)
                 if up in annotated:
