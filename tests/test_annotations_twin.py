@@ -72,6 +72,9 @@ def test_broadcast_weights_move_at_most_once_per_worker():
 
     x = da.random.random((4000, 1000), chunks=(10, 1000))
     w = da.random.random((1000, 1000), chunks=(1000, 1000))
+    # The same pipeline without weights (fused: one task per row block), for the peak.
+    baseline = tidegate.simulate(build_model((x * 2.0).sum(axis=1), None, durations=0.01),
+                                 workers=20, threads_per_worker=2, policy="tidegate")  # fmt: skip
     model = build_model((x @ w).sum(axis=1), None, durations=0.01)
     r = tidegate.simulate(model, workers=20, threads_per_worker=2, policy="tidegate",
                           validate=True)  # fmt: skip
@@ -79,3 +82,10 @@ def test_broadcast_weights_move_at_most_once_per_worker():
     per_worker = collections.Counter(t.dest for t in moves)
     assert max(per_worker.values()) == 1  # each worker received the weights once
     assert len(per_worker) == 19  # every worker but the one that made them needed them
+    # Peak: without weights, plus the weights, plus the row blocks in flight on one worker
+    # (ceil(1.1 x 2) = 3 roots, twice when completing consumers). Weights counted as a
+    # meeting place pulled roots to their worker: 9.9 MB.
+    w_bytes, block = 8_000_000, 80_000
+    assert max(r.peak_memory_per_worker) <= (
+        max(baseline.peak_memory_per_worker) + w_bytes + 2 * 3 * block
+    )
