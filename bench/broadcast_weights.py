@@ -7,7 +7,12 @@ and when they started (all at once, or spread), peak memory of the busiest worke
 makespan (virtual seconds). The same pipeline without weights (``x * 2``: fused into one
 task per block) is the baseline for peak memory.
 
-    python bench/broadcast_weights.py [--workers 20]
+With ``--cluster``, also a LocalCluster (4 workers x 2 threads, in one process, spilling
+and pausing off), dask's queuing vs the plugin: weight moves per worker (from each
+worker's ``transfer_incoming_log``), bytes received per worker, peak managed bytes of the
+busiest worker (``worker.state.nbytes`` at every transition).
+
+    python bench/broadcast_weights.py [--workers 20] [--cluster]
 """
 
 from __future__ import annotations
@@ -40,9 +45,53 @@ def pipeline(weights: bool):
     return y.sum(axis=1), w
 
 
+def cluster_rows() -> list:
+    import dask
+    import distributed
+    from distributed import WorkerPlugin
+
+    import tidegate.distributed as td
+
+    class Peak(WorkerPlugin):
+        name = "peak-managed"
+
+        def setup(self, worker):
+            self.worker, self.peak = worker, 0
+
+        def transition(self, key, start, finish, **kwargs):
+            self.peak = max(self.peak, self.worker.state.nbytes)
+
+    def info(dask_worker, name):
+        log = dask_worker.transfer_incoming_log
+        moves = sum(1 for t in log for k in t["keys"] if name in str(k))
+        return moves, sum(t["total"] for t in log), dask_worker.plugins["peak-managed"].peak
+
+    off = {f"distributed.worker.memory.{k}": False for k in ("target", "spill", "pause")}
+    rows = []
+    for weights in (False, True):
+        for policy in ("queue", "tidegate"):
+            kw = dict(n_workers=4, threads_per_worker=2, processes=False, dashboard_address=":0")
+            if policy == "tidegate":
+                kw["scheduler_kwargs"] = {"plugins": [td.Plugin()]}
+            with dask.config.set(off), distributed.LocalCluster(**kw) as c, \
+                    distributed.Client(c) as client:  # fmt: skip
+                client.register_plugin(Peak())
+                z, w = pipeline(weights)
+                z.compute()
+                per = list(client.run(info, name=w.name).values())
+            rows.append({
+                "pipeline": "x @ w" if weights else "x * 2 (no weights)", "policy": policy,
+                "body": "LocalCluster 4x2", "weight_moves_per_worker": [p[0] for p in per],
+                "bytes_received_per_worker": [p[1] for p in per],
+                "peak_managed_max": max(p[2] for p in per),
+            })  # fmt: skip
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--cluster", action="store_true")
     args = ap.parse_args()
     rows = []
     for weights in (False, True):
@@ -82,6 +131,20 @@ def main() -> None:
             f"{r['makespan_s']:.3f}",
         )  # fmt: skip
     Console().print(table)
+    if args.cluster:
+        crows = cluster_rows()
+        ctable = Table(title="broadcast weights, LocalCluster, 4 workers x 2 threads")
+        for col in ("pipeline", "policy", "weight moves/worker", "received MB/worker",
+                    "peak managed MB"):
+            ctable.add_column(col)
+        for r in crows:
+            ctable.add_row(
+                r["pipeline"], r["policy"], str(r["weight_moves_per_worker"]),
+                str([round(b / 1e6, 2) for b in r["bytes_received_per_worker"]]),
+                f"{r['peak_managed_max'] / 1e6:.2f}",
+            )  # fmt: skip
+        Console().print(ctable)
+        rows += crows
     OUT.write_text(json.dumps(rows, indent=1))
 
 
