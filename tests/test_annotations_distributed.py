@@ -12,6 +12,7 @@ import threading
 
 import dask
 import dask.array as da
+import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -234,3 +235,30 @@ def test_broadcast_weights_fetched_once_per_worker(client):
     moves = {addr: sum(1 for keys in log for k in keys if w.name in str(k))
              for addr, log in logs.items()}  # fmt: skip
     assert max(moves.values()) <= 1  # at most once per worker
+
+
+class Combine:
+    """A task with two inputs (not a root): waits for ``meet`` like the loads above."""
+
+    def __init__(self, meet):
+        self.meet = meet
+
+    def __call__(self, a, b):
+        self.meet(np.ones(1))
+        return a + b
+
+
+def test_limit_on_tasks_with_inputs(client):
+    # Limited tasks that are not roots go through the queue too, placed by their inputs.
+    from dask import delayed
+
+    client.register_plugin(td.Plugin(limits={"db-write": 2}))
+    meet = Rendezvous(20, want=2)
+    loads = [delayed(np.full)(3, i) for i in range(40)]
+    with dask.annotate(tidegate_limit="db-write"):
+        writes = [delayed(Combine(meet))(loads[2 * i], loads[2 * i + 1]) for i in range(20)]
+    total = delayed(sum)(writes)
+    assert int(total.compute().sum()) == 3 * sum(range(40))
+    assert meet.started == 20
+    assert meet.peak == 2
+    assert CountLimited.peak == {"db-write": 2}
