@@ -504,7 +504,7 @@ def test_root_annotation_marks_a_root():
     from tidegate.trace import collecting
 
     base = delayed(inc)(1, dask_key_name="base")
-    with dask.annotate(root=True):
+    with dask.annotate(tidegate_root=True):
         marked = delayed(inc)(base, dask_key_name="marked")
     plain = delayed(inc)(base, dask_key_name="plain")
     with collecting() as traces:

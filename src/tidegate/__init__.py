@@ -4,6 +4,7 @@ import dask.base
 
 from . import config  # noqa: F401  (registers tidegate.* defaults in dask.config)
 from .bridge import get
+from .config import limits
 from .graph import TaskGraph
 from .local import RunStats, collect_stats
 from .progress import Progress
@@ -13,7 +14,7 @@ from .report import report  # the function; the module stays importable as tideg
 # scheduler="tidegate" in compute() and dask.config.set, like "threads" or "sync".
 dask.base.named_schedulers["tidegate"] = get
 
-__all__ = ["get", "RunStats", "TaskGraph", "Progress", "record", "report", "simulate"]
+__all__ = ["get", "limits", "RunStats", "TaskGraph", "Progress", "record", "report", "simulate"]
 __version__ = "0.1.0"
 
 

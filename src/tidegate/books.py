@@ -21,6 +21,7 @@ when a carrier is consumed by a task that combines it with other inputs or reduc
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
@@ -382,3 +383,94 @@ class Books:
             assert abs(book.estimated - estimated[w]) <= 1e-6 * max(1.0, estimated[w]), w
             assert book.roots_untouched == untouched[w], (w, book.roots_untouched, untouched[w])
             assert book.processing >= 0 and book.roots_untouched >= 0
+
+
+class Limits:
+    """Named concurrency limits (``dask.annotate(tidegate_limit="s3-read")``): at most
+    ``caps[name]`` tasks counting against ``name`` processing at once, in the whole
+    scheduler (all workers). Pure, like the books; the core and the dask plugin feed it.
+
+    No deadlock, by construction: a task is withheld by a limit only while that limit is
+    full (``count >= cap >= 1``), i.e. while a task of that limit is processing and will
+    end; withheld tasks are kept apart (``hold``), so they never stand in front of
+    unrelated work; when a task of ``name`` ends, ``on_done`` hands back the best withheld
+    tasks of ``name`` for the body to offer again.
+    """
+
+    def __init__(self, caps: dict | None = None):
+        self.caps: dict = {}
+        for name, cap in (caps or {}).items():
+            if isinstance(cap, bool) or int(cap) != cap or cap < 1:
+                raise ValueError(f"limit {name!r} must be an integer >= 1, got {cap!r}")
+            self.caps[name] = int(cap)
+        self.count: dict = {name: 0 for name in self.caps}
+        self.peak: dict = {name: 0 for name in self.caps}
+        self._held: dict = {name: [] for name in self.caps}  # name -> heap of (priority, task)
+        self._running: dict = {}  # task -> names it counts against
+        self._held_names: dict = {}  # withheld task -> names it counts against
+        self.n_held = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.caps)
+
+    def full(self, names) -> str | None:
+        """The first of ``names`` that is full (a task of it may not start now), else None."""
+        for name in names:
+            cap = self.caps.get(name)
+            if cap is not None and self.count[name] >= cap:
+                return name
+        return None
+
+    def hold(self, name, priority, task, names) -> None:
+        """Keep ``task`` (counting against ``names``) aside until a task of ``name`` (full)
+        ends."""
+        assert self.count[name] >= self.caps[name], (name, self.count[name])
+        heapq.heappush(self._held[name], (priority, task))
+        self._held_names[task] = names
+        self.n_held += 1
+
+    def on_run(self, task, names) -> None:
+        names = tuple(n for n in names if n in self.caps)
+        if not names:
+            return
+        for name in names:
+            c = self.count[name] = self.count[name] + 1
+            if c > self.peak[name]:
+                self.peak[name] = c
+        self._running[task] = names
+
+    def on_done(self, task) -> list:
+        """Task ended (finished, failed, lost): its slots free. Returns ``[(priority,
+        task)]`` to offer again: per freed limit, its best withheld task that no other full
+        limit withholds (those move to that limit's heap on the way)."""
+        names = self._running.pop(task, ())
+        out = []
+        for name in names:
+            self.count[name] -= 1
+            held = self._held[name]
+            while held:
+                p, t = heapq.heappop(held)
+                other = self.full(self._held_names[t])
+                if other is not None:
+                    heapq.heappush(self._held[other], (p, t))
+                    continue
+                del self._held_names[t]
+                self.n_held -= 1
+                out.append((p, t))
+                break
+        return out
+
+    def held(self, name=None) -> list:
+        if name is None:
+            return [t for h in self._held.values() for _, t in h]
+        return [t for _, t in self._held.get(name, ())]
+
+    def validate(self) -> None:
+        counts = {name: 0 for name in self.caps}
+        for names in self._running.values():
+            for name in names:
+                counts[name] += 1
+        for name, cap in self.caps.items():
+            assert self.count[name] == counts[name], (name, self.count[name], counts[name])
+            assert 0 <= self.count[name] <= cap, f"limit {name!r} exceeded: {self.count[name]} > {cap}"
+        assert self.n_held == sum(len(h) for h in self._held.values()) == len(self._held_names)

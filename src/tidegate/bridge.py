@@ -18,7 +18,7 @@ from dask.local import nested_get
 from dask.order import order as dask_order
 from dask.utils import format_bytes, key_split
 
-from . import config, trace
+from . import annotations, config, trace
 from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
@@ -224,39 +224,6 @@ def _gatherer(plan: _Plan, graph: TaskGraph):
     return gather_extra
 
 
-def _annotations(expr) -> dict:
-    """``{name: {key: value}}`` of the ``priority`` and ``root`` annotations dask kept.
-    (Graph optimisation fuses annotated layers away: use ``optimize_graph=False`` to keep
-    them, as with dask.distributed.)"""
-    try:
-        found = expr.__dask_annotations__()
-    except (AttributeError, TypeError):
-        return {}
-    return {k: v for k, v in found.items() if k in ("priority", "root") and v}
-
-
-def apply_annotations(graph: TaskGraph, annotations: dict) -> None:
-    """``dask.annotate(priority=p)``: higher p runs first (as in dask.distributed), the
-    graph's order within equal p; ``dask.annotate(root=True)``: the task is a root."""
-    index = {k: i for i, k in enumerate(graph.keys)}
-    prio = annotations.get("priority")
-    if prio:
-        p = np.zeros(len(graph))
-        for k, v in prio.items():
-            i = index.get(k)
-            if i is not None:
-                p[i] = v
-        if p.any():
-            first = np.lexsort((graph.priority, -p))  # by -p, then by the order's rank
-            ranks = np.empty(len(graph), dtype=np.int64)
-            ranks[first] = np.arange(len(graph))
-            graph.set_order(ranks)
-    for k, v in (annotations.get("root") or {}).items():
-        i = index.get(k)
-        if i is not None and v:
-            graph.root[i] = True
-
-
 def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: float) -> None:
     """Requested outputs are held to the end: if their known sizes alone exceed the budget,
     they go to disk as they finish and all come back at the end. Say so up front. An output
@@ -390,10 +357,9 @@ def get(
 
     t0 = time.perf_counter()
     sizes: dict = {}
-    annotations: dict = {}
+    collection = dsk  # its layers' annotations are read before optimisation
     if not isinstance(dsk, Mapping):
         sizes = chunk_sizes(dsk)
-        annotations = _annotations(dsk)
         dsk = dsk.__dask_graph__()
     dsk = convert_legacy_graph(dsk)
     cache = dict(cache or {})
@@ -422,10 +388,9 @@ def get(
                     order_graph = {**{k: DataNode(k, None) for k in cache if k not in dsk}, **dsk}
                 graph = to_taskgraph(plan.tasks, plan.outputs, plan.supplied, how,
                                      plan.dependencies, order_graph)  # fmt: skip
+                annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 # Only roots: their layer metadata is exact (a loaded chunk); intermediate
                 # layers can claim full chunks where a reduction returns far less.
-                if annotations:
-                    apply_annotations(graph, annotations)
                 graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(flat, dsk, sizes, cap)

@@ -63,3 +63,23 @@ def order(value=None) -> str:
     if value not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {value!r}")
     return value
+
+
+def current_limits() -> dict:
+    """``tidegate.limits`` now: ``{name: tasks running at once}`` (checked by the body)."""
+    return dict(dask.config.get("tidegate.limits", None) or {})
+
+
+def limits(mapping: dict):
+    """Concurrency limits for ``dask.annotate(tidegate_limit=name)``: sets dask.config's
+    ``tidegate.limits`` (merged over the current ones). Use as a context manager::
+
+        with tidegate.limits({"s3-read": 8}):
+            x.compute(scheduler="tidegate")
+
+    (Like ``dask.config.set``, it takes effect at once; ``with`` restores on exit.) Each
+    limit must be an integer >= 1; refused here, before anything runs."""
+    from .annotations import check_limits
+
+    merged = {**current_limits(), **check_limits(mapping)}
+    return dask.config.set({"tidegate.limits": merged})

@@ -27,7 +27,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .books import LOG_SIZE, Books, InvalidTransition, WorkerBook
+from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import Policy, largest_footprint, meeting_partners, spill_candidates
 
@@ -161,6 +161,10 @@ class Scheduler:
         self._root = graph.root.tolist() if self.policy.withholds else [False] * n
         self._known_size = graph.size.tolist()
         self._group = graph.group.tolist()
+        # Named concurrency limits (annotations): tasks counting against a full limit are
+        # withheld in self.limits, apart from the ready heaps (they block nothing else).
+        self.limits = Limits(graph.limits)
+        self._limited = graph.limited if self.limits else {}
         self._output = bytearray(n)
         for i in graph.outputs.tolist():
             self._output[i] = 1
@@ -323,6 +327,10 @@ class Scheduler:
         self.books.on_run(
             i, w, self._root[i], self._group[i], self._known_size[i], sid
         )
+        if self._limited:
+            names = self._limited.get(i)
+            if names:
+                self.limits.on_run(i, names)
         actions.append(Run(i, w))
 
     def _finished(self, i: int, sid: int, actions: list, nbytes: int) -> None:
@@ -333,6 +341,8 @@ class Scheduler:
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
+        if self._limited and i in self._limited:
+            self._limit_frees(i)
         self._in_memory[w].add(i)
         p, q = self._dep_ptr[i], self._dep_ptr[i + 1]
         needed_by = self.needed_by
@@ -385,6 +395,8 @@ class Scheduler:
     def _failed(self, i: int, sid: int, actions: list, arg=None) -> None:
         self.state[i] = ERRED
         self.n_running -= 1
+        if self._limited and i in self._limited:
+            self._limit_frees(i)
         self.books.on_failed(i, self._dep_idx[self._dep_ptr[i] : self._dep_ptr[i + 1]], sid)
         self._done_with_inputs(i, sid, actions)  # nothing will run again; free what it held
         if self.failed is None:
@@ -399,6 +411,7 @@ class Scheduler:
         one: blocked workers are visited again until the head stops changing."""
         ready, roots = self._ready, self._ready_roots
         workers = self.workers
+        limited = self._limited
         visit = range(len(workers))
         while True:
             blocked = []
@@ -415,10 +428,28 @@ class Scheduler:
                         if roots:
                             blocked.append(w)
                         break  # nothing ready, or only withheld roots
+                    if limited and i in limited and self._limit_holds(i, sid):
+                        continue  # kept aside until its limit frees; look further
                     self._transition(i, PROCESSING, sid, actions, w)
             if not blocked or not roots or roots[0] == head:
                 return
             visit = blocked
+
+    def _limit_holds(self, i: int, sid: int) -> bool:
+        """Is ready task i withheld by a full concurrency limit? Then it is kept aside in
+        ``self.limits`` (still READY) until a task of that limit ends."""
+        names = self._limited[i]
+        name = self.limits.full(names)
+        if name is None:
+            return False
+        self.limits.hold(name, self._priority[i], i, names)
+        self.books.log.append((i, "withheld", "limit", name, sid))
+        return True
+
+    def _limit_frees(self, i: int) -> None:
+        """Task i ended: the tasks its limits withheld are offered again, best first."""
+        for p, t in self.limits.on_done(i):
+            heapq.heappush(self._ready_roots if self._root[t] else self._ready, (p, t))
 
     def _admit(self, w: int, i: int, sid: int) -> bool:
         """May root i start on worker w? (A root blocked by memory waits for consumers to
@@ -495,6 +526,8 @@ class Scheduler:
             assert worker.roots_processing <= max(self.caps[w], 1), (w, worker.roots_processing)
             assert worker.held >= 0 and worker.spilled >= 0 and worker.roots_untouched >= 0
         self.books.validate()
+        if self.limits:
+            self.limits.validate()
         if self.done or (self.n_running == 0 and (self.failed is not None or self.stopped)):
             self.validate_state()  # the run is over: one full sweep
         elif self.failed is None and not self.stopped:
@@ -502,6 +535,7 @@ class Scheduler:
 
     def _deadlock(self) -> str:
         ready = [self.graph.keys[i] for _, i in (self._ready + self._ready_roots)[:5]]
+        ready += [self.graph.keys[i] for i in self.limits.held()[:5]]
         return f"work remains but nothing runs or can run; ready: {ready}"
 
     def validate_task(self, i: int) -> None:
@@ -561,7 +595,9 @@ class Scheduler:
             elif s == PROCESSING:
                 running[w] += 1
                 roots[w] += bool(self._root[i])
-        assert counts[READY] == self.n_ready == len(self._ready) + len(self._ready_roots)
+        assert counts[READY] == self.n_ready == (
+            len(self._ready) + len(self._ready_roots) + self.limits.n_held
+        )
         assert counts[PROCESSING] == self.n_running
         assert counts[WAITING] == self.n_waiting
         assert counts[MEMORY] + counts[SPILLED] + counts[RELEASED] == self.n_finished
@@ -573,5 +609,17 @@ class Scheduler:
             assert worker.roots_processing == roots[w]
             assert roots[w] <= max(self.caps[w], 1)
         self.books.validate()
+        limit_counts = dict.fromkeys(self.limits.caps, 0)
+        for i, names in self._limited.items():
+            if self.state[i] == PROCESSING:
+                for name in names:
+                    limit_counts[name] += 1
+        for name, cap in self.limits.caps.items():
+            assert limit_counts[name] == self.limits.count[name] <= cap, (
+                f"concurrency limit {name!r} exceeded: {limit_counts[name]} > {cap}"
+            )
+        for i in self.limits.held():
+            assert self.state[i] == READY, f"{self.graph.keys[i]!r} withheld by a limit, not ready"
+        self.limits.validate()
         if self.failed is None and not self.stopped and not self.done:
             assert self.n_running, self._deadlock()

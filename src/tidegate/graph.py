@@ -56,6 +56,12 @@ class TaskGraph:
     duration: np.ndarray = field(init=False)
     group: np.ndarray = field(init=False)
     group_names: list = field(init=False, default_factory=list)
+    # Annotations (see annotations.py): ``user_priority[i]`` (higher runs first, ahead of
+    # the graph order); ``limited[i]``: the concurrency limits task i counts against,
+    # sparse; ``limits``: ``{name: tasks running at once}``.
+    user_priority: np.ndarray | None = field(init=False, default=None)
+    limited: dict = field(init=False, default_factory=dict)
+    limits: dict = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.keys)
@@ -139,6 +145,34 @@ class TaskGraph:
         if ranks.shape != (len(self),):
             raise ValueError("one rank per task is needed")
         self.priority = ranks
+        if self.user_priority is not None:
+            self.set_user_priority(self.user_priority)
+
+    def set_user_priority(self, user) -> None:
+        """Annotated priorities (higher first) become the first sort key of the order; the
+        graph order breaks ties. dask's own order for ``priority`` annotations, made strict."""
+        user = np.asarray(user, dtype=float)
+        if user.shape != (len(self),):
+            raise ValueError("one user priority per task is needed")
+        self.user_priority = user
+        if not user.any():
+            return
+        rank = np.empty(len(self), dtype=np.int64)
+        rank[np.lexsort((self.priority, -user))] = np.arange(len(self), dtype=np.int64)
+        self.priority = rank
+
+    def set_limits(self, limited: dict, limits: dict) -> None:
+        """``limited``: ``{task: (limit names)}``; ``limits``: ``{name: int >= 1}``. Every
+        name used must have a limit: a task is never held by a limit nobody set."""
+        for i, names in limited.items():
+            missing = [n for n in names if n not in limits]
+            if missing:
+                raise ValueError(f"task {self.keys[i]!r}: no limit set for {missing}")
+        for name, cap in limits.items():
+            if int(cap) < 1:
+                raise ValueError(f"limit {name!r} must be >= 1, got {cap!r}")
+        self.limited = {int(i): tuple(names) for i, names in limited.items() if names}
+        self.limits = {n: int(c) for n, c in limits.items()}
 
 
 def dfs_order(graph: TaskGraph) -> np.ndarray:

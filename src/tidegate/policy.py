@@ -198,7 +198,9 @@ def meeting_partners(task, dependents, dependencies, where, depth: int = 4, fano
     tasks with several inputs, then up each other input's single-input chain to the first
     task held or processing. ``dependents(t)``/``dependencies(t)``: sequences;
     ``where(t)``: the workers holding or computing t (empty when neither). Fan-outs wider
-    than ``fanout`` have no single meeting place and are skipped; ``depth`` bounds each walk.
+    than ``fanout`` have no single meeting place and are skipped, and so are inputs that
+    feed more than ``fanout`` tasks (broadcast weights, a grid: every worker gets its own
+    copy, so they meet nowhere); ``depth`` bounds each walk.
     """
     meets = []
     frontier = [task]
@@ -224,6 +226,8 @@ def meeting_partners(task, dependents, dependencies, where, depth: int = 4, fano
         for t in inputs:
             if t == via:
                 continue
+            if len(dependents(t)) > fanout:
+                continue  # widely shared (weights, a grid): sent to every worker, meets nowhere
             for _ in range(depth):
                 found = where(t)
                 if found:

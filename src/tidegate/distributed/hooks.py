@@ -39,7 +39,8 @@ from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 
-from ..books import Books
+from ..annotations import LIMIT, ROOT, check_limits, merge
+from ..books import Books, Limits
 from ..policy import Policy, is_root, meeting_partners
 
 logger = logging.getLogger("tidegate.distributed")
@@ -83,6 +84,10 @@ class Plugin(SchedulerPlugin):
     meaningful when each worker is its own process).
     ``chain_keep``: see :class:`tidegate.policy.Policy` (``inf``: a root's slot frees at
     its first consumer, as before roots were counted by the data they load).
+    ``limits``: ``{name: tasks processing at once, cluster-wide}`` for tasks annotated
+    ``dask.annotate(tidegate_limit=name)``; default: dask.config ``tidegate.limits`` read
+    where the scheduler runs (when the plugin is installed there). Limited tasks go through
+    the scheduler's queue; one is sent to a worker only while its limits have room.
     """
 
     name = NAME
@@ -94,6 +99,7 @@ class Plugin(SchedulerPlugin):
         interval="250ms",
         count_unmanaged: bool = False,
         chain_keep: float | None = None,
+        limits: dict | None = None,
     ):
         if saturation is None:
             saturation = dask.config.get(
@@ -109,6 +115,8 @@ class Plugin(SchedulerPlugin):
         self.memory_limit = _budget(memory_limit)
         self.interval = parse_timedelta(interval)
         self.count_unmanaged = bool(count_unmanaged)
+        self._limits_arg = None if limits is None else check_limits(limits)
+        self.limits = Limits(self._limits_arg or {})
         self.scheduler = None
         self.errors: list = []  # (method, exception repr, traceback): tests assert empty
         self._fallback = False  # True while dask's own methods run for one call
@@ -117,8 +125,9 @@ class Plugin(SchedulerPlugin):
         state = dict(self.__dict__)
         state["scheduler"] = None
         state["errors"] = []
-        for k in [k for k in state if k.startswith("_")]:
+        for k in [k for k in state if k.startswith("_") and k != "_limits_arg"]:
             del state[k]
+        state["limits"] = None
         return state
 
     # -- SchedulerPlugin ------------------------------------------------------------------
@@ -164,6 +173,11 @@ class Plugin(SchedulerPlugin):
             return
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
+        # dask transitions a new graph's tasks in no particular order: with user priorities
+        # the first roots would start before better ones are even seen. Queue them all;
+        # poke (soon after) starts them best first.
+        if kwargs.get("annotations", {}).get("priority"):
+            self._queue_new = True
         # Its roots were queued (placement happens in poke): look at the queue soon.
         if self._server:
             from . import server
@@ -188,6 +202,8 @@ class Plugin(SchedulerPlugin):
 
     def _transition(self, key, start, finish, stimulus_id) -> None:
         books = self.books
+        if start == "processing" and self.limits:
+            self.limits.on_done(key)  # cluster-wide: nothing is held in Limits itself
         if start == "processing":
             if finish == "memory":
                 ts = self.scheduler.tasks.get(key)
@@ -217,8 +233,13 @@ class Plugin(SchedulerPlugin):
             if ws is not None:
                 self._book(ws)
                 books.on_run(key, ws.address, self._root(ts), ts.group.name, math.nan, stimulus_id)
+                if self.limits:
+                    names = self._limit_names(ts)
+                    if names:
+                        self.limits.on_run(key, names)
         elif finish == "forgotten":
             self._is_root_cache.pop(key, None)
+            self._limit_cache.pop(key, None)
 
     # -- install / uninstall --------------------------------------------------------------
     def install(self, scheduler, apply=None) -> None:
@@ -254,6 +275,9 @@ class Plugin(SchedulerPlugin):
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
         self._saved_saturation = scheduler.WORKER_SATURATION
         self._context = None  # (ts, ws or None): the task the next placement is for
+        self._queue_new = False  # queue every new root until the next poke
+        if self._limits_arg is None:  # the config where the scheduler runs
+            self._limits_arg = check_limits(dask.config.get("tidegate.limits", None) or {})
         self._resync()
         scheduler.WORKER_SATURATION = self.policy.saturation
         scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
@@ -308,6 +332,8 @@ class Plugin(SchedulerPlugin):
         """Books rebuilt from the scheduler's state (install, restart, after an error)."""
         s = self.scheduler
         self.books = Books(self.policy)
+        self.limits = Limits(self._limits_arg or {})
+        self._limit_cache: dict = {}
         self._is_root_cache: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
@@ -320,6 +346,8 @@ class Plugin(SchedulerPlugin):
                 ws = ts.processing_on
                 self.books.on_run(ts.key, ws.address, self._root(ts), ts.group.name, math.nan,
                                   "tidegate-resync")  # fmt: skip
+                if self.limits and self._limit_names(ts):
+                    self.limits.on_run(ts.key, self._limit_names(ts))
         for ts in s.tasks.values():
             # Root outputs no consumer has used yet count as loaded data in flight.
             if ts.state == "memory" and ts.who_has and ts.dependents and self._root(ts):
@@ -399,6 +427,18 @@ class Plugin(SchedulerPlugin):
         book = self.books.workers.get(ws.address)
         return 0 if book is None else book.roots_in_flight
 
+    def _limit_names(self, ts) -> tuple:
+        """The limits (with a cap) task ts counts against; () for most tasks."""
+        names = self._limit_cache.get(ts.key)
+        if names is None:
+            names = ()
+            if self.limits and ts.annotations and ts._queueable and not ts.actor:
+                value = ts.annotations.get(LIMIT)
+                if value:
+                    names = tuple(n for n in merge(LIMIT, [value]) if n in self.limits.caps)
+            self._limit_cache[ts.key] = names
+        return names
+
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
@@ -407,7 +447,8 @@ class Plugin(SchedulerPlugin):
 
     # -- the replaced scheduler methods ---------------------------------------------------
     def _is_rootish(self, ts) -> bool:
-        if self._root(ts):
+        # Limited tasks go through the queue too: sent to a worker only with room.
+        if self._root(ts) or (self.limits and self._limit_names(ts)):
             context = self._context
             if context is None or context[0] is not ts:  # keep poke's choice for ts
                 self._context = (ts, None)
@@ -422,6 +463,15 @@ class Plugin(SchedulerPlugin):
         ts, ws = context
         if ws is not None:  # poke's choice
             return ws if ws in s.running else None
+        if self._queue_new and ts.state == "waiting":
+            return None  # a new graph with priorities: poke starts its roots in order
+        names = self._limit_names(ts) if self.limits else ()
+        if names:
+            if self.limits.full(names):
+                return None  # queued until a task of that limit ends
+            if not self._root(ts):
+                ws = s.decide_worker_non_rootish(ts)  # dask's own placement, by its inputs
+                return ws if ws in s.running else None
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
         candidates = self._candidates()
@@ -499,6 +549,7 @@ class Plugin(SchedulerPlugin):
         load order until one admits; the scan stops at a root with no partners that nobody
         admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
         s = self.scheduler
+        self._queue_new = False
         if s is None or not s.queued or not s.running:
             return
         try:
@@ -526,15 +577,45 @@ class Plugin(SchedulerPlugin):
     def _poke(self, s, stimulus_id) -> None:
         books = self.books
         candidates = self._candidates()
-        for ts in list(s.queued.peekn(WINDOW)) if candidates else ():
+        limits = self.limits
+        if not candidates and not limits:
+            return
+        # Tasks a full limit withholds are passed over (they never block other work) and
+        # not counted in the window; roots stop at the first that cannot be placed, but the
+        # scan goes on for limited non-roots (they would not wait for roots without a limit).
+        examined = 0
+        roots_blocked = not candidates
+        for ts in list(s.queued.peekn(WINDOW * 4 if limits else WINDOW)):
+            if examined >= WINDOW:
+                break
             if ts.state != "queued":
                 continue
+            names = self._limit_names(ts) if limits else ()
+            if names:
+                if limits.full(names):
+                    continue
+                if not self._root(ts):
+                    examined += 1
+                    ws = s.decide_worker_non_rootish(ts)
+                    if ws is None or ws not in s.running:
+                        continue
+                    self._context = (ts, ws)
+                    try:
+                        self._apply({ts.key: "processing"}, stimulus_id)
+                    finally:
+                        self._context = None
+                    continue
+            if roots_blocked:
+                continue
+            examined += 1
             partners = _partners(ts)
             addr = books.place(ts.key, math.nan, ts.group.name, partners, candidates,
                                stimulus_id)  # fmt: skip
             if addr is None:
                 if not partners:
-                    break  # later roots would wait for the same slots
+                    roots_blocked = True  # later roots would wait for the same slots
+                    if not limits:
+                        break
                 continue
             ws = s.workers.get(addr)
             if ws not in s.running:  # a partner's worker that is leaving
@@ -546,7 +627,9 @@ class Plugin(SchedulerPlugin):
                 self._context = None
             candidates = self._candidates()
             if not candidates:
-                break
+                roots_blocked = True
+                if not limits:
+                    break
 
 
 def _constant(ts) -> bool:
@@ -558,6 +641,9 @@ def _structural_root(ts) -> bool:
         return False
     if ts.actor or not ts._queueable:
         return False
+    override = ts.annotations.get(ROOT) if ts.annotations else None
+    if override is not None:  # dask.annotate(tidegate_root=True/False)
+        return bool(override)
     spec = ts.run_spec
     marked = bool(getattr(spec, "data_producer", False))
     return is_root(

@@ -46,6 +46,7 @@ def attach(plugin, s) -> None:
 
         s.remove_plugin = remove_plugin
     _patch_stealing(plugin, s)
+    patch_materialize()
     pc = PeriodicCallback(plugin._tick, plugin.interval * 1000)
     s.periodic_callbacks["tidegate"] = pc
     pc.start()
@@ -108,3 +109,38 @@ def _unpatch_stealing(plugin, s) -> None:
         for ts in ws.processing:
             if ts not in steal.key_stealable:
                 steal.put_key_in_stealable(ts)
+
+
+def patch_materialize() -> None:
+    """Annotations that survive fusion on a cluster (process-wide, idempotent).
+
+    The scheduler materialises a client's expression itself
+    (``distributed.scheduler._materialize_graph``) and takes annotations from
+    ``expr.__dask_annotations__()``, read *after* low-level fusion, which drops them
+    (dask/dask#7036). The wrapper adds those of the unoptimised layers, carried onto the
+    fused tasks by :mod:`tidegate.annotations` (``priority``: the highest member's;
+    ``tidegate_limit``: every member's; ``tidegate_root``; other kinds where all agree).
+    Nothing changes for a graph without annotated layers; an error leaves dask's result.
+    """
+    import distributed.scheduler as dask_scheduler
+
+    original = dask_scheduler._materialize_graph
+    if getattr(original, "_tidegate", False):
+        return
+
+    def _materialize_graph(expr, validate):
+        dsk, by_type = original(expr=expr, validate=validate)
+        try:
+            from .. import annotations
+
+            carried = annotations.carry(annotations.read(expr), dsk)
+        except Exception:  # never break a graph submission over annotations
+            logger.exception("tidegate: carrying annotations through fusion failed")
+            return dsk, by_type
+        for kind, values in carried.items():
+            by_type.setdefault(kind, {}).update(values)
+        return dsk, by_type
+
+    _materialize_graph._tidegate = True
+    _materialize_graph.__wrapped__ = original
+    dask_scheduler._materialize_graph = _materialize_graph

@@ -1,0 +1,264 @@
+"""Annotations on a real dask.distributed LocalCluster with tidegate's plugin: a named limit
+is cluster-wide, priority is the order roots start in, and both survive default fusion.
+
+Workers run in this process (``processes=False``): a worker plugin counts, across all
+workers, the tasks executing that carry a ``tidegate_limit`` annotation (which also shows
+the annotation reached the fused task on the worker).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+from distributed import Client, WorkerPlugin  # noqa: E402
+
+import tidegate.distributed as td  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+CONFIG = {
+    "distributed.scheduler.validate": True,
+    "distributed.worker.validate": True,
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+    "distributed.worker.memory.terminate": False,
+}
+
+
+class CountLimited(WorkerPlugin):
+    """Peak number of tasks executing at once, over all workers, per tidegate_limit name."""
+
+    name = "count-limited"
+    lock = threading.Lock()
+    now: dict = {}
+    peak: dict = {}
+    seen: dict = {}
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if "executing" not in (start, finish):
+            return
+        ts = self.worker.state.tasks.get(key)
+        names = (ts.annotations or {}).get("tidegate_limit") if ts is not None else None
+        if not names:
+            return
+        names = (names,) if isinstance(names, str) else tuple(names)
+        cls = type(self)
+        with cls.lock:
+            for n in names:
+                if finish == "executing":
+                    cls.now[n] = cls.now.get(n, 0) + 1
+                    cls.peak[n] = max(cls.peak.get(n, 0), cls.now[n])
+                    cls.seen[n] = cls.seen.get(n, 0) + 1
+                else:
+                    cls.now[n] -= 1
+
+    @classmethod
+    def reset(cls):
+        with cls.lock:
+            cls.now, cls.peak, cls.seen = {}, {}, {}
+
+
+_LIVE: dict = {}  # id -> object: tasks are pickled even in-process; they find it here
+
+
+def _lookup(i):
+    return _LIVE[i]
+
+
+class Rendezvous:
+    """Tasks wait (on a condition) until ``want`` of them run together, or fewer than
+    ``want`` are left: a limit that let more through would be seen."""
+
+    def __reduce__(self):
+        return _lookup, (id(self),)
+
+    def __init__(self, total, want):
+        _LIVE[id(self)] = self
+        self.cond = threading.Condition()
+        self.now = self.peak = self.started = 0
+        self.total, self.want = total, want
+
+    def __call__(self, block):
+        if block.size == 0:
+            return block  # dask's meta inference
+        with self.cond:
+            self.now += 1
+            self.started += 1
+            self.peak = max(self.peak, self.now)
+            self.cond.notify_all()
+            self.cond.wait_for(
+                lambda: self.now >= self.want or self.started > self.total - self.want, timeout=30
+            )
+            self.now -= 1
+        return block
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with dask.config.set(CONFIG):
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=3, processes=False, dashboard_address=":0"
+        ) as cluster:
+            yield cluster
+
+
+@pytest.fixture
+def client(cluster):
+    with dask.config.set(CONFIG), Client(cluster) as client:
+        CountLimited.reset()
+        client.register_plugin(CountLimited())
+        yield client
+        errors = client.run_on_scheduler(
+            lambda dask_scheduler: list(getattr(dask_scheduler.__dict__.get("_tidegate"),
+                                                "errors", []))  # fmt: skip
+        )
+        td.uninstall(client)
+        client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.validate_state())
+        assert errors == []
+
+
+def test_limit_of_3_on_100_tasks_cluster_wide(client):
+    client.register_plugin(td.Plugin(limits={"s3-read": 3}))
+    meet = Rendezvous(100, want=3)
+    x = da.ones((100, 10), chunks=(1, 10))
+    with dask.annotate(tidegate_limit="s3-read"):
+        y = x.map_blocks(meet, dtype=x.dtype)
+    z = (y + 1).sum()  # default fusion: ones, map_blocks and +1 become one task each
+    assert z.compute() == 2000
+    assert meet.started == 100
+    assert meet.peak == 3  # counted by the tasks: reached, never passed
+    assert CountLimited.seen == {"s3-read": 100}  # the annotation reached the fused tasks
+    assert CountLimited.peak == {"s3-read": 3}  # counted by the workers, cluster-wide
+    limits = client.run_on_scheduler(
+        lambda dask_scheduler: dict(dask_scheduler._tidegate.limits.peak)
+    )
+    assert limits == {"s3-read": 3}
+
+
+def test_limit_from_the_config_where_the_scheduler_runs(client):
+    # Plugin() without limits reads tidegate.limits when installed on the scheduler.
+    with dask.config.set({"tidegate.limits": {"db": 1}}):
+        client.register_plugin(td.Plugin())
+    meet = Rendezvous(12, want=1)
+    other = Rendezvous(24, want=3)  # unrelated work needs 3 at once: limited tasks
+    x = da.ones((12, 4), chunks=(1, 4))  # held by the limit must not stand in its way
+    with dask.annotate(tidegate_limit="db"):
+        y = x.map_blocks(meet, dtype=x.dtype)
+    w = da.ones((24, 4), chunks=(1, 4)).map_blocks(other, dtype=float)
+    a, b = dask.compute(y.sum(), w.sum())
+    assert (a, b) == (48, 96)
+    assert CountLimited.peak == {"db": 1}
+    assert other.peak == 3
+
+
+class Tag:
+    def __init__(self, log, name):
+        self.log, self.name = id(log), name
+        _LIVE[id(log)] = log
+
+    def __call__(self, block):
+        if block.size:
+            _LIVE[self.log].append(self.name)
+        return block
+
+
+def _order(client, annotate=None) -> list:
+    log: list = []
+    arrays = {}
+    for name, make in (("a", da.ones), ("b", da.zeros)):
+        with dask.annotate(**({"priority": 10} if annotate == name else {})):
+            arrays[name] = make((8, 4), chunks=(1, 4)).map_blocks(Tag(log, name), dtype=float)
+    a, b = arrays["a"], arrays["b"]
+    dask.compute(a.sum(), b.sum())
+    return log
+
+
+def test_priority_is_the_order_roots_start_in(cluster):
+    with dask.config.set(CONFIG), distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+        scheduler_kwargs={"plugins": [td.Plugin()]},
+    ) as one, Client(one) as client:  # fmt: skip
+        plain = _order(client)
+        assert sorted(plain) == ["a"] * 8 + ["b"] * 8
+        last = plain[-1]  # the array dask's order finishes last...
+        first = "a" if last == "b" else "b"
+        assert plain != [last] * 8 + [first] * 8
+        assert _order(client, annotate=last) == [last] * 8 + [first] * 8  # ...runs first
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+
+
+def _roots_by_annotation(dask_scheduler):
+    plugin = dask_scheduler._tidegate
+    out = {}
+    for ts in dask_scheduler.tasks.values():
+        if ts.run_spec is None or ts.dependencies:
+            continue  # the loads: no inputs
+        flag = (ts.annotations or {}).get("tidegate_root")
+        out.setdefault(repr(flag), set()).add(plugin._root(ts))
+    return out
+
+
+def test_root_override_reaches_the_plugin(client):
+    client.register_plugin(td.Plugin())
+    plain = da.ones((12, 4), chunks=(1, 4))
+    with dask.annotate(tidegate_root=False):
+        held = da.zeros((12, 4), chunks=(1, 4)) + 1  # fused with its load
+    a, b = client.persist([plain, held])
+    distributed.wait([a, b])
+    roots = client.run_on_scheduler(_roots_by_annotation)
+    assert roots == {"None": {True}, "False": {False}}
+    del a, b
+
+
+def test_broadcast_weights_fetched_once_per_worker(client):
+    # One 800 kB weight array used by 60 row blocks, on 2 workers: a worker that did not
+    # make it receives it at most once, however the withholding spreads the products.
+    client.register_plugin(td.Plugin())
+    x = da.random.random((600, 100), chunks=(10, 100))
+    w = da.random.random((100, 1000), chunks=(100, 1000))
+    assert float((x @ w).sum().compute()) > 0
+
+    def received(dask_worker):
+        return [t["keys"] for t in dask_worker.transfer_incoming_log]
+
+    logs = client.run(received)
+    moves = {addr: sum(1 for keys in log for k in keys if w.name in str(k))
+             for addr, log in logs.items()}  # fmt: skip
+    assert max(moves.values()) <= 1  # at most once per worker
+
+
+class Combine:
+    """A task with two inputs (not a root): waits for ``meet`` like the loads above."""
+
+    def __init__(self, meet):
+        self.meet = meet
+
+    def __call__(self, a, b):
+        self.meet(np.ones(1))
+        return a + b
+
+
+def test_limit_on_tasks_with_inputs(client):
+    # Limited tasks that are not roots go through the queue too, placed by their inputs.
+    from dask import delayed
+
+    client.register_plugin(td.Plugin(limits={"db-write": 2}))
+    meet = Rendezvous(20, want=2)
+    loads = [delayed(np.full)(3, i) for i in range(40)]
+    with dask.annotate(tidegate_limit="db-write"):
+        writes = [delayed(Combine(meet))(loads[2 * i], loads[2 * i + 1]) for i in range(20)]
+    total = delayed(sum)(writes)
+    assert int(total.compute().sum()) == 3 * sum(range(40))
+    assert meet.started == 20
+    assert meet.peak == 2
+    assert CountLimited.peak == {"db-write": 2}
