@@ -1,13 +1,7 @@
 """Annotations in the twin (dask's SchedulerState on a virtual clock, tidegate's plugin
-installed unchanged): a limit of 3 on 100 fused tasks, counted from the trace.
-
-The twin submits its graph with ``annotations_by_type={}`` (sim/cluster.py, ``submit``),
-so annotations never reach its TaskStates and the plugin has nothing to limit. The fix
-belongs to the twin's owner: ``build_model`` keeps
-``tidegate.annotations.carry(tidegate.annotations.read(x), dsk)`` and ``submit`` passes it
-as ``annotations_by_type``. Until then this test is an expected failure (strict: it turns
-red when the twin carries annotations, so the marker is removed then).
-"""
+installed unchanged): a limit of 3 on 100 fused tasks, counted from the trace; priority
+annotations changing the order. The twin reads annotations before optimisation and sends
+them with the graph, as a client does (sim/model.py ``graph_of``)."""
 
 from __future__ import annotations
 
@@ -50,8 +44,6 @@ def test_twin_without_a_limit_runs_more_than_3_at_once():
     assert _peak_running(loads) > 3
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="the twin drops annotations at submit (annotations_by_type={})")
 def test_twin_limit_of_3_on_100_tasks():
     r = tidegate.simulate(_pipeline(), workers=4, threads_per_worker=2, policy="tidegate",
                           durations=0.01, validate=True, limits={"s3-read": 3})  # fmt: skip
@@ -89,3 +81,27 @@ def test_broadcast_weights_move_at_most_once_per_worker():
     assert max(r.peak_memory_per_worker) <= (
         max(baseline.peak_memory_per_worker) + w_bytes + 2 * 3 * block
     )
+
+
+def _two_groups(annotate_a: bool):
+    from dask import delayed
+
+    with dask.annotate(priority=10 if annotate_a else 0):
+        a = [delayed(_identity)(i, dask_key_name=f"a-{i}") for i in range(20)]
+    b = [delayed(_identity)(i, dask_key_name=f"b-{i}") for i in range(20)]
+    return [delayed(sum)(a, dask_key_name="total-a"), delayed(sum)(b, dask_key_name="total-b")]
+
+
+def test_twin_priority_annotation_runs_its_tasks_first():
+    """One worker, one thread: the annotated group's tasks all run before the other's.
+    (dask's queuing alone starts two of b's first: it sends the first roots of a new graph
+    before it has seen the better ones; the plugin queues them and starts the best.)"""
+    policy = "tidegate"
+
+    def order(annotate_a):
+        r = tidegate.simulate(_two_groups(annotate_a), workers=1, threads_per_worker=1,
+                              policy=policy, durations=0.01, validate=True)  # fmt: skip
+        return [g for _, g in sorted((t.start, t.group) for t in r.trace.tasks)]
+
+    assert order(False)[:20] != ["a"] * 20  # dask's order alone does not run a first
+    assert order(True)[:20] == ["a"] * 20

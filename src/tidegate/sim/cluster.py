@@ -269,7 +269,7 @@ class SimCluster:
         s.clients[CLIENT] = ClientState(CLIENT)
         kwargs = dict(
             start=0.0, dsk=model.dsk, keys=set(model.keys), ordered=priorities, client=CLIENT,
-            annotations_by_type={}, global_annotations=None, stimulus_id="update-graph-0",
+            annotations_by_type=model.annotations, global_annotations=None, stimulus_id="update-graph-0",
             submitting_task=None, span_metadata={}, user_priority=0, actors=None,
             fifo_timeout=0.0, code=(),
             dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1

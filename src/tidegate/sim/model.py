@@ -47,6 +47,7 @@ class Model:
     sizes: dict = field(default_factory=dict)
     durations: dict = field(default_factory=dict)
     unknown: int = 0  # tasks whose size nobody knew (counted as UNKNOWN_SIZE)
+    annotations: dict = field(default_factory=dict)  # {kind: {key: value}}, as a client sends
     _priorities: dict | None = None
 
     @property
@@ -57,14 +58,15 @@ class Model:
         return self._priorities
 
 
-def graph_of(x, keys=None) -> tuple[dict, list, dict]:
-    """``({key: GraphNode}, output keys, {layer: (chunks, itemsize)})`` of a collection, a
-    list of them, or a graph mapping (then ``keys`` is required), optimised as
-    ``compute`` would; nothing is computed."""
+def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
+    """``({key: GraphNode}, output keys, {layer: (chunks, itemsize)}, annotations)`` of a
+    collection, a list of them, or a graph mapping (then ``keys`` is required), optimised as
+    ``compute`` would; nothing is computed. Annotations (``{kind: {key: value}}``) are read
+    before optimisation and carried onto the fused tasks, as the bridge and the plugin do."""
     if isinstance(x, Mapping):
         if keys is None:
             raise TypeError("simulate(graph, keys=...): a graph mapping needs its output keys")
-        return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x)
+        return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x), {}
     xs = list(x) if isinstance(x, (list, tuple)) else [x]
     try:
         from dask.base import collections_to_expr
@@ -75,10 +77,13 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict]:
         for c in xs:
             meta.update(_layer_meta(c.__dask_graph__()))
         dsk = convert_legacy_graph(dict(collections_to_dsk(xs, True)))
-        return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta
-    expr = collections_to_expr(xs, True).optimize()
+        return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta, {}
+    from ..annotations import carry, read
+
+    original = collections_to_expr(xs, True)
+    expr = original.optimize()
     dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
-    return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr)
+    return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr), carry(read(original), dsk)
 
 
 def _layer_meta(graph) -> dict:
@@ -121,8 +126,8 @@ def _lookup(spec, key, group):
 
 
 def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
-    dsk, out, meta = graph_of(x, keys)
-    model = Model(dsk, out)
+    dsk, out, meta, annotations = graph_of(x, keys)
+    model = Model(dsk, out, annotations=annotations)
     order = list(dsk)
     meta = _with_fused_names(order, meta)
     est = estimate_sizes(order, meta)
