@@ -8,6 +8,8 @@ Everything here is applied only when the scheduler has it, and undone by ``detac
 
 from __future__ import annotations
 
+import inspect
+
 import logging
 
 from tornado.ioloop import PeriodicCallback
@@ -126,6 +128,10 @@ def patch_materialize() -> None:
 
     original = dask_scheduler._materialize_graph
     if getattr(original, "_tidegate", False):
+        return
+    # Older distributed (< 2025.4) receives a HighLevelGraph the client optimised, not an
+    # expression: nothing to read before fusion there, so leave dask's own.
+    if list(inspect.signature(original).parameters) != ["expr", "validate"]:
         return
 
     def _materialize_graph(expr, validate):
