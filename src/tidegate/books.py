@@ -206,6 +206,20 @@ class Books:
                     self.changed.add(w)
                 self.log.append((r, "landed", "consumed", x, stimulus_id))
 
+    def on_consuming(self, task, inputs: Iterable, stimulus_id=None) -> None:
+        """``task`` combines several inputs and starts processing on a worker holding all of
+        them: the data its inputs carry counts as used from now on. Nothing is left to wait
+        for, and a worker runs it before roots that come later in priority, so holding the
+        slots until it finishes only idles threads (a vorticity over two co-located loads
+        kept a worker's four threads 0.9 busy). A consumer still waiting for a transfer
+        does not call this: its inputs' slots free when it finishes, as before."""
+        carriers = self._carriers
+        if not carriers:
+            return
+        for x in inputs:
+            if x in carriers:
+                self._drop_carrier(x, stimulus_id, "consuming")
+
     def on_failed(self, task, inputs: Iterable, stimulus_id=None) -> None:
         """Task left processing without an output (erred, lost, cancelled). Its inputs'
         data counts as used: nothing will consume it in this attempt."""

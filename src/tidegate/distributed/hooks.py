@@ -40,7 +40,7 @@ from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 from ..books import Books
-from ..policy import Policy, is_root, meeting_partners
+from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -52,6 +52,7 @@ STATE_HOOKS = {
     "is_rootish": ("ts",),
     "decide_worker_rootish_queuing_enabled": (),
     "check_idle_saturated": ("ws", "occ="),
+    "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
 
@@ -216,7 +217,12 @@ class Plugin(SchedulerPlugin):
             ws = ts.processing_on if ts is not None else None
             if ws is not None:
                 self._book(ws)
-                books.on_run(key, ws.address, self._root(ts), ts.group.name, math.nan, stimulus_id)
+                root = self._root(ts)
+                books.on_run(key, ws.address, root, ts.group.name, math.nan, stimulus_id)
+                if not root and books.has_carriers:
+                    inputs = [d for d in ts.dependencies if not _constant(d)]
+                    if len(inputs) > 1 and all(ws in d.who_has for d in inputs):
+                        books.on_consuming(key, [d.key for d in inputs], stimulus_id)
         elif finish == "forgotten":
             self._is_root_cache.pop(key, None)
 
@@ -262,6 +268,9 @@ class Plugin(SchedulerPlugin):
         )
         scheduler.check_idle_saturated = self._guard(
             "check_idle_saturated", self._check_idle_saturated
+        )
+        scheduler.decide_worker_non_rootish = self._guard(
+            "decide_worker_non_rootish", self._decide_worker_non_rootish
         )
         scheduler._tidegate = self
         from . import server
@@ -430,6 +439,25 @@ class Plugin(SchedulerPlugin):
         addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), candidates)
         ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
+
+    def _decide_worker_non_rootish(self, ts):
+        """dask's choice, unless another worker holds more of the task's own input bytes
+        (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out)."""
+        s = self.scheduler
+        ws = self._orig["decide_worker_non_rootish"](ts)
+        if ws is None or ts.actor or ts.resource_restrictions or ts.worker_restrictions \
+                or ts.host_restrictions:  # fmt: skip
+            return ws
+        local: dict = {}
+        running = s.running
+        for d in ts.dependencies:
+            if d.nbytes <= 0 or len(d.dependents) > MEETING_FANOUT:
+                continue
+            for h in d.who_has or ():
+                if h in running:
+                    local[h.address] = local.get(h.address, 0) + d.nbytes
+        addr = place_consumer(local, ws.address)
+        return ws if addr == ws.address else s.workers[addr]
 
     # -- workers open for roots -------------------------------------------------------------
     def _refresh(self, addr) -> None:
