@@ -9,11 +9,20 @@ against dask's queuing in the same run.
 from __future__ import annotations
 
 import math
+import time
 
+import dask
+import numpy as np
 import pytest
+from dask import delayed
 
 from tidegate.books import Books
 from tidegate.policy import MEETING_FANOUT, Policy, meeting_partners, place_consumer
+
+try:
+    from distributed import WorkerPlugin
+except ImportError:  # the pure tests run without the extra
+    WorkerPlugin = object
 
 
 def _graph(steps):
@@ -108,3 +117,110 @@ def test_twin_vorticity_holds_and_moves_less_than_queuing(vorticity):
     assert max(t.peak_memory_per_worker) <= 0.9 * max(q.peak_memory_per_worker)
     assert t.bytes_transferred <= 0.2 * q.bytes_transferred
     assert t.makespan <= 1.05 * q.makespan
+
+
+# -- a real LocalCluster: the demo's vorticity-files shape --------------------------------
+def _open(name, t):
+    return (name, t)  # a handle on one step's file: tiny
+
+
+def _read(handle, size):
+    return np.full(size, float(handle[1]))  # the step's data, one hop below the root
+
+
+def _grid(k, size):
+    return np.full(size, 1.0 + k)
+
+
+def _metric(g):
+    return g * 1.01
+
+
+def _vort(u, v, dx, dy, area):
+    time.sleep(0.005)
+    return float(((v - u) / dx / dy * area).sum())
+
+
+def vorticity_files(steps=32, size=100_000):
+    """Per step: open-a/open-b (roots) -> read-a/read-b (800 kB) -> vort, which also reads
+    three grid chains shared by every step; the vorticities summed."""
+    grid = [delayed(_metric)(delayed(_grid)(k, size, dask_key_name=f"open-grid-{k}"),
+                             dask_key_name=f"grid-{k}") for k in range(3)]  # fmt: skip
+    out = []
+    for t in range(steps):
+        u, v = (delayed(_read)(delayed(_open)(n, t, dask_key_name=f"open-{n}-{t}"), size,
+                               dask_key_name=f"read-{n}-{t}") for n in "ab")  # fmt: skip
+        out.append(delayed(_vort)(u, v, *grid, dask_key_name=f"vort-{t}"))
+    return delayed(sum)(out)
+
+
+class Moved(WorkerPlugin):
+    """Keys with a prefix that arrived by transfer, and the peak number held at once."""
+
+    name = "moved"
+
+    def __init__(self, prefix):
+        self.prefix, self.moved, self.alive = prefix, 0, 0
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if not (isinstance(key, str) and key.startswith(self.prefix)):
+            return
+        if start == "flight" and finish == "memory":
+            self.moved += 1
+        n = sum(1 for k in self.worker.data if isinstance(k, str) and k.startswith(self.prefix))
+        self.alive = max(self.alive, n)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    config = {
+        "distributed.scheduler.validate": True,
+        "distributed.worker.validate": True,
+        "distributed.worker.memory.target": False,
+        "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False,
+        "distributed.worker.memory.terminate": False,
+    }
+    with dask.config.set(config), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+        yield client
+
+
+def _run(client, plugin):
+    import tidegate.distributed as td
+
+    if plugin:
+        client.register_plugin(td.Plugin(saturation=1.1))
+    client.register_plugin(Moved("read-"), name="moved")
+    try:
+        assert vorticity_files().compute() == vorticity_files().compute(scheduler="sync")
+        if plugin:
+            errors = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors)
+            assert errors == []
+        stats = client.run(lambda dask_worker: (dask_worker.plugins["moved"].moved,
+                                                dask_worker.plugins["moved"].alive))  # fmt: skip
+    finally:
+        client.unregister_worker_plugin("moved")
+        td.uninstall(client) if plugin else None
+    return sum(m for m, _ in stats.values()), max(a for _, a in stats.values())
+
+
+@pytest.mark.timeout(120)
+def test_cluster_reads_meet_their_partner_and_are_not_moved(client):
+    """The grids are held on one worker first: counted as partners, they pulled every open
+    there and split the pairs; dask then shipped reads to wherever it found room. Now no
+    read moves, and reads alive per worker stay within twice the cap plus the running
+    vorticities' inputs; dask's queuing moves reads (the test can tell)."""
+    queue_moved, queue_alive = _run(client, plugin=False)
+    moved, alive = _run(client, plugin=True)
+    print(f"reads moved: {moved} tidegate, {queue_moved} queue; alive per worker {alive} "
+          f"tidegate, {queue_alive} queue")
+    assert moved == 0
+    assert queue_moved > 0
+    cap = math.ceil(1.1 * 2)
+    assert alive <= 2 * cap + 2 * 2
