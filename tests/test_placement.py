@@ -57,6 +57,17 @@ def test_a_grid_read_by_few_is_still_a_meeting_place():
                             lambda t: where.get(t, [])) == {"w0": 1}  # fmt: skip
 
 
+def test_a_root_waits_for_its_partners_busy_worker_not_for_any_idle_one():
+    from tidegate.policy import place_root
+
+    # partner on worker 0, which is busy and refuses now; worker 1 idle and admits
+    assert place_root([1, 0], [False, True], [False, True], [2, 0]) is None
+    # the partner's worker idle and still refusing (its data waits elsewhere): progress
+    assert place_root([1, 0], [False, True], [True, True], [2, 0]) == 1
+    assert place_root([1, 0], [True, True], [False, True], [2, 0]) == 0
+    assert place_root([0, 0], [False, True], [False, False], [2, 1]) == 1
+
+
 def test_place_consumer_follows_the_bytes_not_dasks_balance():
     assert place_consumer({}, "a") == "a"  # nothing local: dask's choice
     assert place_consumer({"a": 5, "b": 5}, "b") == "b"  # a tie: dask balances
@@ -226,3 +237,33 @@ def test_cluster_reads_meet_their_partner_and_are_not_moved(client):
     assert queue_moved > 4 * max(moved, 1)
     cap = math.ceil(1.1 * 2)
     assert alive <= 2 * cap + 2 * 2
+
+
+# -- backpressure from measured process memory (issue 9, part 3) ---------------------------
+def test_process_memory_counts_against_a_budget():
+    """Under a budget, the heartbeat's process memory (temporaries, leaks) counts when it
+    exceeds the managed bytes; a fraction applies to the worker's own memory_limit."""
+    from types import SimpleNamespace
+
+    td = pytest.importorskip("tidegate.distributed")
+    plugin = td.Plugin(saturation=1.0, memory_limit=0.5)
+    plugin._resync()  # books, no scheduler
+    ws = SimpleNamespace(address="w", nthreads=2, memory_limit=10**9, nbytes=10**8,
+                         metrics={"memory": 6 * 10**8, "spilled_bytes": {"disk": 0}})  # fmt: skip
+    book = plugin._measure(ws)
+    assert book.budget == 5 * 10**8
+    assert book.held == 6 * 10**8  # the process, not the 100 MB managed
+    book.processing = 1  # busy: no progress exception
+    assert not plugin.books.may_take_some("w")
+    ws.metrics["memory"] = 2 * 10**8  # the next heartbeat: room again
+    plugin._measure(ws)
+    assert plugin.books.may_take_some("w")
+    unlimited = td.Plugin(saturation=1.0)
+    unlimited._resync()
+    assert unlimited._measure(ws).held == 10**8  # no budget: managed bytes, as before
+    # Two workers in one process (processes=False) report the same process memory.
+    ws.metrics["memory"], ws.pid, ws.host = 6 * 10**8, 7, "h"
+    other = SimpleNamespace(**{**vars(ws), "address": "v"})
+    plugin.scheduler = SimpleNamespace(workers={"w": ws, "v": other})
+    assert plugin._measure(ws).held == 10**8
+    plugin.scheduler = None

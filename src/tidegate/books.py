@@ -401,11 +401,12 @@ class Books:
             admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id))
             return admissible[-1]
 
-        found = False
+        found = waits = False
         for w in partners:
-            if w in self.workers and examine(w):
-                found = True
-        if not found:
+            if w in self.workers:
+                found = examine(w) or found
+                waits = waits or self.workers[w].processing > 0
+        if not found and not waits:  # else it waits for a partner's busy worker
             for w in candidates:
                 if w in partners:
                     continue

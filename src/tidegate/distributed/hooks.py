@@ -134,6 +134,7 @@ class Plugin(SchedulerPlugin):
             self._resync()
 
     def add_worker(self, scheduler, worker) -> None:
+        self._shared_pids = None
         if self.scheduler is not None:
             ws = scheduler.workers.get(worker)
             if ws is not None:
@@ -142,6 +143,7 @@ class Plugin(SchedulerPlugin):
     def remove_worker(self, scheduler, worker, **kwargs) -> None:
         """Called after dask moved the worker's tasks. Roots whose loaded data survives on
         another worker (replicas) are counted there; nothing is left booked to ``worker``."""
+        self._shared_pids = None
         if self.scheduler is None:
             return
 
@@ -317,6 +319,7 @@ class Plugin(SchedulerPlugin):
         """Books rebuilt from the scheduler's state (install, restart, after an error)."""
         s = self.scheduler
         self.books = Books(self.policy)
+        self._shared_pids = None
         self._is_root_cache: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
@@ -390,13 +393,40 @@ class Plugin(SchedulerPlugin):
         return book
 
     def _measure(self, ws):
-        """Copy dask's measured bytes for ws into its book (decisions read the book)."""
+        """Copy dask's measured bytes for ws into its book (decisions read the book).
+
+        Held: the managed bytes (``WorkerState.nbytes``, current to the last message), or,
+        under a budget, the process memory of the last heartbeat if that is larger:
+        temporaries, leaks and unmanaged memory count, as in dask's own thresholds
+        (which compare process memory to the worker's ``memory_limit``). A heartbeat
+        still showing data freed since makes the worker wait one more heartbeat at most:
+        the timer looks at every worker afresh."""
         book = self._book(ws)
         held = ws.nbytes
         if self.count_unmanaged:
             held += max(0, ws.memory.unmanaged_recent)
+        if book.budget < math.inf and self._own_process(ws):
+            metrics = getattr(ws, "metrics", None) or {}
+            held = max(held, metrics.get("memory", 0) or 0)
+            book.spilled = ((metrics.get("spilled_bytes") or {}).get("disk", 0)) or 0
         book.held = held
         return book
+
+    def _own_process(self, ws) -> bool:
+        """Is ws alone in its process? Workers sharing one (LocalCluster(processes=False))
+        all report the same process memory: it says nothing about one of them."""
+        pid = getattr(ws, "pid", None)
+        if not pid or self.scheduler is None:
+            return True
+        shared = self.__dict__.get("_shared_pids")
+        if shared is None:  # computed once per change of workers: O(workers)
+            seen: set = set()
+            shared = set()
+            for other in self.scheduler.workers.values():
+                k = (getattr(other, "host", None), other.pid)
+                (shared if k in seen else seen).add(k)
+            self._shared_pids = shared
+        return (getattr(ws, "host", None), pid) not in shared
 
     def held_bytes(self, ws) -> float:
         """Bytes the scheduler knows ws holds (``WorkerState.nbytes``, replicas included)
