@@ -145,8 +145,25 @@ def open_read_select(n=80, mb=16):
     return delayed(sum)(pairs)
 
 
+_INPUTS: dict = {}
+
+
+def vorticity_files(steps=48):
+    """The demo's pipeline (tidegate.workloads.vorticity_files): per step an open per file,
+    a 32 MB read, the vorticity against three shared grid chains, a zarr store."""
+    import tempfile
+
+    from tidegate.workloads import build, make_inputs
+
+    if "folder" not in _INPUTS:
+        _INPUTS["folder"] = tempfile.mkdtemp(prefix="tidegate-bench-")
+        _INPUTS["paths"] = make_inputs(_INPUTS["folder"], steps)
+    return build("vorticity-files", _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
+
+
 WORKLOADS = {"loaders": loaders, "open-read-select": open_read_select,
-             "stack-sum": stack_sum, "offset-slices": offset_slices}
+             "stack-sum": stack_sum, "offset-slices": offset_slices,
+             "vorticity-files": vorticity_files}
 
 
 # -- one run ----------------------------------------------------------------------------
@@ -156,13 +173,18 @@ def _set_saturation(dask_scheduler, value):
         dask_scheduler.check_idle_saturated(ws)
 
 
-def run(workload, mode, config):
-    """One measured run on a fresh cluster (so RSS starts clean); same settings each time."""
+def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
+    """One measured run on a fresh cluster (so RSS starts clean); same settings each time.
+    ``bandwidth``: bytes/s into each worker (tidegate.demo's SlowNetwork), None: free."""
+    from tidegate.demo import _worker_plugins
+
     with dask.config.set(config), LocalCluster(
-        n_workers=2, threads_per_worker=2, processes=True, memory_limit=0,
+        n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0,
         dashboard_address=":0",
     ) as cluster, Client(cluster) as client:
         client.register_plugin(Peak(), name="bench-peak")
+        if bandwidth:
+            client.register_plugin(_worker_plugins()[0](bandwidth))
         if mode == "tidegate":
             client.register_plugin(td.Plugin())
         elif mode == "tidegate-first-task":  # roots counted until their first consumer
@@ -192,6 +214,9 @@ def main(argv=None):
     ap.add_argument("--only", choices=list(WORKLOADS), action="append")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bandwidth", type=float, default=None, help="bytes/s into each worker")
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
     workloads = args.only or list(WORKLOADS)
@@ -206,7 +231,7 @@ def main(argv=None):
     for rep in range(args.reps):
         for w in workloads:
             for m in modes:
-                r = run(w, m, config)
+                r = run(w, m, config, args.workers, args.threads, args.bandwidth)
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
                     f"{k}={v:.2f}" for k, v in r.items()), flush=True)
@@ -214,26 +239,40 @@ def main(argv=None):
     metrics = list(next(iter(next(iter(runs.values())).values()))[0])
     medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in metrics}
                    for m, rs in ms.items()} for w, ms in runs.items()}
-    table = Table(title=f"dask.distributed, 2 workers x 2 threads, median of {args.reps}")
+    net = f"{args.bandwidth / 1e6:.0f} MB/s" if args.bandwidth else "free"
+    setup = f"{args.workers} workers x {args.threads} threads, network {net}"
+    table = Table(title=f"dask.distributed, {setup}, median of {args.reps} (min-max)")
     for col in ("workload", "mode", "peak RSS/worker MB", "peak managed/worker MB",
-                "wall s", "transferred MB", "RSS vs queue", "wall vs queue"):
+                "wall s", "transferred MB", "RSS vs queue", "wall vs queue", "xfer vs queue"):
         table.add_column(col, justify="left" if col in ("workload", "mode") else "right")
+    def spread(w, m, k, fmt):
+        xs = [r[k] for r in runs[w][m]]
+        return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+
     for w, ms in medians.items():
-        q = ms["queue"]
+        q = ms.get("queue")
         for m, v in ms.items():
-            table.add_row(w, m, f"{v['peak_rss_mb']:.0f}", f"{v['peak_managed_mb']:.0f}",
-                          f"{v['wall_s']:.2f}", f"{v['transferred_mb']:.0f}",
-                          f"{v['peak_rss_mb'] / q['peak_rss_mb']:.2f}",
-                          f"{v['wall_s'] / q['wall_s']:.2f}")
+            table.add_row(w, m, spread(w, m, "peak_rss_mb", "{:.0f}"),
+                          spread(w, m, "peak_managed_mb", "{:.0f}"),
+                          spread(w, m, "wall_s", "{:.2f}"), spread(w, m, "transferred_mb", "{:.0f}"),
+                          f"{v['peak_rss_mb'] / q['peak_rss_mb']:.2f}" if q else "-",
+                          f"{v['wall_s'] / q['wall_s']:.2f}" if q else "-",
+                          f"{v['transferred_mb'] / q['transferred_mb']:.2f}"
+                          if q and q["transferred_mb"] else "-")
     Console(width=150).print(table)
     out = Path(args.out)
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({
-        "cluster": "LocalCluster(n_workers=2, threads_per_worker=2, processes=True), "
-                   "spill/pause/terminate off",
+        "cluster": f"LocalCluster(n_workers={args.workers}, threads_per_worker="
+                   f"{args.threads}, processes=True), spill/pause/terminate off, network {net}",
+        "command": "python bench/distributed.py " + " ".join(argv or sys.argv[1:]),
         "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
     }, indent=1))
     print(f"wrote {out}")
+    if "folder" in _INPUTS:
+        import shutil
+
+        shutil.rmtree(_INPUTS["folder"], ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -224,4 +224,6 @@ def test_tidegate_plugin_roots_in_flight_are_sampled(client, tmp_path):
     (tr,) = rec.traces
     assert tr.meta["policy"] == "tidegate" and len(tr.tasks) == len(EXPECTED)
     peak = tr.summary()["peak_roots_in_flight"]
-    assert 1 <= peak <= 2  # ceil(1.1 x 1 thread) per worker
+    # ceil(1.1 x 1 thread) = 2 per worker; a root completing a pair may pass it, and a
+    # running pair keeps one slot of its two: twice that at most.
+    assert 1 <= peak <= 2 * 2

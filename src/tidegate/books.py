@@ -57,6 +57,7 @@ class WorkerBook:
     roots_processing: int = 0
     roots_untouched: int = 0  # roots run here whose loaded data no consumer has used yet
     estimated: float = 0.0  # estimated outputs of the tasks processing here
+    consuming: int = 0  # consumers processing here whose inputs count as in use (<= threads)
     held: float = 0.0
     spilled: float = 0.0
     peak_held: float = 0.0
@@ -94,8 +95,11 @@ class Books:
         self._processing: dict = {}  # task -> (worker, estimate, root, group)
         self._carriers: dict = {}  # task whose output carries a root's data -> (root, nbytes)
         self._live: dict = {}  # root -> [worker or None, carriers alive, group]
+        self._consuming: dict = {}  # consumer -> worker: its inputs' data is in use
+        self._queued_consumers: dict = {}  # worker -> {consumer: inputs} beyond its threads
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
+        self.busy = 0  # tasks processing on all workers
         self.log: deque = deque(maxlen=log_size)
         # Workers whose books changed since the body last looked (bounded by the workers):
         # a body keeping a set of workers open for roots re-examines only these.
@@ -114,8 +118,13 @@ class Books:
         """Worker ``w`` left. Its processing tasks are gone (the body reports them failed or
         released as its runtime does); roots whose loaded data survives on another worker
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
-        self.workers.pop(w, None)
+        book = self.workers.pop(w, None)
+        if book is not None:
+            self.busy -= book.processing
         self.changed.discard(w)
+        self._queued_consumers.pop(w, None)
+        for task in [t for t, ww in self._consuming.items() if ww == w]:
+            del self._consuming[task]
         for task, (ww, est, root, group) in list(self._processing.items()):
             if ww == w:
                 del self._processing[task]
@@ -144,6 +153,7 @@ class Books:
         else:
             est = known if known == known else 0.0
         book.processing += 1
+        self.busy += 1
         book.estimated += est
         self._processing[task] = (w, est, root, group)
         self.changed.add(w)
@@ -159,11 +169,14 @@ class Books:
         chain (a shared handle read by many loaders lands at the first)."""
         rec = self._processing.pop(task, None)
         root = False
+        if rec is not None and (self._consuming or self._queued_consumers):
+            self._consumer_left(task, rec[0], stimulus_id)
         if rec is not None:
             w, est, root, group = rec
             book = self.workers.get(w)
             if book is not None:
                 book.processing -= 1
+                self.busy -= 1
                 book.estimated -= est
                 if root:
                     book.roots_processing -= 1
@@ -207,6 +220,62 @@ class Books:
                     self.changed.add(w)
                 self.log.append((r, "landed", "consumed", x, stimulus_id))
 
+    def on_consuming(self, task, inputs: Iterable, stimulus_id=None) -> None:
+        """``task`` (processing, reported by ``on_run``) combines several inputs and every
+        one of them is held on its worker: nothing is left to wait for. The data its inputs
+        carry counts as in use, not waiting, from now on, for as many such consumers per
+        worker as it has threads (a worker runs no more at once); the others queue, in the
+        order reported, and take the place of one that leaves processing. Holding the slots
+        until the consumer finishes idled threads (a vorticity over two co-located loads:
+        a 4-thread worker 0.9 busy); freeing them for every consumer processing let loads
+        run ahead of consumers slower than they are. A consumer still waiting for a
+        transfer is not reported: its inputs' slots free when it finishes."""
+        if not self._carriers:
+            return
+        inputs = [x for x in inputs if x in self._carriers]
+        rec = self._processing.get(task)
+        if not inputs or rec is None or rec[0] not in self.workers:
+            return
+        w = rec[0]
+        if self.workers[w].consuming < self.workers[w].threads:
+            self._consume(task, w, inputs, stimulus_id)
+        else:
+            self._queued_consumers.setdefault(w, {})[task] = inputs
+
+    def _consume(self, task, w, inputs, stimulus_id) -> None:
+        """A running consumer keeps one slot (a thread's worth of work, as a root processing
+        does) and frees the others: freeing all let a 2-thread worker hold 9 loads at once
+        (1.1x queuing's memory on vorticity-files), keeping all idled threads."""
+        self.workers[w].consuming += 1
+        self._consuming[task] = w
+        kept = False
+        for x in inputs:
+            if x in self._carriers:
+                if not kept:
+                    kept = True  # dropped when the consumer finishes (on_finished)
+                    continue
+                self._drop_carrier(x, stimulus_id, "consuming")
+
+    def _consumer_left(self, task, w, stimulus_id) -> None:
+        """``task`` left processing on w: a queued consumer there takes its place."""
+        queued = self._queued_consumers.get(w)
+        if queued is not None:
+            queued.pop(task, None)
+        if self._consuming.pop(task, None) is None:
+            return
+        book = self.workers.get(w)
+        if book is None:
+            return
+        book.consuming -= 1
+        while queued:
+            nxt = next(iter(queued))
+            inputs = queued.pop(nxt)
+            if any(x in self._carriers for x in inputs):
+                self._consume(nxt, w, inputs, stimulus_id)
+                break
+        if not queued:
+            self._queued_consumers.pop(w, None)
+
     def on_failed(self, task, inputs: Iterable, stimulus_id=None) -> None:
         """Task left processing without an output (erred, lost, cancelled). Its inputs'
         data counts as used: nothing will consume it in this attempt."""
@@ -221,9 +290,12 @@ class Books:
         if rec is None:
             return
         w, est, root, group = rec
+        if self._consuming or self._queued_consumers:
+            self._consumer_left(task, w, stimulus_id)
         book = self.workers.get(w)
         if book is not None:
             book.processing -= 1
+            self.busy -= 1
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
@@ -274,7 +346,7 @@ class Books:
     def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None) -> bool:
         """May root ``task`` start on worker ``w`` now? Logs a refusal."""
         book = self.workers[w]
-        idle = book.processing == 0
+        idle = self.may_progress(book)
         est = self.estimate(known, group)
         if (
             self.policy.probe
@@ -294,10 +366,18 @@ class Books:
             self.log.append((task, "withheld", w, stimulus_id))
         return ok
 
+    def may_progress(self, book: WorkerBook) -> bool:
+        """Progress rule: a worker with nothing processing may start a root past its count
+        and budget. Tried and reverted: refusing while twice the count of data waits there
+        and tasks run elsewhere bounded a running total (selects alive per worker 14-18 ->
+        8 against a cap of 3) but serialised a tree reduction whose combines need roots not
+        yet loaded (twin anomaly, 300 steps, 20x4: 28 s -> 163 s)."""
+        return book.processing == 0
+
     def may_take_some(self, w) -> bool:
         """A cheap necessary condition for ``admits`` on w (any root, any size)."""
         book = self.workers[w]
-        return book.processing == 0 or (
+        return self.may_progress(book) or (
             book.roots_processing < book.cap and book.held + book.estimated < book.budget
         )
 
@@ -323,11 +403,12 @@ class Books:
             admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id))
             return admissible[-1]
 
-        found = False
+        found = waits = False
         for w in partners:
-            if w in self.workers and examine(w):
-                found = True
-        if not found:
+            if w in self.workers:
+                found = examine(w) or found
+                waits = waits or self.workers[w].processing > 0
+        if not found and not waits:  # else it waits for a partner's busy worker
             for w in candidates:
                 if w in partners:
                     continue
@@ -377,11 +458,16 @@ class Books:
             assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
             if w is not None:
                 untouched[w] += 1
+        assert self.busy == sum(processing.values()), (self.busy, processing)
         for w, book in self.workers.items():
             assert book.processing == processing[w], (w, book.processing, processing[w])
             assert book.roots_processing == roots[w], (w, book.roots_processing, roots[w])
             assert abs(book.estimated - estimated[w]) <= 1e-6 * max(1.0, estimated[w]), w
             assert book.roots_untouched == untouched[w], (w, book.roots_untouched, untouched[w])
+            consuming = [t for t, ww in self._consuming.items() if ww == w]
+            assert book.consuming == len(consuming) <= book.threads, (w, book.consuming)
+            for t in (*consuming, *self._queued_consumers.get(w, ())):
+                assert self._processing.get(t, (None,))[0] == w, f"consumer {t!r} not processing on {w!r}"
             assert book.processing >= 0 and book.roots_untouched >= 0
 
 

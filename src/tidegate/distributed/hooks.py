@@ -41,7 +41,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
-from ..policy import Policy, is_root, meeting_partners
+from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -53,6 +53,7 @@ STATE_HOOKS = {
     "is_rootish": ("ts",),
     "decide_worker_rootish_queuing_enabled": (),
     "check_idle_saturated": ("ws", "occ="),
+    "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
 
@@ -142,6 +143,7 @@ class Plugin(SchedulerPlugin):
             self._resync()
 
     def add_worker(self, scheduler, worker) -> None:
+        self._shared_pids = None
         if self.scheduler is not None:
             ws = scheduler.workers.get(worker)
             if ws is not None:
@@ -150,6 +152,7 @@ class Plugin(SchedulerPlugin):
     def remove_worker(self, scheduler, worker, **kwargs) -> None:
         """Called after dask moved the worker's tasks. Roots whose loaded data survives on
         another worker (replicas) are counted there; nothing is left booked to ``worker``."""
+        self._shared_pids = None
         if self.scheduler is None:
             return
 
@@ -232,7 +235,12 @@ class Plugin(SchedulerPlugin):
             ws = ts.processing_on if ts is not None else None
             if ws is not None:
                 self._book(ws)
-                books.on_run(key, ws.address, self._root(ts), ts.group.name, math.nan, stimulus_id)
+                root = self._root(ts)
+                books.on_run(key, ws.address, root, ts.group.name, math.nan, stimulus_id)
+                if not root and books.has_carriers:
+                    inputs = [d for d in ts.dependencies if not _constant(d)]
+                    if len(inputs) > 1 and all(ws in d.who_has for d in inputs):
+                        books.on_consuming(key, [d.key for d in inputs], stimulus_id)
                 if self.limits:
                     names = self._limit_names(ts)
                     if names:
@@ -287,6 +295,9 @@ class Plugin(SchedulerPlugin):
         scheduler.check_idle_saturated = self._guard(
             "check_idle_saturated", self._check_idle_saturated
         )
+        scheduler.decide_worker_non_rootish = self._guard(
+            "decide_worker_non_rootish", self._decide_worker_non_rootish
+        )
         scheduler._tidegate = self
         from . import server
 
@@ -334,6 +345,7 @@ class Plugin(SchedulerPlugin):
         self.books = Books(self.policy)
         self.limits = Limits(self._limits_arg or {})
         self._limit_cache: dict = {}
+        self._shared_pids = None
         self._is_root_cache: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
@@ -409,13 +421,40 @@ class Plugin(SchedulerPlugin):
         return book
 
     def _measure(self, ws):
-        """Copy dask's measured bytes for ws into its book (decisions read the book)."""
+        """Copy dask's measured bytes for ws into its book (decisions read the book).
+
+        Held: the managed bytes (``WorkerState.nbytes``, current to the last message), or,
+        under a budget, the process memory of the last heartbeat if that is larger:
+        temporaries, leaks and unmanaged memory count, as in dask's own thresholds
+        (which compare process memory to the worker's ``memory_limit``). A heartbeat
+        still showing data freed since makes the worker wait one more heartbeat at most:
+        the timer looks at every worker afresh."""
         book = self._book(ws)
         held = ws.nbytes
         if self.count_unmanaged:
             held += max(0, ws.memory.unmanaged_recent)
+        if book.budget < math.inf and self._own_process(ws):
+            metrics = getattr(ws, "metrics", None) or {}
+            held = max(held, metrics.get("memory", 0) or 0)
+            book.spilled = ((metrics.get("spilled_bytes") or {}).get("disk", 0)) or 0
         book.held = held
         return book
+
+    def _own_process(self, ws) -> bool:
+        """Is ws alone in its process? Workers sharing one (LocalCluster(processes=False))
+        all report the same process memory: it says nothing about one of them."""
+        pid = getattr(ws, "pid", None)
+        if not pid or self.scheduler is None:
+            return True
+        shared = self.__dict__.get("_shared_pids")
+        if shared is None:  # computed once per change of workers: O(workers)
+            seen: set = set()
+            shared = set()
+            for other in self.scheduler.workers.values():
+                k = (getattr(other, "host", None), other.pid)
+                (shared if k in seen else seen).add(k)
+            self._shared_pids = shared
+        return (getattr(ws, "host", None), pid) not in shared
 
     def held_bytes(self, ws) -> float:
         """Bytes the scheduler knows ws holds (``WorkerState.nbytes``, replicas included)
@@ -480,6 +519,25 @@ class Plugin(SchedulerPlugin):
         addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), candidates)
         ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
+
+    def _decide_worker_non_rootish(self, ts):
+        """dask's choice, unless another worker holds more of the task's own input bytes
+        (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out)."""
+        s = self.scheduler
+        ws = self._orig["decide_worker_non_rootish"](ts)
+        if ws is None or ts.actor or ts.resource_restrictions or ts.worker_restrictions \
+                or ts.host_restrictions:  # fmt: skip
+            return ws
+        local: dict = {}
+        running = s.running
+        for d in ts.dependencies:
+            if d.nbytes <= 0 or len(d.dependents) > MEETING_FANOUT:
+                continue
+            for h in d.who_has or ():
+                if h in running:
+                    local[h.address] = local.get(h.address, 0) + d.nbytes
+        addr = place_consumer(local, ws.address)
+        return ws if addr == ws.address else s.workers[addr]
 
     # -- workers open for roots -------------------------------------------------------------
     def _refresh(self, addr) -> None:

@@ -1,0 +1,83 @@
+"""The seed workloads in the twin (dask's own SchedulerState + WorkerStates on a virtual
+clock), eager vs queue vs tidegate side by side on the same graph: peak memory per worker,
+makespan, bytes transferred (virtual, deterministic for a given PYTHONHASHSEED), and the
+CPU the simulation spent per task (process time; the workers' simulation is the same code
+for every policy, so the difference is the scheduler's: dask's own or dask plus the plugin).
+
+    python bench/twin_workloads.py [--workers 20] [--steps 2000] [--only vorticity]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from tidegate.sim import simulate  # noqa: E402
+from tidegate.sim.model import build_model  # noqa: E402
+from tidegate.sim.workloads import WORKLOADS, build  # noqa: E402
+
+POLICIES = ("eager", "queue", "tidegate")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--chunk", type=float, default=190e6)
+    ap.add_argument("--bandwidth", default="1GB/s")
+    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    policies = args.policies.split(",")
+    out = {"command": "python bench/twin_workloads.py " + " ".join(argv or sys.argv[1:]),
+           "workers": args.workers, "threads": args.threads, "steps": args.steps,
+           "chunk": args.chunk, "bandwidth": args.bandwidth, "results": {}}
+    table = Table(title=f"twin: {args.workers} workers x {args.threads} threads, "
+                        f"{args.steps} steps of {args.chunk / 1e6:.0f} MB, {args.bandwidth}")
+    for col in ("workload", "policy", "peak/worker GB", "vs queue", "makespan s", "vs queue",
+                "moved GB", "vs queue", "CPU µs/task", "vs queue"):
+        table.add_column(col, justify="left" if col in ("workload", "policy") else "right")
+    for name in args.only or sorted(WORKLOADS):
+        w = build(name, args.steps, args.chunk)
+        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+        rows = {}
+        for p in policies:
+            c0 = time.process_time()
+            r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
+                         policy=p, bandwidth=args.bandwidth, record_memory=False)
+            cpu = time.process_time() - c0
+            n = len(r.trace.tasks)
+            rows[p] = {"peak_per_worker": max(r.peak_memory_per_worker),
+                       "makespan": r.makespan, "bytes_transferred": r.bytes_transferred,
+                       "cpu_per_task_us": 1e6 * cpu / max(1, n), "tasks": n}
+            print(name, p, rows[p], flush=True)
+        q = rows.get("queue")
+        for p, v in rows.items():
+            def ratio(k):
+                return f"{v[k] / q[k]:.2f}" if q and q[k] else "-"
+            table.add_row(name, p, f"{v['peak_per_worker'] / 1e9:.2f}", ratio("peak_per_worker"),
+                          f"{v['makespan']:.1f}", ratio("makespan"),
+                          f"{v['bytes_transferred'] / 1e9:.1f}", ratio("bytes_transferred"),
+                          f"{v['cpu_per_task_us']:.0f}", ratio("cpu_per_task_us"))
+        out["results"][name] = rows
+    Console(width=160).print(table)
+    path = Path(args.out or Path(__file__).parent / "results"
+                / f"twin-{args.workers}x{args.threads}.json")
+    path.write_text(json.dumps(out, indent=1))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

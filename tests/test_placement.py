@@ -1,0 +1,274 @@
+"""Shared inputs (issue 9, part 2): neighbours meet on one worker, consumers follow their own
+data, and inputs read by many tasks (grids, broadcast weights, store handles) pull nothing.
+
+The pure decisions are tested directly; the twin runs the seed's vorticity shape (two loads
+per step meeting three shared grid chains) and its virtual numbers are asserted exactly
+against dask's queuing in the same run.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import dask
+import numpy as np
+import pytest
+from dask import delayed
+
+from tidegate.books import Books
+from tidegate.policy import MEETING_FANOUT, Policy, meeting_partners, place_consumer
+
+try:
+    from distributed import WorkerPlugin
+except ImportError:  # the pure tests run without the extra
+    WorkerPlugin = object
+
+
+def _graph(steps):
+    """Per step u-t, v-t -> vort-t, which also reads grid (shared by every step)."""
+    deps = {"grid": []}
+    for t in range(steps):
+        deps[f"u-{t}"] = []
+        deps[f"v-{t}"] = []
+        deps[f"vort-{t}"] = [f"u-{t}", f"v-{t}", "grid"]
+    dependents: dict = {k: [] for k in deps}
+    for k, ds in deps.items():
+        for d in ds:
+            dependents[d].append(k)
+    return deps, dependents
+
+
+def test_a_grid_read_by_every_step_is_no_partner():
+    deps, dependents = _graph(MEETING_FANOUT + 1)
+    where = {"grid": ["w0"], "v-3": ["w1"]}
+    scores = meeting_partners("u-3", dependents.__getitem__, deps.__getitem__,
+                              lambda t: where.get(t, []))  # fmt: skip
+    assert scores == {"w1": 1}  # v-3's worker only; before: {"w0": 1, "w1": 1}
+    del where["v-3"]
+    assert meeting_partners("u-3", dependents.__getitem__, deps.__getitem__,
+                            lambda t: where.get(t, [])) == {}  # fmt: skip
+
+
+def test_a_grid_read_by_few_is_still_a_meeting_place():
+    deps, dependents = _graph(3)
+    where = {"grid": ["w0"]}
+    assert meeting_partners("u-1", dependents.__getitem__, deps.__getitem__,
+                            lambda t: where.get(t, [])) == {"w0": 1}  # fmt: skip
+
+
+def test_a_root_waits_for_its_partners_busy_worker_not_for_any_idle_one():
+    from tidegate.policy import place_root
+
+    # partner on worker 0, which is busy and refuses now; worker 1 idle and admits
+    assert place_root([1, 0], [False, True], [False, True], [2, 0]) is None
+    # the partner's worker idle and still refusing (its data waits elsewhere): progress
+    assert place_root([1, 0], [False, True], [True, True], [2, 0]) == 1
+    assert place_root([1, 0], [True, True], [False, True], [2, 0]) == 0
+    assert place_root([0, 0], [False, True], [False, False], [2, 1]) == 1
+
+
+def test_place_consumer_follows_the_bytes_not_dasks_balance():
+    assert place_consumer({}, "a") == "a"  # nothing local: dask's choice
+    assert place_consumer({"a": 5, "b": 5}, "b") == "b"  # a tie: dask balances
+    assert place_consumer({"a": 10, "b": 5}, "b") == "a"
+    assert place_consumer({"a": 10, "c": 10}, "b") == "a"  # ties: the first by id
+
+
+def test_a_consumer_processing_where_its_inputs_are_frees_their_slots():
+    books = Books(Policy(saturation=1.0))
+    books.add_worker("w", 2, math.inf)
+    for r in ("u", "v"):
+        books.on_run(r, "w", True, "g", 10.0)
+        books.on_finished(r, 10.0, (), False, True)
+    books.on_run("c", "w", False, "c", math.nan)  # the consumer: processing, not idle
+    assert books.workers["w"].roots_in_flight == 2
+    assert not books.admits("w", "x", 10.0, "g", False)
+    books.on_consuming("c", ["u", "v"], "s1")
+    assert books.workers["w"].roots_in_flight == 1  # the running consumer keeps one slot
+    assert books.admits("w", "x", 10.0, "g", False)
+    books.validate()
+    books.on_finished("c", 1.0, ["u", "v"], False, True)
+    assert books.workers["w"].roots_in_flight == 0
+    books.validate()
+    assert [e[1:3] for e in books.story("u")] == [("landed", "consumed")]
+    assert [e[1:3] for e in books.story("v")] == [("landed", "consuming")]
+
+
+# -- the twin ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def vorticity():
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    w = build("vorticity", 60, 1e6)
+    return {r.policy: r for r in simulate(
+        w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations, workers=4,
+        threads_per_worker=2, policy=["queue", "tidegate"], validate=True,
+    )}  # fmt: skip
+
+
+def _where(r):
+    return {t.key: t.worker for t in r.trace.tasks}
+
+
+def test_twin_vorticity_loads_and_their_consumer_meet(vorticity):
+    where = _where(vorticity["tidegate"])
+    for t in range(60):
+        assert where[str(("open-u", t))] == where[str(("open-v", t))] \
+            == where[str(("vorticity-store", t))], t  # fmt: skip
+    moved = [x.key for x in vorticity["tidegate"].trace.transfers if "open-" in x.key]
+    assert moved == []  # only the grids (one copy per worker) and the handles travel
+    queue = _where(vorticity["queue"])
+    assert sum(queue[str(("open-u", t))] != queue[str(("open-v", t))] for t in range(60)) > 20
+
+
+def test_twin_vorticity_holds_and_moves_less_than_queuing(vorticity):
+    q, t = vorticity["queue"], vorticity["tidegate"]
+    # Seen under PYTHONHASHSEED 1-3 (set orders differ): tidegate 8-11 MB and 9 MB moved
+    # (the grids and handles), queue 12-13 MB and 70-72 MB.
+    assert max(t.peak_memory_per_worker) <= 0.9 * max(q.peak_memory_per_worker)
+    assert t.bytes_transferred <= 0.2 * q.bytes_transferred
+    # Seen 1.03-1.12x here, where 1 ms latencies weigh against 5 ms loads; 0.98x at the
+    # seed's scale (bench/twin_workloads.py).
+    assert t.makespan <= 1.15 * q.makespan
+
+
+# -- a real LocalCluster: the demo's vorticity-files shape --------------------------------
+def _open(name, t):
+    return (name, t)  # a handle on one step's file: tiny
+
+
+def _read(handle, size):
+    return np.full(size, float(handle[1]))  # the step's data, one hop below the root
+
+
+def _grid(k, size):
+    return np.full(size, 1.0 + k)
+
+
+def _metric(g):
+    return g * 1.01
+
+
+def _vort(u, v, dx, dy, area):
+    time.sleep(0.005)
+    return float(((v - u) / dx / dy * area).sum())
+
+
+def vorticity_files(steps=32, size=100_000):
+    """Per step: open-a/open-b (roots) -> read-a/read-b (800 kB) -> vort, which also reads
+    three grid chains shared by every step; the vorticities summed."""
+    grid = [delayed(_metric)(delayed(_grid)(k, size, dask_key_name=f"open-grid-{k}"),
+                             dask_key_name=f"grid-{k}") for k in range(3)]  # fmt: skip
+    out = []
+    for t in range(steps):
+        u, v = (delayed(_read)(delayed(_open)(n, t, dask_key_name=f"open-{n}-{t}"), size,
+                               dask_key_name=f"read-{n}-{t}") for n in "ab")  # fmt: skip
+        out.append(delayed(_vort)(u, v, *grid, dask_key_name=f"vort-{t}"))
+    return delayed(sum)(out)
+
+
+class Moved(WorkerPlugin):
+    """Keys with a prefix that arrived by transfer, and the peak number held at once."""
+
+    name = "moved"
+
+    def __init__(self, prefix):
+        self.prefix, self.moved, self.alive = prefix, 0, 0
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if not (isinstance(key, str) and key.startswith(self.prefix)):
+            return
+        if start == "flight" and finish == "memory":
+            self.moved += 1
+        n = sum(1 for k in self.worker.data if isinstance(k, str) and k.startswith(self.prefix))
+        self.alive = max(self.alive, n)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    config = {
+        "distributed.scheduler.validate": True,
+        "distributed.worker.validate": True,
+        "distributed.worker.memory.target": False,
+        "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False,
+        "distributed.worker.memory.terminate": False,
+    }
+    with dask.config.set(config), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+        yield client
+
+
+def _run(client, plugin):
+    import tidegate.distributed as td
+
+    if plugin:
+        client.register_plugin(td.Plugin(saturation=1.1))
+    client.register_plugin(Moved("read-"), name="moved")
+    try:
+        assert vorticity_files().compute() == vorticity_files().compute(scheduler="sync")
+        if plugin:
+            errors = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors)
+            assert errors == []
+        stats = client.run(lambda dask_worker: (dask_worker.plugins["moved"].moved,
+                                                dask_worker.plugins["moved"].alive))  # fmt: skip
+    finally:
+        client.unregister_worker_plugin("moved")
+        td.uninstall(client) if plugin else None
+    return sum(m for m, _ in stats.values()), max(a for _, a in stats.values())
+
+
+@pytest.mark.timeout(120)
+def test_cluster_reads_meet_their_partner_and_are_not_moved(client):
+    """The grids are held on one worker first: counted as partners, they pulled every open
+    there and split the pairs; dask then shipped reads to wherever it found room. Now no
+    read moves, and reads alive per worker stay within twice the cap plus the running
+    vorticities' inputs; dask's queuing moves reads (the test can tell).""" 
+    queue_moved, queue_alive = _run(client, plugin=False)
+    moved, alive = _run(client, plugin=True)
+    print(f"reads moved: {moved} tidegate, {queue_moved} queue; alive per worker {alive} "
+          f"tidegate, {queue_alive} queue")
+    # Seen: 0 in most runs, 1 now and then (a timing race on the live cluster; 0 in the
+    # twin); on main before the fix 16-18, as many as queuing's 14-24.
+    assert moved <= 2
+    assert queue_moved > 4 * max(moved, 1)
+    cap = math.ceil(1.1 * 2)
+    assert alive <= 2 * cap + 2 * 2
+
+
+# -- backpressure from measured process memory (issue 9, part 3) ---------------------------
+def test_process_memory_counts_against_a_budget():
+    """Under a budget, the heartbeat's process memory (temporaries, leaks) counts when it
+    exceeds the managed bytes; a fraction applies to the worker's own memory_limit."""
+    from types import SimpleNamespace
+
+    td = pytest.importorskip("tidegate.distributed")
+    plugin = td.Plugin(saturation=1.0, memory_limit=0.5)
+    plugin._resync()  # books, no scheduler
+    ws = SimpleNamespace(address="w", nthreads=2, memory_limit=10**9, nbytes=10**8,
+                         metrics={"memory": 6 * 10**8, "spilled_bytes": {"disk": 0}})  # fmt: skip
+    book = plugin._measure(ws)
+    assert book.budget == 5 * 10**8
+    assert book.held == 6 * 10**8  # the process, not the 100 MB managed
+    book.processing = 1  # busy: no progress exception
+    assert not plugin.books.may_take_some("w")
+    ws.metrics["memory"] = 2 * 10**8  # the next heartbeat: room again
+    plugin._measure(ws)
+    assert plugin.books.may_take_some("w")
+    unlimited = td.Plugin(saturation=1.0)
+    unlimited._resync()
+    assert unlimited._measure(ws).held == 10**8  # no budget: managed bytes, as before
+    # Two workers in one process (processes=False) report the same process memory.
+    ws.metrics["memory"], ws.pid, ws.host = 6 * 10**8, 7, "h"
+    other = SimpleNamespace(**{**vars(ws), "address": "v"})
+    plugin.scheduler = SimpleNamespace(workers={"w": ws, "v": other})
+    assert plugin._measure(ws).held == 10**8
+    plugin.scheduler = None
