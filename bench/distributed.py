@@ -29,7 +29,7 @@ import dask
 import dask.array as da
 import numpy as np
 from dask import delayed
-from distributed import Client, LocalCluster, WorkerPlugin, wait  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
 from rich.console import Console
 from rich.table import Table
 
@@ -37,41 +37,6 @@ import tidegate.distributed as td
 
 MODES = ("queue", "eager", "tidegate", "tidegate-first-task")
 OUT = Path(__file__).parent / "results" / "distributed.json"
-
-
-class Peak(WorkerPlugin):
-    """Peak RSS (sampled) and peak managed bytes of one worker."""
-
-    name = "bench-peak"
-
-    def setup(self, worker):
-        import psutil
-        from tornado.ioloop import PeriodicCallback
-
-        self.worker = worker
-        self.proc = psutil.Process()
-        self.rss = self.proc.memory_info().rss
-        self.base = self.rss
-        self.managed = 0
-        self.pc = PeriodicCallback(self._sample, 10)
-        self.pc.start()
-
-    def _sample(self):
-        self.rss = max(self.rss, self.proc.memory_info().rss)
-        self.managed = max(self.managed, self.worker.state.nbytes)
-
-    def transition(self, key, start, finish, **kwargs):
-        self.managed = max(self.managed, self.worker.state.nbytes)
-
-    def teardown(self, worker):
-        self.pc.stop()
-
-
-def _report(dask_worker):
-    p = dask_worker.plugins["bench-peak"]
-    p._sample()
-    return {"rss": p.rss, "base": p.base, "managed": p.managed,
-            "sent": dask_worker.transfer_outgoing_bytes_total}
 
 
 # -- workloads --------------------------------------------------------------------------
@@ -176,15 +141,17 @@ def _set_saturation(dask_scheduler, value):
 def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
     """One measured run on a fresh cluster (so RSS starts clean); same settings each time.
     ``bandwidth``: bytes/s into each worker (tidegate.demo's SlowNetwork), None: free."""
-    from tidegate.demo import _worker_plugins
+    from tidegate.demo import _peaks, _worker_plugins
+
+    SlowNetwork, PeakMemory = _worker_plugins()
 
     with dask.config.set(config), LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0,
         dashboard_address=":0",
     ) as cluster, Client(cluster) as client:
-        client.register_plugin(Peak(), name="bench-peak")
+        client.register_plugin(PeakMemory())
         if bandwidth:
-            client.register_plugin(_worker_plugins()[0](bandwidth))
+            client.register_plugin(SlowNetwork(bandwidth))
         if mode == "tidegate":
             client.register_plugin(td.Plugin())
         elif mode == "tidegate-first-task":  # roots counted until their first consumer
@@ -198,11 +165,11 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
         wall = time.perf_counter() - t0
         f.result()
         del f
-        stats = client.run(_report)
+        stats = client.run(_peaks)
     return {
         "wall_s": wall,
-        "peak_rss_mb": max(s["rss"] for s in stats.values()) / 2**20,
-        "peak_rss_growth_mb": max(s["rss"] - s["base"] for s in stats.values()) / 2**20,
+        "peak_rss_mb": max(s["rss"] + s["base"] for s in stats.values()) / 2**20,
+        "peak_rss_growth_mb": max(s["rss"] for s in stats.values()) / 2**20,
         "peak_managed_mb": max(s["managed"] for s in stats.values()) / 2**20,
         "transferred_mb": sum(s["sent"] for s in stats.values()) / 2**20,
     }

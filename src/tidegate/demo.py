@@ -83,6 +83,7 @@ def _peaks(dask_worker) -> dict:
     p.sample()
     return {
         "rss": p.rss - p.base,
+        "base": p.base,
         "managed": p.managed,
         "sent": dask_worker.transfer_outgoing_bytes_total,
     }
