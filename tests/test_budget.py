@@ -72,7 +72,7 @@ def test_budget_holds_with_correct_results(tmp_path, case, budget, chunks):
     # Held results stay within the budget, bar the inputs pinned by running tasks.
     footprint = chunks * r["chunk"]
     assert r["peak_held"] <= budget + 2 * footprint
-    assert r["peak"] <= budget + 2 * footprint + 64e6, r  # 2 threads; 64 MB for the allocator
+    assert r["peak"] <= 1.1 * budget, r  # memory_limit bounds the process (issue 10)
     if case == "anomaly-std":
         # every input is needed twice, past the mean: the budget forces spilling
         assert r["spilled"] > 0 and r["loaded"] == r["spilled"]
@@ -125,7 +125,7 @@ def test_concurrent_computes_share_one_budget():
     with dask.config.set({"tidegate.memory-limit": 12e6}):
         alone = tidegate.RunStats()
         _held_twice(8).compute(scheduler="tidegate", num_workers=1, stats=alone)
-        assert alone.bytes_spilled == 0 and alone.lowest_budget == 12e6
+        assert alone.bytes_spilled == 0
 
         totals, centres = threading.Barrier(2), threading.Barrier(2)
         stats = {n: tidegate.RunStats() for n in (8, 6)}

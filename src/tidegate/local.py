@@ -25,7 +25,7 @@ from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
-from .measure import rss_reader
+from .measure import Governor, return_freed_memory_to_os, rss_reader
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
@@ -50,8 +50,9 @@ class RunStats:
     bytes_loaded: int = 0
     spill_file_bytes: int = 0  # bytes written to spill files
     spill_time: float = 0.0  # seconds spent writing and reading spill files
-    memory_limit: float = 0.0  # this run's own budget (bytes; inf: none)
-    lowest_budget: float = 0.0  # the smallest budget it ran under, shared with other computes
+    memory_limit: float = 0.0  # this run's memory_limit (bytes of RSS above baseline; inf: none)
+    lowest_budget: float = 0.0  # the smallest budget for held results it ran under
+    peak_memory: float = 0.0  # highest RSS above the level at compute start (limited runs)
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -143,6 +144,10 @@ class Hooks:
     executor: Executor | None = None  # run the worker loops on this pool
     spill_dir: str | None = None
     cap: float = float("inf")  # this run's memory_limit
+    baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
+    budget: float = float("inf")  # the core's first budget for held results
+    floor: float = 0.0  # the budget for held results never goes below this
+    overhead: float = 0.0  # first guess of memory running tasks need beyond held results
     total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
     trace: Trace | None = None
 
@@ -259,6 +264,12 @@ def run(
     # Values on their way to disk are out of the core's books: a tenth of the budget at most.
     backlog = 64e6 if hooks.cap == float("inf") else 0.1 * hooks.cap
     disk = SpillStore(hooks.spill_dir, backlog, on_error=pool.wake)
+    # The process's memory steers the budget for held results (one run at a time: a run
+    # nested in another's task, or beside it, shares the outer run's held-bytes books).
+    governor = None
+    if hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1:
+        return_freed_memory_to_os()
+        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.overhead).start()
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -356,7 +367,19 @@ def run(
                 value = item = None
             if disk.error is not None:
                 raise disk.error
-            if LEDGER.active > 1:  # other computes run: this one's share of the budget
+            if governor is not None:
+                # What was held when the batch's results arrived: the highest RSS reading
+                # since the last batch saw them all.
+                held = sum(w.held for w in core.workers)
+                held += sum(e.nbytes for e in events if type(e) is Finished)
+                budget = governor.budget(held, disk.backlog_bytes)
+                if LEDGER.active > 1:
+                    budget = min(budget, LEDGER.budget(core, hooks.cap, total))
+                for w in core.workers:
+                    w.budget = budget
+                if budget < stats.lowest_budget:
+                    stats.lowest_budget = budget
+            elif LEDGER.active > 1:  # other computes run: this one's share of the budget
                 budget = LEDGER.budget(core, hooks.cap, total)
                 for w in core.workers:
                     w.budget = budget
@@ -406,6 +429,9 @@ def run(
         disk.close()
     finally:
         LEDGER.close(core)
+        if governor is not None:
+            governor.stop()
+            stats.peak_memory = governor.peak
         if trace is not None:
             sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
