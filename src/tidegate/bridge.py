@@ -23,7 +23,7 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .measure import MARGIN, rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, rss_reader
 from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -433,7 +433,7 @@ def get(
                 graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(flat, dsk, sizes, cap)
-                threads, budget, floor, overhead = _fit(graph, threads, cap)
+                threads, budget, floor, chunk = _fit(graph, threads, cap)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
@@ -473,8 +473,7 @@ def get(
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
-                trace=recorded, baseline=baseline, budget=budget, floor=floor,
-                overhead=overhead,
+                trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
             )  # fmt: skip
             try:
                 results = run(core, execute, gather, hooks, stats, data)
@@ -495,16 +494,12 @@ def get(
     return nested_get(keys, values)
 
 
-# A running task's footprint in chunks of its largest input: the input, its output and two
-# temporaries of that size (measured: ``(x - x.mean()).std()``'s chunk step needs three
-# chunks besides its input).
-TASK_FOOTPRINT = 4
 FLOOR_SHARE = 0.25  # of memory_limit: the budget for held results never goes below it
 
 
 def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, float, float]:
-    """Threads, first budget for held results, its floor and the first guess of what
-    running tasks need, for a run whose process memory must stay within ``limit``.
+    """Threads, first budget for held results, its floor and the largest chunk (array
+    metadata), for a run whose process memory must stay within ``limit``.
 
     Threads are fewer when the limit cannot hold each one's footprint (from chunk
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
@@ -529,7 +524,7 @@ def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, floa
     overhead = threads * (TASK_FOOTPRINT - 1) * chunk  # each thread's output and temporaries
     # Spilling cannot lower what is not held: past this, spilling more only thrashes.
     floor = max(chunk, FLOOR_SHARE * limit)
-    return threads, max(floor, usable - overhead), floor, overhead
+    return threads, max(floor, usable - overhead), floor, chunk
 
 
 def _process_limit() -> float:

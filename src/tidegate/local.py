@@ -21,6 +21,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
@@ -53,6 +54,7 @@ class RunStats:
     memory_limit: float = 0.0  # this run's memory_limit (bytes of RSS above baseline; inf: none)
     lowest_budget: float = 0.0  # the smallest budget for held results it ran under
     peak_memory: float = 0.0  # highest RSS above the level at compute start (limited runs)
+    fewest_threads: int = 0  # threads at once, at the fewest (memory_limit can lower them)
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -145,9 +147,8 @@ class Hooks:
     spill_dir: str | None = None
     cap: float = float("inf")  # this run's memory_limit
     baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
-    budget: float = float("inf")  # the core's first budget for held results
     floor: float = 0.0  # the budget for held results never goes below this
-    overhead: float = 0.0  # first guess of memory running tasks need beyond held results
+    chunk: float = 0.0  # the largest chunk the graph's array metadata names
     total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
     trace: Trace | None = None
 
@@ -269,7 +270,14 @@ def run(
     governor = None
     if hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1:
         return_freed_memory_to_os()
-        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.overhead).start()
+        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk).start()
+        group_of = graph.group.tolist()
+        left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
+        upcoming = {g for g, n in enumerate(left) if n}
+        running: dict[int, int] = {}  # task -> group, handed out and not back
+        largest = 0.0
+    threads = max_threads = sum(w.threads for w in core.workers)
+    stats.fewest_threads = threads
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -289,6 +297,8 @@ def run(
                     inputs = _with_loads(inputs, loading, data)
                 if pretask is not None:
                     pretask(i)
+                if governor is not None:
+                    running[i] = group_of[i]
                 pool.submit(i, inputs)
             elif kind is Release:
                 value = data.pop(a.task, _STOP)
@@ -371,14 +381,28 @@ def run(
                 # What was held when the batch's results arrived: the highest RSS reading
                 # since the last batch saw them all.
                 held = sum(w.held for w in core.workers)
-                held += sum(e.nbytes for e in events if type(e) is Finished)
-                budget = governor.budget(held, disk.backlog_bytes)
+                ran = list(running.values())
+                for e in events:
+                    g = running.pop(e.task)
+                    left[g] -= 1
+                    if not left[g]:
+                        upcoming.discard(g)
+                    if type(e) is Finished:
+                        held += e.nbytes
+                        if e.nbytes > largest:
+                            largest = e.nbytes
+                budget = governor.budget(held, disk.backlog_bytes, ran, threads, upcoming, largest)
+                threads = _threads_that_fit(governor, threads, max_threads)
+                for w in core.workers:
+                    w.threads = max(threads, w.processing)  # never below what runs
                 if LEDGER.active > 1:
                     budget = min(budget, LEDGER.budget(core, hooks.cap, total))
                 for w in core.workers:
                     w.budget = budget
                 if budget < stats.lowest_budget:
                     stats.lowest_budget = budget
+                if threads < stats.fewest_threads:
+                    stats.fewest_threads = threads
             elif LEDGER.active > 1:  # other computes run: this one's share of the budget
                 budget = LEDGER.budget(core, hooks.cap, total)
                 for w in core.workers:
@@ -441,6 +465,18 @@ def run(
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
     return results
+
+
+def _threads_that_fit(governor: Governor, threads: int, most: int) -> int:
+    """Fewer tasks at once rather than thrash: when what running tasks need leaves held
+    results less than the budget's floor, one thread fewer; one more once there is room
+    for another task's share besides the floor. (One worker: the thread runtime's.)"""
+    per_task = governor.overhead / max(1, threads)
+    if governor.room < governor.floor and threads > 1:
+        return threads - 1
+    if threads < most and governor.room - per_task > governor.floor:
+        return threads + 1
+    return threads
 
 
 def _raise_task_error(error, hooks: Hooks, execute, gather, data) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -62,8 +63,12 @@ class RSSSampler:
 # -- keeping the process within memory_limit ----------------------------------------------
 import os
 _DEBUG = bool(os.environ.get("TIDEGATE_DEBUG_GOVERNOR"))
+# A running task's footprint in chunks of its largest input: the input, its output and two
+# temporaries of that size (measured: ``(x - x.mean()).std()``'s chunk step needs three
+# chunks besides its input).
+TASK_FOOTPRINT = 4
 MARGIN = 0.08  # of memory_limit, kept free: RSS moves between samples
-DECAY = 0.02  # per sample, the learned overhead moves this share towards a lower reading
+DECAY = 0.05  # per batch, a group's footprint moves this share towards a lower reading
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
@@ -115,21 +120,29 @@ class Governor:
 
     A thread samples RSS every ``interval`` seconds and keeps the highest reading since the
     runtime last asked. The runtime asks after each batch of events, telling what it
-    counts: results held and values waiting for the disk. The rest of the highest reading
-    is overhead (running tasks' inputs being copied, outputs and temporaries, the
-    allocator's slack, anything leaked), learned as a running peak that decays slowly, never
-    below ``initial_overhead`` (from chunk metadata), so the room kept for it is what
-    running tasks have needed lately. The budget is what the
-    limit leaves after the overhead, the backlog and a margin. While RSS is near the limit,
-    the sampler calls ``malloc_trim`` (at most every 50 ms) so freed memory shows as freed.
+    counts (results held, values waiting for the disk) and which groups' tasks ran
+    meanwhile. The rest of the highest reading is what those tasks needed besides their
+    held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
+    too), shared among them: each group's footprint is the largest share seen, decaying
+    slowly towards lower ones. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
+    times the larger of ``chunk`` (array metadata) and the largest result so far. The room
+    kept for running tasks is ``threads`` times the largest footprint among the groups with
+    work left; the budget is what is held plus what the limit leaves after the reading (less
+    the backlog, about to leave), the room still to keep and a margin, never below
+    ``floor``. (With exact accounting that is the limit less the backlog, the room and the
+    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.) While RSS is near the limit the sampler calls ``malloc_trim`` (at most
+    every 50 ms) so freed memory shows as freed.
     """
 
-    def __init__(self, limit: float, baseline: int, floor: float = 0.0,
-                 initial_overhead: float = 0.0, interval: float = 0.002):  # fmt: skip
+    def __init__(self, limit: float, baseline: int, floor: float = 0.0, chunk: float = 0.0,
+                 interval: float = 0.002):  # fmt: skip
         self.limit = limit
         self.baseline = baseline
         self.floor = floor
-        self.overhead = self.least_overhead = initial_overhead
+        self.chunk = chunk
+        self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
+        self.overhead = 0.0  # room kept for running tasks at the latest ask
+        self.room = math.inf  # the latest budget before its floor
         self.interval = interval
         self.peak = 0  # highest RSS above baseline seen
         self.now = 0  # latest RSS above baseline
@@ -141,6 +154,7 @@ class Governor:
         self._thread = threading.Thread(target=self._loop, name="tidegate-rss", daemon=True)
 
     def start(self) -> Governor:
+        self._read()
         self._thread.start()
         return self
 
@@ -167,17 +181,32 @@ class Governor:
                 self.trims += 1
                 self._read()
 
-    def budget(self, held: float, backlog: float) -> float:
-        """The budget for held results now, given what is ``held`` and on its way to disk
-        (``backlog``) at the highest reading since the last call."""
+    def guess(self, largest: float) -> float:
+        return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
+
+    def budget(self, held: float, backlog: float, ran: list, threads: int, upcoming,
+               largest: float = 0.0) -> float:  # fmt: skip
+        """The budget for held results now. ``held`` and ``backlog``: bytes held and on
+        their way to disk at the highest reading since the last call; ``ran``: the groups
+        of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
+        left; ``largest``: the largest result so far."""
         high, self._max = self._max, self.now
         over = max(0.0, high - held - backlog)
-        if over >= self.overhead:
-            self.overhead = over
-        else:
-            self.overhead += (max(over, self.least_overhead) - self.overhead) * DECAY
-        room = (1 - MARGIN) * self.limit - self.overhead - backlog
+        feet = self.footprint
+        if ran:
+            share = over / len(ran)
+            for g in set(ran):
+                f = feet.get(g)
+                feet[g] = share if f is None or share >= f else f + (share - f) * DECAY
+        guess = self.guess(largest)
+        need = max((feet.get(g, guess) for g in upcoming), default=0.0)
+        # Room kept for running tasks: what they may need, less what the reading shows of it.
+        self.overhead = threads * need
+        reserve = max(0.0, self.overhead - over)
+        # Relative to what is held, so that results dask.sizeof counts more than once (views
+        # of one buffer) cost what they cost; values on their way to disk are about to go.
+        room = self.room = held + (1 - MARGIN) * self.limit - (high - backlog) - reserve
         if _DEBUG:
             print(f"gov high={high/1e6:.0f} held={held/1e6:.0f} backlog={backlog/1e6:.0f} "
-                  f"over={over/1e6:.0f} overhead={self.overhead/1e6:.0f} room={room/1e6:.0f}")
+                  f"over={over/1e6:.0f} ran={len(ran)} need={need/1e6:.0f} room={room/1e6:.0f}")
         return max(self.floor, room)
