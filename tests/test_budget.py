@@ -119,16 +119,16 @@ def _held_twice(n, total_gate=None, centre_gate=None):
 
 
 def test_concurrent_computes_share_one_budget():
-    """Two threads compute at once under a 12 MB process budget, each holding 8 MB: alone
+    """Two threads compute at once under a 24 MB process limit, holding 16 and 12 MB: alone
     neither spills; together each gets what the other leaves, and both spill. Barriers make
     both hold their loads at once (one thread each: a run waits in its first centre task)."""
-    with dask.config.set({"tidegate.memory-limit": 12e6}):
+    with dask.config.set({"tidegate.memory-limit": 24e6}):
         alone = tidegate.RunStats()
-        _held_twice(8).compute(scheduler="tidegate", num_workers=1, stats=alone)
+        _held_twice(16).compute(scheduler="tidegate", num_workers=1, stats=alone)
         assert alone.bytes_spilled == 0
 
         totals, centres = threading.Barrier(2), threading.Barrier(2)
-        stats = {n: tidegate.RunStats() for n in (8, 6)}
+        stats = {n: tidegate.RunStats() for n in (16, 12)}
         results, errors = {}, []
 
         def compute(n):
@@ -147,10 +147,10 @@ def test_concurrent_computes_share_one_budget():
     for n, s in stats.items():
         assert results[n] == pytest.approx(0.0)
         assert s.tasks == 2 * n + 2  # each caller got its own statistics
-        assert s.memory_limit == 12e6
+        assert s.memory_limit == 24e6
         # The other's held bytes were taken off this one's budget. How much depends on when
         # the other spilled its own share, so only "less than the whole" is certain.
-        assert s.lowest_budget < 12e6
+        assert s.lowest_budget < 24e6
         assert s.bytes_spilled > 0
 
 

@@ -275,6 +275,7 @@ def run(
         left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         upcoming = {g for g, n in enumerate(left) if n}
         running: dict[int, int] = {}  # task -> group, handed out and not back
+        loaded_before = 0
         largest = 0.0
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
@@ -392,7 +393,9 @@ def run(
                         if e.nbytes > largest:
                             largest = e.nbytes
                 budget = governor.budget(held, disk.backlog_bytes, ran, threads, upcoming, largest)
-                threads = _threads_that_fit(governor, threads, max_threads)
+                reloads = core.bytes_loaded - loaded_before
+                loaded_before = core.bytes_loaded
+                threads = _threads_that_fit(governor, threads, max_threads, reloads, largest)
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
                 if LEDGER.active > 1:
@@ -467,14 +470,19 @@ def run(
     return results
 
 
-def _threads_that_fit(governor: Governor, threads: int, most: int) -> int:
-    """Fewer tasks at once rather than thrash: when what running tasks need leaves held
-    results less than the budget's floor, one thread fewer; one more once there is room
-    for another task's share besides the floor. (One worker: the thread runtime's.)"""
-    per_task = governor.overhead / max(1, threads)
-    if governor.room < governor.floor and threads > 1:
+def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
+                      largest: float) -> int:  # fmt: skip
+    """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
+    need leaves held results less than the budget's floor, or when spilled results are
+    read back while the budget holds fewer than four of the largest results; one more once
+    there is room for another task's share besides the floor. (One worker: the thread
+    runtime's.)"""
+    if threads > 1 and (governor.room < governor.floor
+                        or (reloads > 0 and governor.room < 4 * largest)):  # fmt: skip
         return threads - 1
-    if threads < most and governor.room - per_task > governor.floor:
+    per_task = governor.overhead / max(1, threads)
+    if threads < most and not reloads and governor.room - per_task > max(governor.floor,
+                                                                          4 * largest):
         return threads + 1
     return threads
 
