@@ -67,7 +67,8 @@ _DEBUG = bool(os.environ.get("TIDEGATE_DEBUG_GOVERNOR"))
 # temporaries of that size (measured: ``(x - x.mean()).std()``'s chunk step needs three
 # chunks besides its input).
 TASK_FOOTPRINT = 4
-MARGIN = 0.08  # of memory_limit, kept free: RSS moves between samples
+MARGIN = 0.08
+MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books  # of memory_limit, kept free: RSS moves between samples
 DECAY = 0.05  # per batch, a group's footprint moves this share towards a lower reading
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
@@ -205,7 +206,8 @@ class Governor:
         reserve = max(0.0, self.overhead - over)
         # Relative to what is held, so that results dask.sizeof counts more than once (views
         # of one buffer) cost what they cost; values on their way to disk are about to go.
-        room = self.room = held + (1 - MARGIN) * self.limit - (high - backlog) - reserve
+        usable = (1 - MARGIN) * self.limit - MARGIN_BYTES
+        room = self.room = held + usable - (high - backlog) - reserve
         if _DEBUG:
             print(f"gov high={high/1e6:.0f} held={held/1e6:.0f} backlog={backlog/1e6:.0f} "
                   f"over={over/1e6:.0f} ran={len(ran)} need={need/1e6:.0f} room={room/1e6:.0f}")
