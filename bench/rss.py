@@ -20,7 +20,6 @@ import os
 import shutil
 import statistics
 import tempfile
-import time
 
 from rich.console import Console
 from rich.table import Table
@@ -77,8 +76,8 @@ def main() -> None:
                         console.print(f"  rep {rep} {w:16s} {name:13s} refused: {msg[-90:]}",
                                       highlight=False)  # fmt: skip
                     else:
-                        row |= {"wall": m.wall_time, "peak": m.peak_rss, "written": m.written,
-                                "spilled": m.spilled}  # fmt: skip
+                        row |= {"wall": m.wall_time, "peak": m.peak_rss,
+                                "written": m.written, "spilled": m.spilled}
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written", highlight=False)  # fmt: skip

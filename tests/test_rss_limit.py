@@ -14,8 +14,6 @@ import dask.array as da
 import dask.utils
 import pytest
 
-import tidegate
-
 RUNNER = textwrap.dedent(
     """
     import json, sys
@@ -46,7 +44,8 @@ RUNNER = textwrap.dedent(
     want, threaded, _ = measured(scheduler="threads")
     if case == "zarr":
         import zarr
-        got = np.asarray(zarr.open_array(out)[::97, ::31]); want = np.asarray(((x - x.mean(axis=0)) * 2)[::97, ::31])
+        got = np.asarray(zarr.open_array(out)[::97, ::31])
+        want = np.asarray(((x - x.mean(axis=0)) * 2)[::97, ::31])
     print(json.dumps({"close": bool(np.allclose(got, want)), "peak": peak, "threaded": threaded,
                       "spilled": stats.bytes_spilled, "governor": stats.peak_memory}))
     """

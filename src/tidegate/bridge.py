@@ -443,7 +443,7 @@ def get(
                     gc.enable()
             stats.ingest_time = time.perf_counter() - t0
             data: dict = {}
-            state = callback_state(core, dsk, data, plan.supplied, cap)
+            state = callback_state(core, dsk, data, plan.supplied, cap, baseline)
             for f in start_state:
                 f(dsk, state)
 

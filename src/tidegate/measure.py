@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 import time
 
 import psutil
@@ -61,14 +62,12 @@ class RSSSampler:
 
 
 # -- keeping the process within memory_limit ----------------------------------------------
-import os
-_DEBUG = bool(os.environ.get("TIDEGATE_DEBUG_GOVERNOR"))
 # A running task's footprint in chunks of its largest input: the input, its output and two
 # temporaries of that size (measured: ``(x - x.mean()).std()``'s chunk step needs three
 # chunks besides its input).
 TASK_FOOTPRINT = 4
-MARGIN = 0.08
-MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books  # of memory_limit, kept free: RSS moves between samples
+MARGIN = 0.08  # of memory_limit, kept free: RSS moves between samples
+MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books
 DECAY = 0.05  # per batch, a group's footprint moves this share towards a lower reading
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
@@ -131,8 +130,9 @@ class Governor:
     work left; the budget is what is held plus what the limit leaves after the reading (less
     the backlog, about to leave), the room still to keep and a margin, never below
     ``floor``. (With exact accounting that is the limit less the backlog, the room and the
-    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.) While RSS is near the limit the sampler calls ``malloc_trim`` (at most
-    every 50 ms) so freed memory shows as freed.
+    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.)
+    While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
+    freed memory shows as freed.
     """
 
     def __init__(self, limit: float, baseline: int, floor: float = 0.0, chunk: float = 0.0,
@@ -148,6 +148,8 @@ class Governor:
         self.peak = 0  # highest RSS above baseline seen
         self.now = 0  # latest RSS above baseline
         self.trims = 0
+        # (highest reading, held, backlog, overhead seen, footprint kept, room) per ask
+        self.history: deque = deque(maxlen=1000)
         self._max = 0
         self._proc = psutil.Process()
         self._stop = threading.Event()
@@ -208,7 +210,5 @@ class Governor:
         # of one buffer) cost what they cost; values on their way to disk are about to go.
         usable = (1 - MARGIN) * self.limit - MARGIN_BYTES
         room = self.room = held + usable - (high - backlog) - reserve
-        if _DEBUG:
-            print(f"gov high={high/1e6:.0f} held={held/1e6:.0f} backlog={backlog/1e6:.0f} "
-                  f"over={over/1e6:.0f} ran={len(ran)} need={need/1e6:.0f} room={room/1e6:.0f}")
+        self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
