@@ -14,6 +14,8 @@ import dask.array as da
 import dask.utils
 import pytest
 
+import tidegate
+
 RUNNER = textwrap.dedent(
     """
     import json, sys
@@ -87,3 +89,19 @@ def test_a_limit_one_thread_cannot_fit_is_refused_naming_the_smallest_that_works
     smallest = dask.utils.parse_bytes(smallest.split(";")[0])
     assert 4 * 40e6 <= smallest <= 4 * 40e6 / 0.9  # a task's footprint and the margin
     assert y.compute(scheduler="tidegate", num_workers=2, memory_limit=smallest) == 2e7
+
+
+def test_a_task_larger_than_the_limit_is_named_once_it_ran():
+    """Without chunk metadata nothing can be refused up front: once tasks run one at a time
+    and one needs more than the limit, the run warns, naming a limit that would work."""
+    import numpy as np
+    from dask import delayed
+
+    def big(i):
+        return float(np.ones(12_500_000).sum())  # a 100 MB temporary, a float out
+
+    out = delayed(sum)([delayed(big)(i) for i in range(3)])
+    stats = tidegate.RunStats()
+    with pytest.warns(RuntimeWarning, match=r"smallest memory_limit that would work is about"):
+        assert out.compute(scheduler="tidegate", memory_limit="30MB", stats=stats) == 3.75e7
+    assert stats.fewest_threads == 1

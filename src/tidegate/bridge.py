@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import time
 import warnings
 from collections.abc import Mapping
@@ -510,13 +511,13 @@ def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, floa
     i, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    if per_thread > usable:
-        smallest = per_thread / (1 - MARGIN)
+    if per_thread and per_thread > usable:
+        smallest = math.ceil(per_thread / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
         raise ValueError(
             f"memory_limit={format_bytes(limit)} cannot run task {graph.keys[i]!r} even on one "
             f"thread: its chunk is {format_bytes(chunk)}, and a task needs about "
             f"{TASK_FOOTPRINT} times that (input, output, temporaries). The smallest "
-            f"memory_limit that would work is {format_bytes(int(smallest) + 1)}; or use "
+            f"memory_limit that would work is {format_bytes(smallest)}; or use "
             f"smaller chunks"
         )
     if chunk > 0:

@@ -26,7 +26,7 @@ from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
-from .measure import Governor, return_freed_memory_to_os, rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, Governor, return_freed_memory_to_os, rss_reader
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
@@ -276,6 +276,7 @@ def run(
         upcoming = {g for g, n in enumerate(left) if n}
         running: dict[int, int] = {}  # task -> group, handed out and not back
         loaded_before = 0
+        warned = False
         largest = 0.0
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
@@ -398,6 +399,9 @@ def run(
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest)
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
+                if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
+                    warned = True
+                    _warn_over_limit(governor, hooks.cap, graph.group_names)
                 if LEDGER.active > 1:
                     budget = min(budget, LEDGER.budget(core, hooks.cap, total))
                 for w in core.workers:
@@ -470,6 +474,24 @@ def run(
     return results
 
 
+def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
+    """One thread, nothing held beyond its inputs, and still over: the limit is below what
+    one task needs (known only once it ran: no chunk metadata said so beforehand)."""
+    from dask.utils import format_bytes
+
+    group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    smallest = (governor.peak - governor.usable + (1 - MARGIN) * limit) / (1 - MARGIN)
+    warnings.warn(
+        f"memory_limit={format_bytes(int(limit))} is below what this compute needs with one "
+        f"task at a time: the process reached {format_bytes(int(governor.peak))} above its "
+        f"start (tasks of {names[group] if group is not None else '?'!r} need about "
+        f"{format_bytes(int(foot))} besides their inputs). The smallest memory_limit that "
+        f"would work is about {format_bytes(int(smallest))}; or use smaller chunks",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
                       largest: float) -> int:  # fmt: skip
     """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
@@ -477,12 +499,15 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     read back while the budget holds fewer than four of the largest results; one more once
     there is room for another task's share besides the floor. (One worker: the thread
     runtime's.)"""
-    if threads > 1 and (governor.room < governor.floor
-                        or (reloads > 0 and governor.room < 4 * largest)):  # fmt: skip
-        return threads - 1
+    size = max(governor.chunk, largest)
+    if size:  # as many as the limit holds a task's footprint for
+        most = min(most, max(1, int(governor.usable // (TASK_FOOTPRINT * size))))
+    if threads > most or (threads > 1 and (
+            governor.room < governor.floor or (reloads > 0 and governor.room < 4 * largest))):
+        return max(1, min(most, threads - 1))
     per_task = governor.overhead / max(1, threads)
-    if threads < most and not reloads and governor.room - per_task > max(governor.floor,
-                                                                          4 * largest):
+    if size and threads < most and not reloads and governor.room - per_task > max(
+            governor.floor, 4 * largest):  # fmt: skip
         return threads + 1
     return threads
 

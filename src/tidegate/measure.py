@@ -144,6 +144,7 @@ class Governor:
         self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
         self.overhead = 0.0  # room kept for running tasks at the latest ask
         self.room = math.inf  # the latest budget before its floor
+        self.usable = (1 - MARGIN) * limit - MARGIN_BYTES  # the limit less the margin
         self.interval = interval
         self.peak = 0  # highest RSS above baseline seen
         self.now = 0  # latest RSS above baseline
@@ -208,7 +209,7 @@ class Governor:
         reserve = max(0.0, self.overhead - over)
         # Relative to what is held, so that results dask.sizeof counts more than once (views
         # of one buffer) cost what they cost; values on their way to disk are about to go.
-        usable = (1 - MARGIN) * self.limit - MARGIN_BYTES
+        usable = self.usable
         room = self.room = held + usable - (high - backlog) - reserve
         self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
