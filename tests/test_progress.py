@@ -116,3 +116,28 @@ def test_drawn_in_a_real_notebook_kernel():
     drawn = [o["data"]["text/plain"] for w in widgets.values() if w["model_name"] == "OutputModel"
              for o in w["state"]["outputs"]]
     assert any(f"{N}/{N}" in text for text in drawn), drawn
+
+
+def test_memory_against_the_limit_is_the_process_memory_when_known():
+    text = Snapshot(1, 2, 5 * 2**20, 4 * 2**30, 0, 3 * 2**30).memory_text()
+    assert text == "memory 3.00 GiB / 4.00 GiB  held 5.00 MiB"
+
+
+def test_a_limited_run_shows_its_process_memory():
+    import dask
+    import dask.array as da
+    from dask.callbacks import Callback
+
+    import tidegate
+
+    seen = []
+
+    class Look(Callback):
+        def _posttask(self, key, result, dsk, state, id):
+            seen.append(state["tidegate"].memory_used)
+
+    x = da.ones((2000, 1000), chunks=(250, 1000))  # 2 MB chunks
+    with Look():
+        (x + 1).sum().compute(scheduler=tidegate.get, memory_limit="200MB")
+        dask.compute((x + 1).sum(), scheduler=tidegate.get, memory_limit="none")
+    assert seen and all(isinstance(m, int) and m >= 0 for m in seen)

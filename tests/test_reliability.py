@@ -66,14 +66,15 @@ CHILD = textwrap.dedent(
             threading.Event().wait()
         return float((x - total / n).sum())
 
-    # every load is needed twice, before and after the total: a 2 MB budget must spill
+    # every load is needed twice, before and after the total: 12.8 MB held; a 20 MB
+    # memory_limit (process memory: the budget for held results is less) must spill
     n = 16
     loads = [delayed(load)(i) for i in range(n)]
     total = delayed(sum)(loads)
     out = delayed(sum)([delayed(centre)(x, total, n) for x in loads])
     try:
         with Starts():
-            out.compute(scheduler="tidegate", num_workers=2, memory_limit=2e6)
+            out.compute(scheduler="tidegate", num_workers=2, memory_limit=20e6)
     except KeyboardInterrupt:
         print(json.dumps({"spill_root": os.listdir(spill_root), "alive": sorted(
             t.name for t in threading.enumerate()

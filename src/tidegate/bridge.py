@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import time
 import warnings
 from collections.abc import Mapping
@@ -23,7 +24,8 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .policy import Policy, find_roots
+from .measure import MARGIN, TASK_FOOTPRINT, rss_reader
+from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
 # pass ``stats=RunStats()`` to get a run's own.
@@ -285,9 +287,11 @@ def get(
     tidegate's options default to dask.config's ``tidegate.*``:
 
     - ``num_workers``: threads (default: dask's ``num_workers`` setting, else all cores);
-    - ``memory_limit``: budget for held results, bytes or "4GB"; "auto" (default): half the
-      memory available; "none": unlimited. Computes running at once in one process (other
-      threads, or nested inside a task) share ``tidegate.memory-limit`` between them;
+    - ``memory_limit``: the process's memory (RSS, as ``top`` shows it) above its level when
+      the compute starts stays within this, bytes or "4GB"; "auto" (default): half the
+      memory available (inside a container or job: its cgroup's); "none": unlimited.
+      Computes running at once in one process (other threads, or nested inside a task)
+      share ``tidegate.memory-limit`` between them;
     - ``saturation`` (roots in flight = ceil(saturation x threads)), ``policy``
       ("tidegate" or "priority"), ``order`` ("dfs" or "dask");
     - ``validate``: check the core's invariants after every event (slow; for tests);
@@ -318,6 +322,7 @@ def get(
     it is seen, with its traceback; nothing starts after it.
     """
     global last_stats
+    baseline = rss_reader()()  # memory_limit bounds the process's memory above this
     if kwargs:
         ignored = dask.config.get("tidegate.ignore-options", None) or ()
         unknown = {k: v for k, v in kwargs.items() if k not in ignored}
@@ -394,7 +399,8 @@ def get(
                 graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(flat, dsk, sizes, cap)
-                core = Scheduler(graph, [(threads, cap)], pol, validate=validate)
+                threads, budget, floor, chunk = _fit(graph, threads, cap)
+                core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
                 gather = _gatherer(plan, graph)
@@ -403,7 +409,7 @@ def get(
                     gc.enable()
             stats.ingest_time = time.perf_counter() - t0
             data: dict = {}
-            state = callback_state(core, dsk, data, plan.supplied, cap)
+            state = callback_state(core, dsk, data, plan.supplied, cap, baseline)
             for f in start_state:
                 f(dsk, state)
 
@@ -433,7 +439,7 @@ def get(
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
-                trace=recorded,
+                trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
             )  # fmt: skip
             try:
                 results = run(core, execute, gather, hooks, stats, data)
@@ -452,6 +458,39 @@ def get(
         if t in values:
             values[k] = values[t]
     return nested_get(keys, values)
+
+
+FLOOR_SHARE = 0.25  # of memory_limit: the budget for held results never goes below it
+
+
+def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, float, float]:
+    """Threads, first budget for held results, its floor and the largest chunk (array
+    metadata), for a run whose process memory must stay within ``limit``.
+
+    Threads are fewer when the limit cannot hold each one's footprint (from chunk
+    metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
+    that cannot hold even one thread is refused, naming the smallest that would work.
+    """
+    if limit == float("inf"):
+        return threads, limit, 0.0, 0.0
+    i, chunk = largest_footprint(graph.size)
+    usable = (1 - MARGIN) * limit
+    per_thread = TASK_FOOTPRINT * chunk
+    if per_thread and per_thread > usable:
+        smallest = math.ceil(per_thread / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
+        raise ValueError(
+            f"memory_limit={format_bytes(limit)} cannot run task {graph.keys[i]!r} even on one "
+            f"thread: its chunk is {format_bytes(chunk)}, and a task needs about "
+            f"{TASK_FOOTPRINT} times that (input, output, temporaries). The smallest "
+            f"memory_limit that would work is {format_bytes(smallest)}; or use "
+            f"smaller chunks"
+        )
+    if chunk > 0:
+        threads = max(1, min(threads, int(usable // per_thread)))
+    overhead = threads * (TASK_FOOTPRINT - 1) * chunk  # each thread's output and temporaries
+    # Spilling cannot lower what is not held: past this, spilling more only thrashes.
+    floor = max(chunk, FLOOR_SHARE * limit)
+    return threads, max(floor, usable - overhead), floor, chunk
 
 
 def _process_limit() -> float:

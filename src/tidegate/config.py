@@ -26,17 +26,17 @@ AUTO_FRACTION = 0.5
 
 
 def memory_limit(value=None) -> float:
-    """Bytes per worker as a float. Accepts 4e9, "4GB", "4 GiB"; "auto" (the default) is
-    half the memory available when the compute starts, leaving the other half for what a
-    budget does not count (temporaries inside running tasks, the allocator's slack);
-    "none" is unlimited."""
+    """Bytes as a float: the process's memory (RSS) above its level at compute start stays
+    within it. Accepts 4e9, "4GB", "4 GiB"; "auto" (the default) is half the memory
+    available when the compute starts (inside a container or batch job with a cgroup memory
+    limit, what that limit leaves); "none" is unlimited."""
     value = get("memory-limit", value)
     if value is None or value == "none":
         return math.inf
     if value == "auto":
         import psutil
 
-        return AUTO_FRACTION * psutil.virtual_memory().available
+        return AUTO_FRACTION * available_memory(psutil.virtual_memory().available)
     if isinstance(value, str):
         try:
             value = parse_bytes(value)
@@ -83,3 +83,27 @@ def limits(mapping: dict):
 
     merged = {**current_limits(), **check_limits(mapping)}
     return dask.config.set({"tidegate.limits": merged})
+
+
+CGROUP_FILES = (  # (limit, usage): cgroups v2, then v1
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+
+
+def available_memory(host: float, files=CGROUP_FILES) -> float:
+    """Memory available to this process: the host's (``host``), or less where this process's
+    cgroup (a container, a batch job) has a memory limit: that limit less its usage. (The
+    same files distributed reads for its own default, ``distributed.system``.)"""
+    for limit_file, usage_file in files:
+        try:
+            with open(limit_file) as f:
+                limit = f.read().strip()
+            with open(usage_file) as f:
+                usage = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if limit == "max" or not limit.isdigit() or int(limit) >= 2**60:
+            return host  # no limit (v1 says so with a huge number)
+        return max(0.0, min(host, float(int(limit) - usage)))
+    return host

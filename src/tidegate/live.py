@@ -232,16 +232,31 @@ class RunView:
 
     - ``tasks``: tasks this run executes (values supplied up front are not tasks);
     - ``finished``: tasks finished so far;
-    - ``memory_limit``: the run's memory budget in bytes, or None when unlimited;
+    - ``memory_limit``: the run's memory_limit in bytes (RSS above its level at compute
+      start), or None when unlimited;
+    - ``memory_used``: the process's RSS above its level at compute start, now (bytes;
+      read from /proc at each access), or None when not known;
     - ``held_bytes``: measured bytes (``dask.sizeof``) of results held in memory now;
     - ``bytes_spilled``: bytes moved to disk so far (a result spilled twice counts twice).
     """
 
-    __slots__ = ("_core", "_limit")
+    __slots__ = ("_core", "_limit", "_baseline", "_rss")
 
-    def __init__(self, core, memory_limit: float):
+    def __init__(self, core, memory_limit: float, baseline: int | None = None):
         self._core = core
         self._limit = None if memory_limit == float("inf") else int(memory_limit)
+        self._baseline = baseline
+        self._rss = None
+
+    @property
+    def memory_used(self) -> int | None:
+        if self._baseline is None:
+            return None
+        if self._rss is None:
+            from .measure import rss_reader
+
+            self._rss = rss_reader()
+        return max(0, self._rss() - self._baseline)
 
     @property
     def tasks(self) -> int:
@@ -270,7 +285,8 @@ class RunView:
         )
 
 
-def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_limit: float) -> dict:
+def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_limit: float,
+                   baseline: int | None = None) -> dict:  # fmt: skip
     """The ``state`` dict dask.local gives callbacks, as live views over ``core``."""
     graph = core.graph
     state = core.state
@@ -312,5 +328,5 @@ def callback_state(core, dsk: Mapping, data: dict, supplied: Mapping, memory_lim
         "running": keyset("running", running),
         "finished": keyset("finished", lambda: core.n_finished),
         "released": keyset("released"),
-        "tidegate": RunView(core, memory_limit),
+        "tidegate": RunView(core, memory_limit, baseline),
     }

@@ -21,11 +21,12 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
-from .measure import rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, Governor, return_freed_memory_to_os, rss_reader
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
@@ -50,8 +51,10 @@ class RunStats:
     bytes_loaded: int = 0
     spill_file_bytes: int = 0  # bytes written to spill files
     spill_time: float = 0.0  # seconds spent writing and reading spill files
-    memory_limit: float = 0.0  # this run's own budget (bytes; inf: none)
-    lowest_budget: float = 0.0  # the smallest budget it ran under, shared with other computes
+    memory_limit: float = 0.0  # this run's memory_limit (bytes of RSS above baseline; inf: none)
+    lowest_budget: float = 0.0  # the smallest budget for held results it ran under
+    peak_memory: float = 0.0  # highest RSS above the level at compute start (limited runs)
+    fewest_threads: int = 0  # threads at once, at the fewest (memory_limit can lower them)
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -143,6 +146,9 @@ class Hooks:
     executor: Executor | None = None  # run the worker loops on this pool
     spill_dir: str | None = None
     cap: float = float("inf")  # this run's memory_limit
+    baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
+    floor: float = 0.0  # the budget for held results never goes below this
+    chunk: float = 0.0  # the largest chunk the graph's array metadata names
     total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
     trace: Trace | None = None
 
@@ -259,6 +265,21 @@ def run(
     # Values on their way to disk are out of the core's books: a tenth of the budget at most.
     backlog = 64e6 if hooks.cap == float("inf") else 0.1 * hooks.cap
     disk = SpillStore(hooks.spill_dir, backlog, on_error=pool.wake)
+    # The process's memory steers the budget for held results (one run at a time: a run
+    # nested in another's task, or beside it, shares the outer run's held-bytes books).
+    governor = None
+    if hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1:
+        return_freed_memory_to_os()
+        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk).start()
+        group_of = graph.group.tolist()
+        left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
+        upcoming = {g for g, n in enumerate(left) if n}
+        running: dict[int, int] = {}  # task -> group, handed out and not back
+        loaded_before = 0
+        warned = False
+        largest = 0.0
+    threads = max_threads = sum(w.threads for w in core.workers)
+    stats.fewest_threads = threads
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -278,6 +299,8 @@ def run(
                     inputs = _with_loads(inputs, loading, data)
                 if pretask is not None:
                     pretask(i)
+                if governor is not None:
+                    running[i] = group_of[i]
                 pool.submit(i, inputs)
             elif kind is Release:
                 value = data.pop(a.task, _STOP)
@@ -356,7 +379,38 @@ def run(
                 value = item = None
             if disk.error is not None:
                 raise disk.error
-            if LEDGER.active > 1:  # other computes run: this one's share of the budget
+            if governor is not None:
+                # What was held when the batch's results arrived: the highest RSS reading
+                # since the last batch saw them all.
+                held = sum(w.held for w in core.workers)
+                ran = list(running.values())
+                for e in events:
+                    g = running.pop(e.task)
+                    left[g] -= 1
+                    if not left[g]:
+                        upcoming.discard(g)
+                    if type(e) is Finished:
+                        held += e.nbytes
+                        if e.nbytes > largest:
+                            largest = e.nbytes
+                budget = governor.budget(held, disk.backlog_bytes, ran, threads, upcoming, largest)
+                reloads = core.bytes_loaded - loaded_before
+                loaded_before = core.bytes_loaded
+                threads = _threads_that_fit(governor, threads, max_threads, reloads, largest)
+                for w in core.workers:
+                    w.threads = max(threads, w.processing)  # never below what runs
+                if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
+                    warned = True
+                    _warn_over_limit(governor, hooks.cap, graph.group_names)
+                if LEDGER.active > 1:
+                    budget = min(budget, LEDGER.budget(core, hooks.cap, total))
+                for w in core.workers:
+                    w.budget = budget
+                if budget < stats.lowest_budget:
+                    stats.lowest_budget = budget
+                if threads < stats.fewest_threads:
+                    stats.fewest_threads = threads
+            elif LEDGER.active > 1:  # other computes run: this one's share of the budget
                 budget = LEDGER.budget(core, hooks.cap, total)
                 for w in core.workers:
                     w.budget = budget
@@ -406,6 +460,9 @@ def run(
         disk.close()
     finally:
         LEDGER.close(core)
+        if governor is not None:
+            governor.stop()
+            stats.peak_memory = governor.peak
         if trace is not None:
             sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
@@ -415,6 +472,44 @@ def run(
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
     return results
+
+
+def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
+    """One thread, nothing held beyond its inputs, and still over: the limit is below what
+    one task needs (known only once it ran: no chunk metadata said so beforehand)."""
+    from dask.utils import format_bytes
+
+    group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    smallest = (governor.peak - governor.usable + (1 - MARGIN) * limit) / (1 - MARGIN)
+    warnings.warn(
+        f"memory_limit={format_bytes(int(limit))} is below what this compute needs with one "
+        f"task at a time: the process reached {format_bytes(int(governor.peak))} above its "
+        f"start (tasks of {names[group] if group is not None else '?'!r} need about "
+        f"{format_bytes(int(foot))} besides their inputs). The smallest memory_limit that "
+        f"would work is about {format_bytes(int(smallest))}; or use smaller chunks",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
+                      largest: float) -> int:  # fmt: skip
+    """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
+    need leaves held results less than the budget's floor, or when spilled results are
+    read back while the budget holds fewer than four of the largest results; one more once
+    there is room for another task's share besides the floor. (One worker: the thread
+    runtime's.)"""
+    size = max(governor.chunk, largest)
+    if size:  # as many as the limit holds a task's footprint for
+        most = min(most, max(1, int(governor.usable // (TASK_FOOTPRINT * size))))
+    if threads > most or (threads > 1 and (
+            governor.room < governor.floor or (reloads > 0 and governor.room < 4 * largest))):
+        return max(1, min(most, threads - 1))
+    per_task = governor.overhead / max(1, threads)
+    if size and threads < most and not reloads and governor.room - per_task > max(
+            governor.floor, 4 * largest):  # fmt: skip
+        return threads + 1
+    return threads
 
 
 def _raise_task_error(error, hooks: Hooks, execute, gather, data) -> None:

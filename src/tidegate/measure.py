@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import threading
+from collections import deque
 import time
 
 import psutil
@@ -57,3 +59,157 @@ class RSSSampler:
     @property
     def peak_above_baseline(self) -> int:
         return max(0, self.peak - self.baseline)
+
+
+# -- keeping the process within memory_limit ----------------------------------------------
+# A running task's footprint in chunks of its largest input: the input, its output and two
+# temporaries of that size (measured: ``(x - x.mean()).std()``'s chunk step needs three
+# chunks besides its input).
+TASK_FOOTPRINT = 4
+MARGIN = 0.08  # of memory_limit, kept free: RSS moves between samples
+MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books
+DECAY = 0.05  # per batch, a group's footprint moves this share towards a lower reading
+TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
+
+
+def _libc():
+    """glibc through ctypes, or None (another libc, another OS)."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim, libc.mallopt  # noqa: B018 - both exist in glibc only
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _libc()
+_tuned = False
+
+
+def return_freed_memory_to_os() -> None:
+    """Make glibc give freed memory back to the OS at once, so RSS reflects what is held.
+
+    glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
+    mmap threshold so the next ones of that size come from the heap too (freed, they stay
+    in RSS). Setting the trim threshold, as distributed's nanny does with
+    ``MALLOC_TRIM_THRESHOLD_=65536``, pins both: large arrays are mapped and unmapped, and a
+    heap's free top goes back above 64 KiB. Once per process, for computes with a limit."""
+    global _tuned
+    if _tuned or _LIBC is None:
+        return
+    _tuned = True
+    M_TRIM_THRESHOLD = -1
+    _LIBC.mallopt(M_TRIM_THRESHOLD, 65536)
+
+
+def trim() -> None:
+    """``malloc_trim(0)``: free pages inside glibc's heaps go back to the OS."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+class Governor:
+    """Steers a run's budget for held results so that the process's memory (RSS) above
+    ``baseline`` stays within ``limit``.
+
+    A thread samples RSS every ``interval`` seconds and keeps the highest reading since the
+    runtime last asked. The runtime asks after each batch of events, telling what it
+    counts (results held, values waiting for the disk) and which groups' tasks ran
+    meanwhile. The rest of the highest reading is what those tasks needed besides their
+    held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
+    too), shared among them: each group's footprint is the largest share seen, decaying
+    slowly towards lower ones. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
+    times the larger of ``chunk`` (array metadata) and the largest result so far. The room
+    kept for running tasks is ``threads`` times the largest footprint among the groups with
+    work left; the budget is what is held plus what the limit leaves after the reading (less
+    the backlog, about to leave), the room still to keep and a margin, never below
+    ``floor``. (With exact accounting that is the limit less the backlog, the room and the
+    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.)
+    While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
+    freed memory shows as freed.
+    """
+
+    def __init__(self, limit: float, baseline: int, floor: float = 0.0, chunk: float = 0.0,
+                 interval: float = 0.002):  # fmt: skip
+        self.limit = limit
+        self.baseline = baseline
+        self.floor = floor
+        self.chunk = chunk
+        self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
+        self.overhead = 0.0  # room kept for running tasks at the latest ask
+        self.room = math.inf  # the latest budget before its floor
+        self.usable = (1 - MARGIN) * limit - MARGIN_BYTES  # the limit less the margin
+        self.interval = interval
+        self.peak = 0  # highest RSS above baseline seen
+        self.now = 0  # latest RSS above baseline
+        self.trims = 0
+        # (highest reading, held, backlog, overhead seen, footprint kept, room) per ask
+        self.history: deque = deque(maxlen=1000)
+        self._max = 0
+        self._proc = psutil.Process()
+        self._stop = threading.Event()
+        self._last_trim = 0.0
+        self._thread = threading.Thread(target=self._loop, name="tidegate-rss", daemon=True)
+
+    def start(self) -> Governor:
+        self._read()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _read(self) -> int:
+        above = self._proc.memory_info().rss - self.baseline
+        self.now = above
+        if above > self._max:
+            self._max = above
+            if above > self.peak:
+                self.peak = above
+        return above
+
+    def _loop(self) -> None:
+        clock = time.perf_counter
+        near = (1 - MARGIN) * self.limit
+        while not self._stop.wait(self.interval):
+            if self._read() > near and clock() - self._last_trim > TRIM_INTERVAL:
+                trim()
+                self._last_trim = clock()
+                self.trims += 1
+                self._read()
+
+    def guess(self, largest: float) -> float:
+        return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
+
+    def budget(self, held: float, backlog: float, ran: list, threads: int, upcoming,
+               largest: float = 0.0) -> float:  # fmt: skip
+        """The budget for held results now. ``held`` and ``backlog``: bytes held and on
+        their way to disk at the highest reading since the last call; ``ran``: the groups
+        of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
+        left; ``largest``: the largest result so far."""
+        high, self._max = self._max, self.now
+        over = max(0.0, high - held - backlog)
+        feet = self.footprint
+        if ran:
+            share = over / len(ran)
+            for g in set(ran):
+                f = feet.get(g)
+                feet[g] = share if f is None or share >= f else f + (share - f) * DECAY
+        guess = self.guess(largest)
+        need = max((feet.get(g, guess) for g in upcoming), default=0.0)
+        # Room kept for running tasks: what they may need, less what the reading shows of it.
+        self.overhead = threads * need
+        reserve = max(0.0, self.overhead - over)
+        # Relative to what is held, so that results dask.sizeof counts more than once (views
+        # of one buffer) cost what they cost; values on their way to disk are about to go.
+        usable = self.usable
+        room = self.room = held + usable - (high - backlog) - reserve
+        self.history.append((high, held, backlog, over, need, room))
+        return max(self.floor, room)

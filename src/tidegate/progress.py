@@ -32,10 +32,15 @@ class Snapshot:
     held_bytes: int | None = None  # None: the scheduler does not say
     memory_limit: int | None = None
     bytes_spilled: int | None = None
+    memory_used: int | None = None  # the process's memory above its level at compute start
 
     def memory_text(self) -> str:
         parts = []
-        if self.held_bytes is not None:
+        if self.memory_used is not None:
+            limit = f" / {format_bytes(self.memory_limit)}" if self.memory_limit else ""
+            parts.append(f"memory {format_bytes(self.memory_used)}{limit}")
+            parts.append(f"held {format_bytes(self.held_bytes or 0)}")
+        elif self.held_bytes is not None:
             limit = f" / {format_bytes(self.memory_limit)}" if self.memory_limit else ""
             parts.append(f"memory {format_bytes(self.held_bytes)}{limit}")
         if self.bytes_spilled:
@@ -48,7 +53,7 @@ def snapshot(state: dict) -> Snapshot:
     live = state.get("tidegate")
     if live is not None:
         return Snapshot(live.finished, live.tasks, live.held_bytes, live.memory_limit,
-                        live.bytes_spilled)
+                        live.bytes_spilled, getattr(live, "memory_used", None))
     done = len(state.get("finished", ()))
     pending = sum(len(state.get(k, ())) for k in ("ready", "waiting", "running"))
     return Snapshot(done, done + pending)

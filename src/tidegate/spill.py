@@ -73,6 +73,11 @@ class SpillStore:
         self._writing = 0  # version being written, 0 for none
         self._closed = False
 
+    @property
+    def backlog_bytes(self) -> float:
+        """Bytes of values queued or being written: still in memory."""
+        return self._pending_bytes
+
     def put(self, key: int, value: Any, name: str = "", nbytes: float = 0) -> None:
         with self._lock:
             if self.path is None:

@@ -1,0 +1,128 @@
+"""memory_limit against what top shows (issue 10): peak RSS above the level at compute
+start vs the limit, wall time vs dask threaded, bytes written to disk vs the input.
+
+The seed workloads (zarr in, zarr out; the anomaly among them) and the per-file vorticity
+pipeline, each under dask threaded and under tidegate at 300 MB, 400 MB and 25% of
+threaded's peak on that workload (from the first rep), plus 128 MB for the two vorticity
+pipelines (below their working set). Every run is a fresh process (tidegate.compare);
+reps are interleaved. Prints a table of medians (with min-max of the peak ratio) and
+writes JSON.
+
+    python bench/rss.py                 # 2 reps, 2 x 0.8 GB of input in 32 MB chunks
+    python bench/rss.py --reps 1 --steps 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+
+from rich.console import Console
+from rich.table import Table
+
+from tidegate.compare import run_isolated
+from tidegate.workloads import CHUNK_BYTES, NAMES, make_inputs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BELOW_WORKING_SET = {"vorticity": 128e6, "vorticity-files": 128e6}
+
+
+def limits_for(workload: str, threaded_peak: float) -> list[tuple[str, float]]:
+    out = [("300 MB", 300e6), ("400 MB", 400e6), ("25% threaded", 0.25 * threaded_peak)]
+    if workload in BELOW_WORKING_SET:
+        out.append(("128 MB", BELOW_WORKING_SET[workload]))
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--steps", type=int, default=100, help="time steps per input (100: 0.8 GB)")
+    p.add_argument("--reps", type=int, default=2)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--workloads", default=",".join(NAMES))
+    p.add_argument("--json", default=os.path.join(HERE, "results", "rss.json"))
+    a = p.parse_args()
+    workloads = a.workloads.split(",")
+    console = Console(width=160)
+    folder = tempfile.mkdtemp(prefix="tidegate-bench-")
+    runs: list[dict] = []
+    threaded_peak: dict[str, float] = {}
+    try:
+        inputs = make_inputs(folder, a.steps)
+        in_bytes = 2 * a.steps * CHUNK_BYTES // 4
+        console.print(f"inputs: 2 x {in_bytes / 2e9:.2f} GB zarr, {CHUNK_BYTES / 1e6:.0f} MB "
+                      f"chunks; {a.threads} threads, {a.reps} reps")  # fmt: skip
+        for rep in range(a.reps):
+            for w in workloads:
+                m = run_isolated(w, "threads", inputs, a.threads)
+                threaded_peak.setdefault(w, m.peak_rss)
+                runs.append({"workload": w, "limit_name": "threaded", "limit": None,
+                             "wall": m.wall_time, "peak": m.peak_rss, "written": 0})  # fmt: skip
+                console.print(f"  rep {rep} {w:16s} threaded      {m.wall_time:6.2f} s "
+                              f"{m.peak_rss / 1e6:6.0f} MB", highlight=False)  # fmt: skip
+                for name, limit in limits_for(w, threaded_peak[w]):
+                    row = {"workload": w, "limit_name": name, "limit": limit}
+                    try:
+                        m = run_isolated(w, "tidegate", inputs, a.threads, limit)
+                    except RuntimeError as exc:
+                        msg = str(exc).strip().splitlines()[-1]
+                        if "smallest memory_limit" not in msg:
+                            raise
+                        row |= {"refused": msg}
+                        console.print(f"  rep {rep} {w:16s} {name:13s} refused: {msg[-90:]}",
+                                      highlight=False)  # fmt: skip
+                    else:
+                        row |= {"wall": m.wall_time, "peak": m.peak_rss,
+                                "written": m.written, "spilled": m.spilled}
+                        console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
+                                      f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
+                                      f"{m.written / 1e6:6.0f} MB written", highlight=False)  # fmt: skip
+                    runs.append(row)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    table = Table(title=f"median of {a.reps} fresh-process runs; input {in_bytes / 1e9:.2f} GB")
+    for col in ("workload", "limit", "limit MB", "peak MB", "peak/limit (min-max)",
+                "wall s", "wall/threaded", "written/input"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("workload", "limit") else "right")
+    summary = []
+    for w in workloads:
+        base = [r for r in runs if r["workload"] == w and r["limit_name"] == "threaded"]
+        base_wall = statistics.median(r["wall"] for r in base)
+        table.add_row(w, "threaded", "-", f"{statistics.median(r['peak'] for r in base) / 1e6:.0f}",
+                      "-", f"{base_wall:.2f}", "1.00", "-")  # fmt: skip
+        for name, _ in limits_for(w, threaded_peak[w]):
+            rs = [r for r in runs if r["workload"] == w and r["limit_name"] == name]
+            if any("refused" in r for r in rs):
+                table.add_row(w, name, f"{rs[0]['limit'] / 1e6:.0f}", "refused", "-", "-", "-",
+                              "-")  # fmt: skip
+                summary.append({"workload": w, "limit_name": name, "limit": rs[0]["limit"],
+                                "refused": rs[0]["refused"]})  # fmt: skip
+                continue
+            ratios = [r["peak"] / r["limit"] for r in rs]
+            wall = statistics.median(r["wall"] for r in rs)
+            row = {
+                "workload": w, "limit_name": name, "limit": rs[0]["limit"],
+                "peak": statistics.median(r["peak"] for r in rs),
+                "peak_over_limit": statistics.median(ratios), "peak_over_limit_max": max(ratios),
+                "wall": wall, "wall_over_threaded": wall / base_wall,
+                "written_over_input": statistics.median(r["written"] for r in rs) / in_bytes,
+            }  # fmt: skip
+            summary.append(row)
+            table.add_row(w, name, f"{row['limit'] / 1e6:.0f}", f"{row['peak'] / 1e6:.0f}",
+                          f"{row['peak_over_limit']:.2f} ({min(ratios):.2f}-{max(ratios):.2f})",
+                          f"{wall:.2f}", f"{row['wall_over_threaded']:.2f}",
+                          f"{row['written_over_input']:.2f}")  # fmt: skip
+    console.print(table)
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump({"args": vars(a), "summary": summary, "runs": runs}, f, indent=1)
+    console.print(f"wrote {a.json}")
+
+
+if __name__ == "__main__":
+    main()

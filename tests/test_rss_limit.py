@@ -1,0 +1,107 @@
+"""memory_limit bounds the process (issue 10): RSS above its level at compute start stays
+within 1.1x the limit, sampled every 2 ms in a fresh process per run, on a reduction, an
+anomaly, a rechunk and a store to zarr. The limits are below what dask's threaded scheduler
+needs for the same graph (measured in the same process), so a scheduler that did not hold
+the process back would fail."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import dask.array as da
+import dask.utils
+import pytest
+
+import tidegate
+
+RUNNER = textwrap.dedent(
+    """
+    import json, sys
+    import dask, dask.array as da, numpy as np, tidegate
+    from tidegate.measure import RSSSampler
+    case, limit, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    rng = da.random.default_rng(0)
+    x = rng.random((12000, 5000), chunks=(500, 5000))  # 480 MB in 20 MB chunks
+    if case == "reduction":
+        x = rng.random((12000, 5000), chunks=(250, 5000))  # 10 MB chunks
+        y = (x * x[::-1]).sum(axis=0)  # chunk i meets chunk n-1-i: half the input held
+    elif case == "anomaly":
+        y = (x - x.mean(axis=0)).std(axis=0)
+    elif case == "rechunk":
+        y = x.rechunk((12000, 200)).std(axis=0)
+    elif case == "zarr":
+        y = da.to_zarr((x - x.mean(axis=0)) * 2, out, compute=False, overwrite=True)
+
+    def measured(**kw):
+        with RSSSampler(0.002) as rss:
+            stats = tidegate.RunStats()
+            if kw["scheduler"] == "tidegate":
+                kw["stats"] = stats
+            got = y.compute(num_workers=2, **kw)
+        return got, rss.peak_above_baseline, stats
+
+    got, peak, stats = measured(scheduler="tidegate", memory_limit=limit)
+    want, threaded, _ = measured(scheduler="threads")
+    if case == "zarr":
+        import zarr
+        got = np.asarray(zarr.open_array(out)[::97, ::31])
+        want = np.asarray(((x - x.mean(axis=0)) * 2)[::97, ::31])
+    print(json.dumps({"close": bool(np.allclose(got, want)), "peak": peak, "threaded": threaded,
+                      "spilled": stats.bytes_spilled, "governor": stats.peak_memory}))
+    """
+)
+
+
+def run(tmp_path, case, limit):
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, case, str(limit), str(tmp_path / "out.zarr")],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case,limit", [
+    ("reduction", 48e6), ("anomaly", 150e6),
+    ("rechunk", 250e6), ("zarr", 150e6),  # rechunk: within the limit, but spills ~26x its input
+])  # fmt: skip
+def test_process_memory_stays_within_the_limit(tmp_path, case, limit):
+    r = run(tmp_path, case, limit)
+    assert r["close"]
+    assert r["threaded"] > limit, r  # the limit binds: unbounded, the run goes past it
+    assert r["peak"] <= 1.1 * limit, r
+    assert 0 < r["governor"] <= r["peak"] + 5e6  # the runtime saw the memory it steered by
+    assert [f for f in os.listdir(tmp_path) if f.startswith("tidegate-")] == []
+
+
+def test_a_limit_one_thread_cannot_fit_is_refused_naming_the_smallest_that_works():
+    x = da.ones((4000, 5000), chunks=(1000, 5000))  # 40 MB chunks
+    started = []
+    y = x.map_blocks(lambda b: started.append(1) or b).sum()
+    started.clear()  # map_blocks ran it on metadata
+    with pytest.raises(ValueError, match=r"cannot run task .* even on one thread") as info:
+        y.compute(scheduler="tidegate", num_workers=2, memory_limit="100MB")
+    assert started == []  # refused before running anything
+    smallest = info.value.args[0].split("smallest memory_limit that would work is ")[1]
+    smallest = dask.utils.parse_bytes(smallest.split(";")[0])
+    assert 4 * 40e6 <= smallest <= 4 * 40e6 / 0.9  # a task's footprint and the margin
+    assert y.compute(scheduler="tidegate", num_workers=2, memory_limit=smallest) == 2e7
+
+
+def test_a_task_larger_than_the_limit_is_named_once_it_ran():
+    """Without chunk metadata nothing can be refused up front: once tasks run one at a time
+    and one needs more than the limit, the run warns, naming a limit that would work."""
+    import numpy as np
+    from dask import delayed
+
+    def big(i):
+        return float(np.ones(12_500_000).sum())  # a 100 MB temporary, a float out
+
+    out = delayed(sum)([delayed(big)(i) for i in range(3)])
+    stats = tidegate.RunStats()
+    with pytest.warns(RuntimeWarning, match=r"smallest memory_limit that would work is about"):
+        assert out.compute(scheduler="tidegate", memory_limit="30MB", stats=stats) == 3.75e7
+    assert stats.fewest_threads == 1
