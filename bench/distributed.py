@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.table import Table
 
 import tidegate.distributed as td
+from tidegate.testing import QUIET_MEMORY
 
 MODES = ("queue", "eager", "tidegate", "tidegate-first-task")
 OUT = Path(__file__).parent / "results" / "distributed.json"
@@ -187,13 +188,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
     workloads = args.only or list(WORKLOADS)
-    config = {
-        "distributed.worker.memory.target": False,
-        "distributed.worker.memory.spill": False,
-        "distributed.worker.memory.pause": False,
-        "distributed.worker.memory.terminate": False,
-        "distributed.scheduler.worker-saturation": 1.1,
-    }
+    config = {**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}
     runs: dict = {w: {m: [] for m in modes} for w in workloads}
     for rep in range(args.reps):
         for w in workloads:

@@ -19,16 +19,14 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, WorkerPlugin  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
+from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
 CONFIG = {
     "distributed.scheduler.validate": True,
     "distributed.worker.validate": True,
-    "distributed.worker.memory.target": False,
-    "distributed.worker.memory.spill": False,
-    "distributed.worker.memory.pause": False,
-    "distributed.worker.memory.terminate": False,
+    **QUIET_MEMORY,
 }
 
 

@@ -26,16 +26,14 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, Event, SchedulerPlugin, WorkerPlugin, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
+from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
 CONFIG = {
     "distributed.scheduler.validate": True,
     "distributed.worker.validate": True,
-    "distributed.worker.memory.target": False,
-    "distributed.worker.memory.spill": False,
-    "distributed.worker.memory.pause": False,
-    "distributed.worker.memory.terminate": False,
+    **QUIET_MEMORY,
 }
 THREADS = 2
 SATURATION = 1.1

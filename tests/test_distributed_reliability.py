@@ -20,15 +20,11 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
+from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 
-QUIET = {
-    "distributed.worker.memory.target": False,
-    "distributed.worker.memory.spill": False,
-    "distributed.worker.memory.pause": False,
-    "distributed.worker.memory.terminate": False,
-}
+QUIET = QUIET_MEMORY
 VALIDATE = {**QUIET, "distributed.scheduler.validate": True, "distributed.worker.validate": True}
 
 

@@ -18,6 +18,7 @@ from dask import delayed
 
 from tidegate.books import Books
 from tidegate.policy import MEETING_FANOUT, Policy, meeting_partners, place_consumer
+from tidegate.testing import QUIET_MEMORY
 
 try:
     from distributed import WorkerPlugin
@@ -196,10 +197,7 @@ def client():
     config = {
         "distributed.scheduler.validate": True,
         "distributed.worker.validate": True,
-        "distributed.worker.memory.target": False,
-        "distributed.worker.memory.spill": False,
-        "distributed.worker.memory.pause": False,
-        "distributed.worker.memory.terminate": False,
+        **QUIET_MEMORY,
     }
     with dask.config.set(config), distributed.LocalCluster(
         n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0"

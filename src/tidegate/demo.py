@@ -17,13 +17,7 @@ import time
 
 CLUSTER_MODES = ("eager", "queue", "tidegate")
 
-# dask's own memory management off: nothing hides overproduction, nothing is killed.
-QUIET_MEMORY = {
-    "distributed.worker.memory.target": False,
-    "distributed.worker.memory.spill": False,
-    "distributed.worker.memory.pause": False,
-    "distributed.worker.memory.terminate": False,
-}
+from .testing import QUIET_MEMORY  # dask's own memory management off
 
 
 def _worker_plugins():

@@ -57,3 +57,14 @@ def drive(core, seed=0, size=lambda i: 100, on_event=None, started=None):
         if on_event:
             on_event(core)
     return runs, releases
+
+
+# dask.distributed's own memory management off (no spilling, pausing or killing), so that
+# nothing hides overproduction: for LocalCluster tests, benches, the demo and the twin's
+# fidelity harness.
+QUIET_MEMORY = {
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+    "distributed.worker.memory.terminate": False,
+}

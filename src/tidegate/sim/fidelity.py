@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import dask
 
+from ..testing import QUIET_MEMORY
 from . import simulate
 from .worker import Blob
 
