@@ -120,7 +120,7 @@ def _held_twice(n, total_gate=None, centre_gate=None):
 
 def test_concurrent_computes_share_one_budget():
     """Two threads compute at once under a 32 MB process limit, holding 20 and 16 MB: alone
-    neither spills; together each gets what the other leaves, and both spill. Barriers make
+    neither spills; together each gets what the other leaves, and at least 4 MB are spilled. Barriers make
     both hold their loads at once (one thread each: a run waits in its first centre task)."""
     with dask.config.set({"tidegate.memory-limit": 32e6}):
         alone = tidegate.RunStats()
@@ -151,7 +151,9 @@ def test_concurrent_computes_share_one_budget():
         # The other's held bytes were taken off this one's budget. How much depends on when
         # the other spilled its own share, so only "less than the whole" is certain.
         assert s.lowest_budget < 32e6
-        assert s.bytes_spilled > 0
+    # 36 MB held at once in a 32 MB process budget: someone spilled. Which one depends on
+    # who reached the limit first, so only the sum is certain.
+    assert sum(s.bytes_spilled for s in stats.values()) >= 4e6
 
 
 def test_nested_compute_shares_the_budget_without_double_counting():
