@@ -105,3 +105,32 @@ def test_twin_priority_annotation_runs_its_tasks_first():
 
     assert order(False)[:20] != ["a"] * 20  # dask's order alone does not run a first
     assert order(True)[:20] == ["a"] * 20
+
+
+def _inc(*args):
+    return None
+
+
+@pytest.mark.parametrize("outgoing", [None, "inf"])
+def test_twin_sender_shares_its_outgoing_bandwidth(outgoing):
+    # Three workers each need the 1 GB "a" held by a fourth (their own 2 GB input keeps
+    # them where they are). Its sender's link is shared: the copies arrive one after
+    # another, 1 s apart, unless the sender is not modelled (outgoing_bandwidth=inf).
+    import math
+
+    dsk = {"a": (_inc,), **{f"x{i}": (_inc,) for i in range(3)},
+           **{f"c{i}": (_inc, "a", f"x{i}") for i in range(3)}}  # fmt: skip
+    sizes = {"a": 10**9, **{f"x{i}": 2 * 10**9 for i in range(3)}}
+    r = tidegate.simulate(
+        dsk, keys=[f"c{i}" for i in range(3)], workers=4, threads_per_worker=1,
+        policy="eager", durations=1.0, sizes=lambda k: sizes.get(k, 1), bandwidth="1GB/s",
+        outgoing_bandwidth=math.inf if outgoing else None, validate=True,
+    )  # fmt: skip
+    moves = sorted(r.trace.transfers, key=lambda t: t.stop)
+    assert [t.key for t in moves] == ["a"] * 3
+    assert len({t.dest for t in moves}) == 3 and len({t.source for t in moves}) == 1
+    gaps = [b.stop - a.stop for a, b in zip(moves, moves[1:])]
+    if outgoing:
+        assert max(gaps) < 0.01  # in parallel: each receiver's own link
+    else:
+        assert gaps == pytest.approx([1.001, 1.001], abs=1e-3)  # queued at the sender

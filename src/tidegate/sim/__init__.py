@@ -50,6 +50,7 @@ def simulate(
     threads_per_worker: int,
     policy="tidegate",
     bandwidth="1GB/s",
+    outgoing_bandwidth=None,
     latency="1ms",
     durations=None,
     sizes=None,
@@ -68,6 +69,8 @@ def simulate(
 
     ``policy``: "eager", "queue" or "tidegate", or a list of them (one result each, same
     graph). ``bandwidth``: each worker's incoming bytes/s (transfers queue per receiver);
+    ``outgoing_bandwidth``: each worker's outgoing bytes/s, shared by the transfers it sends
+    (default: ``bandwidth``; ``math.inf``: senders are not a bottleneck);
     ``latency``: one way, per message and per transfer. ``durations`` (s) / ``sizes``
     (bytes): a number, a mapping from key or group name to a value, or a callable taking the
     key (None: use the default model, see :mod:`tidegate.sim.model`). ``scheduler_time``:
@@ -90,6 +93,7 @@ def simulate(
     opts = dict(
         workers=int(workers), threads_per_worker=int(threads_per_worker),
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
+        outgoing_bandwidth=None if outgoing_bandwidth is None else _rate(outgoing_bandwidth),
         scheduler_time=parse_timedelta(scheduler_time),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),

@@ -175,10 +175,13 @@ class _Comm:
 class SimCluster:
     def __init__(self, model, *, workers: int, threads_per_worker: int, bandwidth: float,
                  latency: float, scheduler_time: float, memory_limit: int, validate: bool,
-                 stealing: bool, record_memory: bool, trace) -> None:
+                 stealing: bool, record_memory: bool, trace,
+                 outgoing_bandwidth: float | None = None) -> None:
         self.clock = Clock()
         self.model = model
         self.bandwidth = bandwidth
+        # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
+        self.outgoing_bandwidth = bandwidth if outgoing_bandwidth is None else outgoing_bandwidth
         self.latency = latency
         self.scheduler_time = scheduler_time
         self.record_memory = record_memory

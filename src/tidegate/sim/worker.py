@@ -6,7 +6,9 @@ instructions out, each instruction becomes a future event.
   with a :class:`Blob` of the task's size as the value.
 - ``GatherDep``: one incoming queue per worker: transfers run one after another, each
   taking latency + bytes / bandwidth; then ``GatherDepSuccessEvent`` with the keys the
-  sender still holds (dask's own handling asks again for the others).
+  sender still holds (dask's own handling asks again for the others). A sender's outgoing
+  link is shared the same way (one NIC): with ``outgoing_bandwidth`` finite, a transfer
+  also waits until the sender's link is free, and runs at the slower of the two rates.
 - ``SendMessageToScheduler``: reaches the scheduler after the latency.
 """
 
@@ -54,6 +56,7 @@ class SimWorker:
         self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
+        self.outgoing_free_at = 0.0  # when it may start sending again
         self.peak = 0
         self._held = 0
 
@@ -140,8 +143,13 @@ class SimWorker:
         sender = cl.workers[inst.worker]
         nbytes = sum(cl.model.sizes.get(k, 0) for k in inst.to_gather)
         start = max(self.clock.now, self.incoming_free_at)
-        stop = start + cl.latency + nbytes / cl.bandwidth
+        out = cl.outgoing_bandwidth
+        if out < float("inf"):  # the sender's link: 100 fetchers of one array queue there
+            start = max(start, sender.outgoing_free_at)
+        stop = start + cl.latency + nbytes / min(cl.bandwidth, out)
         self.incoming_free_at = stop
+        if out < float("inf"):
+            sender.outgoing_free_at = stop
         self.clock.call_at(stop, self._gathered, sender, inst, start, stop)
 
     def _gathered(self, sender, inst: GatherDep, start, stop) -> None:
