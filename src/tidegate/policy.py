@@ -286,3 +286,40 @@ def largest_footprint(size) -> tuple[int, float]:
         return -1, 0.0
     i = int(np.argmax(known))
     return i, float(known[i])
+
+
+# Broadcasting a widely shared input (an input fed to SHARED_FANOUT or more tasks): copies
+# are made holder to holder, each holder sending to at most BROADCAST_PER_SENDER workers at
+# once, so the number of holders doubles per transfer time instead of every worker pulling
+# from the first holder at once (n copies through one link take n transfer times; a tree
+# takes about log2(n)). Below BROADCAST_MIN_BYTES a copy costs about a round trip: the
+# waves would cost more than the queueing they avoid.
+BROADCAST_PER_SENDER = 1
+BROADCAST_MIN_BYTES = 1 << 20
+
+
+def is_broadcast(nbytes: float, ndependents: int) -> bool:
+    """Is an input of ``nbytes`` read by ``ndependents`` tasks copied by waves?"""
+    return ndependents >= SHARED_FANOUT and nbytes >= BROADCAST_MIN_BYTES
+
+
+def broadcast_pairs(sending: dict, wanting: list, most: int,
+                    per_sender: int = BROADCAST_PER_SENDER) -> list:
+    """Which copies of one input start now: ``[(receiver, sender)]``.
+
+    ``sending``: {holder: copies it is sending now}; ``wanting``: workers without a copy or
+    one on its way, best first; ``most``: copies worth starting at all (no more than the
+    tasks left to place). Each receiver gets the least busy holder (then the first in
+    ``sending``'s order); a holder at ``per_sender`` takes no more."""
+    load = dict(sending)
+    out: list = []
+    for w in wanting:
+        if len(out) >= most:
+            break
+        free = [h for h, n in load.items() if n < per_sender]
+        if not free:
+            break
+        h = min(free, key=lambda h: load[h])
+        load[h] += 1
+        out.append((w, h))
+    return out

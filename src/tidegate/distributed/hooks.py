@@ -41,6 +41,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
+from .broadcast import Broadcast
 from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
 
 logger = logging.getLogger("tidegate.distributed")
@@ -247,6 +248,7 @@ class Plugin(SchedulerPlugin):
                         self.limits.on_run(key, names)
         elif finish == "forgotten":
             self._is_root_cache.pop(key, None)
+            self._broadcast.forget(key)
             self._limit_cache.pop(key, None)
 
     # -- install / uninstall --------------------------------------------------------------
@@ -349,6 +351,7 @@ class Plugin(SchedulerPlugin):
         self._is_root_cache: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
+        self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
         if s is None:
             return
         for ws in s.workers.values():
@@ -486,8 +489,10 @@ class Plugin(SchedulerPlugin):
 
     # -- the replaced scheduler methods ---------------------------------------------------
     def _is_rootish(self, ts) -> bool:
-        # Limited tasks go through the queue too: sent to a worker only with room.
-        if self._root(ts) or (self.limits and self._limit_names(ts)):
+        # Limited tasks go through the queue too: sent to a worker only with room; so do
+        # readers of a widely shared input: sent only where it is or is on its way.
+        if self._root(ts) or (self.limits and self._limit_names(ts)) \
+                or self._broadcast.shared(ts):  # fmt: skip
             context = self._context
             if context is None or context[0] is not ts:  # keep poke's choice for ts
                 self._context = (ts, None)
@@ -505,18 +510,18 @@ class Plugin(SchedulerPlugin):
         if self._queue_new and ts.state == "waiting":
             return None  # a new graph with priorities: poke starts its roots in order
         names = self._limit_names(ts) if self.limits else ()
-        if names:
-            if self.limits.full(names):
-                return None  # queued until a task of that limit ends
-            if not self._root(ts):
-                ws = s.decide_worker_non_rootish(ts)  # dask's own placement, by its inputs
-                return ws if ws in s.running else None
+        if names and self.limits.full(names):
+            return None  # queued until a task of that limit ends
+        if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
+            ws = s.decide_worker_non_rootish(ts)  # dask's own placement, by its inputs
+            return ws if ws in s.running and self._broadcast.gate(s, ts, ws) else None
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
         candidates = self._candidates()
         if not candidates:
             return None  # O(1) once every worker is full: a big graph queues cheaply
-        addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), candidates)
+        partners, candidates = self._broadcast.restrict(s, ts, _partners(ts), candidates)
+        addr = self.books.place(ts.key, math.nan, ts.group.name, partners, candidates)
         ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
 
@@ -636,43 +641,44 @@ class Plugin(SchedulerPlugin):
         books = self.books
         candidates = self._candidates()
         limits = self.limits
-        if not candidates and not limits:
+        held = bool(limits) or self._broadcast.active  # queued non-roots to look at
+        if not candidates and not held:
             return
         # Tasks a full limit withholds are passed over (they never block other work) and
         # not counted in the window; roots stop at the first that cannot be placed, but the
         # scan goes on for limited non-roots (they would not wait for roots without a limit).
         examined = 0
         roots_blocked = not candidates
-        for ts in list(s.queued.peekn(WINDOW * 4 if limits else WINDOW)):
+        for ts in list(s.queued.peekn(WINDOW * 4 if held else WINDOW)):
             if examined >= WINDOW:
                 break
             if ts.state != "queued":
                 continue
             names = self._limit_names(ts) if limits else ()
-            if names:
-                if limits.full(names):
+            if names and limits.full(names):
+                continue
+            if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                examined += 1
+                ws = s.decide_worker_non_rootish(ts)
+                if ws not in s.running or not self._broadcast.gate(s, ts, ws, stimulus_id):
                     continue
-                if not self._root(ts):
-                    examined += 1
-                    ws = s.decide_worker_non_rootish(ts)
-                    if ws is None or ws not in s.running:
-                        continue
-                    self._context = (ts, ws)
-                    try:
-                        self._apply({ts.key: "processing"}, stimulus_id)
-                    finally:
-                        self._context = None
-                    continue
+                self._context = (ts, ws)
+                try:
+                    self._apply({ts.key: "processing"}, stimulus_id)
+                finally:
+                    self._context = None
+                continue
             if roots_blocked:
                 continue
             examined += 1
-            partners = _partners(ts)
-            addr = books.place(ts.key, math.nan, ts.group.name, partners, candidates,
+            partners, allowed = self._broadcast.restrict(s, ts, _partners(ts), candidates,
+                                                         stimulus_id)  # fmt: skip
+            addr = books.place(ts.key, math.nan, ts.group.name, partners, allowed,
                                stimulus_id)  # fmt: skip
             if addr is None:
                 if not partners:
                     roots_blocked = True  # later roots would wait for the same slots
-                    if not limits:
+                    if not held:
                         break
                 continue
             ws = s.workers.get(addr)
@@ -686,7 +692,7 @@ class Plugin(SchedulerPlugin):
             candidates = self._candidates()
             if not candidates:
                 roots_blocked = True
-                if not limits:
+                if not held:
                     break
 
 

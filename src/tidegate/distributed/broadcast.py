@@ -1,0 +1,102 @@
+"""Widely shared inputs copied holder to holder, in waves (a broadcast tree).
+
+A task whose input is read by many tasks (broadcast weights, a grid) is a root; without
+this, its consumers go to every worker at once and each worker fetches the input from
+the one worker that made it: n copies queue on that worker's link. dask's worker picks
+the holder to fetch from itself (``_select_workers_for_gather``: ties broken by a
+``random.Random(0)`` that every worker seeds alike), so sending consumers in waves alone
+would not spread the fetches: the fetchers of a wave would all pick the same holder.
+
+Instead the scheduler names the sender. A consumer may go only to a worker that holds the
+input or has a copy on its way; for the other candidates, copies start as holders have
+room (:func:`tidegate.policy.broadcast_pairs`: one copy at a time per holder) with dask's
+own ``acquire-replicas`` message naming one holder. A copy is done when the receiver shows
+up in the input's ``who_has`` (its ``add-keys``); the next placement after that starts the
+next wave, so holders double per transfer time. The consumers sent meanwhile to a worker
+whose copy is on its way wait for that copy (dask's worker does not fetch twice).
+
+Only placement among the workers open for roots is restricted; a holder is always
+allowed, so roots never wait for a copy when a holder has room. Non-root consumers
+(placed by dask by their inputs) are not.
+"""
+
+from __future__ import annotations
+
+from ..policy import broadcast_pairs, is_broadcast
+
+
+class Broadcast:
+    """Copies on their way, per shared input: ``flight[key] = {receiver: sender}``."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = bool(enabled)  # dask.config tidegate.distributed.broadcast
+        self.flight: dict = {}
+        self.copies = 0  # copies requested so far
+
+    def shared(self, ts) -> bool:
+        """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
+        root goes through the queue, so :meth:`gate` can hold it."""
+        if not self.enabled or ts.resource_restrictions or ts.worker_restrictions \
+                or ts.host_restrictions or ts.actor:  # fmt: skip
+            return False  # dask never queues these
+        for d in ts.dependencies:
+            if d.who_has and is_broadcast(d.nbytes, len(d.dependents)):
+                return True
+        return False
+
+    @property
+    def active(self) -> bool:
+        """Copies on their way (queued consumers may wait for them)."""
+        return any(self.flight.values())
+
+    def gate(self, s, ts, ws, stimulus_id=None) -> bool:
+        """May ``ts`` (placed by its inputs on ``ws``) go there now? Yes when ws holds each
+        shared input of ts, or a copy is on its way, or a copy can start now (started)."""
+        if ws is None:
+            return False
+        _, allowed = self.restrict(s, ts, {}, [ws.address], stimulus_id)
+        return bool(allowed)
+
+    def restrict(self, s, ts, partners: dict, candidates: list, stimulus_id=None):
+        """``(partners, candidates)`` for root ``ts`` with the workers that neither hold
+        its shared inputs nor have a copy on its way left out; copies start for the
+        candidates that holders can serve now. Unchanged for a task with no such input."""
+        comms = getattr(s, "stream_comms", None)
+        if comms is None or not self.enabled:
+            return partners, candidates
+        for d in ts.dependencies:
+            if not d.who_has or not is_broadcast(d.nbytes, len(d.dependents)):
+                continue
+            allowed = self._allowed(s, comms, d, candidates, stimulus_id)
+            candidates = [a for a in candidates if a in allowed]
+            if partners:
+                partners = {a: n for a, n in partners.items() if a in allowed}
+        return partners, candidates
+
+    def _allowed(self, s, comms, d, candidates, stimulus_id) -> set:
+        holders = {ws.address for ws in d.who_has}
+        flight = self.flight.setdefault(d.key, {})
+        for dest in [a for a in flight if a in holders or a not in s.workers]:
+            del flight[dest]  # arrived, or the receiver left
+        wanting = [a for a in candidates if a not in holders and a not in flight]
+        if wanting:
+            sending = dict.fromkeys(sorted(holders), 0)
+            for src in flight.values():
+                if src in sending:
+                    sending[src] += 1
+            most = len(d.waiters or ()) - len(holders) - len(flight)  # no copy without a task
+            for dest, src in broadcast_pairs(sending, wanting, most):
+                comm = comms.get(dest)
+                if comm is None:
+                    continue
+                comm.send({
+                    "op": "acquire-replicas", "who_has": {d.key: [src]},
+                    "nbytes": {d.key: d.nbytes},
+                    "stimulus_id": stimulus_id or f"tidegate-broadcast-{self.copies}",
+                })  # fmt: skip
+                flight[dest] = src
+                self.copies += 1
+        return holders | flight.keys()
+
+    def forget(self, key) -> None:
+        self.flight.pop(key, None)
