@@ -134,3 +134,50 @@ def test_twin_sender_shares_its_outgoing_bandwidth(outgoing):
         assert max(gaps) < 0.01  # in parallel: each receiver's own link
     else:
         assert gaps == pytest.approx([1.001, 1.001], abs=1e-3)  # queued at the sender
+
+
+def _weights_run(broadcast: bool, **kw):
+    from tidegate.sim.model import build_model
+
+    x = da.random.random((2000, 1000), chunks=(10, 1000))  # 200 row blocks of 80 kB
+    w = da.random.random((1000, 1000), chunks=(1000, 1000))  # 8 MB
+    model = build_model((x @ w).sum(axis=1), None, durations=0.01)
+    with dask.config.set({"tidegate.distributed.broadcast": broadcast}):
+        r = tidegate.simulate(model, workers=12, threads_per_worker=2, policy="tidegate",
+                              validate=True, **kw)  # fmt: skip
+    made = max(t.stop for t in r.trace.tasks if w.name in t.key)
+    moves = [t for t in r.trace.transfers if w.name in t.key]
+    return r, made, moves
+
+
+def test_broadcast_weights_copied_holder_to_holder():
+    # The products (x_i @ w) are not roots; each goes where its x_i is. Without the waves
+    # every worker fetches w from its one holder at once: 11 copies through one link.
+    r0, made0, plain = _weights_run(False)
+    r1, made1, waves = _weights_run(True)
+    for moves in (plain, waves):  # each other worker receives w exactly once
+        assert sorted(t.dest for t in moves) == sorted({t.dest for t in moves})
+        assert len(moves) == 11
+    assert len({t.source for t in plain}) == 1
+    assert len({t.source for t in waves}) >= 3  # receivers passed it on
+    last0 = max(t.stop for t in plain) - made0
+    last1 = max(t.stop for t in waves) - made1
+    assert last1 < last0 / 2  # the last worker has w in under half the time
+
+
+def test_broadcast_each_holder_sends_one_copy_at_a_time():
+    # With senders not modelled as a bottleneck (outgoing_bandwidth=inf), overlapping
+    # sends from one holder would show: the plugin names one receiver per holder at once.
+    import math
+
+    _, _, plain = _weights_run(False, outgoing_bandwidth=math.inf)
+    _, _, waves = _weights_run(True, outgoing_bandwidth=math.inf)
+
+    def most_at_once(moves):
+        peak = 0
+        for src in {t.source for t in moves}:
+            peak = max(peak, _peak_running([t for t in moves if t.source == src]))
+        return peak
+
+    assert most_at_once(plain) > 1
+    assert most_at_once(waves) == 1

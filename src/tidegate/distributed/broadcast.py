@@ -11,8 +11,8 @@ Instead the scheduler names the sender. A consumer may go only to a worker that 
 input or has a copy on its way; for the other candidates, copies start as holders have
 room (:func:`tidegate.policy.broadcast_pairs`: one copy at a time per holder) with dask's
 own ``acquire-replicas`` message naming one holder. A copy is done when the receiver shows
-up in the input's ``who_has`` (its ``add-keys``); the next placement after that starts the
-next wave, so holders double per transfer time. The consumers sent meanwhile to a worker
+up in the input's ``who_has`` (its ``add-keys``, which pokes the plugin: the next wave
+starts then, not at the next task's end), so holders double per transfer time. The consumers sent meanwhile to a worker
 whose copy is on its way wait for that copy (dask's worker does not fetch twice).
 
 Only placement among the workers open for roots is restricted; a holder is always
@@ -23,6 +23,34 @@ allowed, so roots never wait for a copy when a holder has room. Non-root consume
 from __future__ import annotations
 
 from ..policy import broadcast_pairs, is_broadcast
+
+
+def watch(plugin, s) -> None:
+    """Poke ``plugin`` when a worker reports a copy of an input in flight (``add-keys``);
+    dask calls no plugin hook for a new replica."""
+    handlers = getattr(s, "stream_handlers", None)
+    original = (handlers or {}).get("add-keys")
+    if original is None or getattr(original, "_tidegate", False):
+        return
+
+    def add_keys(*args, keys=(), **kwargs):
+        out = original(*args, keys=keys, **kwargs)
+        b = plugin.__dict__.get("_broadcast")
+        if plugin.scheduler is s and b is not None and b.flight \
+                and any(k in b.flight for k in keys):  # fmt: skip
+            plugin.poke(f"tidegate-copy-{b.copies}")
+        return out
+
+    add_keys._tidegate = True
+    add_keys.__wrapped__ = original
+    handlers["add-keys"] = add_keys
+
+
+def unwatch(s) -> None:
+    handlers = getattr(s, "stream_handlers", None) or {}
+    h = handlers.get("add-keys")
+    if getattr(h, "_tidegate", False):
+        handlers["add-keys"] = h.__wrapped__
 
 
 class Broadcast:

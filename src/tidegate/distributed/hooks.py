@@ -41,6 +41,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
+from . import broadcast
 from .broadcast import Broadcast
 from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
 
@@ -306,6 +307,7 @@ class Plugin(SchedulerPlugin):
         if server.is_server(scheduler):
             self._server = True
             server.attach(self, scheduler)
+        broadcast.watch(self, scheduler)
         for ws in scheduler.workers.values():
             scheduler.check_idle_saturated(ws)
         logger.info("tidegate installed: %s", self.describe())
@@ -320,6 +322,7 @@ class Plugin(SchedulerPlugin):
         if s.__dict__.get("_tidegate") is not self:
             return
         del s._tidegate
+        broadcast.unwatch(s)
         for name, saved in self._saved.items():
             if saved is _MISSING:
                 s.__dict__.pop(name, None)
