@@ -1,18 +1,22 @@
 """Widely shared inputs: one weight array used by every row block (``(x @ w).sum(axis=1)``),
-in the twin at 20 workers x 2 threads, dask's queuing vs tidegate's plugin, side by side.
+in the twin at 20 and 100 workers x 2 threads, dask's queuing vs tidegate's plugin with its
+broadcast waves off (``tidegate.distributed.broadcast: false``) and on, side by side.
 
-Per policy: how often the weights moved to each worker (at most once is the goal), bytes
-transferred in all and of the weights, the time weight transfers took (waiting for them)
-and when they started (all at once, or spread), peak memory of the busiest worker, and the
-makespan (virtual seconds). The same pipeline without weights (``x * 2``: fused into one
-task per block) is the baseline for peak memory.
+The network is limited (1 GB/s per worker in, and out: a sender's link is shared by the
+copies it sends), so 99 workers pulling the 8 MB weights from their one holder queue there.
+Per run: how often the weights moved to each worker (at most once is the goal), how many
+workers sent copies, bytes transferred in all and of the weights, the time each worker
+waits for the weights (from when they exist to when its copy lands: sum and max over
+workers), peak memory of the busiest worker, and the makespan (virtual seconds). The same
+pipeline without weights (``x * 2``: fused into one task per block) is the baseline for
+peak memory.
 
 With ``--cluster``, also a LocalCluster (4 workers x 2 threads, in one process, spilling
 and pausing off), dask's queuing vs the plugin: weight moves per worker (from each
 worker's ``transfer_incoming_log``), bytes received per worker, peak managed bytes of the
 busiest worker (``worker.state.nbytes`` at every transition).
 
-    python bench/broadcast_weights.py [--workers 20] [--cluster]
+    python bench/broadcast_weights.py [--workers 20 100] [--cluster]
 """
 
 from __future__ import annotations
@@ -88,49 +92,66 @@ def cluster_rows() -> list:
     return rows
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--workers", type=int, default=20)
-    ap.add_argument("--cluster", action="store_true")
-    args = ap.parse_args()
+RUNS = (  # (label, policy, broadcast waves)
+    ("queue", "queue", False),
+    ("tidegate, no waves", "tidegate", False),
+    ("tidegate, waves", "tidegate", True),
+)
+
+
+def twin_rows(workers: int) -> list:
+    import dask
+
     rows = []
     for weights in (False, True):
         z, w = pipeline(weights)
         model = build_model(z, None, durations=0.01)
-        for policy in ("queue", "tidegate"):
-            r = tidegate.simulate(model, workers=args.workers, threads_per_worker=2, policy=policy)
+        for label, policy, waves in RUNS if weights else RUNS[:2]:
+            with dask.config.set({"tidegate.distributed.broadcast": waves}):
+                r = tidegate.simulate(model, workers=workers, threads_per_worker=2,
+                                      policy=policy, bandwidth="1GB/s")  # fmt: skip
             moves = [t for t in r.trace.transfers if w.name in t.key]
+            made = max((t.stop for t in r.trace.tasks if w.name in t.key), default=0.0)
+            waits = [t.stop - made for t in moves]  # each receiver gets one copy
             per = collections.Counter(t.dest for t in moves)
             rows.append({
                 "pipeline": "x @ w" if weights else "x * 2 (no weights)",
-                "policy": policy,
-                "workers": args.workers,
+                "policy": label if weights else policy,
+                "workers": workers,
                 "weight_moves": len(moves),
                 "max_moves_per_worker": max(per.values(), default=0),
-                "weight_bytes_per_receiving_worker": (
-                    sum(t.nbytes for t in moves) / len(per) if per else 0
-                ),
+                "senders": len({t.source for t in moves}),
+                "weight_bytes": sum(t.nbytes for t in moves),
                 "bytes_transferred": r.bytes_transferred,
-                "weight_wait_s_total": sum(t.stop - t.start for t in moves),
-                "weight_fetch_start_spread_s": (
-                    max(t.start for t in moves) - min(t.start for t in moves) if moves else 0
-                ),
+                "weight_wait_s_sum": sum(waits),
+                "weight_wait_s_max": max(waits, default=0.0),
                 "peak_memory_max": max(r.peak_memory_per_worker),
                 "makespan_s": r.makespan,
             })  # fmt: skip
-    table = Table(title=f"broadcast weights, twin, {args.workers} workers x 2 threads")
-    for col in ("pipeline", "policy", "weight moves", "max/worker", "weights/receiver MB",
-                "transferred MB", "weight wait s", "fetch spread s", "peak MB", "makespan s"):
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workers", type=int, nargs="+", default=[20, 100])
+    ap.add_argument("--cluster", action="store_true")
+    args = ap.parse_args()
+    rows = []
+    for n in args.workers:
+        rows += twin_rows(n)
+    table = Table(title="broadcast weights, twin, x 2 threads, 1 GB/s in and out per worker")
+    for col in ("workers", "pipeline", "policy", "moves", "max/worker", "senders",
+                "transferred MB", "wait sum s", "wait max s", "peak MB", "makespan s"):
         table.add_column(col)
     for r in rows:
         table.add_row(
-            r["pipeline"], r["policy"], str(r["weight_moves"]), str(r["max_moves_per_worker"]),
-            f"{r['weight_bytes_per_receiving_worker'] / 1e6:.2f}",
-            f"{r['bytes_transferred'] / 1e6:.2f}", f"{r['weight_wait_s_total']:.4f}",
-            f"{r['weight_fetch_start_spread_s']:.4f}", f"{r['peak_memory_max'] / 1e6:.2f}",
+            str(r["workers"]), r["pipeline"], r["policy"], str(r["weight_moves"]),
+            str(r["max_moves_per_worker"]), str(r["senders"]),
+            f"{r['bytes_transferred'] / 1e6:.1f}", f"{r['weight_wait_s_sum']:.3f}",
+            f"{r['weight_wait_s_max']:.3f}", f"{r['peak_memory_max'] / 1e6:.2f}",
             f"{r['makespan_s']:.3f}",
         )  # fmt: skip
-    Console().print(table)
+    Console(width=160).print(table)
     if args.cluster:
         crows = cluster_rows()
         ctable = Table(title="broadcast weights, LocalCluster, 4 workers x 2 threads")
@@ -143,7 +164,7 @@ def main() -> None:
                 str([round(b / 1e6, 2) for b in r["bytes_received_per_worker"]]),
                 f"{r['peak_managed_max'] / 1e6:.2f}",
             )  # fmt: skip
-        Console().print(ctable)
+        Console(width=160).print(ctable)
         rows += crows
     OUT.write_text(json.dumps(rows, indent=1))
 

@@ -260,3 +260,33 @@ def test_limit_on_tasks_with_inputs(client):
     assert meet.started == 20
     assert meet.peak == 2
     assert CountLimited.peak == {"db-write": 2}
+
+
+def test_broadcast_copies_named_by_the_scheduler():
+    # 4 workers: the weights (1.6 MB, read by 60 products) reach the 3 workers that did
+    # not make them each by one copy the plugin asked for from a holder it named, one
+    # holder at a time, so holders pass it on (without the plugin all 3 fetch from one).
+    with dask.config.set(CONFIG), distributed.LocalCluster(
+        n_workers=4, threads_per_worker=1, processes=False, dashboard_address=":0",
+        scheduler_kwargs={"plugins": [td.Plugin()]},
+    ) as four, Client(four) as client:  # fmt: skip
+        x = da.random.random((600, 200), chunks=(10, 200))
+        w = da.random.random((200, 1000), chunks=(200, 1000))
+        xv, wv = dask.compute(x, w)
+        got = (x @ w).sum().compute()
+        assert np.isclose(got, (xv @ wv).sum())
+
+        def received(dask_worker):
+            return [(k, t["who"]) for t in dask_worker.transfer_incoming_log for k in t["keys"]]
+
+        moves = [(dest, k, who) for dest, log in client.run(received).items()
+                 for k, who in log if w.name in str(k)]  # fmt: skip
+        named, errors = client.run_on_scheduler(
+            lambda dask_scheduler: ([(str(k), d, s) for k, d, s, _ in
+                                     dask_scheduler._tidegate._broadcast.log],
+                                    list(dask_scheduler._tidegate.errors))  # fmt: skip
+        )
+        assert errors == []
+        assert len(moves) == 3 and len({d for d, _, _ in moves}) == 3  # once per worker
+        assert sorted((str(k), d, who) for d, k, who in moves) == sorted(named)
+        assert len({who for _, _, who in moves}) >= 2  # a receiver passed it on

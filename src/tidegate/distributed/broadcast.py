@@ -22,6 +22,8 @@ allowed, so roots never wait for a copy when a holder has room. Non-root consume
 
 from __future__ import annotations
 
+from collections import deque
+
 from ..policy import broadcast_pairs, is_broadcast
 
 
@@ -60,6 +62,7 @@ class Broadcast:
         self.enabled = bool(enabled)  # dask.config tidegate.distributed.broadcast
         self.flight: dict = {}
         self.copies = 0  # copies requested so far
+        self.log: deque = deque(maxlen=10_000)  # (key, receiver, sender, stimulus_id)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -124,6 +127,7 @@ class Broadcast:
                 })  # fmt: skip
                 flight[dest] = src
                 self.copies += 1
+                self.log.append((d.key, dest, src, stimulus_id))
         return holders | flight.keys()
 
     def forget(self, key) -> None:
