@@ -290,3 +290,35 @@ def test_broadcast_copies_named_by_the_scheduler():
         assert len(moves) == 3 and len({d for d, _, _ in moves}) == 3  # once per worker
         assert sorted((str(k), d, who) for d, k, who in moves) == sorted(named)
         assert len({who for _, _, who in moves}) >= 2  # a receiver passed it on
+
+
+def test_limit_on_tasks_with_resource_restrictions():
+    # dask never queues a task with resource restrictions; a full limit holds it in
+    # no-worker instead. The workers' resources alone would let 6 run at once.
+    with dask.config.set(CONFIG), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=3, processes=False, dashboard_address=":0",
+        resources={"ROOT": 3},
+    ) as cluster, Client(cluster) as client:  # fmt: skip
+        CountLimited.reset()
+        client.register_plugin(CountLimited())
+        client.register_plugin(td.Plugin(limits={"s3-read": 2}))
+        meet = Rendezvous(30, want=2)
+        x = da.ones((30, 10), chunks=(1, 10))
+        with dask.annotate(tidegate_limit="s3-read", resources={"ROOT": 1}):
+            y = x.map_blocks(meet, dtype=x.dtype)
+        z = client.persist(y + 1)  # default fusion
+        distributed.wait(z)
+        assert meet.started == 30
+        assert meet.peak == 2
+        assert CountLimited.peak == {"s3-read": 2}
+
+        def check(dask_scheduler):
+            plugin = dask_scheduler._tidegate
+            restricted = [ts.key for ts in dask_scheduler.tasks.values()
+                          if ts.resource_restrictions == {"ROOT": 1}]  # fmt: skip
+            return len(restricted), dict(plugin.limits.peak), list(plugin.errors)
+
+        n, peak, errors = client.run_on_scheduler(check)
+        assert errors == [] and peak == {"s3-read": 2}
+        assert n == 30  # the fused tasks kept their resources
+        assert float(z.sum().compute()) == 600

@@ -41,7 +41,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
-from . import broadcast
+from . import broadcast, restricted
 from .broadcast import Broadcast
 from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
 
@@ -342,6 +342,7 @@ class Plugin(SchedulerPlugin):
                 self._apply({ts.key: "released" for ts in s.queued.sorted()}, stimulus_id)
             elif hasattr(s, "stimulus_queue_slots_maybe_opened"):
                 s.stimulus_queue_slots_maybe_opened(stimulus_id=stimulus_id)
+        restricted.hand_back(self, s, stimulus_id)  # held in no-worker by a limit
         logger.info("tidegate uninstalled")
 
     def _resync(self) -> None:
@@ -354,6 +355,7 @@ class Plugin(SchedulerPlugin):
         self._is_root_cache: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
+        self._held = set() if s is None else restricted.held_by_limits(self, s)
         self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
         if s is None:
             return
@@ -477,7 +479,7 @@ class Plugin(SchedulerPlugin):
         names = self._limit_cache.get(ts.key)
         if names is None:
             names = ()
-            if self.limits and ts.annotations and ts._queueable and not ts.actor:
+            if self.limits and ts.annotations and not ts.actor:
                 value = ts.annotations.get(LIMIT)
                 if value:
                     names = tuple(n for n in merge(LIMIT, [value]) if n in self.limits.caps)
@@ -494,7 +496,8 @@ class Plugin(SchedulerPlugin):
     def _is_rootish(self, ts) -> bool:
         # Limited tasks go through the queue too: sent to a worker only with room; so do
         # readers of a widely shared input: sent only where it is or is on its way.
-        if self._root(ts) or (self.limits and self._limit_names(ts)) \
+        if self._root(ts) or (self.limits and self._limit_names(ts)
+                              and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
             context = self._context
             if context is None or context[0] is not ts:  # keep poke's choice for ts
@@ -530,8 +533,11 @@ class Plugin(SchedulerPlugin):
 
     def _decide_worker_non_rootish(self, ts):
         """dask's choice, unless another worker holds more of the task's own input bytes
-        (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out)."""
+        (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out).
+        None (``no-worker``) for a restricted task whose limit is full."""
         s = self.scheduler
+        if self.limits and restricted.restricted(ts) and restricted.hold(self, ts):
+            return None
         ws = self._orig["decide_worker_non_rootish"](ts)
         if ws is None or ts.actor or ts.resource_restrictions or ts.worker_restrictions \
                 or ts.host_restrictions:  # fmt: skip
@@ -616,7 +622,7 @@ class Plugin(SchedulerPlugin):
         admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
         s = self.scheduler
         self._queue_new = False
-        if s is None or not s.queued or not s.running:
+        if s is None or not (s.queued or self._held) or not s.running:
             return
         try:
             self._poke(s, stimulus_id)
@@ -641,6 +647,8 @@ class Plugin(SchedulerPlugin):
                 s.check_idle_saturated(ws)
 
     def _poke(self, s, stimulus_id) -> None:
+        if self._held:
+            restricted.release(self, s, stimulus_id)
         books = self.books
         candidates = self._candidates()
         limits = self.limits
