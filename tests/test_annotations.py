@@ -369,3 +369,43 @@ def test_array_reduction_tail_not_annotated():
     downstream = [k for k, v in dsk.items() if type(v).__name__ == "Task" and k not in limited]
     assert downstream  # the tree reduction and finalize: not limited
     assert all(dsk[k].dependencies for k in downstream)
+
+
+# -- broadcast waves: the pure pairing (tidegate.policy) ---------------------------------
+def test_broadcast_only_for_large_widely_shared_inputs():
+    from tidegate.policy import BROADCAST_MIN_BYTES, SHARED_FANOUT, is_broadcast
+
+    assert is_broadcast(BROADCAST_MIN_BYTES, SHARED_FANOUT)
+    assert not is_broadcast(BROADCAST_MIN_BYTES - 1, 1000)  # a copy costs a round trip
+    assert not is_broadcast(10**9, SHARED_FANOUT - 1)  # a few readers: dask's fetches
+
+
+def test_broadcast_pairs_one_copy_per_holder_and_no_more_than_needed():
+    from tidegate.policy import broadcast_pairs
+
+    assert broadcast_pairs({"a": 0}, ["w1", "w2", "w3"], most=10) == [("w1", "a")]
+    assert broadcast_pairs({"a": 1}, ["w2"], most=10) == []  # a is sending
+    pairs = broadcast_pairs({"a": 0, "b": 1, "c": 0}, ["w1", "w2", "w3"], most=10)
+    assert pairs == [("w1", "a"), ("w2", "c")]  # each free holder once, best receiver first
+    assert broadcast_pairs({"a": 0, "c": 0}, ["w1", "w2"], most=1) == [("w1", "a")]
+    assert broadcast_pairs({"a": 0}, ["w1"], most=0) == []
+    assert broadcast_pairs({"a": 1}, ["w1", "w2"], most=5, per_sender=3) == [
+        ("w1", "a"), ("w2", "a")]  # fmt: skip
+
+
+@given(st.integers(1, 300))
+def test_broadcast_waves_double_the_holders(n):
+    # Copies that take one step each: the holders double per step, so n workers hold the
+    # input after ceil(log2(n)) steps, where a single holder would need n - 1.
+    from tidegate.policy import broadcast_pairs
+
+    holders, steps = ["w0"], 0
+    wanting = [f"w{i}" for i in range(1, n)]
+    while wanting:
+        pairs = broadcast_pairs(dict.fromkeys(holders, 0), wanting, most=len(wanting))
+        assert pairs and len({h for _, h in pairs}) == len(pairs)  # one copy per holder
+        got = {w for w, _ in pairs}
+        holders += [w for w in wanting if w in got]
+        wanting = [w for w in wanting if w not in got]
+        steps += 1
+    assert steps == math.ceil(math.log2(n)) if n > 1 else steps == 0

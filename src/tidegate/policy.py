@@ -6,6 +6,7 @@ scheduler, so they take plain numbers and arrays, never a runtime's objects.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
@@ -311,15 +312,14 @@ def broadcast_pairs(sending: dict, wanting: list, most: int,
     one on its way, best first; ``most``: copies worth starting at all (no more than the
     tasks left to place). Each receiver gets the least busy holder (then the first in
     ``sending``'s order); a holder at ``per_sender`` takes no more."""
-    load = dict(sending)
+    heap = [(n, i, h) for i, (h, n) in enumerate(sending.items()) if n < per_sender]
+    heapq.heapify(heap)
     out: list = []
-    for w in wanting:
-        if len(out) >= most:
+    for w in wanting:  # O((holders + copies) log holders)
+        if len(out) >= most or not heap:
             break
-        free = [h for h, n in load.items() if n < per_sender]
-        if not free:
-            break
-        h = min(free, key=lambda h: load[h])
-        load[h] += 1
+        n, i, h = heapq.heappop(heap)
         out.append((w, h))
+        if n + 1 < per_sender:
+            heapq.heappush(heap, (n + 1, i, h))
     return out

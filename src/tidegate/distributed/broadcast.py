@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..policy import broadcast_pairs, is_broadcast
+from ..policy import BROADCAST_PER_SENDER, broadcast_pairs, is_broadcast
 
 
 def watch(plugin, s) -> None:
@@ -91,44 +91,64 @@ class Broadcast:
     def restrict(self, s, ts, partners: dict, candidates: list, stimulus_id=None):
         """``(partners, candidates)`` for root ``ts`` with the workers that neither hold
         its shared inputs nor have a copy on its way left out; copies start for the
-        candidates that holders can serve now. Unchanged for a task with no such input."""
+        candidates that holders can serve now. Unchanged for a task with no such input.
+
+        Cost: O(candidates + copies on their way); the holders are listed (O(h log h))
+        only when a copy may start."""
         comms = getattr(s, "stream_comms", None)
         if comms is None or not self.enabled:
             return partners, candidates
         for d in ts.dependencies:
             if not d.who_has or not is_broadcast(d.nbytes, len(d.dependents)):
                 continue
-            allowed = self._allowed(s, comms, d, candidates, stimulus_id)
-            candidates = [a for a in candidates if a in allowed]
+            candidates = self._allowed(s, comms, d, candidates, stimulus_id)
             if partners:
-                partners = {a: n for a, n in partners.items() if a in allowed}
+                partners = {a: n for a, n in partners.items()
+                            if self._has(s, d, a)}  # fmt: skip
         return partners, candidates
 
-    def _allowed(self, s, comms, d, candidates, stimulus_id) -> set:
-        holders = {ws.address for ws in d.who_has}
-        flight = self.flight.setdefault(d.key, {})
-        for dest in [a for a in flight if a in holders or a not in s.workers]:
-            del flight[dest]  # arrived, or the receiver left
-        wanting = [a for a in candidates if a not in holders and a not in flight]
-        if wanting:
-            sending = dict.fromkeys(sorted(holders), 0)
-            for src in flight.values():
-                if src in sending:
-                    sending[src] += 1
-            most = len(d.waiters or ()) - len(holders) - len(flight)  # no copy without a task
-            for dest, src in broadcast_pairs(sending, wanting, most):
-                comm = comms.get(dest)
-                if comm is None:
-                    continue
-                comm.send({
-                    "op": "acquire-replicas", "who_has": {d.key: [src]},
-                    "nbytes": {d.key: d.nbytes},
-                    "stimulus_id": stimulus_id or f"tidegate-broadcast-{self.copies}",
-                })  # fmt: skip
-                flight[dest] = src
-                self.copies += 1
-                self.log.append((d.key, dest, src, stimulus_id))
-        return holders | flight.keys()
+    def _has(self, s, d, addr) -> bool:
+        """addr holds d or has a copy of it on its way."""
+        return s.workers.get(addr) in d.who_has or addr in self.flight.get(d.key, ())
+
+    def _allowed(self, s, comms, d, candidates, stimulus_id) -> list:
+        who = d.who_has
+        workers = s.workers
+        flight = self.flight.get(d.key)
+        if flight:
+            for dest in [a for a in flight if workers.get(a) in who or a not in workers]:
+                del flight[dest]  # arrived, or the receiver left
+        else:
+            flight = self.flight[d.key] = {}
+        allowed, wanting = [], []
+        for a in candidates:
+            (allowed if a in flight or workers.get(a) in who else wanting).append(a)
+        per = BROADCAST_PER_SENDER
+        if not wanting or len(flight) >= len(who) * per:  # every holder is sending
+            return allowed
+        sending = dict.fromkeys(sorted(ws.address for ws in who), 0)
+        for src in flight.values():
+            if src in sending:
+                sending[src] += 1
+        most = len(d.waiters or ()) - len(who) - len(flight)  # no copy without a task
+        started = set()
+        for dest, src in broadcast_pairs(sending, wanting, most, per):
+            comm = comms.get(dest)
+            if comm is None:
+                continue
+            comm.send({
+                "op": "acquire-replicas", "who_has": {d.key: [src]},
+                "nbytes": {d.key: d.nbytes},
+                "stimulus_id": stimulus_id or f"tidegate-broadcast-{self.copies}",
+            })  # fmt: skip
+            flight[dest] = src
+            started.add(dest)
+            self.copies += 1
+            self.log.append((d.key, dest, src, stimulus_id))
+        if started:  # in the candidates' order (least loaded first)
+            keep = started.union(allowed)
+            allowed = [a for a in candidates if a in keep]
+        return allowed
 
     def forget(self, key) -> None:
         self.flight.pop(key, None)
