@@ -322,3 +322,45 @@ def test_limit_on_tasks_with_resource_restrictions():
         assert errors == [] and peak == {"s3-read": 2}
         assert n == 30  # the fused tasks kept their resources
         assert float(z.sum().compute()) == 600
+
+
+def test_broadcast_gate_never_refuses_the_last_readers():
+    # Plain stand-ins for dask's state: 5 holders, one reader left, placed by its input on
+    # a sixth worker. It must get a copy (else it would wait forever), from a holder.
+    from types import SimpleNamespace as NS
+
+    from tidegate.distributed.broadcast import Broadcast
+
+    sent = []
+
+    class Comm:
+        def __init__(self, addr):
+            self.addr = addr
+
+        def send(self, msg):
+            sent.append((self.addr, msg))
+
+    class Worker:  # hashable by identity, as dask's WorkerState
+        def __init__(self, address):
+            self.address = address
+
+    workers = {f"w{i}": Worker(f"w{i}") for i in range(6)}
+    d = NS(key="w-weights", nbytes=8_000_000, who_has={workers[f"w{i}"] for i in range(5)},
+           dependents=set(range(20)), waiters={"last"})  # fmt: skip
+    ts = NS(key="last", dependencies=[d], resource_restrictions=None,
+            worker_restrictions=None, host_restrictions=None, actor=False)  # fmt: skip
+    s = NS(workers=workers, stream_comms={a: Comm(a) for a in workers})
+    b = Broadcast()
+    assert b.shared(ts)
+    assert b.gate(s, ts, workers["w3"])  # a holder: no copy
+    assert sent == []
+    assert b.gate(s, ts, workers["w5"])
+    ((dest, msg),) = sent
+    assert dest == "w5" and msg["op"] == "acquire-replicas"
+    assert msg["who_has"] == {"w-weights": ["w0"]} and msg["nbytes"] == {"w-weights": 8_000_000}
+    assert b.gate(s, ts, workers["w5"]) and len(sent) == 1  # on its way: not asked twice
+    d.who_has.add(workers["w5"])  # arrived (add-keys)
+    b.restrict(s, ts, {}, list(workers))
+    assert b.flight == {"w-weights": {}}
+    b.forget("w-weights")
+    assert b.flight == {}

@@ -115,9 +115,10 @@ class Broadcast:
         who = d.who_has
         workers = s.workers
         flight = self.flight.get(d.key)
-        if flight:
-            for dest in [a for a in flight if workers.get(a) in who or a not in workers]:
-                del flight[dest]  # arrived, or the receiver left
+        if flight:  # arrived, or the receiver or its sender left (or dropped the input)
+            for dest in [a for a, src in flight.items() if workers.get(a) in who
+                         or a not in workers or workers.get(src) not in who]:  # fmt: skip
+                del flight[dest]
         else:
             flight = self.flight[d.key] = {}
         allowed, wanting = [], []
@@ -130,7 +131,8 @@ class Broadcast:
         for src in flight.values():
             if src in sending:
                 sending[src] += 1
-        most = len(d.waiters or ()) - len(who) - len(flight)  # no copy without a task
+        # No more copies than tasks left to place; at least one, for the task asking.
+        most = max(1, len(d.waiters or ()) - len(who) - len(flight))
         started = set()
         for dest, src in broadcast_pairs(sending, wanting, most, per):
             comm = comms.get(dest)
