@@ -40,6 +40,7 @@ def watch(plugin, s) -> None:
         b = plugin.__dict__.get("_broadcast")
         if plugin.scheduler is s and b is not None and b.flight \
                 and any(k in b.flight for k in keys):  # fmt: skip
+            b.generation += 1
             plugin.poke(f"tidegate-copy-{b.copies}")
         return out
 
@@ -63,6 +64,11 @@ class Broadcast:
         self.flight: dict = {}
         self.copies = 0  # copies requested so far
         self.log: deque = deque(maxlen=10_000)  # (key, receiver, sender, stimulus_id)
+        self.held: dict = {}  # queued reader -> (worker dask chose, generation) while held
+        # Bumped whenever a copy starts, lands or is dropped: a reader held at the same
+        # generation would be held again, so it is not looked at (O(1) per held reader).
+        self.generation = 0
+        self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -79,6 +85,25 @@ class Broadcast:
     def active(self) -> bool:
         """Copies on their way (queued consumers may wait for them)."""
         return any(self.flight.values())
+
+    def place(self, s, ts, decide, stimulus_id=None):
+        """The worker for queued non-root ``ts``: ``decide(ts)`` (dask's placement, by its
+        inputs) if :meth:`gate` lets it go there now, else None (it stays queued). A held
+        task keeps its worker until it goes: dask's objective over every worker, asked
+        again at every poke for every held reader, cost more than the rest together."""
+        addr, gen = self.held.get(ts.key, (None, -1))
+        ws = None if addr is None else s.workers.get(addr)
+        if ws is not None and gen == self.generation and ws in s.running:
+            return None
+        if ws is None or ws not in s.running:
+            ws = decide(ts)
+            if ws is None or ws not in s.running:
+                return None
+        if self.gate(s, ts, ws, stimulus_id):
+            self.held.pop(ts.key, None)
+            return ws
+        self.held[ts.key] = (ws.address, self.generation)
+        return None
 
     def gate(self, s, ts, ws, stimulus_id=None) -> bool:
         """May ``ts`` (placed by its inputs on ``ws``) go there now? Yes when ws holds each
@@ -115,12 +140,17 @@ class Broadcast:
         who = d.who_has
         workers = s.workers
         flight = self.flight.get(d.key)
-        if flight:  # arrived, or the receiver or its sender left (or dropped the input)
+        if flight is None:
+            flight = self.flight[d.key] = {}
+        seen = (len(who), len(workers))
+        if flight and self._seen.get(d.key) != seen:
+            # Arrived, or the receiver or its sender left (or dropped the input): looked at
+            # only when holders or workers changed in number, not at every placement.
+            self._seen[d.key] = seen
             for dest in [a for a, src in flight.items() if workers.get(a) in who
                          or a not in workers or workers.get(src) not in who]:  # fmt: skip
                 del flight[dest]
-        else:
-            flight = self.flight[d.key] = {}
+                self.generation += 1
         allowed, wanting = [], []
         for a in candidates:
             (allowed if a in flight or workers.get(a) in who else wanting).append(a)
@@ -145,6 +175,7 @@ class Broadcast:
             })  # fmt: skip
             flight[dest] = src
             started.add(dest)
+            self.generation += 1
             self.copies += 1
             self.log.append((d.key, dest, src, stimulus_id))
         if started:  # in the candidates' order (least loaded first)
@@ -154,3 +185,5 @@ class Broadcast:
 
     def forget(self, key) -> None:
         self.flight.pop(key, None)
+        self._seen.pop(key, None)
+        self.held.pop(key, None)

@@ -519,8 +519,8 @@ class Plugin(SchedulerPlugin):
         if names and self.limits.full(names):
             return None  # queued until a task of that limit ends
         if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
-            ws = s.decide_worker_non_rootish(ts)  # dask's own placement, by its inputs
-            return ws if ws in s.running and self._broadcast.gate(s, ts, ws) else None
+            # dask's own placement, by its inputs (held while a shared input is not there)
+            return self._broadcast.place(s, ts, s.decide_worker_non_rootish)
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
         candidates = self._candidates()
@@ -670,8 +670,8 @@ class Plugin(SchedulerPlugin):
                 continue
             if not self._root(ts):  # limited, or reads a shared input not yet everywhere
                 examined += 1
-                ws = s.decide_worker_non_rootish(ts)
-                if ws not in s.running or not self._broadcast.gate(s, ts, ws, stimulus_id):
+                ws = self._broadcast.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
+                if ws is None:
                     continue
                 self._context = (ts, ws)
                 try:
