@@ -393,6 +393,7 @@ def test_broadcast_pairs_one_copy_per_holder_and_no_more_than_needed():
         ("w1", "a"), ("w2", "a")]  # fmt: skip
 
 
+@settings(deadline=None, max_examples=50)  # a shared, loaded machine stalls single cases
 @given(st.integers(1, 300))
 def test_broadcast_waves_double_the_holders(n):
     # Copies that take one step each: the holders double per step, so n workers hold the
