@@ -439,6 +439,7 @@ def get(
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
+                recompute_roots=bool(config.get("recompute-roots")),
                 trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
             )  # fmt: skip
             try:
