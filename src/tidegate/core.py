@@ -452,10 +452,11 @@ class Scheduler:
                 worker = workers[w]
                 while worker.processing < worker.threads:
                     best = ready[0][0] if ready else math.inf
-                    # Over budget, an idle worker runs a ready non-root before a root that
-                    # only the progress rule would admit: it frees memory, the root adds some.
+                    # Over budget, an idle worker runs a ready non-root before a dropped
+                    # root that only the progress rule would admit (its earlier priority
+                    # came before its consumers': all would run first and be spilled).
                     if roots and roots[0][0] < best and self._admit(
-                        w, roots[0][1], sid, not ready or worker.budget == math.inf
+                        w, roots[0][1], sid, not (ready and self.recomputed[roots[0][1]])
                     ):
                         _, i = heapq.heappop(roots)
                     elif ready:
