@@ -204,9 +204,6 @@ class Scheduler:
         self.rerun = [False] * len(graph.group_names)
         self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
         self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
-        # Bytes held results may pass the budget by before those a ready task needs are
-        # spilled (set by the body from the room its limit keeps; 0: spill them too).
-        self.spill_slack = 0.0
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
@@ -551,26 +548,14 @@ class Scheduler:
         )  # fmt: skip
         freed = 0.0
         drops = any(self.rerun)
-        soon = []  # results a ready task needs: spilled, they come back at once
-        state = self.state
         for next_use, i in candidates:
             if freed >= amount:
-                return
-            if self.spill_slack and any(state[d] == READY for d in self._dependents(i)):
-                soon.append(i)
-                continue
+                break
             freed += self.nbytes[i]
             if drops and self._may_drop(i):
                 self._transition(i, DROPPED, sid, actions)
             else:
                 self._transition(i, SPILLED, sid, actions)
-        if amount - freed <= self.spill_slack:
-            return  # a little over for a short while beats a write and a read at once
-        for i in soon:
-            if freed >= amount:
-                break
-            freed += self.nbytes[i]
-            self._transition(i, SPILLED, sid, actions)
 
     # -- running a root again instead of spilling its output ----------------------------
     def _may_drop(self, i: int) -> bool:

@@ -279,10 +279,6 @@ def run(
     if hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1:
         return_freed_memory_to_os()
         governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk).start()
-        # Spilling a result a ready task needs is a write and a read at once: pass the budget
-        # by up to the margin the governor keeps below the limit, plus the 10% over it that
-        # issue 10 tolerates, rather than do that.
-        core.spill_slack = SPILL_SLACK * hooks.cap
         group_of = graph.group.tolist()
         left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         upcoming = {g for g, n in enumerate(left) if n}
@@ -503,7 +499,6 @@ def run(
 # A disk round trip (write, then read back) per byte, assumed until the spill store has
 # moved enough to measure it: 250 MB/s each way, a laptop SSD through pickle.
 ROUND_TRIP = 2 / 250e6
-SPILL_SLACK = 0.1  # of memory_limit (see run)
 MEASURED = 64e6  # bytes moved to and from disk before its measured speed counts
 # Running again wins up to this many times the round trip's seconds: a spilled value stays
 # in memory until written and takes disk space, a root run again needs neither (measured on
