@@ -186,3 +186,57 @@ def test_story_names_every_move_and_decision():
     assert moves == [("waiting", "ready"), ("ready", "processing"), ("processing", "memory")]
     decisions = [e for e in core.story(("load", 2)) if len(e) == 4]
     assert any(e[1] == "withheld" for e in decisions)  # it waited for a slot at least once
+
+
+# -- roots dropped and run again instead of spilled ---------------------------------------
+def _anomaly_graph(n):
+    """Roots 0..n-1, each read twice: by a partial (n+i), then, past the total (2n) of all
+    partials, by a departure (2n+1+i): the roots must leave memory in between."""
+    deps = {i: [] for i in range(n)}
+    deps.update({n + i: [i] for i in range(n)})
+    deps[2 * n] = [n + i for i in range(n)]
+    deps.update({2 * n + 1 + i: [i, 2 * n] for i in range(n)})
+    return make_graph(deps, [2 * n + 1 + i for i in range(n)])
+
+
+def test_cheap_roots_are_dropped_and_run_again_instead_of_spilled():
+    n = 6
+    g = _anomaly_graph(n)
+    core = Scheduler(g, [(1, 250.0)], Policy("tidegate", 1.0), validate=True)
+    core.rerun = [True] * len(g.group_names)
+    sizes = {i: 100 for i in range(n)}  # roots: 100 bytes; the rest 1 byte
+    runs, releases = drive(core, size=lambda i: sizes.get(i, 1))
+    assert core.done
+    roots = [g.keys.index(i) for i in range(n)]
+    again = [i for i in roots if runs.count(i) == 2]
+    assert again and core.n_recomputed == len(again)  # some roots ran twice, none more
+    assert all(runs.count(i) == 1 for i in range(len(g)) if i not in roots)
+    assert core.bytes_spilled == 0 and core.bytes_dropped == 100 * len(again)
+    for i in again:  # dropped (a Release) between its two runs, not before its partial ran
+        first, second = [k for k, t in enumerate(runs) if t == i]
+        partial = runs.index(g.keys.index(n + g.keys[i]))
+        assert first < partial < second
+    # Without rerun the same schedule spills the roots instead.
+    core = Scheduler(g, [(1, 250.0)], Policy("tidegate", 1.0), validate=True)
+    runs, _ = drive(core, size=lambda i: sizes.get(i, 1))
+    assert core.bytes_spilled > 0 and core.bytes_dropped == 0 and len(runs) == len(g)
+
+
+@settings(max_examples=80, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
+       st.integers(0, 10**6))  # fmt: skip
+def test_dropping_roots_keeps_every_invariant(dag, threads, budget, seed):
+    """Any graph, tiny budgets, every root cheap to run again: validate_state holds after
+    every event, the run completes, only roots run more than once, inputs are in memory
+    at each Run (drive checks), and outputs end held."""
+    deps, outputs = dag
+    g = make_graph(deps, outputs)
+    core = Scheduler(g, [(threads, budget)], Policy("tidegate", 1.1), validate=True)
+    core.rerun = [True] * len(g.group_names)
+    runs, _ = drive(core, seed=seed, size=lambda i: 10 * (1 + i % 7))
+    assert core.done
+    root = g.root.tolist()
+    nodeps = (np.diff(g.dep_ptr) == 0).tolist()
+    for i in range(len(g)):
+        assert runs.count(i) == 1 or (root[i] and nodeps[i] and core.recomputed[i])
+    assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())

@@ -105,3 +105,64 @@ def test_a_task_larger_than_the_limit_is_named_once_it_ran():
     with pytest.warns(RuntimeWarning, match=r"smallest memory_limit that would work is about"):
         assert out.compute(scheduler="tidegate", memory_limit="30MB", stats=stats) == 3.75e7
     assert stats.fewest_threads == 1
+
+
+ZARR_ANOMALY = textwrap.dedent(
+    """
+    import json, sys
+    import dask, dask.array as da, numpy as np, zarr, tidegate
+    from tidegate.measure import RSSSampler
+    folder, limit = sys.argv[1], float(sys.argv[2])
+    z = zarr.create_array(folder + "/in.zarr", shape=(40, 1000, 1000), chunks=(4, 1000, 1000),
+                          dtype="f8", compressors=None)
+    rng = np.random.default_rng(0)
+    for t in range(0, 40, 4):
+        z[t : t + 4] = rng.random((4, 1000, 1000))  # 320 MB in 32 MB chunks, on disk
+    x = da.from_zarr(folder + "/in.zarr")
+    y = da.to_zarr(x - x.mean(axis=0), folder + "/out.zarr", compute=False)
+    with RSSSampler(0.002) as rss:
+        stats = tidegate.RunStats()
+        y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit, stats=stats)
+    got = np.asarray(zarr.open_array(folder + "/out.zarr")[:, ::97, ::31])
+    want = np.asarray((x - x.mean(axis=0))[:, ::97, ::31].compute(scheduler="threads"))
+    print(json.dumps({"close": bool(np.allclose(got, want)), "peak": rss.peak_above_baseline,
+                      "written": stats.spill_file_bytes, "dropped": stats.bytes_dropped,
+                      "recomputed": stats.tasks_recomputed}))
+    """
+)
+
+
+def test_zarr_reads_run_again_rather_than_go_to_disk(tmp_path):
+    """An anomaly over zarr needs every chunk twice, past the mean: below the input's size
+    the chunks must leave memory in between. Reading a chunk again from its zarr store costs
+    less than writing it to disk and reading it back, so the chunks are dropped and read
+    again: within the limit, with little written to disk (spilling wrote 304 MB here)."""
+    limit = 200e6
+    proc = subprocess.run(
+        [sys.executable, "-c", ZARR_ANOMALY, str(tmp_path), str(limit)],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["close"]
+    assert r["peak"] <= 1.1 * limit, r
+    assert r["dropped"] > 0 and r["recomputed"] > 0, r
+    assert r["written"] <= 0.5 * 320e6, r  # issue 10: at most half the input to disk
+
+
+def test_a_fused_root_is_sized_from_its_last_layer_before_it_runs(tmp_path):
+    """from_zarr fused with stack and sum (the seed's stack-sum) has no chunk metadata of
+    its own name: its size comes from the last layer of the fusion, so a limit too small
+    for one task is refused up front, naming the fused task."""
+    import zarr
+
+    from tidegate.workloads import build, make_inputs
+
+    y = build("stack-sum", make_inputs(str(tmp_path), 8), str(tmp_path))  # 32 MB chunks
+    with pytest.raises(ValueError, match=r"cannot run task .*from-zarr-stack-sum.* even on one"):
+        y.compute(scheduler="tidegate", num_workers=2, memory_limit="100MB")
+    y.compute(scheduler="tidegate", num_workers=2, memory_limit="200MB")
+    a, b = (zarr.open_array(str(tmp_path / f"{n}.zarr")) for n in "ab")
+    out = zarr.open_array(str(tmp_path / "stack-sum.zarr"))
+    assert float(out[5, 7, 11]) == float(a[5, 7, 11] + b[5, 7, 11])

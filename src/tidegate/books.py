@@ -185,9 +185,13 @@ class Books:
                 self._loaded(group, nbytes)
                 if feeds:
                     self._carriers[task] = (task, nbytes)
-                    self._live[task] = [w if book is not None else None, 1, group]
-                    if book is not None:
-                        book.roots_untouched += 1
+                    live = self._live.get(task)
+                    if live is not None:  # ran again (core: dropped) while its data travels
+                        live[1] += 1
+                    else:
+                        self._live[task] = [w if book is not None else None, 1, group]
+                        if book is not None:
+                            book.roots_untouched += 1
         carriers = self._carriers
         if not carriers:
             return
@@ -343,10 +347,12 @@ class Books:
         (through its chain), else the largest any root loaded, else 0."""
         return estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
 
-    def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None) -> bool:
-        """May root ``task`` start on worker ``w`` now? Logs a refusal."""
+    def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None,
+               progress: bool = True) -> bool:  # fmt: skip
+        """May root ``task`` start on worker ``w`` now? Logs a refusal. ``progress=False``:
+        the body has other work for an idle worker, so the progress rule need not apply."""
         book = self.workers[w]
-        idle = self.may_progress(book)
+        idle = progress and self.may_progress(book)
         est = self.estimate(known, group)
         if (
             self.policy.probe

@@ -93,12 +93,33 @@ def chunk_sizes(expr) -> dict:
     return out
 
 
+def fused_layer(name: str, sizes: dict) -> str | None:
+    """The layer a fused task's output comes from. dask names a fusion of layers
+    ``from-zarr-<t1>`` -> ``stack-<t2>`` -> ``sum-<t3>`` as ``from-zarr-stack-sum-<t3>``:
+    the last layer's token, after its prefix."""
+    head, _, token = name.rpartition("-")
+    if not token:
+        return None
+    for layer in sizes:
+        if layer.endswith("-" + token) and head.endswith(layer[: -len(token) - 1]):
+            return layer
+    return None
+
+
 def estimate_sizes(keys: list, sizes: dict) -> np.ndarray:
-    """Output bytes per key from its layer's chunk shape; NaN where unknown."""
+    """Output bytes per key from its layer's chunk shape (a fused layer's: its last
+    layer's); NaN where unknown."""
     est = np.full(len(keys), np.nan)
     if not sizes:
         return est
+    fused: dict = {}
     for i, k in enumerate(keys):
+        if type(k) is tuple and k[0] not in sizes and type(k[0]) is str:
+            name = fused.get(k[0], 0)
+            if name == 0:
+                name = fused[k[0]] = fused_layer(k[0], sizes)
+            if name is not None:
+                k = (name, *k[1:])
         if type(k) is tuple and k[0] in sizes:
             chunks, itemsize = sizes[k[0]]
             idx = k[1:]
@@ -439,6 +460,7 @@ def get(
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
+                recompute_roots=bool(config.get("recompute-roots")),
                 trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
             )  # fmt: skip
             try:

@@ -10,6 +10,11 @@ Every task moves through::
                                                           --Failed---> erred     |  ^
                                                                    over budget  v  | needed
                                                                                spilled --unused--> released
+    memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
+
+A dropped root's output is discarded instead of written to disk; it is made ready again
+once the tasks needing it wait for nothing else, and runs again (the one case, besides a
+failure elsewhere, where a task runs twice).
 
 Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
 "processing" and "running" coincide here and priority is decided by the scheduler, not by
@@ -32,7 +37,7 @@ from .graph import TaskGraph
 from .policy import Policy, largest_footprint, meeting_partners, spill_candidates
 
 __all__ = [
-    "State", "WAITING", "READY", "PROCESSING", "MEMORY", "RELEASED", "ERRED", "SPILLED",
+    "State", "WAITING", "READY", "PROCESSING", "MEMORY", "RELEASED", "ERRED", "SPILLED", "DROPPED",
     "STATE_NAMES", "Finished", "Failed", "Run", "Release", "Spill", "Load", "Worker",
     "Scheduler", "InvalidTransition",
 ]  # fmt: skip
@@ -46,9 +51,10 @@ class State(IntEnum):
     RELEASED = 4
     ERRED = 5
     SPILLED = 6  # held on disk: finished, not in memory
+    DROPPED = 7  # a root's output discarded under memory pressure: it will run again
 
 
-WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED = (int(s) for s in State)
+WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED, DROPPED = (int(s) for s in State)
 STATE_NAMES = tuple(s.name.lower() for s in State)
 _PENDING = frozenset((WAITING, READY))
 
@@ -62,6 +68,8 @@ TRANSITIONS = {
     (SPILLED, MEMORY): "_load",
     (MEMORY, RELEASED): "_release",
     (SPILLED, RELEASED): "_release",
+    (MEMORY, DROPPED): "_drop",
+    (DROPPED, READY): "_recompute",
 }
 
 
@@ -191,6 +199,15 @@ class Scheduler:
         self.roots_held = 0
         self.bytes_spilled = 0
         self.bytes_loaded = 0
+        # Running a root again instead of spilling its output: per group, set by the body
+        # from what it measured (a read's seconds per byte against the disk's round trip).
+        self.rerun = [False] * len(graph.group_names)
+        self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
+        self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
+        self.bytes_dropped = 0
+        self.n_recomputed = 0
+        self._returning: set[int] = set()  # dropped roots not back in memory yet
+        self._dropped_in: dict[int, int] = {}  # waiting task -> its inputs in _returning
         # Moves: (task, start, finish, stimulus id); shares its bound with the books' log.
         self.log: deque = deque(maxlen=log_size)
         self._stimulus = 0
@@ -363,6 +380,21 @@ class Scheduler:
             self._transition(i, RELEASED, sid, actions)
         waiting_on = self.waiting_on
         transition = self._transition
+        if self._returning:
+            if i in self._returning:  # back after a drop: its dependents count it again
+                self._back(i)
+            dropped_in = self._dropped_in
+            state = self.state
+            for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+                d = self._dependent_idx[c]
+                if state[d] != WAITING:
+                    continue  # ran before this result was dropped and run again
+                waiting_on[d] -= 1
+                if waiting_on[d] == 0:
+                    transition(d, READY, sid)
+                elif waiting_on[d] == dropped_in.get(d):
+                    self._wake_inputs(d, sid)
+            return
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
             waiting_on[d] -= 1
@@ -420,7 +452,12 @@ class Scheduler:
                 worker = workers[w]
                 while worker.processing < worker.threads:
                     best = ready[0][0] if ready else math.inf
-                    if roots and roots[0][0] < best and self._admit(w, roots[0][1], sid):
+                    # Over budget, an idle worker runs a ready non-root before a dropped
+                    # root that only the progress rule would admit (its earlier priority
+                    # came before its consumers': all would run first and be spilled).
+                    if roots and roots[0][0] < best and self._admit(
+                        w, roots[0][1], sid, not (ready and self.recomputed[roots[0][1]])
+                    ):
                         _, i = heapq.heappop(roots)
                     elif ready:
                         _, i = heapq.heappop(ready)
@@ -451,12 +488,13 @@ class Scheduler:
         for p, t in self.limits.on_done(i):
             heapq.heappush(self._ready_roots if self._root[t] else self._ready, (p, t))
 
-    def _admit(self, w: int, i: int, sid: int) -> bool:
+    def _admit(self, w: int, i: int, sid: int, progress: bool = True) -> bool:
         """May root i start on worker w? (A root blocked by memory waits for consumers to
         free some: making room by spilling to start it early thrashes once the working set
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         return self.books.admits(
-            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid
+            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid,
+            progress,
         )
 
     def _completes_consumer(self, i: int, w: int) -> bool:
@@ -509,11 +547,84 @@ class Scheduler:
             self._dependent_ptr, self._dependent_idx, PROCESSING, _PENDING,
         )  # fmt: skip
         freed = 0.0
+        drops = any(self.rerun)
         for next_use, i in candidates:
             if freed >= amount:
                 break
             freed += self.nbytes[i]
-            self._transition(i, SPILLED, sid, actions)
+            if drops and self._may_drop(i):
+                self._transition(i, DROPPED, sid, actions)
+            else:
+                self._transition(i, SPILLED, sid, actions)
+
+    # -- running a root again instead of spilling its output ----------------------------
+    def _may_drop(self, i: int) -> bool:
+        """May held result i be dropped and run again later, rather than spilled? A root
+        with no inputs, of a group cheap to run again, no view of whose output is held,
+        while every task still needing it waits for something else too (none is ready: it
+        would need the result at once)."""
+        if not self._root[i] or self._ndeps[i] or not self.rerun[self._group[i]]:
+            return False
+        if self._output[i]:
+            return False
+        state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            s = state[d]
+            if s == WAITING:
+                if waiting_on[d] <= dropped_in.get(d, 0):
+                    return False  # waits only for dropped roots: they are running again
+            elif s == READY or s == PROCESSING:
+                return False
+            elif self.views[d] and (s == MEMORY or s == SPILLED):
+                return False  # a view of i's output is held: dropping i frees nothing
+        return True
+
+    def _drop(self, i: int, sid: int, actions: list, arg=None) -> None:
+        w = self.where[i]
+        nbytes = self.nbytes[i]
+        self.state[i] = DROPPED
+        self._in_memory[w].discard(i)
+        self.workers[w].held -= nbytes
+        self.n_finished -= 1
+        self.roots_held -= 1
+        self.recomputed[i] = 1
+        self.bytes_dropped += nbytes
+        self._returning.add(i)
+        self.books.on_released(i, sid)
+        state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            if state[d] == WAITING:
+                waiting_on[d] += 1
+                dropped_in[d] = dropped_in.get(d, 0) + 1
+        actions.append(Release(i, w))
+
+    def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
+        self.state[i] = READY
+        self.n_ready += 1
+        self.n_recomputed += 1
+        heapq.heappush(self._ready_roots, (self._priority[i], i))
+
+    def _back(self, i: int) -> None:
+        """Dropped root i is in memory again: the tasks waiting for it no longer count it."""
+        self._returning.discard(i)
+        state, dropped_in = self.state, self._dropped_in
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            if state[d] == WAITING:
+                left = dropped_in[d] - 1
+                if left:
+                    dropped_in[d] = left
+                else:
+                    del dropped_in[d]
+
+    def _wake_inputs(self, d: int, sid: int) -> None:
+        """Task d waits only for dropped roots now: they run again."""
+        for c in range(self._dep_ptr[d], self._dep_ptr[d + 1]):
+            x = self._dep_idx[c]
+            if self.state[x] == DROPPED:
+                self._transition(x, READY, sid)
 
     # -- invariants ---------------------------------------------------------------------
     def _validate_touched(self) -> None:
@@ -559,6 +670,14 @@ class Scheduler:
         if s == WAITING:
             assert self.waiting_on[i] == sum(state[d] not in (MEMORY, SPILLED) for d in deps), (
                 fail("waiting count")
+            )
+            assert self._dropped_in.get(i, 0) == sum(d in self._returning for d in deps), (
+                fail("dropped inputs")
+            )
+        if s == DROPPED:
+            assert i in self._returning and i not in self._in_memory[self.where[i]], fail("drop")
+            assert not any(state[d] in (READY, PROCESSING) for d in self._dependents(i)), (
+                fail("dropped while needed now")
             )
         if s == MEMORY:
             assert i in self._in_memory[self.where[i]], fail("not among in-memory results")

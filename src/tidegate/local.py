@@ -55,6 +55,8 @@ class RunStats:
     lowest_budget: float = 0.0  # the smallest budget for held results it ran under
     peak_memory: float = 0.0  # highest RSS above the level at compute start (limited runs)
     fewest_threads: int = 0  # threads at once, at the fewest (memory_limit can lower them)
+    bytes_dropped: int = 0  # roots' outputs discarded instead of spilled (they ran again)
+    tasks_recomputed: int = 0  # runs of such roots again
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -145,6 +147,7 @@ class Hooks:
     rerun_exceptions_locally: bool = False
     executor: Executor | None = None  # run the worker loops on this pool
     spill_dir: str | None = None
+    recompute_roots: bool = True  # drop cheap roots' outputs and run them again, not spill
     cap: float = float("inf")  # this run's memory_limit
     baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
     floor: float = 0.0  # the budget for held results never goes below this
@@ -170,22 +173,27 @@ def _worker_loop(tasks, done, execute, thread: int, get_id, pack) -> None:
 
 
 def _loop(tasks, done, execute, thread: int, get_id, pack) -> None:
+    # Start and stop times too: a root's cost decides between running it again and spilling.
+    clock = time.perf_counter
     while True:
         item = tasks.get()
         if item is _STOP:
             return
         i, inputs = item
         item = result = None
+        start = clock()
         try:
             result = execute(i, inputs)
         except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
-            done.put((i, False, _packed(exc, pack), 0, thread))
+            done.put((i, False, _packed(exc, pack), 0, thread, start, clock()))
         else:
+            stop = clock()
             try:
                 nbytes = sizeof(result)
             except Exception:  # a broken __sizeof__ is not the task's failure
                 nbytes = None
-            done.put((i, True, result, nbytes, thread if get_id is None else get_id()))
+            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start,
+                      stop))  # fmt: skip
         inputs = result = None  # hold no references once handed back: release frees memory
 
 
@@ -278,6 +286,10 @@ def run(
         loaded_before = 0
         warned = False
         largest = 0.0
+    # Roots' seconds and bytes per group, against the disk's: run a root again or spill it.
+    rerun_cost = _RerunCost(core, disk) if core._may_spill and hooks.recompute_roots else None
+    recomputed, views = core.recomputed, core.views
+    one_input = (np.diff(graph.dep_ptr) == 1).tolist() if rerun_cost is not None else None
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
     core_time = 0.0
@@ -297,10 +309,13 @@ def run(
                 inputs = gather(i, data)
                 if loading:
                     inputs = _with_loads(inputs, loading, data)
-                if pretask is not None:
+                if pretask is not None and not recomputed[i]:  # once per key, as dask's
                     pretask(i)
                 if governor is not None:
-                    running[i] = group_of[i]
+                    running[i] = g = group_of[i]
+                    if recomputed[i]:  # a dropped root runs again: its group has work left
+                        left[g] += 1
+                        upcoming.add(g)
                 pool.submit(i, inputs)
             elif kind is Release:
                 value = data.pop(a.task, _STOP)
@@ -364,13 +379,17 @@ def run(
                     if n is None:
                         n = _unmeasured(keys[i], value)
                     events.append(Finished(i, n))
+                    if rerun_cost is not None:
+                        rerun_cost.ran(i, n, item[6] - item[5])
+                        if one_input[i] and type(value) is np.ndarray and value.base is not None:
+                            views[i] = 1  # keeps its input's memory: dropping that frees none
                 else:
                     n = 0
                     events.append(Failed(i))
                     if error is None:
                         error = (i, value)
                 if posttask is not None:
-                    finished.append((i, value, item[4]))
+                    finished.append((i, value, item[4], bool(recomputed[i])))
                 if trace is not None:
                     trace.tasks.append(TaskEnd(
                         str(keys[i]), groups[i], "local", item[7], item[5], item[6], int(n),
@@ -379,6 +398,8 @@ def run(
                 value = item = None
             if disk.error is not None:
                 raise disk.error
+            if rerun_cost is not None:
+                rerun_cost.decide()
             if governor is not None:
                 # What was held when the batch's results arrived: the highest RSS reading
                 # since the last batch saw them all.
@@ -427,13 +448,13 @@ def run(
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
                 runs = []
-                for event, (i, value, worker_id) in zip(events, finished):
+                for event, (i, value, worker_id, again) in zip(events, finished):
                     actions = core.handle_many((event,))
                     if error is not None and type(event) is Failed:
                         _raise_task_error(error, hooks, execute, gather, data)
                     runs += [a for a in actions if type(a) is Run]
                     dispatch([a for a in actions if type(a) is not Run])
-                    if type(event) is Finished:
+                    if type(event) is Finished and not again:
                         posttask(i, value, worker_id)
                 core_time += time.perf_counter() - c0  # callbacks included: they are rare
                 finished = value = None
@@ -466,12 +487,59 @@ def run(
         if trace is not None:
             sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
+        stats.bytes_dropped, stats.tasks_recomputed = core.bytes_dropped, core.n_recomputed
         stats.spill_file_bytes, stats.spill_time = disk.bytes_written, disk.seconds
         stats.wall_time = time.perf_counter() - t0
         stats.core_time = core_time
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
     return results
+
+
+# A disk round trip (write, then read back) per byte, assumed until the spill store has
+# moved enough to measure it: 250 MB/s each way, a laptop SSD through pickle.
+ROUND_TRIP = 2 / 250e6
+MEASURED = 64e6  # bytes moved to and from disk before its measured speed counts
+# Running again wins up to this many times the round trip's seconds: a spilled value stays
+# in memory until written and takes disk space, a root run again needs neither (measured on
+# page-cached zarr: reads 2.6-3.3 ns/byte, round trips 1.4-2.7, both on busy cores).
+RERUN_SLACK = 2.0
+
+
+class _RerunCost:
+    """Which groups of roots (tasks with no inputs) are cheaper to run again than their
+    output is to write to disk and read back: seconds per byte of the group's runs so far
+    against the spill store's measured round trip (assumed until it has measured some).
+    Sets ``core.rerun``; the core decides which result goes."""
+
+    def __init__(self, core: Scheduler, disk: SpillStore):
+        g = core.graph
+        self.core, self.disk = core, disk
+        self.group = g.group.tolist()
+        nodeps = np.diff(g.dep_ptr) == 0
+        self.eligible = (g.root & nodeps).tolist()
+        self.seconds: dict[int, float] = {}
+        self.bytes: dict[int, float] = {}
+        self.changed = False
+
+    def ran(self, i: int, nbytes: int, seconds: float) -> None:
+        if self.eligible[i]:
+            g = self.group[i]
+            self.seconds[g] = self.seconds.get(g, 0.0) + seconds
+            self.bytes[g] = self.bytes.get(g, 0.0) + nbytes
+            self.changed = True
+
+    def decide(self) -> None:
+        disk = self.disk
+        moved = disk.bytes_written + disk.bytes_read
+        if not self.changed and moved < MEASURED:
+            return
+        self.changed = False
+        trip = 2 * disk.seconds / moved if moved >= MEASURED else ROUND_TRIP
+        rerun = self.core.rerun
+        for g, s in self.seconds.items():
+            b = self.bytes[g]
+            rerun[g] = b > 0 and s / b < RERUN_SLACK * trip
 
 
 def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
