@@ -29,16 +29,15 @@ plugin on a ``SchedulerState`` subclass with ``install(state, apply=...)`` and c
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
 import math
 import traceback
-from operator import attrgetter
 
 import dask.config
 from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
-from distributed.collections import HeapSet
 from distributed.diagnostics.plugin import SchedulerPlugin
 from sortedcontainers import SortedList
 
@@ -59,7 +58,6 @@ STATE_HOOKS = {
     "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
-_by_priority = attrgetter("priority")
 
 
 def _budget(value):
@@ -267,7 +265,7 @@ class Plugin(SchedulerPlugin):
             ts = self._parked_ts.get(key)
             if ts is not None:
                 self._unpark(ts)
-            # else: left in _ready, dropped lazily when poke meets it (no longer queued)
+            self._ready.discard_key(key)
 
     # -- install / uninstall --------------------------------------------------------------
     def install(self, scheduler, apply=None) -> None:
@@ -375,7 +373,7 @@ class Plugin(SchedulerPlugin):
         self._free = SortedList()
         self._free_key: dict = {}
         # Queued tasks poke may try, best first: dask's queue minus the parked ones.
-        self._ready = HeapSet(key=_by_priority)
+        self._ready = _Line()
         # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
         # full limit), indexed by what they wait for ({address or ("limit", name): {ts}}),
         # woken when that worker may take a root again (or a task of that limit ends).
@@ -764,6 +762,9 @@ class Plugin(SchedulerPlugin):
                     continue
                 examined += 1
                 partners = _partners(ts)
+                if not partners and not self._free:
+                    roots_blocked = True  # nobody may take a root without partners
+                    continue
                 addr = books.place(ts.key, math.nan, ts.group.name, partners,
                                    self._free_iter(), stimulus_id)  # fmt: skip
                 if addr is None:
@@ -793,6 +794,52 @@ class Plugin(SchedulerPlugin):
             self._apply({ts.key: "processing"}, stimulus_id)
         finally:
             self._context = None
+
+
+class _Line:
+    """Queued tasks poke may try, best priority first. By identity: dask's TaskState
+    compares equal by key, and a key forgotten and submitted again is a new task."""
+
+    __slots__ = ("_heap", "_live", "_seq")
+
+    def __init__(self) -> None:
+        self._heap: list = []  # (priority, seq, ts); stale entries dropped when met
+        self._live: dict = {}  # key -> (ts, seq) of the entry that counts
+        self._seq = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __contains__(self, ts) -> bool:
+        e = self._live.get(ts.key)
+        return e is not None and e[0] is ts
+
+    def add(self, ts) -> None:
+        if ts in self:
+            return
+        seq = next(self._seq)
+        self._live[ts.key] = (ts, seq)
+        heapq.heappush(self._heap, (ts.priority, seq, ts))
+        if len(self._heap) > 2 * len(self._live) + 1024:  # mostly stale: rebuild
+            self._heap = [(t.priority, q, t) for t, q in self._live.values()]
+            heapq.heapify(self._heap)
+
+    def discard(self, ts) -> None:
+        if ts in self:
+            del self._live[ts.key]
+
+    def discard_key(self, key) -> None:
+        self._live.pop(key, None)
+
+    def peek(self):
+        heap, live = self._heap, self._live
+        while heap:
+            _, seq, ts = heap[0]
+            e = live.get(ts.key)
+            if e is not None and e[1] == seq:
+                return ts
+            heapq.heappop(heap)
+        raise KeyError("peek into an empty line")
 
 
 def _constant(ts) -> bool:
