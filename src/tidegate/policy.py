@@ -233,6 +233,10 @@ def meeting_partners(
     copied to every worker that needs it, so where it is held says nothing about where
     this root's data should go (counted, it made every worker holding it a "partner", so
     roots passed the in-flight count and neighbours split). ``depth`` bounds each walk.
+    Every single-input branch is followed, also past a meeting found on another branch:
+    a load both subtracted from a mean and reduced into it (x - x.mean()) meets its
+    neighbours in the mean's first combine; stopping at the subtraction (whose other input,
+    the mean, is shared by all) placed neighbours apart and moved 3x the bytes.
     """
     meets = []
     frontier = [task]
@@ -247,7 +251,7 @@ def meeting_partners(
                     meets.append((d, t))
                 else:
                     nxt.append(d)
-        if meets or not nxt:
+        if not nxt:
             break
         frontier = nxt
     scores: dict = {}
