@@ -43,7 +43,14 @@ from sortedcontainers import SortedList
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
-from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
+from ..policy import (
+    MEETING_FANOUT,
+    Policy,
+    further_partners,
+    is_root,
+    meeting_partners,
+    place_consumer,
+)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -382,6 +389,11 @@ class Plugin(SchedulerPlugin):
         self._parked: dict = {}  # ts -> what it waits for
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
+        # A root without partners that nobody could take, and the count of workers that
+        # opened or became free so far: until another does, poke stops at it again
+        # without walking its graph (slot openings far outnumber workers opening).
+        self._epoch = 0
+        self._blocked = None
         if s is None:
             return
         for ts in s.queued:
@@ -551,7 +563,7 @@ class Plugin(SchedulerPlugin):
         self._update()
         if not self._open:
             return None  # O(1) once every worker is full: a big graph queues cheaply
-        addr = self.books.place(ts.key, math.nan, ts.group.name, _partners(ts), self._free_iter())
+        addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
 
@@ -583,7 +595,9 @@ class Plugin(SchedulerPlugin):
         if ws is not None and ws in s.running:
             book = self._measure(ws)
             if self.books.may_take_some(addr):
-                self._open.add(addr)
+                if addr not in self._open:
+                    self._open.add(addr)
+                    self._epoch += 1
                 self._set_free(addr, book.processing == 0 or (
                     book.roots_in_flight < book.cap and book.held + book.estimated < book.budget
                 ), book)  # fmt: skip
@@ -597,6 +611,8 @@ class Plugin(SchedulerPlugin):
         old = self._free_key.pop(addr, None)
         if old is not None:
             self._free.remove(old)
+        elif free:
+            self._epoch += 1
         if free:
             key = ((book.roots_in_flight + book.processing) / book.threads, addr)
             self._free.add(key)
@@ -608,6 +624,7 @@ class Plugin(SchedulerPlugin):
         self._open.clear()
         self._free.clear()
         self._free_key.clear()
+        self._blocked = None
         self.books.changed.clear()
         for addr in self.scheduler.workers:
             self._refresh(addr)
@@ -760,19 +777,20 @@ class Plugin(SchedulerPlugin):
                     ready.discard(ts)
                     skipped.append(ts)
                     continue
-                examined += 1
-                partners = _partners(ts)
-                if not partners and not self._free:
-                    roots_blocked = True  # nobody may take a root without partners
+                blocked = self._blocked
+                if blocked is not None and blocked[0] is ts and blocked[1] == self._epoch:
+                    roots_blocked = True
                     continue
-                addr = books.place(ts.key, math.nan, ts.group.name, partners,
-                                   self._free_iter(), stimulus_id)  # fmt: skip
+                examined += 1
+                addr, partners = self._place(ts, stimulus_id)
                 if addr is None:
                     on = tuple(a for a in partners if a in books.workers)
                     if on:
                         self._park(ts, on)  # until a partner's worker opens
                         continue
                     roots_blocked = True  # later roots would wait for the same slots
+                    if not self._free:
+                        self._blocked = (ts, self._epoch)
                     continue
                 ws = s.workers.get(addr)
                 if ws in s.running:
@@ -787,6 +805,29 @@ class Plugin(SchedulerPlugin):
             for ts in skipped:
                 if ts.state == "queued" and ts not in self._parked:
                     ready.add(ts)
+
+    def _place(self, ts, stimulus_id=None):
+        """``(worker or None, partners)`` for root ts: books.place with its partners; a
+        root without any tries the workers of its further partners first (a hint: it
+        never waits for them), then the free workers."""
+        books = self.books
+        partners = _partners(ts)
+        if partners:
+            return books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
+                               stimulus_id), partners  # fmt: skip
+        if not self._free:
+            return None, partners  # nobody may take a root without partners
+        hint = further_partners(ts, _dependents, _dependencies, _where)
+        # Only where a root without partners may go anyway: passing the in-flight count
+        # there piled a tree reduction's loads onto few workers (anomaly 100x4).
+        hint = {w: n for w, n in hint.items() if w in self._free_key}
+        if hint:
+            addr = books.place(ts.key, math.nan, ts.group.name, hint, self._free_iter(),
+                               stimulus_id)  # fmt: skip
+            if addr is not None:
+                return addr, partners
+        return books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
+                           stimulus_id), partners  # fmt: skip
 
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
