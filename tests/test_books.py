@@ -74,6 +74,29 @@ def test_open_feeding_two_reads_stays_in_flight_until_both_are_used():
     b.validate()
 
 
+def test_a_load_carried_on_and_held_for_later_frees_its_slot_when_the_chain_is_used():
+    """x - x.mean(): each load feeds its chunk mean (same size: a carrier) and the
+    subtraction, which waits for the whole mean. The slot frees when the chunk mean is
+    combined; the load, still held for the subtraction, no longer counts (counted, loads ran
+    one per worker: twin anomaly 20x4, 2x queuing's time)."""
+    b = books()
+    a = b.workers["a"]
+    b.on_run("load", "a", True, "load", NAN)
+    b.on_finished("load", 8e6, (), False, True)
+    b.on_run("chunk-mean", "a", False, "mean", NAN)
+    b.on_finished("chunk-mean", 8e6, ["load"], True, True)
+    assert a.roots_untouched == 1 and b.carriers("load") == ["chunk-mean"]
+    b.on_run("combine", "a", False, "combine", NAN)
+    b.on_finished("combine", 8e6, ["chunk-mean", "other-mean"], False, True)
+    assert a.roots_untouched == 0 and not b.in_flight("load")
+    b.validate()
+    b.on_run("subtract", "a", False, "sub", NAN)  # the load's later consumer: no change
+    b.on_finished("subtract", 8e6, ["load", "mean"], False, True)
+    b.on_released("load")
+    assert a.roots_untouched == 0
+    b.validate()
+
+
 def test_a_root_does_not_extend_a_shared_handles_chain():
     """A store handle read by many loaders (roots themselves) lands at the first load."""
     b = books()

@@ -16,7 +16,9 @@ slot on the worker it ran on from the moment it starts until the data it loaded 
 used. Its output is a *carrier* of that data; a task with a single input that keeps the
 data's size (open -> read -> select) becomes a carrier in turn. The data counts as used
 when a carrier is consumed by a task that combines it with other inputs or reduces it
-(output below ``Policy.chain_keep`` of its input), or when every carrier is released.
+(output below ``Policy.chain_keep`` of its input), or when every carrier is released. A
+carrier whose data went on down a chain stops counting (its successor holds the data now)
+but may still be extended by its other single-input dependents (an open feeding two reads).
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ class Books:
         self.workers: dict[Hashable, WorkerBook] = {}
         self._processing: dict = {}  # task -> (worker, estimate, root, group)
         self._carriers: dict = {}  # task whose output carries a root's data -> (root, nbytes)
+        # Carriers whose data a single-input successor carried on: kept so that another
+        # successor may carry it too, no longer counted (anomaly: a load read by its chunk
+        # mean and held for the subtraction held its slot until the whole mean was done,
+        # and loads ran one per worker: twin 20x4, 2x queuing's time).
+        self._passed: set = set()
         self._live: dict = {}  # root -> [worker or None, carriers alive, group]
         self._consuming: dict = {}  # consumer -> worker: its inputs' data is in use
         self._queued_consumers: dict = {}  # worker -> {consumer: inputs} beyond its threads
@@ -201,17 +208,24 @@ class Books:
                 continue
             r, xbytes = c
             if single_input and not root and nbytes >= self.policy.chain_keep * xbytes:
-                # The data goes on down the chain (open -> read -> select): still in flight.
+                # The data goes on down the chain (open -> read -> select): still in flight,
+                # held by task now, not by x.
+                live = self._live.get(r)
                 if feeds and task not in carriers:
                     carriers[task] = (r, nbytes)
-                    live = self._live.get(r)
                     if live is not None:
                         live[1] += 1
                         self._loaded(live[2], nbytes)
-                continue
-            # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
-            del carriers[x]
-            live = self._live.get(r)
+                if x in self._passed:
+                    continue
+                self._passed.add(x)
+            else:
+                # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
+                del carriers[x]
+                if x in self._passed:
+                    self._passed.discard(x)
+                    continue
+                live = self._live.get(r)
             if live is None:
                 continue
             live[1] -= 1
@@ -236,7 +250,7 @@ class Books:
         transfer is not reported: its inputs' slots free when it finishes."""
         if not self._carriers:
             return
-        inputs = [x for x in inputs if x in self._carriers]
+        inputs = [x for x in inputs if x in self._carriers and x not in self._passed]
         rec = self._processing.get(task)
         if not inputs or rec is None or rec[0] not in self.workers:
             return
@@ -254,7 +268,7 @@ class Books:
         self._consuming[task] = w
         kept = False
         for x in inputs:
-            if x in self._carriers:
+            if x in self._carriers and x not in self._passed:
                 if not kept:
                     kept = True  # dropped when the consumer finishes (on_finished)
                     continue
@@ -312,6 +326,9 @@ class Books:
 
     def _drop_carrier(self, x, stimulus_id, why) -> None:
         r, _ = self._carriers.pop(x)
+        if x in self._passed:
+            self._passed.discard(x)  # not counted since its data went on
+            return
         live = self._live.get(r)
         if live is None:
             return
@@ -440,7 +457,7 @@ class Books:
         return root in self._processing or root in self._live
 
     def carriers(self, root) -> list:
-        return [x for x, (r, _) in self._carriers.items() if r == root]
+        return [x for x, (r, _) in self._carriers.items() if r == root and x not in self._passed]
 
     def story(self, *tasks) -> list:
         wanted = set(tasks)
@@ -458,8 +475,10 @@ class Books:
             estimated[w] += est
         untouched = {w: 0 for w in self.workers}
         counts: dict = {}
+        assert self._passed <= self._carriers.keys(), "a passed carrier is not a carrier"
         for x, (r, _) in self._carriers.items():
-            counts[r] = counts.get(r, 0) + 1
+            if x not in self._passed:
+                counts[r] = counts.get(r, 0) + 1
         for r, (w, n, _) in self._live.items():
             assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
             if w is not None:

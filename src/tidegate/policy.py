@@ -234,7 +234,59 @@ def meeting_partners(
     copied to every worker that needs it, so where it is held says nothing about where
     this root's data should go (counted, it made every worker holding it a "partner", so
     roots passed the in-flight count and neighbours split). ``depth`` bounds each walk.
+    Every single-input branch is followed, also past a meeting found on another branch:
+    a load both subtracted from a mean and reduced into it (x - x.mean()) meets its
+    neighbours in the mean's first combine; stopping at the subtraction (whose other input,
+    the mean, is shared by all) placed neighbours apart and moved 3x the bytes.
     """
+    scores: dict = {}
+    for m, via in _meetings(task, dependents, dependencies, depth, fanout):
+        inputs = dependencies(m)
+        if len(inputs) > fanout:
+            continue
+        for t in inputs:
+            if t != via:
+                _up(t, dependents, dependencies, where, depth, fanout, scores)
+    return scores
+
+
+def further_partners(
+    task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT
+) -> dict:
+    """Partners one meeting further, for a root with none at its first (nothing there is
+    placed yet): where that meeting's output alone meets another (rechunk: the merge of
+    u's halves added to the merge of v's). The other side is found where it is held, else
+    up through its own meeting's inputs. A hint, not a reason to wait: taken when that
+    worker admits (waiting for it serialised a tree reduction's loads onto few workers:
+    twin anomaly 100x4, 1.19x queuing's time); twin rechunk-add 20x4 moved 0.2 GB instead
+    of queuing's 51."""
+    scores: dict = {}
+    for m, _ in _meetings(task, dependents, dependencies, depth, fanout):
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        m2 = ds[0] if isinstance(ds, (list, tuple)) else next(iter(ds))
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        for t in inputs:
+            if t == m or len(dependents(t)) > fanout:
+                continue  # a store handle, a grid: no meeting place
+            found = where(t)
+            if found:
+                for w in found:
+                    scores[w] = scores.get(w, 0) + 1
+                continue
+            ins = dependencies(t)
+            if len(ins) <= fanout:
+                for u in ins:
+                    _up(u, dependents, dependencies, where, depth, fanout, scores)
+    return scores
+
+
+def _meetings(task, dependents, dependencies, depth, fanout) -> list:
+    """``[(meeting, via)]``: the first tasks with several inputs down each single-input
+    branch from ``task``."""
     meets = []
     frontier = [task]
     for _ in range(depth):
@@ -248,30 +300,26 @@ def meeting_partners(
                     meets.append((d, t))
                 else:
                     nxt.append(d)
-        if meets or not nxt:
+        if not nxt:
             break
         frontier = nxt
-    scores: dict = {}
-    for m, via in meets:
-        inputs = dependencies(m)
-        if len(inputs) > fanout:
-            continue
-        for t in inputs:
-            if t == via:
-                continue
-            for _ in range(depth):
-                if len(dependents(t)) > fanout:
-                    break  # shared by many: no meeting place
-                found = where(t)
-                if found:
-                    for w in found:
-                        scores[w] = scores.get(w, 0) + 1
-                    break
-                up = dependencies(t)
-                if len(up) != 1:
-                    break
-                t = up[0] if isinstance(up, (list, tuple)) else next(iter(up))
-    return scores
+    return meets
+
+
+def _up(t, dependents, dependencies, where, depth, fanout, scores) -> None:
+    """Up t's single-input chain to the first task held or processing: count its workers."""
+    for _ in range(depth):
+        if len(dependents(t)) > fanout:
+            return  # shared by many: no meeting place
+        found = where(t)
+        if found:
+            for w in found:
+                scores[w] = scores.get(w, 0) + 1
+            return
+        ins = dependencies(t)
+        if len(ins) != 1:
+            return
+        t = ins[0] if isinstance(ins, (list, tuple)) else next(iter(ins))
 
 
 def largest_footprint(size) -> tuple[int, float]:

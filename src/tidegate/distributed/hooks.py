@@ -29,6 +29,7 @@ plugin on a ``SchedulerState`` subclass with ``install(state, apply=...)`` and c
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
 import math
@@ -38,12 +39,20 @@ import dask.config
 from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
+from sortedcontainers import SortedList
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
 from . import broadcast, restricted
 from .broadcast import Broadcast
-from ..policy import MEETING_FANOUT, Policy, is_root, meeting_partners, place_consumer
+from ..policy import (
+    MEETING_FANOUT,
+    Policy,
+    further_partners,
+    is_root,
+    meeting_partners,
+    place_consumer,
+)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -165,6 +174,10 @@ class Plugin(SchedulerPlugin):
             return min(ws.address for ws in ts.who_has)
 
         try:
+            self._set_free(worker, False)
+            self._open.discard(worker)
+            if worker in self._waiting_on:
+                self._wake(worker)
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
         except Exception as exc:
             self._error("remove_worker", exc)
@@ -209,6 +222,9 @@ class Plugin(SchedulerPlugin):
         books = self.books
         if start == "processing" and self.limits:
             self.limits.on_done(key)  # cluster-wide: nothing is held in Limits itself
+            for name in self._limit_cache.get(key, ()):
+                if ("limit", name) in self._waiting_on:
+                    self._wake(("limit", name))
         if start == "processing":
             if finish == "memory":
                 ts = self.scheduler.tasks.get(key)
@@ -247,10 +263,19 @@ class Plugin(SchedulerPlugin):
                     names = self._limit_names(ts)
                     if names:
                         self.limits.on_run(key, names)
+        elif finish == "queued":
+            ts = self.scheduler.tasks.get(key)
+            if ts is not None:
+                self._ready.add(ts)
         elif finish == "forgotten":
             self._is_root_cache.pop(key, None)
             self._broadcast.forget(key)
             self._limit_cache.pop(key, None)
+        if start == "queued":
+            ts = self._parked_ts.get(key)
+            if ts is not None:
+                self._unpark(ts)
+            self._ready.discard_key(key)
 
     # -- install / uninstall --------------------------------------------------------------
     def install(self, scheduler, apply=None) -> None:
@@ -357,8 +382,30 @@ class Plugin(SchedulerPlugin):
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
         self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
+        # Workers that may take a root without partners (in flight below the count, under
+        # budget, or idle) as (load, address): the least loaded first, without a sort per
+        # decision. _free_key: address -> its entry.
+        self._free = SortedList()
+        self._free_key: dict = {}
+        # Queued tasks poke may try, best first: dask's queue minus the parked ones.
+        self._ready = _Line()
+        # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
+        # full limit), indexed by what they wait for ({address or ("limit", name): {ts}}),
+        # woken when that worker may take a root again (or a task of that limit ends).
+        # poke never looks at a parked task: its cost is the roots it can decide, not the
+        # roots waiting.
+        self._parked: dict = {}  # ts -> what it waits for
+        self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
+        self._waiting_on: dict = {}
+        # A root without partners that nobody could take, and the count of workers that
+        # opened or became free so far: until another does, poke stops at it again
+        # without walking its graph (slot openings far outnumber workers opening).
+        self._epoch = 0
+        self._blocked = None
         if s is None:
             return
+        for ts in s.queued:
+            self._ready.add(ts)
         for ws in s.workers.values():
             self._book(ws)
         for ts in s.tasks.values():
@@ -523,11 +570,10 @@ class Plugin(SchedulerPlugin):
             return self._broadcast.place(s, ts, s.decide_worker_non_rootish)
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
-        candidates = self._candidates()
-        if not candidates:
+        self._update()
+        if not self._open:
             return None  # O(1) once every worker is full: a big graph queues cheaply
-        partners, candidates = self._broadcast.restrict(s, ts, _partners(ts), candidates)
-        addr = self.books.place(ts.key, math.nan, ts.group.name, partners, candidates)
+        addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
         return ws if ws in s.running else None
 
@@ -555,37 +601,91 @@ class Plugin(SchedulerPlugin):
 
     # -- workers open for roots -------------------------------------------------------------
     def _refresh(self, addr) -> None:
-        ws = self.scheduler.workers.get(addr)
-        if ws is not None and ws in self.scheduler.running:
-            self._measure(ws)
+        """Look at one worker afresh: open for roots (books.may_take_some), free for roots
+        without partners; wake the roots parked on it when it opens."""
+        s = self.scheduler
+        ws = s.workers.get(addr)
+        if ws is not None and ws in s.running:
+            book = self._measure(ws)
             if self.books.may_take_some(addr):
-                self._open.add(addr)
+                if addr not in self._open:
+                    self._open.add(addr)
+                    self._epoch += 1
+                self._set_free(addr, book.processing == 0 or (
+                    book.roots_in_flight < book.cap and book.held + book.estimated < book.budget
+                ), book)  # fmt: skip
+                if addr in self._waiting_on:
+                    self._wake(addr)
                 return
         self._open.discard(addr)
+        self._set_free(addr, False)
+
+    def _set_free(self, addr, free: bool, book=None) -> None:
+        old = self._free_key.pop(addr, None)
+        if old is not None:
+            self._free.remove(old)
+        elif free:
+            self._epoch += 1
+        if free:
+            key = ((book.roots_in_flight + book.processing) / book.threads, addr)
+            self._free.add(key)
+            self._free_key[addr] = key
 
     def _refresh_all(self) -> None:
         """Every worker looked at afresh (install, timer): held bytes can drop without a
         transition we see (a replica dropped, a client releasing data)."""
         self._open.clear()
+        self._free.clear()
+        self._free_key.clear()
+        self._blocked = None
         self.books.changed.clear()
         for addr in self.scheduler.workers:
             self._refresh(addr)
 
-    def _candidates(self) -> list:
-        """Workers that may take a root, least loaded first. Only workers whose books
-        changed since the last look are re-examined: O(changed + open), not O(cluster)."""
+    def _update(self) -> None:
+        """Re-examine the workers whose books changed since the last look: O(changed)."""
         changed = self.books.changed
         while changed:
             self._refresh(changed.pop())
+
+    def _free_iter(self):
+        """Workers free for roots, least loaded first, lazily: a placement looks at those
+        it passes over, not the cluster. One that paused or left since is skipped (dask
+        tells plugins of removal late and of pausing not at all)."""
         s = self.scheduler
-        gone = [a for a in self._open if s.workers.get(a) not in s.running]
-        self._open.difference_update(gone)  # left or paused since (remove_worker comes late)
-        workers = self.books.workers
-        return sorted(
-            self._open,
-            key=lambda a: ((workers[a].roots_in_flight + workers[a].processing)
-                           / workers[a].threads, a),
-        )  # fmt: skip
+        running, workers = s.running, s.workers
+        for _, addr in self._free:
+            if workers.get(addr) in running:
+                yield addr
+
+    # -- parked tasks -------------------------------------------------------------------------
+    def _park(self, ts, on) -> None:
+        self._ready.discard(ts)
+        self._parked[ts] = on
+        self._parked_ts[ts.key] = ts
+        for k in on:
+            w = self._waiting_on.get(k)
+            if w is None:
+                w = self._waiting_on[k] = set()
+            w.add(ts)
+
+    def _unpark(self, ts):
+        on = self._parked.pop(ts, ())
+        self._parked_ts.pop(ts.key, None)
+        for k in on:
+            w = self._waiting_on.get(k)
+            if w is not None:
+                w.discard(ts)
+                if not w:
+                    del self._waiting_on[k]
+        return on
+
+    def _wake(self, k) -> None:
+        """What tasks parked on ``k`` waited for may have happened: back in line."""
+        for ts in list(self._waiting_on.get(k, ())):
+            self._unpark(ts)
+            if ts.state == "queued":
+                self._ready.add(ts)
 
     def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         s = self.scheduler
@@ -617,9 +717,12 @@ class Plugin(SchedulerPlugin):
         """Start queued roots that may start now, best priority first.
 
         Cost: the workers whose books changed since the last look are re-examined (the
-        timer looks at all), then per queued root its partners' workers plus candidates in
-        load order until one admits; the scan stops at a root with no partners that nobody
-        admits (later roots would wait for the same slots) and after ``WINDOW`` roots."""
+        timer looks at all), waking the roots parked on those that opened; then, per queued
+        root not parked, its partners' workers plus free workers in load order until one
+        admits. A root that waits for a partner's busy worker is parked on it (not looked
+        at again until that worker opens); the scan stops at a root with no partners that
+        nobody admits (later roots would wait for the same slots) and after ``WINDOW``
+        roots."""
         s = self.scheduler
         self._queue_new = False
         if s is None or not (s.queued or self._held) or not s.running:
@@ -650,61 +753,158 @@ class Plugin(SchedulerPlugin):
         if self._held:
             restricted.release(self, s, stimulus_id)
         books = self.books
-        candidates = self._candidates()
+        self._update()
         limits = self.limits
         held = bool(limits) or self._broadcast.active  # queued non-roots to look at
-        if not candidates and not held:
+        if not self._open and not held:
             return
-        # Tasks a full limit withholds are passed over (they never block other work) and
-        # not counted in the window; roots stop at the first that cannot be placed, but the
-        # scan goes on for limited non-roots (they would not wait for roots without a limit).
-        examined = 0
-        roots_blocked = not candidates
-        for ts in list(s.queued.peekn(WINDOW * 4 if held else WINDOW)):
-            if examined >= WINDOW:
-                break
-            if ts.state != "queued":
-                continue
-            names = self._limit_names(ts) if limits else ()
-            if names and limits.full(names):
-                continue
-            if not self._root(ts):  # limited, or reads a shared input not yet everywhere
-                examined += 1
-                ws = self._broadcast.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
-                if ws is None:
+        # Tasks a full limit withholds are parked on it (they never block other work);
+        # roots stop at the first that cannot be placed, but with limits the scan goes on
+        # (limited non-roots would not wait for roots) for a bounded number of tasks.
+        ready = self._ready
+        skipped = []  # looked at, neither placed nor parked: back in line afterwards
+        examined = looked = 0
+        roots_blocked = not self._open
+        try:
+            while ready and examined < WINDOW and looked < 4 * WINDOW:
+                ts = ready.peek()
+                if ts.state != "queued":
+                    ready.discard(ts)  # left the queue (stolen by a fallback, forgotten)
                     continue
-                self._context = (ts, ws)
-                try:
-                    self._apply({ts.key: "processing"}, stimulus_id)
-                finally:
-                    self._context = None
-                continue
-            if roots_blocked:
-                continue
-            examined += 1
-            partners, allowed = self._broadcast.restrict(s, ts, _partners(ts), candidates,
-                                                         stimulus_id)  # fmt: skip
-            addr = books.place(ts.key, math.nan, ts.group.name, partners, allowed,
-                               stimulus_id)  # fmt: skip
-            if addr is None:
-                if not partners:
-                    roots_blocked = True  # later roots would wait for the same slots
+                looked += 1
+                names = self._limit_names(ts) if limits else ()
+                if names:
+                    full = limits.full(names)
+                    if full is not None:
+                        self._park(ts, (("limit", full),))
+                        continue
+                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                    examined += 1
+                    ws = self._broadcast.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
+                    if ws is not None:
+                        self._start(ts, ws, stimulus_id)
+                    if ts in ready:
+                        ready.discard(ts)
+                        skipped.append(ts)
+                    continue
+                if roots_blocked:
                     if not held:
                         break
-                continue
-            ws = s.workers.get(addr)
-            if ws not in s.running:  # a partner's worker that is leaving
-                continue
-            self._context = (ts, ws)
-            try:
-                self._apply({ts.key: "processing"}, stimulus_id)
-            finally:
-                self._context = None
-            candidates = self._candidates()
-            if not candidates:
-                roots_blocked = True
-                if not held:
-                    break
+                    ready.discard(ts)
+                    skipped.append(ts)
+                    continue
+                blocked = self._blocked
+                if blocked is not None and blocked[0] is ts and blocked[1] == self._epoch:
+                    roots_blocked = True
+                    continue
+                examined += 1
+                addr, partners = self._place(ts, stimulus_id)
+                if addr is None:
+                    on = tuple(a for a in partners if a in books.workers)
+                    if on:
+                        self._park(ts, on)  # until a partner's worker opens
+                        continue
+                    roots_blocked = True  # later roots would wait for the same slots
+                    if not self._free:
+                        self._blocked = (ts, self._epoch)
+                    continue
+                ws = s.workers.get(addr)
+                if ws in s.running:
+                    self._start(ts, ws, stimulus_id)
+                if ts in ready:  # a partner's worker that is leaving
+                    ready.discard(ts)
+                    skipped.append(ts)
+                self._update()
+                if not self._open:
+                    roots_blocked = True
+        finally:
+            for ts in skipped:
+                if ts.state == "queued" and ts not in self._parked:
+                    ready.add(ts)
+
+    def _place(self, ts, stimulus_id=None):
+        """``(worker or None, partners)`` for root ts: books.place with its partners; a
+        root without any tries the workers of its further partners first (a hint: it
+        never waits for them), then the free workers. A root that reads a widely shared
+        input goes only where it is or a copy is on its way (:mod:`.broadcast`)."""
+        books = self.books
+        free = self._free_iter
+        listed = free()
+        partners, allowed = self._broadcast.restrict(self.scheduler, ts, _partners(ts), listed,
+                                                     stimulus_id)  # fmt: skip
+        if allowed is not listed:
+            def free():
+                return iter(allowed)
+        if partners:
+            return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+                               stimulus_id), partners  # fmt: skip
+        if not self._free:
+            return None, partners  # nobody may take a root without partners
+        hint = further_partners(ts, _dependents, _dependencies, _where)
+        # Only where a root without partners may go anyway: passing the in-flight count
+        # there piled a tree reduction's loads onto few workers (anomaly 100x4).
+        ok = self._free_key if allowed is listed else set(allowed)
+        hint = {w: n for w, n in hint.items() if w in ok}
+        if hint:
+            addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
+                               stimulus_id)  # fmt: skip
+            if addr is not None:
+                return addr, partners
+        return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+                           stimulus_id), partners  # fmt: skip
+
+    def _start(self, ts, ws, stimulus_id) -> None:
+        self._context = (ts, ws)
+        try:
+            self._apply({ts.key: "processing"}, stimulus_id)
+        finally:
+            self._context = None
+
+
+class _Line:
+    """Queued tasks poke may try, best priority first. By identity: dask's TaskState
+    compares equal by key, and a key forgotten and submitted again is a new task."""
+
+    __slots__ = ("_heap", "_live", "_seq")
+
+    def __init__(self) -> None:
+        self._heap: list = []  # (priority, seq, ts); stale entries dropped when met
+        self._live: dict = {}  # key -> (ts, seq) of the entry that counts
+        self._seq = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __contains__(self, ts) -> bool:
+        e = self._live.get(ts.key)
+        return e is not None and e[0] is ts
+
+    def add(self, ts) -> None:
+        if ts in self:
+            return
+        seq = next(self._seq)
+        self._live[ts.key] = (ts, seq)
+        heapq.heappush(self._heap, (ts.priority, seq, ts))
+        if len(self._heap) > 2 * len(self._live) + 1024:  # mostly stale: rebuild
+            self._heap = [(t.priority, q, t) for t, q in self._live.values()]
+            heapq.heapify(self._heap)
+
+    def discard(self, ts) -> None:
+        if ts in self:
+            del self._live[ts.key]
+
+    def discard_key(self, key) -> None:
+        self._live.pop(key, None)
+
+    def peek(self):
+        heap, live = self._heap, self._live
+        while heap:
+            _, seq, ts = heap[0]
+            e = live.get(ts.key)
+            if e is not None and e[1] == seq:
+                return ts
+            heapq.heappop(heap)
+        raise KeyError("peek into an empty line")
 
 
 def _constant(ts) -> bool:
