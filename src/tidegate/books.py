@@ -192,6 +192,7 @@ class Books:
                 self._loaded(group, nbytes)
                 if feeds:
                     self._carriers[task] = (task, nbytes)
+                    self._passed.discard(task)  # ran again: its new output counts
                     live = self._live.get(task)
                     if live is not None:  # ran again (core: dropped) while its data travels
                         live[1] += 1
@@ -211,11 +212,12 @@ class Books:
                 # The data goes on down the chain (open -> read -> select): still in flight,
                 # held by task now, not by x.
                 live = self._live.get(r)
-                if feeds and task not in carriers:
+                if feeds and task not in carriers and live is not None:
+                    # (a root no longer in flight is not brought back by its chain: a
+                    # passed carrier may outlive it, and the root may run again, dropped)
                     carriers[task] = (r, nbytes)
-                    if live is not None:
-                        live[1] += 1
-                        self._loaded(live[2], nbytes)
+                    live[1] += 1
+                    self._loaded(live[2], nbytes)
                 if x in self._passed:
                     continue
                 self._passed.add(x)
