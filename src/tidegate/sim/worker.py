@@ -7,25 +7,47 @@ instructions out, each instruction becomes a future event.
 - ``GatherDep``: one incoming queue per worker: transfers run one after another, each
   taking latency + bytes / bandwidth; then ``GatherDepSuccessEvent`` with the keys the
   sender still holds (dask's own handling asks again for the others).
-- ``SendMessageToScheduler``: reaches the scheduler after the latency.
+- ``SendMessageToScheduler``: goes on the worker's batched stream to the scheduler
+  (:mod:`tidegate.sim.streams`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from dask.sizeof import sizeof
 from distributed.worker_state_machine import (
+    AcquireReplicasEvent,
+    CancelComputeEvent,
+    ComputeTaskEvent,
     Execute,
     ExecuteSuccessEvent,
     GatherDep,
+    FreeKeysEvent,
     GatherDepSuccessEvent,
+    RefreshWhoHasEvent,
+    RemoveReplicasEvent,
     RetryBusyWorkerEvent,
     RetryBusyWorkerLater,
     SendMessageToScheduler,
+    StealRequestEvent,
     WorkerState,
 )
 
 from ..trace import Memory, TaskEnd, Transfer
+from .streams import WORKER_TO_SCHEDULER, BatchedStream
 
+
+# What dask's Worker.stream_handlers turn into stimuli; other ops are not simulated.
+TO_WORKER = {
+    "compute-task": ComputeTaskEvent,
+    "free-keys": FreeKeysEvent,
+    "acquire-replicas": AcquireReplicasEvent,
+    "remove-replicas": RemoveReplicasEvent,
+    "steal-request": StealRequestEvent,
+    "refresh-who-has": RefreshWhoHasEvent,
+    "cancel-compute": CancelComputeEvent,
+}
 
 # No task takes no time; dask's work stealing asserts a positive compute time.
 MIN_DURATION = 1e-6
@@ -45,28 +67,66 @@ def _sizeof_blob(b: Blob) -> int:
     return b.nbytes
 
 
+class _NoTaskCounter:
+    """dask's per-worker ``TaskCounter`` feeds metrics in wall-clock seconds, meaningless
+    on a virtual clock; it cost 5% of the twin's time."""
+
+    __slots__ = ()
+
+    def new_task(self, ts) -> None:
+        pass
+
+    def transitions(self, prev_states) -> None:
+        pass
+
+    def current_count(self, by_prefix: bool = True) -> Counter:
+        return Counter()
+
+    def cumulative_elapsed(self, by_prefix: bool = True) -> dict:
+        return {}
+
+
 class SimWorker:
     def __init__(self, cluster, address: str, nthreads: int, validate: bool, **limits) -> None:
         self.cluster = cluster
         self.clock = cluster.clock
         self.address = address
         self.state = WorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
+        if not validate:  # validation compares the counts with the tasks
+            self.state.task_counter = _NoTaskCounter()
         self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.peak = 0
         self._held = 0
+        self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER, cluster.latency,
+                                    lambda msgs: cluster.from_worker(address, msgs))
+
+    def receive(self, msgs: list) -> None:
+        """A batch from the scheduler: dask's worker turns each message into a stimulus."""
+        events = []
+        for msg in msgs:
+            msg = dict(msg)
+            cls = TO_WORKER.get(msg.pop("op"))
+            if cls is None:
+                continue
+            if cls is ComputeTaskEvent:
+                spec = msg["run_spec"]
+                msg["run_spec"] = getattr(spec, "data", spec)
+            events.append(cls(**msg))
+        if events:
+            self.handle_stimulus(*events)
 
     def handle_stimulus(self, *events) -> None:
         state = self.state
         instructions = state.handle_stimulus(*events)
         self._sample()
-        cluster = self.cluster
         if len(instructions) > 1:
             instructions = self._deterministic(instructions)
+        outgoing = []
         for inst in instructions:
             if isinstance(inst, SendMessageToScheduler):
-                cluster.to_scheduler(self.address, inst.to_dict())
+                outgoing.append(inst.to_dict())
             elif isinstance(inst, Execute):
                 self._execute(inst)
             elif isinstance(inst, GatherDep):
@@ -78,6 +138,8 @@ class SimWorker:
                 )
             else:
                 raise TypeError(inst)
+        if outgoing:
+            self.stream.send(outgoing)
 
     def _deterministic(self, instructions: list) -> list:
         """Executes and gathers in priority order. The worker's TaskStates hash by id(), so
