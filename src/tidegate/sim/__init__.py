@@ -79,8 +79,8 @@ def simulate(
     checks on the scheduler and every worker after each event. ``record_memory``: keep a
     memory sample per change in the trace (peaks are kept either way). ``seed`` is
     recorded; the twin has no randomness of its own (dask's workers seed theirs). Results
-    are identical for identical inputs in one process, and across processes with the same
-    ``PYTHONHASHSEED`` (dask iterates sets of keys in hash order).
+    and traces are identical for identical inputs, in one process or in several, whatever
+    their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`).
     """
     policies = [policy] if isinstance(policy, str) else list(policy)
     for p in policies:

@@ -27,6 +27,7 @@ from distributed.stealing import WorkStealing
 from sortedcontainers import SortedDict
 
 from .clock import Clock, VirtualLoop, VirtualTimers
+from .hashing import StableStr, stable_hash
 from .streams import SCHEDULER_TO_WORKER, BatchedStream
 from .worker import SimWorker
 
@@ -85,6 +86,13 @@ class SimScheduler(SchedulerState):
     def log_event(self, topic, msg) -> None:
         pass
 
+    def new_task(self, key, *args, **kwargs):
+        ts = super().new_task(key, *args, **kwargs)
+        # Before the task enters any set: sets of tasks then iterate alike for every
+        # PYTHONHASHSEED (dask hashes a TaskState by its key; see .hashing).
+        ts._hash = stable_hash(key)
+        return ts
+
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
         # Up to 2025.1 the whole check lived on Scheduler, without super().
@@ -103,6 +111,7 @@ class SimScheduler(SchedulerState):
         accepted = inspect.signature(WorkerState).parameters
         ws = WorkerState(**{k: v for k, v in kwargs.items() if k in accepted})
         ws.bandwidth = self.bandwidth
+        ws._hash = hash(address)  # a StableStr (see .hashing); dask hashes the address
         self.workers[address] = ws
         self._workers_added_total += 1
         self.running.add(ws)
@@ -203,7 +212,7 @@ class SimCluster:
         self.workers: dict[str, SimWorker] = {}
         width = len(str(workers - 1))
         for i in range(workers):
-            addr = f"tcp://twin-w{i:0{width}d}:1"
+            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
         for timer in s.periodic_callbacks.values():
