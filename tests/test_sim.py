@@ -298,3 +298,21 @@ def test_same_trace_in_processes_with_different_hash_seeds(tmp_path):
         assert one == (tmp_path / f"2-{name}").read_text() == (tmp_path / f"3-{name}").read_text(), name
         moved += '"kind": "transfer"' in one
     assert moved >= 3  # placement mattered
+
+
+def test_memory_samples_carry_roots_in_flight():
+    """The distributed Recorder's count: a root is in flight from processing until a
+    consumer of it finishes; every change is a sample."""
+    r = simulate(chain_graph(), keys=["c"], workers=1, threads_per_worker=1, policy="queue",
+                 durations=1.0, sizes=10, validate=True)
+    seen = [(m.held, m.roots_in_flight) for m in r.trace.memory]
+    b_done = next(t.stop for t in r.trace.tasks if t.key == "b")
+    assert seen[0] == (0, 1)  # a processing
+    assert all(m.roots_in_flight == 1 for m in r.trace.memory if m.time < b_done)
+    assert all(m.roots_in_flight == 0 for m in r.trace.memory if m.time > b_done + 2 * LAT)
+    from tidegate.sim.fidelity import run_twin, stack_sum
+
+    eager, tide = run_twin(stack_sum(steps=32), ["eager", "tidegate"])
+    most = [max(m.roots_in_flight for m in x.trace.memory) for x in (eager, tide)]
+    assert most[0] >= 2 * most[1]  # eager loads every root at once; tidegate withholds
+    assert all(x.trace.memory[-1].roots_in_flight == 0 for x in (eager, tide))

@@ -28,6 +28,7 @@ from sortedcontainers import SortedDict
 
 from .clock import Clock, VirtualLoop, VirtualTimers
 from .hashing import StableStr, stable_hash
+from .roots_in_flight import RootsInFlightPlugin
 from .streams import SCHEDULER_TO_WORKER, BatchedStream
 from .worker import SimWorker
 
@@ -215,6 +216,8 @@ class SimCluster:
             addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
+        if record_memory:
+            s.add_plugin(RootsInFlightPlugin(s, self.workers))
         for timer in s.periodic_callbacks.values():
             timer.start()
         # For the trace's ``root`` flag: tasks whose inputs are all constants.

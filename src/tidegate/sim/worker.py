@@ -98,7 +98,8 @@ class SimWorker:
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.peak = 0
-        self._held = 0
+        self.roots_in_flight = 0  # as the scheduler sees it (.roots_in_flight), when recorded
+        self._sampled = (0, 0)
         self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER, cluster.latency,
                                     lambda msgs: cluster.from_worker(address, msgs))
 
@@ -120,7 +121,7 @@ class SimWorker:
     def handle_stimulus(self, *events) -> None:
         state = self.state
         instructions = state.handle_stimulus(*events)
-        self._sample()
+        self.sample()
         if len(instructions) > 1:
             instructions = self._deterministic(instructions)
         outgoing = []
@@ -159,14 +160,15 @@ class SimWorker:
                 instructions = [next(it) if isinstance(i, kind) else i for i in instructions]
         return instructions
 
-    def _sample(self) -> None:
+    def sample(self) -> None:
         held = self.state.nbytes
-        if held != self._held:
-            self._held = held
-            if held > self.peak:
-                self.peak = held
-            if self.cluster.record_memory:
-                self.cluster.trace.memory.append(Memory(self.clock.now, self.address, held))
+        if held > self.peak:
+            self.peak = held
+        cl = self.cluster
+        if cl.record_memory and self._sampled != (held, self.roots_in_flight):
+            self._sampled = (held, self.roots_in_flight)
+            cl.trace.memory.append(
+                Memory(self.clock.now, self.address, held, roots_in_flight=self.roots_in_flight))
 
     def _execute(self, inst: Execute) -> None:
         key = inst.key
