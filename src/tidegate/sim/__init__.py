@@ -121,6 +121,11 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
         meta["memory_limit"] = opts["memory_limit"]
     trace = Trace(meta=meta)
     cfg = {"distributed.scheduler.worker-saturation": saturation}
+    if not opts["validate"]:
+        # Each WorkerState keeps its last N transitions and stimuli (a failed validation
+        # prints them): dask keeps 1,000 each, about half a GB over 1,000 workers.
+        cfg["distributed.admin.low-level-log-length"] = min(
+            100, dask.config.get("distributed.admin.low-level-log-length"))
     quiet = logging.getLogger("distributed.scheduler")
     level = quiet.level
     quiet.setLevel(max(level, logging.WARNING))  # "State start" per run is noise here
