@@ -316,3 +316,25 @@ def test_memory_samples_carry_roots_in_flight():
     most = [max(m.roots_in_flight for m in x.trace.memory) for x in (eager, tide)]
     assert most[0] >= 2 * most[1]  # eager loads every root at once; tidegate withholds
     assert all(x.trace.memory[-1].roots_in_flight == 0 for x in (eager, tide))
+
+
+def test_scheduler_learns_the_bandwidth_from_heartbeats():
+    """dask starts from distributed.scheduler.bandwidth (100 MB/s) and moves towards what
+    workers measured; with no transfers it keeps the configured value."""
+    from tidegate.sim.fidelity import stack_sum
+
+    g = stack_sum(steps=40, chunk=50 * 10**6)
+    kw = dict(keys=g.keys, workers=4, threads_per_worker=2, durations=g.durations,
+              sizes=g.sizes, policy="queue")
+    fast = simulate(g.dsk, bandwidth="2GB/s", **kw)
+    assert fast.bytes_transferred > 0
+    assert 100e6 < fast.trace.meta["scheduler_bandwidth"] < 2e9
+    alone = simulate(g.dsk, bandwidth="2GB/s", **dict(kw, workers=1))
+    assert alone.trace.meta["scheduler_bandwidth"] == 100e6
+
+
+def test_a_long_task_is_not_a_stall_while_timers_tick():
+    """Heartbeats and stealing tick many times during one long task: still progress."""
+    r = simulate(chain_graph(), keys=["c"], workers=50, threads_per_worker=1, policy="queue",
+                 durations={"a": 600.0, "b": 1.0, "c": 1.0}, sizes=10)
+    assert r.makespan > 602

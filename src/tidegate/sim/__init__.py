@@ -147,6 +147,7 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
             plugin.uninstall()
     trace.meta["workers"] = {a: opts["threads_per_worker"] for a in cluster.workers}
     trace.meta["makespan"] = makespan
+    trace.meta["scheduler_bandwidth"] = cluster.scheduler.bandwidth  # learnt (.heartbeats)
     return SimResult(
         policy=policy,
         peak_memory_per_worker=[w.peak for w in cluster.workers.values()],

@@ -26,7 +26,9 @@ from distributed.scheduler import ClientState, Scheduler, SchedulerState, Worker
 from distributed.stealing import WorkStealing
 from sortedcontainers import SortedDict
 
+from . import heartbeats
 from .clock import Clock, VirtualLoop, VirtualTimers
+from .heartbeats import configured_bandwidth
 from .hashing import StableStr, stable_hash
 from .roots_in_flight import RootsInFlightPlugin
 from .streams import SCHEDULER_TO_WORKER, BatchedStream
@@ -70,7 +72,7 @@ class SimScheduler(SchedulerState):
         self._no_workers_since = None
         self.worker_plugins: dict = {}
         self.digests = None  # stealing reports its timing here when set
-        self.bandwidth = cluster.bandwidth  # what dask would learn from heartbeats
+        self.bandwidth = configured_bandwidth()  # then learnt from heartbeats (.heartbeats)
         self.stream_handlers.update({
             "task-finished": self.handle_task_finished,
             "task-erred": self.handle_task_erred,
@@ -111,7 +113,6 @@ class SimScheduler(SchedulerState):
         )
         accepted = inspect.signature(WorkerState).parameters
         ws = WorkerState(**{k: v for k, v in kwargs.items() if k in accepted})
-        ws.bandwidth = self.bandwidth
         ws._hash = hash(address)  # a StableStr (see .hashing); dask hashes the address
         self.workers[address] = ws
         self._workers_added_total += 1
@@ -216,6 +217,7 @@ class SimCluster:
             addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
+        heartbeats.start(self)
         if record_memory:
             s.add_plugin(RootsInFlightPlugin(s, self.workers))
         for timer in s.periodic_callbacks.values():

@@ -35,6 +35,8 @@ from distributed.worker_state_machine import (
 )
 
 from ..trace import Memory, TaskEnd, Transfer
+from . import heartbeats
+from .heartbeats import configured_bandwidth
 from .streams import WORKER_TO_SCHEDULER, BatchedStream
 
 
@@ -98,6 +100,7 @@ class SimWorker:
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.peak = 0
+        self.bandwidth = configured_bandwidth()  # dask's measured average (.heartbeats)
         self.roots_in_flight = 0  # as the scheduler sees it (.roots_in_flight), when recorded
         self._sampled = (0, 0)
         self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER, cluster.latency,
@@ -201,14 +204,21 @@ class SimWorker:
 
     def _gather(self, inst: GatherDep) -> None:
         cl = self.cluster
+        flying = self.state.in_flight_workers
+        if flying.get(inst.worker) is inst.to_gather:
+            # dask walks this set of keys when the data arrives, in the keys' hash order
+            # (PYTHONHASHSEED); an ordered stand-in walks them by priority instead.
+            tasks = self.state.tasks
+            flying[inst.worker] = dict.fromkeys(
+                sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k))))
         sender = cl.workers[inst.worker]
         nbytes = sum(cl.model.sizes.get(k, 0) for k in inst.to_gather)
         start = max(self.clock.now, self.incoming_free_at)
         stop = start + cl.latency + nbytes / cl.bandwidth
         self.incoming_free_at = stop
-        self.clock.call_at(stop, self._gathered, sender, inst, start, stop)
+        self.clock.call_at(stop, self._gathered, sender, inst, start, stop, self.clock.now)
 
-    def _gathered(self, sender, inst: GatherDep, start, stop) -> None:
+    def _gathered(self, sender, inst: GatherDep, start, stop, asked) -> None:
         have = sender.state.data
         tasks = self.state.tasks
         order = sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k)))
@@ -218,6 +228,7 @@ class SimWorker:
             cl.trace.transfers.append(
                 Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
             cl.bytes_transferred += v.nbytes
+        heartbeats.measured(self, sum(v.nbytes for v in data.values()), stop - asked)
         self.handle_stimulus(
             GatherDepSuccessEvent(
                 worker=inst.worker, total_nbytes=inst.total_nbytes, data=data,
