@@ -1,11 +1,14 @@
 """How fast the twin runs: wall time per simulated task, and where the time goes.
 
 Graph: the stack-sum shape (per step: two loads, a sum, a store; 4 tasks), sizes 100 MB,
-loads 0.5 s, sums 0.1 s, stores 1 s. One process, one policy at a time. Reports the wall
-time of building the model (incl. dask.order) and of the simulation, tasks/s, peak RSS of
-this process, and (``--profile``) the share of time per package.
+loads 0.5 s, sums 0.1 s, stores 1 s. Each run in a fresh process, one policy at a time.
+Reports the wall time of building the model (incl. dask.order) and of the simulation, CPU
+seconds and tasks per CPU second, the process's peak RSS, and (``--profile``) the share of
+time per package. ``--against SRC`` runs another checkout's code alternately with this one
+(same graph, same machine load) for a side-by-side ratio.
 
-    python bench/sim_speed.py --tasks 100000 --workers 100 [--policy queue] [--profile]
+    python bench/sim_speed.py --tasks 100000 --workers 100 [--policy queue,eager] \
+        [--against /work/main/src] [--repeat 3] [--profile]
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import cProfile
 import json
 import pstats
 import resource
+import statistics
+import subprocess
 import time
 from pathlib import Path
 
@@ -58,21 +63,15 @@ def where(profile: cProfile.Profile) -> dict:
     return {k: round(v / total, 3) for k, v in ranked if v / total > 0.01}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tasks", type=int, default=100_000)
-    ap.add_argument("--workers", type=int, default=100)
-    ap.add_argument("--threads", type=int, default=4)
-    ap.add_argument("--policy", default="queue")
-    ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args()
+def child(args) -> dict:
+    """One simulation in this process; its row."""
     dsk, keys = graph(args.tasks)
     durations = {k: v[1] for k, v in dsk.items()}
     sizes = {k: v[2] for k, v in dsk.items()}
     t0 = time.perf_counter()
     model = build_model(dsk, keys, sizes=sizes, durations=durations)
     model.priorities  # noqa: B018  (dask.order, once)
+    del dsk
     t_model = time.perf_counter() - t0
     prof = cProfile.Profile() if args.profile else None
     t0, c0 = time.perf_counter(), time.process_time()
@@ -84,9 +83,9 @@ def main() -> None:
         prof.disable()
     t_sim, c_sim = time.perf_counter() - t0, time.process_time() - c0
     row = {
-        "tasks": len(dsk), "workers": args.workers, "threads": args.threads,
+        "tasks": len(model.dsk), "workers": args.workers, "threads": args.threads,
         "policy": args.policy, "model_s": round(t_model, 2), "simulate_s": round(t_sim, 2),
-        "simulate_cpu_s": round(c_sim, 2), "tasks_per_cpu_s": round(len(dsk) / c_sim),
+        "simulate_cpu_s": round(c_sim, 2), "tasks_per_cpu_s": round(len(model.dsk) / c_sim),
         "load_average": os.getloadavg()[0], "messages": r.messages,
         "virtual_makespan_s": round(r.makespan, 1),
         "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
@@ -94,11 +93,74 @@ def main() -> None:
     }
     if prof:
         row["time_share"] = where(prof)
-    print(json.dumps(row))
-    out = Path(args.out)
-    rows = json.loads(out.read_text()) if out.exists() else []
-    rows.append(row)
-    out.write_text(json.dumps(rows, indent=1))
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tasks", type=int, default=100_000)
+    ap.add_argument("--workers", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--policy", default="queue", help="comma-separated")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--against", default=None, metavar="SRC",
+                    help="also run another checkout's src/ (e.g. /work/main/src), alternating")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(child(args)))
+        return
+    # Each run in a fresh process: peak RSS is its own, and one code's leftovers never
+    # slow the other's run.
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    codes = [("this", here)] + ([("against", args.against)] if args.against else [])
+    rows = []
+    for rep in range(args.repeat):
+        for policy in args.policy.split(","):
+            for label, src in codes:
+                cmd = [sys.executable, __file__, "--child", "--tasks", str(args.tasks),
+                       "--workers", str(args.workers), "--threads", str(args.threads),
+                       "--policy", policy] + (["--profile"] if args.profile else [])
+                env = dict(os.environ, PYTHONPATH=src)
+                out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                row.update(code=label, src=src, repeat=rep,
+                           commit=_commit(src), when=time.strftime("%Y-%m-%d %H:%M"))
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    table(rows)
+    path = Path(args.out)
+    old = json.loads(path.read_text()) if path.exists() else []
+    path.write_text(json.dumps(old + rows, indent=1))
+
+
+def _commit(src: str) -> str:
+    out = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "."],
+                           capture_output=True, text=True).stdout.strip()
+    return out.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def table(rows: list) -> None:
+    """Medians per code and policy; CPU seconds are the steadier number on a shared box."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["policy"], r["code"]), []).append(r)
+    print(f"\n{'policy':8} {'code':8} {'runs':>4} {'wall s':>8} {'CPU s':>8} {'tasks/CPU s':>11} "
+          f"{'RSS GB':>7} {'messages':>9} {'virtual s':>9}")
+    base = {}
+    for (policy, code), rs in sorted(groups.items()):
+        med = lambda f: statistics.median(r[f] for r in rs)  # noqa: E731
+        print(f"{policy:8} {code:8} {len(rs):>4} {med('simulate_s'):>8.1f} "
+              f"{med('simulate_cpu_s'):>8.1f} {med('tasks_per_cpu_s'):>11.0f} "
+              f"{med('peak_rss_gb'):>7.2f} {med('messages'):>9.0f} {med('virtual_makespan_s'):>9.1f}")
+        base.setdefault(policy, {})[code] = med("simulate_cpu_s")
+    for policy, b in base.items():
+        if "against" in b:
+            print(f"{policy}: CPU s against / this = {b['against'] / b['this']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -121,7 +121,6 @@ def _recorder_class():
 
 
 def _make_recorder():
-    from collections import Counter
     from time import time
 
     from dask.utils import key_split
@@ -146,8 +145,7 @@ def _make_recorder():
             self.trace = trace.Trace(meta={"name": _policy(scheduler), "body": "distributed",
                                            "policy": _policy(scheduler)})
             self._threads: dict[tuple, int] = {}  # (worker, thread ident) -> index on worker
-            self._roots: dict = {}  # key -> structural root?
-            self._in_flight: dict = {}  # root key -> worker address
+            self._in_flight = trace.RootsInFlight(is_root)
             self._last = float("-inf")
             self.sample()
             # between task ends too (a long task's memory); never busier than 20 Hz
@@ -157,7 +155,7 @@ def _make_recorder():
         def transition(self, key, start, finish, *args, stimulus_id=None, **kw):
             ts = self.scheduler.tasks.get(key)
             if ts is not None:
-                self._count_roots(ts, start, finish, kw.get("worker"))
+                self._in_flight.transition(ts, start, finish, kw.get("worker"))
             if start != "processing" or finish not in ("memory", "erred"):
                 return
             worker = kw.get("worker") or "?"
@@ -174,33 +172,12 @@ def _make_recorder():
             self.trace.tasks.append(trace.TaskEnd(
                 str(key), key_split(key), worker, thread,  # dask's group name, as everywhere
                 begin - self.t0, end - self.t0, int(kw.get("nbytes") or 0) if ok else 0,
-                bool(ts is not None and self._root(ts)), ok))
+                bool(ts is not None and self._in_flight.is_root(ts)), ok))
             for s in startstops:
                 if s["action"] == "transfer" and ts is not None:
                     self._transfers(ts, s, worker)
             if now - self.t0 - self._last >= self.interval:
                 self.sample()
-
-        def _root(self, ts) -> bool:
-            r = self._roots.get(ts.key)
-            if r is None:
-                r = self._roots[ts.key] = bool(is_root(ts))
-            return r
-
-        def _count_roots(self, ts, start, finish, worker) -> None:
-            # Roots in flight, seen from outside and alike for every policy: roots
-            # processing plus root outputs held that no consumer has finished with yet.
-            key = ts.key
-            if finish == "processing":
-                if ts.processing_on is not None and self._root(ts):
-                    self._in_flight[key] = ts.processing_on.address
-            elif start == "processing" and finish == "memory":
-                for d in ts.dependencies:
-                    self._in_flight.pop(d.key, None)  # consumed
-                if key in self._in_flight and worker:
-                    self._in_flight[key] = worker
-            elif finish != "memory":  # released, erred, forgotten, lost with its worker
-                self._in_flight.pop(key, None)
 
         def _transfers(self, ts, s, dest) -> None:
             # the worker reports one interval per fetch from a source, for the inputs of
@@ -215,7 +192,7 @@ def _make_recorder():
         def sample(self) -> None:
             now = time() - self.t0
             self._last = now
-            roots = Counter(self._in_flight.values())
+            roots = self._in_flight.per_worker()
             for ws in self.scheduler.workers.values():
                 spilled = ws.memory.spilled  # as of the last heartbeat
                 self.trace.memory.append(trace.Memory(

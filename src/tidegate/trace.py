@@ -9,6 +9,7 @@ Times are seconds since the run started (virtual seconds in the twin). Keys are 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -163,3 +164,54 @@ def collecting() -> Iterator[list[Trace]]:
 def sink() -> list[Trace] | None:
     """The list a body should append its run's Trace to, or None: nobody is collecting."""
     return _sink.get()
+
+
+class RootsInFlight:
+    """Roots in flight per worker, seen from the scheduler's transitions and alike for
+    every policy: roots processing plus root outputs held that no consumer has finished
+    with yet. Fed by the distributed Recorder (``tidegate.recording``) and the twin."""
+
+    def __init__(self, is_root, on_change=None) -> None:
+        self._is_root = is_root  # (scheduler TaskState) -> bool
+        self._on_change = on_change  # (worker address, its new count), if given
+        self._roots: dict = {}  # key -> root?
+        self.where: dict = {}  # root key in flight -> worker address
+        self.count: Counter = Counter()  # worker address -> roots in flight
+
+    def is_root(self, ts) -> bool:
+        r = self._roots.get(ts.key)
+        if r is None:
+            r = self._roots[ts.key] = bool(self._is_root(ts))
+        return r
+
+    def transition(self, ts, start, finish, worker) -> None:
+        key = ts.key
+        if finish == "processing":
+            if ts.processing_on is not None and self.is_root(ts):
+                self._move(key, ts.processing_on.address)
+        elif start == "processing" and finish == "memory":
+            for d in ts.dependencies:
+                self._move(d.key, None)  # consumed
+            if key in self.where and worker:
+                self._move(key, worker)
+        elif finish != "memory":  # released, erred, forgotten, lost with its worker
+            self._move(key, None)
+
+    def _move(self, key, worker) -> None:
+        old = self.where.pop(key, None)
+        if old == worker:
+            if worker is not None:
+                self.where[key] = worker
+            return
+        if old is not None:
+            self.count[old] -= 1
+            if self._on_change:
+                self._on_change(old, self.count[old])
+        if worker is not None:
+            self.where[key] = worker
+            self.count[worker] += 1
+            if self._on_change:
+                self._on_change(worker, self.count[worker])
+
+    def per_worker(self) -> Counter:
+        return self.count

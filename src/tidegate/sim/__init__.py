@@ -82,8 +82,8 @@ def simulate(
     checks on the scheduler and every worker after each event. ``record_memory``: keep a
     memory sample per change in the trace (peaks are kept either way). ``seed`` is
     recorded; the twin has no randomness of its own (dask's workers seed theirs). Results
-    are identical for identical inputs in one process, and across processes with the same
-    ``PYTHONHASHSEED`` (dask iterates sets of keys in hash order).
+    and traces are identical for identical inputs, in one process or in several, whatever
+    their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`).
     """
     policies = [policy] if isinstance(policy, str) else list(policy)
     for p in policies:
@@ -125,6 +125,11 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
         meta["memory_limit"] = opts["memory_limit"]
     trace = Trace(meta=meta)
     cfg = {"distributed.scheduler.worker-saturation": saturation}
+    if not opts["validate"]:
+        # Each WorkerState keeps its last N transitions and stimuli (a failed validation
+        # prints them): dask keeps 1,000 each, about half a GB over 1,000 workers.
+        cfg["distributed.admin.low-level-log-length"] = min(
+            100, dask.config.get("distributed.admin.low-level-log-length"))
     quiet = logging.getLogger("distributed.scheduler")
     level = quiet.level
     quiet.setLevel(max(level, logging.WARNING))  # "State start" per run is noise here
@@ -146,6 +151,7 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
             plugin.uninstall()
     trace.meta["workers"] = {a: opts["threads_per_worker"] for a in cluster.workers}
     trace.meta["makespan"] = makespan
+    trace.meta["scheduler_bandwidth"] = cluster.scheduler.bandwidth  # learnt (.heartbeats)
     return SimResult(
         policy=policy,
         peak_memory_per_worker=[w.peak for w in cluster.workers.values()],

@@ -20,8 +20,11 @@ class Clock:
         self.now = 0.0
         self._heap: list = []
         self._seq = itertools.count()
+        self._pending = 0  # events in the heap that are not timers
 
     def call_at(self, when: float, fn: Callable, *args, timer: bool = False) -> None:
+        if not timer:
+            self._pending += 1
         heapq.heappush(self._heap, (max(when, self.now), next(self._seq), timer, fn, args))
 
     def call_later(self, delay: float, fn: Callable, *args, timer: bool = False) -> None:
@@ -29,14 +32,17 @@ class Clock:
 
     def run(self, done: Callable[[], bool], progress: Callable[[], int],
             idle_ticks: int = 64) -> None:
-        """Run events until ``done()``. Raise :class:`Stalled` when timers have fired
-        ``idle_ticks`` times in a row while ``progress()`` stayed the same."""
+        """Run events until ``done()``. Raise :class:`Stalled` when only timers are left
+        and they have fired ``idle_ticks`` times in a row while ``progress()`` stayed the
+        same. (A long task is a pending event: timers may tick through it.)"""
         heap = self._heap
         idle, last = 0, None
         while heap and not done():
             when, _, timer, fn, args = heapq.heappop(heap)
             self.now = when
-            if timer:
+            if not timer:
+                self._pending -= 1
+            elif not self._pending:
                 p = progress()
                 idle = idle + 1 if p == last else 0
                 last = p

@@ -3,13 +3,15 @@
 :class:`SimScheduler` is distributed's ``SchedulerState`` plus the synchronous methods of
 the server class ``Scheduler`` that only touch state; only ``add_worker`` (async, talks to
 a comm) is rewritten, in :meth:`SimScheduler.add_sim_worker`. Messages travel through
-:class:`SimCluster`: worker -> scheduler after the latency, then through a single
-scheduler "CPU" that spends ``scheduler_time`` per message; scheduler -> worker after the
-latency. Work stealing is dask's own extension, balancing on a virtual tick.
+:class:`SimCluster` on dask's batched streams (:mod:`.streams`): worker -> scheduler
+after the latency, then through a single scheduler "CPU" that spends ``scheduler_time``
+per message; scheduler -> worker after the latency. Work stealing is dask's own extension, balancing on a virtual tick.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 import logging
 import operator
@@ -22,18 +24,14 @@ from distributed.collections import HeapSet
 from distributed.core import Status
 from distributed.scheduler import ClientState, Scheduler, SchedulerState, WorkerState
 from distributed.stealing import WorkStealing
-from distributed.worker_state_machine import (
-    AcquireReplicasEvent,
-    CancelComputeEvent,
-    ComputeTaskEvent,
-    FreeKeysEvent,
-    RefreshWhoHasEvent,
-    RemoveReplicasEvent,
-    StealRequestEvent,
-)
 from sortedcontainers import SortedDict
 
+from . import heartbeats
 from .clock import Clock, VirtualLoop, VirtualTimers
+from .heartbeats import configured_bandwidth
+from .hashing import StableStr, stable_hash
+from .roots_in_flight import RootsInFlightPlugin
+from .streams import SCHEDULER_TO_WORKER, BatchedStream
 from .worker import SimWorker
 
 CLIENT = "twin-client"
@@ -50,17 +48,6 @@ _BORROWED = (
     "worker_send", "client_send", "report", "report_on_key", "send_task_to_worker",
     "_refresh_no_workers_since", "add_plugin", "remove_plugin",
 )
-
-_TO_WORKER = {
-    "compute-task": ComputeTaskEvent,
-    "free-keys": FreeKeysEvent,
-    "acquire-replicas": AcquireReplicasEvent,
-    "remove-replicas": RemoveReplicasEvent,
-    "steal-request": StealRequestEvent,
-    "refresh-who-has": RefreshWhoHasEvent,
-    "cancel-compute": CancelComputeEvent,
-}
-
 
 class SimScheduler(SchedulerState):
     """No ``__slots__``: plugins may replace methods on the instance, as on a real one."""
@@ -85,7 +72,7 @@ class SimScheduler(SchedulerState):
         self._no_workers_since = None
         self.worker_plugins: dict = {}
         self.digests = None  # stealing reports its timing here when set
-        self.bandwidth = cluster.bandwidth  # what dask would learn from heartbeats
+        self.bandwidth = configured_bandwidth()  # then learnt from heartbeats (.heartbeats)
         self.stream_handlers.update({
             "task-finished": self.handle_task_finished,
             "task-erred": self.handle_task_erred,
@@ -101,6 +88,13 @@ class SimScheduler(SchedulerState):
 
     def log_event(self, topic, msg) -> None:
         pass
+
+    def new_task(self, key, *args, **kwargs):
+        ts = super().new_task(key, *args, **kwargs)
+        # Before the task enters any set: sets of tasks then iterate alike for every
+        # PYTHONHASHSEED (dask hashes a TaskState by its key; see .hashing).
+        ts._hash = stable_hash(key)
+        return ts
 
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
@@ -119,7 +113,7 @@ class SimScheduler(SchedulerState):
         )
         accepted = inspect.signature(WorkerState).parameters
         ws = WorkerState(**{k: v for k, v in kwargs.items() if k in accepted})
-        ws.bandwidth = self.bandwidth
+        ws._hash = hash(address)  # a StableStr (see .hashing); dask hashes the address
         self.workers[address] = ws
         self._workers_added_total += 1
         self.running.add(ws)
@@ -147,6 +141,21 @@ for _name in _BORROWED + _VALIDATORS:
         setattr(SimScheduler, _name, _fn)
 
 
+@contextlib.contextmanager
+def _few_collections():
+    """The graph and its TaskStates are millions of long-lived objects: the cyclic garbage
+    collector's full passes walked them again and again (a third of the run time at 100k
+    tasks). Freeze what exists and collect the young generation less often; restored after."""
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
 class PluginFailed(RuntimeError):
     """A scheduler plugin raised inside the twin (dask itself only logs it)."""
 
@@ -162,14 +171,14 @@ class _PluginErrors(logging.Handler):
 
 
 class _Comm:
-    """A scheduler -> worker stream: messages arrive after the latency."""
+    """A scheduler -> worker stream, batched as dask's ``BatchedSend`` is."""
 
     def __init__(self, cluster, address: str) -> None:
-        self.cluster = cluster
-        self.address = address
+        self.stream = BatchedStream(cluster.clock, SCHEDULER_TO_WORKER, cluster.latency,
+                                    cluster.workers[address].receive)
 
     def send(self, *msgs) -> None:
-        self.cluster.to_worker(self.address, msgs)
+        self.stream.send(msgs)
 
 
 class SimCluster:
@@ -208,9 +217,12 @@ class SimCluster:
         self.workers: dict[str, SimWorker] = {}
         width = len(str(workers - 1))
         for i in range(workers):
-            addr = f"tcp://twin-w{i:0{width}d}:1"
+            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
+        heartbeats.start(self)
+        if record_memory:
+            s.add_plugin(RootsInFlightPlugin(s, self.workers))
         for timer in s.periodic_callbacks.values():
             timer.start()
         # For the trace's ``root`` flag: tasks whose inputs are all constants.
@@ -229,40 +241,23 @@ class SimCluster:
         return key in self._roots
 
     # -- the scheduler's single CPU -------------------------------------------------------
-    def scheduler_work(self, fn, *args) -> None:
-        """Run ``fn`` as scheduler work: after whatever it is busy with, plus its service time."""
+    def scheduler_work(self, fn, *args, messages: int = 1) -> None:
+        """Run ``fn`` as scheduler work: after whatever it is busy with, plus its service
+        time per message."""
         start = max(self.clock.now, self._busy_until)
-        self._busy_until = start + self.scheduler_time
+        self._busy_until = start + self.scheduler_time * messages
         self.clock.call_at(self._busy_until, fn, *args)
 
-    def to_scheduler(self, worker: str, msg: dict) -> None:
-        self.clock.call_later(
-            self.latency, self.scheduler_work, self._deliver_to_scheduler, worker, msg)
+    def from_worker(self, worker: str, msgs: list) -> None:
+        """A batch from a worker's stream arrives: handled in one go, as dask's
+        ``handle_stream`` does, costing the service time of each message."""
+        self.scheduler_work(self._handle_batch, worker, msgs, messages=len(msgs))
 
-    def _deliver_to_scheduler(self, worker: str, msg: dict) -> None:
-        self.messages += 1
-        msg = dict(msg)
-        handler = self.scheduler.stream_handlers[msg.pop("op")]
-        handler(worker=worker, **msg)
-
-    def to_worker(self, address: str, msgs) -> None:
-        self.clock.call_later(self.latency, self._deliver_to_worker, address, msgs)
-
-    def _deliver_to_worker(self, address: str, msgs) -> None:
-        w = self.workers[address]
-        events = []
+    def _handle_batch(self, worker: str, msgs: list) -> None:
+        self.messages += len(msgs)
+        handlers = self.scheduler.stream_handlers
         for msg in msgs:
-            msg = dict(msg)
-            op = msg.pop("op")
-            cls = _TO_WORKER.get(op)
-            if cls is None:
-                continue
-            if op == "compute-task":
-                spec = msg["run_spec"]
-                msg["run_spec"] = getattr(spec, "data", spec)
-            events.append(cls(**msg))
-        if events:
-            w.handle_stimulus(*events)
+            handlers[msg.pop("op")](worker=worker, **msg)
 
     # -- running ----------------------------------------------------------------------------
     def submit(self) -> None:
@@ -278,8 +273,13 @@ class SimCluster:
             dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1
         )
         accepted = inspect.signature(s._create_taskstate_from_graph).parameters
-        self.scheduler_work(lambda: s._create_taskstate_from_graph(
-            **{k: v for k, v in kwargs.items() if k in accepted}))
+
+        def update_graph():
+            s._create_taskstate_from_graph(**{k: v for k, v in kwargs.items() if k in accepted})
+            if gc.isenabled():
+                gc.freeze()  # the new TaskStates live as long as the run (see _few_collections)
+
+        self.scheduler_work(update_graph)
 
     def progress(self) -> int:
         return self.scheduler.transition_counter + sum(
@@ -296,8 +296,9 @@ class SimCluster:
         if not log.isEnabledFor(logging.INFO):
             log.setLevel(logging.INFO)  # dask reports plugin errors at INFO
         try:
-            self.submit()
-            self.clock.run(self.done, self.progress)
+            with _few_collections():
+                self.submit()
+                self.clock.run(self.done, self.progress)
         finally:
             log.removeHandler(caught)
             log.setLevel(level)

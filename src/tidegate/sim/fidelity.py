@@ -3,8 +3,9 @@
 Tasks are sleeps returning a :class:`~tidegate.sim.worker.Blob` of a known size (its
 ``sizeof`` is that size; no memory is used). The real cluster runs in this process
 (``processes=False``) with dask's spilling and pausing off; its network is slowed to a
-known bandwidth by delaying each worker's ``gather_dep`` by latency + bytes / bandwidth,
-one transfer at a time per receiving worker (the twin's model). Peaks are of
+known bandwidth by delaying each fetch by latency + bytes / bandwidth, one transfer at a
+time per receiving worker (the twin's model), inside the window dask times to learn its
+bandwidth estimate (see :mod:`tidegate.sim.heartbeats`). Peaks are of
 ``worker.state.nbytes``, read after every transition on the worker.
 """
 
@@ -54,23 +55,30 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
     """Run on a fresh in-process LocalCluster with ``policy``; peaks, wall time, bytes."""
     from distributed import Client, LocalCluster, WorkerPlugin
 
+    import distributed.worker
+
+    addresses: set = set()  # the workers', once the cluster is up
+    locks: dict = {}  # receiving worker -> its network link
+    moved: dict = {}
+    fetch = distributed.worker.get_data_from_worker
+
+    async def slowed_fetch(rpc, keys, worker, who=None, **kwargs):
+        # Inside the window the worker times (and learns its bandwidth from, as dask
+        # does on a real network): one transfer at a time per receiver, as in the twin.
+        # The client's gather of the results is not a transfer between workers.
+        if who not in addresses:
+            return await fetch(rpc, keys, worker, who=who, **kwargs)
+        async with locks.setdefault(who, asyncio.Lock()):
+            nbytes = sum(graph.dsk[k][2] for k in keys)
+            await asyncio.sleep(latency + nbytes / bandwidth)
+            moved[who] = moved.get(who, 0) + nbytes
+            return await fetch(rpc, keys, worker, who=who, **kwargs)
+
     class Instrument(WorkerPlugin):
         name = "tidegate-fidelity"
 
         def setup(self, worker):
-            self.worker, self.peak, self.moved = worker, 0, 0
-            lock = asyncio.Lock()
-            original = worker.gather_dep
-
-            async def gather_dep(worker_addr, to_gather, total_nbytes, *, stimulus_id):
-                async with lock:  # one incoming transfer at a time, as in the twin
-                    nbytes = sum(graph.dsk[k][2] for k in to_gather)
-                    await asyncio.sleep(latency + nbytes / bandwidth)
-                    self.moved += nbytes
-                    return await original(worker_addr, to_gather, total_nbytes,
-                                          stimulus_id=stimulus_id)
-
-            worker.gather_dep = gather_dep
+            self.worker, self.peak = worker, 0
 
         def transition(self, key, start, finish, **kwargs):
             self.peak = max(self.peak, self.worker.state.nbytes)
@@ -91,12 +99,16 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
                           dashboard_address=":0", scheduler_kwargs={"plugins": plugins},
                           memory_limit=0) as cluster, Client(cluster) as client:
             client.register_plugin(Instrument())
-            t0 = time.perf_counter()
-            client.get(graph.dsk, graph.keys, sync=True)
-            makespan = time.perf_counter() - t0
-            stats = client.run(lambda dask_worker: (dask_worker.plugins["tidegate-fidelity"].peak,
-                                                    dask_worker.plugins["tidegate-fidelity"].moved))
-    return Run([p for p, _ in stats.values()], makespan, sum(m for _, m in stats.values()))
+            addresses.update(client.scheduler_info()["workers"])
+            distributed.worker.get_data_from_worker = slowed_fetch
+            try:
+                t0 = time.perf_counter()
+                client.get(graph.dsk, graph.keys, sync=True)
+                makespan = time.perf_counter() - t0
+            finally:
+                distributed.worker.get_data_from_worker = fetch
+            peaks = client.run(lambda dask_worker: dask_worker.plugins["tidegate-fidelity"].peak)
+    return Run(list(peaks.values()), makespan, sum(moved.values()))
 
 
 def run_twin(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,

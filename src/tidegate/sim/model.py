@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 from dask._task_spec import DataNode, GraphNode, convert_legacy_graph
 from dask.core import flatten
-from dask.order import order as dask_order
 from dask.sizeof import sizeof
 from dask.utils import key_split
 
 from ..bridge import chunk_sizes, estimate_sizes
+from .hashing import stable_order
 
 UNKNOWN_SIZE = 1024  # a small Python object (a store's None, a scalar)
 LOAD_RATE = 200e6  # bytes/s per thread
@@ -52,9 +52,10 @@ class Model:
 
     @property
     def priorities(self) -> dict:
-        """dask.order's ranks, as the client sends them; computed once for all policies."""
+        """dask.order's ranks, as the client sends them (ties broken alike in every
+        process, see :func:`.hashing.stable_order`); computed once for all policies."""
         if self._priorities is None:
-            self._priorities = dask_order(self.dsk)
+            self._priorities = stable_order(self.dsk)
         return self._priorities
 
 

@@ -9,25 +9,49 @@ instructions out, each instruction becomes a future event.
   sender still holds (dask's own handling asks again for the others). A sender's outgoing
   link is shared the same way (one NIC): with ``outgoing_bandwidth`` finite, a transfer
   also waits until the sender's link is free, and runs at the slower of the two rates.
-- ``SendMessageToScheduler``: reaches the scheduler after the latency.
+- ``SendMessageToScheduler``: goes on the worker's batched stream to the scheduler
+  (:mod:`tidegate.sim.streams`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from dask.sizeof import sizeof
 from distributed.worker_state_machine import (
+    AcquireReplicasEvent,
+    CancelComputeEvent,
+    ComputeTaskEvent,
     Execute,
     ExecuteSuccessEvent,
     GatherDep,
+    FreeKeysEvent,
     GatherDepSuccessEvent,
+    RefreshWhoHasEvent,
+    RemoveReplicasEvent,
     RetryBusyWorkerEvent,
     RetryBusyWorkerLater,
     SendMessageToScheduler,
+    StealRequestEvent,
     WorkerState,
 )
 
 from ..trace import Memory, TaskEnd, Transfer
+from . import heartbeats
+from .heartbeats import configured_bandwidth
+from .streams import WORKER_TO_SCHEDULER, BatchedStream
 
+
+# What dask's Worker.stream_handlers turn into stimuli; other ops are not simulated.
+TO_WORKER = {
+    "compute-task": ComputeTaskEvent,
+    "free-keys": FreeKeysEvent,
+    "acquire-replicas": AcquireReplicasEvent,
+    "remove-replicas": RemoveReplicasEvent,
+    "steal-request": StealRequestEvent,
+    "refresh-who-has": RefreshWhoHasEvent,
+    "cancel-compute": CancelComputeEvent,
+}
 
 # No task takes no time; dask's work stealing asserts a positive compute time.
 MIN_DURATION = 1e-6
@@ -47,29 +71,69 @@ def _sizeof_blob(b: Blob) -> int:
     return b.nbytes
 
 
+class _NoTaskCounter:
+    """dask's per-worker ``TaskCounter`` feeds metrics in wall-clock seconds, meaningless
+    on a virtual clock; it cost 5% of the twin's time."""
+
+    __slots__ = ()
+
+    def new_task(self, ts) -> None:
+        pass
+
+    def transitions(self, prev_states) -> None:
+        pass
+
+    def current_count(self, by_prefix: bool = True) -> Counter:
+        return Counter()
+
+    def cumulative_elapsed(self, by_prefix: bool = True) -> dict:
+        return {}
+
+
 class SimWorker:
     def __init__(self, cluster, address: str, nthreads: int, validate: bool, **limits) -> None:
         self.cluster = cluster
         self.clock = cluster.clock
         self.address = address
         self.state = WorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
+        if not validate:  # validation compares the counts with the tasks
+            self.state.task_counter = _NoTaskCounter()
         self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.outgoing_free_at = 0.0  # when it may start sending again
         self.peak = 0
-        self._held = 0
+        self.bandwidth = configured_bandwidth()  # dask's measured average (.heartbeats)
+        self.roots_in_flight = 0  # as the scheduler sees it (.roots_in_flight), when recorded
+        self._sampled = (0, 0)
+        self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER, cluster.latency,
+                                    lambda msgs: cluster.from_worker(address, msgs))
+
+    def receive(self, msgs: list) -> None:
+        """A batch from the scheduler: dask's worker turns each message into a stimulus."""
+        events = []
+        for msg in msgs:
+            msg = dict(msg)
+            cls = TO_WORKER.get(msg.pop("op"))
+            if cls is None:
+                continue
+            if cls is ComputeTaskEvent:
+                spec = msg["run_spec"]
+                msg["run_spec"] = getattr(spec, "data", spec)
+            events.append(cls(**msg))
+        if events:
+            self.handle_stimulus(*events)
 
     def handle_stimulus(self, *events) -> None:
         state = self.state
         instructions = state.handle_stimulus(*events)
-        self._sample()
-        cluster = self.cluster
+        self.sample()
         if len(instructions) > 1:
             instructions = self._deterministic(instructions)
+        outgoing = []
         for inst in instructions:
             if isinstance(inst, SendMessageToScheduler):
-                cluster.to_scheduler(self.address, inst.to_dict())
+                outgoing.append(inst.to_dict())
             elif isinstance(inst, Execute):
                 self._execute(inst)
             elif isinstance(inst, GatherDep):
@@ -81,6 +145,8 @@ class SimWorker:
                 )
             else:
                 raise TypeError(inst)
+        if outgoing:
+            self.stream.send(outgoing)
 
     def _deterministic(self, instructions: list) -> list:
         """Executes and gathers in priority order. The worker's TaskStates hash by id(), so
@@ -100,14 +166,15 @@ class SimWorker:
                 instructions = [next(it) if isinstance(i, kind) else i for i in instructions]
         return instructions
 
-    def _sample(self) -> None:
+    def sample(self) -> None:
         held = self.state.nbytes
-        if held != self._held:
-            self._held = held
-            if held > self.peak:
-                self.peak = held
-            if self.cluster.record_memory:
-                self.cluster.trace.memory.append(Memory(self.clock.now, self.address, held))
+        if held > self.peak:
+            self.peak = held
+        cl = self.cluster
+        if cl.record_memory and self._sampled != (held, self.roots_in_flight):
+            self._sampled = (held, self.roots_in_flight)
+            cl.trace.memory.append(
+                Memory(self.clock.now, self.address, held, roots_in_flight=self.roots_in_flight))
 
     def _execute(self, inst: Execute) -> None:
         key = inst.key
@@ -140,6 +207,13 @@ class SimWorker:
 
     def _gather(self, inst: GatherDep) -> None:
         cl = self.cluster
+        flying = self.state.in_flight_workers
+        if flying.get(inst.worker) is inst.to_gather:
+            # dask walks this set of keys when the data arrives, in the keys' hash order
+            # (PYTHONHASHSEED); an ordered stand-in walks them by priority instead.
+            tasks = self.state.tasks
+            flying[inst.worker] = dict.fromkeys(
+                sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k))))
         sender = cl.workers[inst.worker]
         nbytes = sum(cl.model.sizes.get(k, 0) for k in inst.to_gather)
         start = max(self.clock.now, self.incoming_free_at)
@@ -150,9 +224,9 @@ class SimWorker:
         self.incoming_free_at = stop
         if out < float("inf"):
             sender.outgoing_free_at = stop
-        self.clock.call_at(stop, self._gathered, sender, inst, start, stop)
+        self.clock.call_at(stop, self._gathered, sender, inst, start, stop, self.clock.now)
 
-    def _gathered(self, sender, inst: GatherDep, start, stop) -> None:
+    def _gathered(self, sender, inst: GatherDep, start, stop, asked) -> None:
         have = sender.state.data
         tasks = self.state.tasks
         order = sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k)))
@@ -162,6 +236,7 @@ class SimWorker:
             cl.trace.transfers.append(
                 Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
             cl.bytes_transferred += v.nbytes
+        heartbeats.measured(self, sum(v.nbytes for v in data.values()), stop - asked)
         self.handle_stimulus(
             GatherDepSuccessEvent(
                 worker=inst.worker, total_nbytes=inst.total_nbytes, data=data,
