@@ -66,11 +66,9 @@ def run(tmp_path, case, limit):
 
 @pytest.mark.parametrize("case,limit", [
     ("reduction", 48e6), ("anomaly", 150e6),
-    # rechunk: spills ~26x its input, and in about one run in four (since 2026-12-01's
-    # merges; the cause is not found) the process peaks at 366 MB, 1.46x the limit.
-    pytest.param("rechunk", 250e6, marks=pytest.mark.xfail(
-        strict=False, reason="intermittent: peak 366 MB against 250 MB (issue 10)")),
-    ("zarr", 150e6),
+    # rechunk: spills ~26x its input; its 120 MB merges once went past the limit while
+    # one of them was still being written (fixed: SpillStore.settle).
+    ("rechunk", 250e6), ("zarr", 150e6),
 ])  # fmt: skip
 def test_process_memory_stays_within_the_limit(tmp_path, case, limit):
     r = run(tmp_path, case, limit)

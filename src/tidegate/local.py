@@ -306,6 +306,11 @@ def run(
             kind = type(a)
             if kind is Run:
                 i = a.task
+                if governor is not None and disk.backlog_bytes > backlog:
+                    # A value larger than the backlog is still being written: the core
+                    # counted it out, so a task started beside it could take the process
+                    # past the limit (issue 10's rechunk: 120 MB on a slow disk).
+                    disk.settle(loading)
                 inputs = gather(i, data)
                 if loading:
                     inputs = _with_loads(inputs, loading, data)

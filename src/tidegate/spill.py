@@ -94,6 +94,16 @@ class SpillStore:
             self._pending_bytes += nbytes
         self._queue.put((key, version))
 
+    def settle(self, keep=()) -> None:
+        """Wait while more than ``backlog`` bytes wait for the disk, not counting the keys
+        in ``keep`` (about to be read back from memory). ``put`` lets one value larger than
+        ``backlog`` in; this keeps the caller from starting more work beside it until it is
+        written, so memory does not run ahead of the disk by more than ``backlog``."""
+        with self._lock:
+            while self.error is None and not self._closed and sum(
+                    e[3] for k, e in self._pending.items() if k not in keep) > self._backlog:
+                self._lock.wait(0.2)
+
     def _write_loop(self) -> None:
         while True:
             item = self._queue.get()
