@@ -272,10 +272,7 @@ def further_partners(
         for t in inputs:
             if t == m or len(dependents(t)) > fanout:
                 continue  # a store handle, a grid: no meeting place
-            found = where(t)
-            if found:
-                for w in found:
-                    scores[w] = scores.get(w, 0) + 1
+            if _count(where(t), scores):
                 continue
             ins = dependencies(t)
             if len(ins) <= fanout:
@@ -306,15 +303,19 @@ def _meetings(task, dependents, dependencies, depth, fanout) -> list:
     return meets
 
 
+def _count(found, scores) -> bool:
+    """Add one to each worker in ``found`` (where a task is held or processing)."""
+    for w in found:
+        scores[w] = scores.get(w, 0) + 1
+    return bool(found)
+
+
 def _up(t, dependents, dependencies, where, depth, fanout, scores) -> None:
     """Up t's single-input chain to the first task held or processing: count its workers."""
     for _ in range(depth):
         if len(dependents(t)) > fanout:
             return  # shared by many: no meeting place
-        found = where(t)
-        if found:
-            for w in found:
-                scores[w] = scores.get(w, 0) + 1
+        if _count(where(t), scores):
             return
         ins = dependencies(t)
         if len(ins) != 1:
