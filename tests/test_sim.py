@@ -12,8 +12,6 @@ from collections import Counter, defaultdict
 
 import dask.array as da
 import dask.base
-import distributed
-from packaging.version import Version
 import pytest
 
 import tidegate
@@ -281,11 +279,6 @@ for graph in (vorticity(steps=12), weighted(steps=12)):
 """
 
 
-@pytest.mark.xfail(
-    Version(distributed.__version__) < Version("2026"), strict=False,
-    reason="distributed 2025.1's worker picks the holder to fetch from in hash order; since "
-           "the twin models each sender's bandwidth, that choice shows in the timing",
-)  # fmt: skip
 def test_same_trace_in_processes_with_different_hash_seeds(tmp_path):
     """Every record (task ends, transfers, memory samples, meta), for graphs with shared
     inputs where ties between workers are common, under three hash seeds."""

@@ -96,6 +96,28 @@ class SimScheduler(SchedulerState):
         ts._hash = stable_hash(key)
         return ts
 
+    def _generate_taskstates(self, *args, **kwargs):
+        """Scheduler._generate_taskstates, then its TaskStates' sets of dependencies and
+        dependents rebuilt in dask.order's order. dask fills them from frozensets of keys,
+        whose order follows PYTHONHASHSEED; a set's order follows its members' insertion
+        where their hashes collide. That order reaches the workers (the ``who_has`` of a
+        compute-task, hence where they fetch from), so it must not vary between processes."""
+        out = Scheduler._generate_taskstates(self, *args, **kwargs)
+        rank = self.cluster.model.priorities.__getitem__
+
+        def by(ts):
+            return rank(ts.key)
+
+        for part in out:
+            if type(part) is list:  # touched and new tasks (and 2025.1's runnable)
+                part.sort(key=by)
+        for ts in out[-2]:  # new tasks
+            if len(ts.dependencies) > 1:
+                ts.dependencies = set(sorted(ts.dependencies, key=by))
+            if len(ts.dependents) > 1:
+                ts.dependents = set(sorted(ts.dependents, key=by))
+        return out
+
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
         # Up to 2025.1 the whole check lived on Scheduler, without super().
@@ -270,9 +292,10 @@ class SimCluster:
             annotations_by_type=model.annotations, global_annotations=None, stimulus_id="update-graph-0",
             submitting_task=None, span_metadata={}, user_priority=0, actors=None,
             fifo_timeout=0.0, code=(),
-            dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1
         )
         accepted = inspect.signature(s._create_taskstate_from_graph).parameters
+        if "dependencies" in accepted:  # <= 2025.1
+            kwargs["dependencies"] = {k: set(v.dependencies) for k, v in model.dsk.items()}
 
         def update_graph():
             s._create_taskstate_from_graph(**{k: v for k, v in kwargs.items() if k in accepted})
