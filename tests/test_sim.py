@@ -53,6 +53,35 @@ def test_chain_on_one_worker_exact_virtual_time_and_peak(policy):
     assert ends["b"].start == pytest.approx(ends["a"].stop + 2 * LAT + SCHED)
 
 
+def test_loop_lag_once_per_message_twice_per_task():
+    lag = 0.01
+    r = simulate(
+        chain_graph(), keys=["c"], workers=1, threads_per_worker=1, policy="queue",
+        durations={"a": 1.0, "b": 2.0, "c": 3.0}, sizes=10, loop_lag=f"{lag * 1e3}ms",
+        validate=True,
+    )
+    # as in the exact chain above, plus a lag on each of 6 messages and 2 per task
+    assert r.makespan == pytest.approx(SCHED + 3 * (LAT + LAT + SCHED) + 6.0 + 12 * lag, abs=1e-9)
+    ends = {t.key: t for t in r.trace.tasks}
+    assert [ends[k].stop - ends[k].start for k in "abc"] == pytest.approx([1.02, 2.02, 3.02])
+    assert r.trace.meta["loop_lag"] == lag
+
+
+def test_seed_salts_ties_between_workers_and_stays_deterministic():
+    """Roots of one group with nothing to tell workers apart: which worker gets the
+    first batch follows the order of dask's set of workers, which the seed salts."""
+    from tidegate.sim.fidelity import vorticity, run_twin
+
+    g = vorticity(steps=8)
+    first = {}
+    for seed in range(4):
+        runs = [run_twin(g, "eager", seed=seed) for _ in range(2)]
+        assert runs[0].trace.tasks == runs[1].trace.tasks
+        first[seed] = tuple(t.worker for t in sorted(runs[0].trace.tasks, key=lambda t: t.key)
+                            if t.group in ("open-u", "open-v"))
+    assert len(set(first.values())) > 1
+
+
 def test_transfer_takes_latency_plus_bytes_over_bandwidth():
     dsk = {"a": (inc,), "b": (inc,), "c": (inc, "a", "b")}
     r = simulate(

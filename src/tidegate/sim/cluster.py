@@ -6,6 +6,12 @@ a comm) is rewritten, in :meth:`SimScheduler.add_sim_worker`. Messages travel th
 :class:`SimCluster` on dask's batched streams (:mod:`.streams`): worker -> scheduler
 after the latency, then through a single scheduler "CPU" that spends ``scheduler_time``
 per message; scheduler -> worker after the latency. Work stealing is dask's own extension, balancing on a virtual tick.
+
+``loop_lag``: a real server notices a message, a finished task or a transfer only when its
+event loop next runs; on a loaded machine (or with the scheduler and workers sharing one
+loop, as an in-process LocalCluster does) that is milliseconds. Each batch and transfer
+arrives ``loop_lag`` later; a task holds its thread ``2 x loop_lag`` longer (the loop hands
+it to the thread pool, then takes its result back). Zero by default: a quiet cluster.
 """
 
 from __future__ import annotations
@@ -196,7 +202,8 @@ class _Comm:
     """A scheduler -> worker stream, batched as dask's ``BatchedSend`` is."""
 
     def __init__(self, cluster, address: str) -> None:
-        self.stream = BatchedStream(cluster.clock, SCHEDULER_TO_WORKER, cluster.latency,
+        self.stream = BatchedStream(cluster.clock, SCHEDULER_TO_WORKER,
+                                    cluster.latency + cluster.loop_lag,
                                     cluster.workers[address].receive)
 
     def send(self, *msgs) -> None:
@@ -207,13 +214,15 @@ class SimCluster:
     def __init__(self, model, *, workers: int, threads_per_worker: int, bandwidth: float,
                  latency: float, scheduler_time: float, memory_limit: int, validate: bool,
                  stealing: bool, record_memory: bool, trace,
-                 outgoing_bandwidth: float | None = None) -> None:
+                 outgoing_bandwidth: float | None = None, loop_lag: float = 0.0,
+                 seed: int = 0) -> None:
         self.clock = Clock()
         self.model = model
         self.bandwidth = bandwidth
         # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
         self.outgoing_bandwidth = bandwidth if outgoing_bandwidth is None else outgoing_bandwidth
         self.latency = latency
+        self.loop_lag = loop_lag
         self.scheduler_time = scheduler_time
         self.record_memory = record_memory
         self.trace = trace
@@ -239,7 +248,7 @@ class SimCluster:
         self.workers: dict[str, SimWorker] = {}
         width = len(str(workers - 1))
         for i in range(workers):
-            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
+            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1", salt=seed)
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
         heartbeats.start(self)

@@ -22,11 +22,13 @@ def stable_hash(key) -> int:
 
 class StableStr(str):
     """A string hashing alike in every process. Only objects the twin hands out are
-    these; dask passes them along unchanged."""
+    these; dask passes them along unchanged. ``salt`` (an int; 0: none) gives another
+    hash, still alike in every process: the twin's ``seed`` salts worker addresses, as a
+    real worker's random id decides where it falls in dask's sets of workers."""
 
-    def __new__(cls, value: str):
+    def __new__(cls, value: str, salt: int = 0):
         self = super().__new__(cls, value)
-        self._hash = zlib.crc32(value.encode())
+        self._hash = zlib.crc32((f"{salt}:{value}" if salt else value).encode())
         return self
 
     def __hash__(self) -> int:

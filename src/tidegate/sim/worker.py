@@ -106,7 +106,8 @@ class SimWorker:
         self.bandwidth = configured_bandwidth()  # dask's measured average (.heartbeats)
         self.roots_in_flight = 0  # as the scheduler sees it (.roots_in_flight), when recorded
         self._sampled = (0, 0)
-        self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER, cluster.latency,
+        self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER,
+                                    cluster.latency + cluster.loop_lag,
                                     lambda msgs: cluster.from_worker(address, msgs))
 
     def receive(self, msgs: list) -> None:
@@ -182,7 +183,7 @@ class SimWorker:
         self.thread_of[key] = thread
         model = self.cluster.model
         start = self.clock.now
-        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0))
+        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0)) + 2 * self.cluster.loop_lag
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
     def _finished(self, key, thread, start, stop, stimulus_id) -> None:
@@ -224,7 +225,9 @@ class SimWorker:
         self.incoming_free_at = stop
         if out < float("inf"):
             sender.outgoing_free_at = stop
-        self.clock.call_at(stop, self._gathered, sender, inst, start, stop, self.clock.now)
+        # the link is free at ``stop``; the worker's loop notices the data loop_lag later
+        self.clock.call_at(stop + cl.loop_lag, self._gathered, sender, inst, start, stop,
+                           self.clock.now)
 
     def _gathered(self, sender, inst: GatherDep, start, stop, asked) -> None:
         have = sender.state.data
