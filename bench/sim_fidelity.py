@@ -30,6 +30,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 import argparse
 import json  # noqa: E402
 import logging  # noqa: E402
+import math
 import statistics
 from pathlib import Path
 
@@ -61,8 +62,10 @@ def main() -> None:
             reals = [run_real(graph, policy, bandwidth=args.bandwidth)
                      for _ in range(args.repeat)]  # the real run's own noise
             lag = statistics.median(r.loop_lag for r in reals)
-            quiet = run_twin(graph, policy, bandwidth=args.bandwidth)
-            twin = run_twin(graph, policy, bandwidth=args.bandwidth, loop_lag=lag)
+            # the real bench's network: receivers slowed, in-process senders free
+            net = dict(bandwidth=args.bandwidth, outgoing_bandwidth=math.inf)
+            quiet = run_twin(graph, policy, **net)
+            twin = run_twin(graph, policy, loop_lag=lag, **net)
             r_runs = [sorted(r.peak_memory_per_worker) for r in reals]
             r_peaks = [statistics.median(col) for col in zip(*r_runs)]
             t_peaks = sorted(twin.peak_memory_per_worker)
