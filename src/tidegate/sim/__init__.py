@@ -57,6 +57,7 @@ def simulate(
     seed: int = 0,
     keys=None,
     scheduler_time="100us",
+    loop_lag=0.0,
     worker_memory_limit=None,
     stealing: bool | None = None,
     validate: bool = False,
@@ -74,14 +75,20 @@ def simulate(
     ``latency``: one way, per message and per transfer. ``durations`` (s) / ``sizes``
     (bytes): a number, a mapping from key or group name to a value, or a callable taking the
     key (None: use the default model, see :mod:`tidegate.sim.model`). ``scheduler_time``:
-    scheduler CPU per message handled. ``worker_memory_limit``: each worker's memory_limit
+    scheduler CPU per message handled. ``loop_lag`` (s): how long a dask server's event
+    loop takes to notice an event, e.g. on a busy machine (see :mod:`.cluster`); added once
+    per message batch and per transfer, twice per task (the hand-off to the worker's thread
+    pool and back). ``worker_memory_limit``: each worker's memory_limit
     (what dask's transfer throttle and a fractional tidegate budget refer to); no spilling
     or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
     ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
     ``memory_limit``: the budget of held bytes per worker, ...). ``validate``: dask's own
     checks on the scheduler and every worker after each event. ``record_memory``: keep a
-    memory sample per change in the trace (peaks are kept either way). ``seed`` is
-    recorded; the twin has no randomness of its own (dask's workers seed theirs). Results
+    memory sample per change in the trace (peaks are kept either way). ``seed``: where
+    ties between equally good workers fall. dask breaks them by iterating sets of workers,
+    whose order follows each worker's random id (a uuid); the twin salts its workers'
+    hashes with ``seed`` instead (0: unsalted). It has no other randomness (dask's workers
+    seed their own). Results
     and traces are identical for identical inputs, in one process or in several, whatever
     their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`).
     """
@@ -94,7 +101,7 @@ def simulate(
         workers=int(workers), threads_per_worker=int(threads_per_worker),
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
         outgoing_bandwidth=None if outgoing_bandwidth is None else _rate(outgoing_bandwidth),
-        scheduler_time=parse_timedelta(scheduler_time),
+        scheduler_time=parse_timedelta(scheduler_time), loop_lag=parse_timedelta(loop_lag),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),
         stealing=(dask.config.get("distributed.scheduler.work-stealing")
@@ -119,7 +126,8 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
     meta = {
         "name": policy, "body": "twin", "policy": policy, "seed": seed,
         "bandwidth": opts["bandwidth"], "latency": opts["latency"],
-        "scheduler_time": opts["scheduler_time"], "threads_per_worker": opts["threads_per_worker"],
+        "scheduler_time": opts["scheduler_time"], "loop_lag": opts["loop_lag"],
+        "threads_per_worker": opts["threads_per_worker"],
     }
     if opts["memory_limit"]:
         meta["memory_limit"] = opts["memory_limit"]
@@ -135,7 +143,7 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
     quiet.setLevel(max(level, logging.WARNING))  # "State start" per run is noise here
     try:
         with dask.config.set(cfg):
-            cluster = SimCluster(model, trace=trace, **opts)
+            cluster = SimCluster(model, trace=trace, seed=seed, **opts)
     finally:
         quiet.setLevel(level)
     with dask.config.set(cfg):

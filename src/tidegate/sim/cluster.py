@@ -6,6 +6,12 @@ a comm) is rewritten, in :meth:`SimScheduler.add_sim_worker`. Messages travel th
 :class:`SimCluster` on dask's batched streams (:mod:`.streams`): worker -> scheduler
 after the latency, then through a single scheduler "CPU" that spends ``scheduler_time``
 per message; scheduler -> worker after the latency. Work stealing is dask's own extension, balancing on a virtual tick.
+
+``loop_lag``: a real server notices a message, a finished task or a transfer only when its
+event loop next runs; on a loaded machine (or with the scheduler and workers sharing one
+loop, as an in-process LocalCluster does) that is milliseconds. Each batch and transfer
+arrives ``loop_lag`` later; a task holds its thread ``2 x loop_lag`` longer (the loop hands
+it to the thread pool, then takes its result back). Zero by default: a quiet cluster.
 """
 
 from __future__ import annotations
@@ -96,6 +102,28 @@ class SimScheduler(SchedulerState):
         ts._hash = stable_hash(key)
         return ts
 
+    def _generate_taskstates(self, *args, **kwargs):
+        """Scheduler._generate_taskstates, then its TaskStates' sets of dependencies and
+        dependents rebuilt in dask.order's order. dask fills them from frozensets of keys,
+        whose order follows PYTHONHASHSEED; a set's order follows its members' insertion
+        where their hashes collide. That order reaches the workers (the ``who_has`` of a
+        compute-task, hence where they fetch from), so it must not vary between processes."""
+        out = Scheduler._generate_taskstates(self, *args, **kwargs)
+        rank = self.cluster.model.priorities.__getitem__
+
+        def by(ts):
+            return rank(ts.key)
+
+        for part in out:
+            if type(part) is list:  # touched and new tasks (and 2025.1's runnable)
+                part.sort(key=by)
+        for ts in out[-2]:  # new tasks
+            if len(ts.dependencies) > 1:
+                ts.dependencies = set(sorted(ts.dependencies, key=by))
+            if len(ts.dependents) > 1:
+                ts.dependents = set(sorted(ts.dependents, key=by))
+        return out
+
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
         # Up to 2025.1 the whole check lived on Scheduler, without super().
@@ -174,7 +202,8 @@ class _Comm:
     """A scheduler -> worker stream, batched as dask's ``BatchedSend`` is."""
 
     def __init__(self, cluster, address: str) -> None:
-        self.stream = BatchedStream(cluster.clock, SCHEDULER_TO_WORKER, cluster.latency,
+        self.stream = BatchedStream(cluster.clock, SCHEDULER_TO_WORKER,
+                                    cluster.latency + cluster.loop_lag,
                                     cluster.workers[address].receive)
 
     def send(self, *msgs) -> None:
@@ -185,13 +214,15 @@ class SimCluster:
     def __init__(self, model, *, workers: int, threads_per_worker: int, bandwidth: float,
                  latency: float, scheduler_time: float, memory_limit: int, validate: bool,
                  stealing: bool, record_memory: bool, trace,
-                 outgoing_bandwidth: float | None = None) -> None:
+                 outgoing_bandwidth: float | None = None, loop_lag: float = 0.0,
+                 seed: int = 0) -> None:
         self.clock = Clock()
         self.model = model
         self.bandwidth = bandwidth
         # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
         self.outgoing_bandwidth = bandwidth if outgoing_bandwidth is None else outgoing_bandwidth
         self.latency = latency
+        self.loop_lag = loop_lag
         self.scheduler_time = scheduler_time
         self.record_memory = record_memory
         self.trace = trace
@@ -217,7 +248,7 @@ class SimCluster:
         self.workers: dict[str, SimWorker] = {}
         width = len(str(workers - 1))
         for i in range(workers):
-            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1")
+            addr = StableStr(f"tcp://twin-w{i:0{width}d}:1", salt=seed)
             self.workers[addr] = SimWorker(self, addr, threads_per_worker, validate, **limits)
             s.add_sim_worker(addr, threads_per_worker, memory_limit or 0)
         heartbeats.start(self)
@@ -270,9 +301,10 @@ class SimCluster:
             annotations_by_type=model.annotations, global_annotations=None, stimulus_id="update-graph-0",
             submitting_task=None, span_metadata={}, user_priority=0, actors=None,
             fifo_timeout=0.0, code=(),
-            dependencies={k: set(v.dependencies) for k, v in model.dsk.items()},  # <= 2025.1
         )
         accepted = inspect.signature(s._create_taskstate_from_graph).parameters
+        if "dependencies" in accepted:  # <= 2025.1
+            kwargs["dependencies"] = {k: set(v.dependencies) for k, v in model.dsk.items()}
 
         def update_graph():
             s._create_taskstate_from_graph(**{k: v for k, v in kwargs.items() if k in accepted})

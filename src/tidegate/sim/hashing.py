@@ -4,8 +4,8 @@ PYTHONHASHSEED.
 dask iterates sets of tasks, keys and addresses, and the order of a set follows the hashes
 of its members; ``hash()`` of a string changes with PYTHONHASHSEED. The twin gives what it
 creates hashes of their text (crc32): worker addresses (:class:`StableStr`), the
-scheduler's TaskStates and WorkerStates (``cluster.py``), and the keys dask.order sees
-(:func:`stable_order`). Same text, same comparisons: dask cannot tell the difference.
+scheduler's TaskStates and WorkerStates (``cluster.py``); the keys dask.order sees are
+numbered (:func:`stable_order`). Same text, same comparisons: dask cannot tell the difference.
 """
 
 from __future__ import annotations
@@ -22,29 +22,17 @@ def stable_hash(key) -> int:
 
 class StableStr(str):
     """A string hashing alike in every process. Only objects the twin hands out are
-    these; dask passes them along unchanged."""
+    these; dask passes them along unchanged. ``salt`` (an int; 0: none) gives another
+    hash, still alike in every process: the twin's ``seed`` salts worker addresses, as a
+    real worker's random id decides where it falls in dask's sets of workers."""
 
-    def __new__(cls, value: str):
+    def __new__(cls, value: str, salt: int = 0):
         self = super().__new__(cls, value)
-        self._hash = zlib.crc32(value.encode())
+        self._hash = zlib.crc32((f"{salt}:{value}" if salt else value).encode())
         return self
 
     def __hash__(self) -> int:
         return self._hash
-
-
-def stable_key(key, memo: dict):
-    """``key`` with every string in it a :class:`StableStr` (tuples hash their items)."""
-    s = memo.get(key)
-    if s is None:
-        if type(key) is str:
-            s = StableStr(key)
-        elif type(key) is tuple:
-            s = tuple(stable_key(k, memo) for k in key)
-        else:
-            s = key  # numbers hash alike everywhere
-        memo[key] = s
-    return s
 
 
 class _Node(GraphNode):
@@ -57,16 +45,40 @@ class _Node(GraphNode):
         self._dependencies = dependencies
 
 
+class _Key(int):
+    """A key as dask.order sees it in :func:`stable_order`: its place in the graph (an int
+    hashes to itself, in every process, in C) that prints as the key did, since dask.order
+    breaks its last ties by ``str(key)``."""
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
 def stable_order(dsk: dict) -> dict:
     """``dask.order.order(dsk)`` with its ties broken alike for every PYTHONHASHSEED: it
-    breaks some by iterating sets of keys. Run on a copy with :func:`stable_key` keys."""
-    memo: dict = {}
+    breaks some by iterating sets of keys. Run on a copy whose keys are :class:`_Key`;
+    each task's dependencies are inserted in graph order (where two hash to the same slot
+    of a set, the first in stays first). A third faster than with :class:`StableStr` keys,
+    whose ``__hash__`` is Python code."""
+    ids: dict = {}
+    for i, key in enumerate(dsk):
+        k = ids[key] = _Key(i)
+        k.text = str(key)
+    for key, node in dsk.items():  # keys outside the graph (dask.order adds them)
+        for d in node.dependencies:
+            if d not in ids:
+                k = ids[d] = _Key(len(ids))
+                k.text = str(d)
     copy = {}
     for key, node in dsk.items():
-        k = stable_key(key, memo)
+        k = ids[key]
         if type(node) is DataNode:
             copy[k] = DataNode(k, None)
         else:
-            copy[k] = _Node(k, frozenset(stable_key(d, memo) for d in node.dependencies))
+            deps = node.dependencies
+            copy[k] = _Node(k, frozenset(sorted(ids[d] for d in deps) if len(deps) > 1
+                                         else [ids[d] for d in deps]))
     ranks = dask_order(copy)
-    return {key: ranks[memo[key]] for key in dsk}
+    return {key: ranks[ids[key]] for key in dsk}
