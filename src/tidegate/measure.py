@@ -128,12 +128,13 @@ class Governor:
     times the larger of ``chunk`` (array metadata) and the largest result so far, or times
     its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
     inputs per unseen group whose input groups all ran; a task combining small results
-    needs no room for a chunk). The room
-    kept for running tasks is ``threads`` times the largest footprint among the groups with
-    work left; the budget is what is held plus what the limit leaves after the reading (less
-    the backlog, about to leave), the room still to keep and a margin, never below
-    ``floor``. (With exact accounting that is the limit less the backlog, the room and the
-    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.)
+    needs no room for a chunk). The room kept for running tasks is ``threads`` times the
+    largest footprint among the groups passed as ``upcoming`` (the runtime passes those
+    measured and those about to run); the budget is what is held plus what the limit leaves
+    after the reading (less the backlog, about to leave), the room still to keep and a
+    margin, never below ``floor``. (With exact accounting that is the limit less the
+    backlog, the room and the margin; measured against RSS, results ``dask.sizeof`` counts
+    twice cost what they cost.)
     While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
     freed memory shows as freed.
     """
@@ -196,7 +197,7 @@ class Governor:
         """The budget for held results now. ``held`` and ``backlog``: bytes held and on
         their way to disk at the highest reading since the last call; ``ran``: the groups
         of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
-        left; ``largest``: the largest result so far."""
+        left that may run while this budget holds; ``largest``: the largest result so far."""
         high, self._max = self._max, self.now
         over = max(0.0, high - held - backlog)
         feet = self.footprint
