@@ -4,9 +4,9 @@ start vs the limit, wall time vs dask threaded, bytes written to disk vs the inp
 The seed workloads (zarr in, zarr out; the anomaly among them) and the per-file vorticity
 pipeline, each under dask threaded and under tidegate at 300 MB, 400 MB and 25% of
 threaded's peak on that workload (from the first rep), plus 128 MB for the two vorticity
-pipelines (below their working set). Every run is a fresh process (tidegate.compare);
-reps are interleaved. Prints a table of medians (with min-max of the peak ratio) and
-writes JSON.
+pipelines and 170 and 200 MB for plain vorticity (below their working set). Every run is a
+fresh process (tidegate.compare); reps are interleaved. Prints a table of medians (with
+min-max of the peak ratio) and writes JSON.
 
     python bench/rss.py                 # 2 reps, 2 x 0.8 GB of input in 32 MB chunks
     python bench/rss.py --reps 1 --steps 40
@@ -28,13 +28,15 @@ from tidegate.compare import run_isolated
 from tidegate.workloads import CHUNK_BYTES, NAMES, make_inputs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BELOW_WORKING_SET = {"vorticity": 128e6, "vorticity-files": 128e6}
+# Below the vorticity pipelines' working set: 128 MB (the issue's); for plain vorticity, whose
+# smallest limit accepted is 133 MiB, 170 MB and 200 MB too (at 140 MB it overshot to 1.34x
+# and wrote 6x its input: one thread's working set is above 4 chunks there).
+BELOW_WORKING_SET = {"vorticity": (128e6, 170e6, 200e6), "vorticity-files": (128e6,)}
 
 
 def limits_for(workload: str, threaded_peak: float) -> list[tuple[str, float]]:
     out = [("300 MB", 300e6), ("400 MB", 400e6), ("25% threaded", 0.25 * threaded_peak)]
-    if workload in BELOW_WORKING_SET:
-        out.append(("128 MB", BELOW_WORKING_SET[workload]))
+    out += [(f"{b / 1e6:.0f} MB", b) for b in BELOW_WORKING_SET.get(workload, ())]
     return out
 
 

@@ -460,6 +460,8 @@ def test_a_failed_task_is_recorded():
 
 
 def test_no_trace_is_built_when_nobody_collects(monkeypatch):
+    """Without a collector, a run records nothing: no trace, no task ends, no memory
+    samples (no RSS reads for them), no spill events, even in a run that spills."""
     import tidegate.local
     import tidegate.trace
 
@@ -467,9 +469,16 @@ def test_no_trace_is_built_when_nobody_collects(monkeypatch):
         raise AssertionError("recorded a trace nobody collects")
 
     monkeypatch.setattr(tidegate.trace, "Trace", refuse)
-    monkeypatch.setattr(tidegate.local, "TaskEnd", refuse)
-    monkeypatch.setattr(tidegate.local, "_traced_worker_loop", refuse)
+    for name in ("TaskEnd", "Memory", "SpillEvent", "rss_reader"):
+        monkeypatch.setattr(tidegate.local, name, refuse)
     assert delayed(add)(delayed(inc)(1), 1).compute(scheduler="tidegate") == 3
+    loads = [delayed(np.full)(100_000, float(i)) for i in range(8)]
+    total = delayed(sum)(loads)
+    out = delayed(sum)([delayed(np.subtract)(x, total) for x in loads])
+    stats = tidegate.RunStats()
+    with dask.config.set({"tidegate.recompute-roots": False}):
+        got = out.compute(scheduler="tidegate", num_workers=2, memory_limit=3e6, stats=stats)
+    assert stats.bytes_spilled > 0 and got.shape == (100_000,)
 
 
 # -- annotations -------------------------------------------------------------------------

@@ -240,3 +240,30 @@ def test_dropping_roots_keeps_every_invariant(dag, threads, budget, seed):
     for i in range(len(g)):
         assert runs.count(i) == 1 or (root[i] and nodeps[i] and core.recomputed[i])
     assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())
+
+
+def test_spilling_passes_over_results_that_share_a_buffer():
+    """A result viewed by another held one (and the view itself) frees nothing spilled
+    alone: a result that does free memory goes first, whatever their next uses."""
+    from tidegate.core import Spill
+    from tidegate.policy import spill_candidates
+    from tidegate.core import _PENDING
+
+    # 0, 2 and 6 load; 1 views 0; 3 needs 2 and 6, then 4 needs 0, 1 and 3.
+    deps = {0: [], 1: [0], 2: [], 3: [2, 6], 4: [1, 0, 3], 5: [4], 6: []}
+    core = Scheduler(make_graph(deps, [5]), [(1, math.inf)], Policy("priority"))
+    actions = core.start()
+    held = {0, 1, 2}
+    while not held <= {i for i in range(7) if core.state[i] == MEMORY}:
+        (run,) = [a for a in actions if type(a) is Run]
+        assert run.task in held, "the graph's order changed: fix the test's premise"
+        actions = core.handle(Finished(run.task, 1000))
+    core.views[1] = 1  # the body saw 1 is a view of 0's buffer
+    order = [i for _, i in spill_candidates(
+        core._in_memory[0], core.state, core.nbytes, core._priority, core._dependent_ptr,
+        core._dependent_idx, PROCESSING, _PENDING)]  # fmt: skip
+    actions = []
+    core._spill(0, 1, 1, actions)
+    assert [a.task for a in actions if type(a) is Spill] == [2]
+    assert core._shares(0) and core._shares(1) and not core._shares(2)
+    assert set(order) == held and order[0] in (0, 1)  # the shared ones' next use is furthest

@@ -204,6 +204,7 @@ class Scheduler:
         self.rerun = [False] * len(graph.group_names)
         self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
         self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
+        self.ready_in = [0] * len(graph.group_names)  # READY tasks per group
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
@@ -326,6 +327,7 @@ class Scheduler:
         self.state[i] = READY
         self.n_waiting -= 1
         self.n_ready += 1
+        self.ready_in[self._group[i]] += 1
         if self._root[i]:
             heapq.heappush(self._ready_roots, (self._priority[i], i))
         else:
@@ -340,6 +342,7 @@ class Scheduler:
         state[i] = PROCESSING
         self.where[i] = w
         self.n_ready -= 1
+        self.ready_in[self._group[i]] -= 1
         self.n_running += 1
         self.books.on_run(
             i, w, self._root[i], self._group[i], self._known_size[i], sid
@@ -548,14 +551,45 @@ class Scheduler:
         )  # fmt: skip
         freed = 0.0
         drops = any(self.rerun)
+        shared = []  # results sharing a buffer with another held one: last resort
         for next_use, i in candidates:
             if freed >= amount:
                 break
+            if self._shares(i):
+                shared.append(i)
+                continue
             freed += self.nbytes[i]
             if drops and self._may_drop(i):
                 self._transition(i, DROPPED, sid, actions)
             else:
                 self._transition(i, SPILLED, sid, actions)
+        for i in shared:
+            if freed >= amount:
+                break
+            if self.state[i] != MEMORY:
+                continue
+            freed += self.nbytes[i]
+            if drops and self._may_drop(i):
+                self._transition(i, DROPPED, sid, actions)
+            else:
+                self._transition(i, SPILLED, sid, actions)
+
+    def _shares(self, i: int) -> bool:
+        """Does held result i share its buffer with another held result (so spilling i
+        alone frees nothing)? Results flagged in ``views`` view their single input's."""
+        state, views = self.state, self.views
+        if views[i]:
+            j = self._dep_idx[self._dep_ptr[i]]
+            if state[j] == MEMORY:
+                return True
+            i, skip = j, i  # a sibling view of the same input
+        else:
+            skip = -1
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            if views[d] and d != skip and state[d] == MEMORY:
+                return True
+        return False
 
     # -- running a root again instead of spilling its output ----------------------------
     def _may_drop(self, i: int) -> bool:
@@ -604,6 +638,7 @@ class Scheduler:
         self.state[i] = READY
         self.n_ready += 1
         self.n_recomputed += 1
+        self.ready_in[self._group[i]] += 1
         heapq.heappush(self._ready_roots, (self._priority[i], i))
 
     def _back(self, i: int) -> None:
@@ -718,6 +753,11 @@ class Scheduler:
             len(self._ready) + len(self._ready_roots) + self.limits.n_held
         )
         assert counts[PROCESSING] == self.n_running
+        ready_in = [0] * len(self.ready_in)
+        for i in range(n):
+            if self.state[i] == READY:
+                ready_in[self._group[i]] += 1
+        assert ready_in == self.ready_in, (ready_in, self.ready_in)
         assert counts[WAITING] == self.n_waiting
         assert counts[MEMORY] + counts[SPILLED] + counts[RELEASED] == self.n_finished
         for w, worker in enumerate(self.workers):

@@ -164,49 +164,18 @@ def in_worker_loop() -> bool:
     return getattr(_worker, "busy", False)
 
 
-def _worker_loop(tasks, done, execute, thread: int, get_id, pack) -> None:
+def _worker_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
     _worker.busy = True
     try:
-        _loop(tasks, done, execute, thread, get_id, pack)
+        _loop(tasks, done, execute, thread, get_id, pack, t0)
     finally:
         _worker.busy = False  # the thread may belong to a user's pool
 
 
-def _loop(tasks, done, execute, thread: int, get_id, pack) -> None:
-    # Start and stop times too: a root's cost decides between running it again and spilling.
-    clock = time.perf_counter
-    while True:
-        item = tasks.get()
-        if item is _STOP:
-            return
-        i, inputs = item
-        item = result = None
-        start = clock()
-        try:
-            result = execute(i, inputs)
-        except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
-            done.put((i, False, _packed(exc, pack), 0, thread, start, clock()))
-        else:
-            stop = clock()
-            try:
-                nbytes = sizeof(result)
-            except Exception:  # a broken __sizeof__ is not the task's failure
-                nbytes = None
-            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start,
-                      stop))  # fmt: skip
-        inputs = result = None  # hold no references once handed back: release frees memory
-
-
-def _traced_worker_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
-    """:func:`_worker_loop` plus start and stop times, when a trace is collected."""
-    _worker.busy = True
-    try:
-        _traced_loop(tasks, done, execute, thread, get_id, pack, t0)
-    finally:
-        _worker.busy = False
-
-
-def _traced_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
+def _loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
+    # Start and stop times (seconds since t0): a root's cost decides between running it
+    # again and spilling, and a trace records them. The thread's number comes last, for a
+    # trace (the worker id a get_id returns may be anything).
     clock = time.perf_counter
     while True:
         item = tasks.get()
@@ -217,17 +186,17 @@ def _traced_loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> 
         start = clock() - t0
         try:
             result = execute(i, inputs)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
             done.put((i, False, _packed(exc, pack), 0, thread, start, clock() - t0, thread))
         else:
             stop = clock() - t0
             try:
                 nbytes = sizeof(result)
-            except Exception:
+            except Exception:  # a broken __sizeof__ is not the task's failure
                 nbytes = None
             done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start, stop,
                       thread))  # fmt: skip
-        inputs = result = None
+        inputs = result = None  # hold no references once handed back: release frees memory
 
 
 def _packed(exc: BaseException, pack) -> Any:
@@ -286,10 +255,18 @@ def run(
         loaded_before = 0
         warned = False
         largest = 0.0
+        largest_of: dict[int, float] = {}  # group -> its largest result so far
+        rep_inputs = _representative_inputs(graph)
+        feet, ready_in = governor.footprint, core.ready_in
+        fed: set[int] = set()  # groups of tasks fed by a task handed out
+        dependent_ptr, dependent_idx = core._dependent_ptr, core._dependent_idx
     # Roots' seconds and bytes per group, against the disk's: run a root again or spill it.
     rerun_cost = _RerunCost(core, disk) if core._may_spill and hooks.recompute_roots else None
     recomputed, views = core.recomputed, core.views
-    one_input = (np.diff(graph.dep_ptr) == 1).tolist() if rerun_cost is not None else None
+    # Results that view their single input's buffer: spilling either of the two alone
+    # frees nothing while the other is held (the core spills others first).
+    one_input = (np.diff(graph.dep_ptr) == 1).tolist() if core._may_spill else None
+    dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
     core_time = 0.0
@@ -318,6 +295,8 @@ def run(
                     pretask(i)
                 if governor is not None:
                     running[i] = g = group_of[i]
+                    for c in range(dependent_ptr[i], dependent_ptr[i + 1]):
+                        fed.add(group_of[dependent_idx[c]])
                     if recomputed[i]:  # a dropped root runs again: its group has work left
                         left[g] += 1
                         upcoming.add(g)
@@ -386,8 +365,10 @@ def run(
                     events.append(Finished(i, n))
                     if rerun_cost is not None:
                         rerun_cost.ran(i, n, item[6] - item[5])
-                        if one_input[i] and type(value) is np.ndarray and value.base is not None:
-                            views[i] = 1  # keeps its input's memory: dropping that frees none
+                    if one_input is not None and one_input[i] and type(
+                            value) is np.ndarray and value.base is not None and _views(
+                            value, data.get(dep_idx[dep_ptr[i]])):  # fmt: skip
+                        views[i] = 1  # keeps its input's memory: dropping that frees none
                 else:
                     n = 0
                     events.append(Failed(i))
@@ -419,10 +400,19 @@ def run(
                         held += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes
-                budget = governor.budget(held, disk.backlog_bytes, ran, threads, upcoming, largest)
+                        if e.nbytes > largest_of.get(g, -1):
+                            largest_of[g] = e.nbytes
+                # Room is kept for groups measured, and for unmeasured ones about to run:
+                # ready, or fed by a task handed out (a group whose only task comes last
+                # would hold the budget back all run long).
+                soon = [g for g in upcoming if g in feet or g in fed or ready_in[g] or g in ran]
+                inputs = _unseen_inputs(soon, feet, rep_inputs, largest_of)
+                budget = governor.budget(held, disk.backlog_bytes, ran, threads, soon, largest,
+                                         inputs)  # fmt: skip
                 reloads = core.bytes_loaded - loaded_before
                 loaded_before = core.bytes_loaded
-                threads = _threads_that_fit(governor, threads, max_threads, reloads, largest)
+                threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
+                                            held)  # fmt: skip
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
                 if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
@@ -547,6 +537,48 @@ class _RerunCost:
             rerun[g] = b > 0 and s / b < RERUN_SLACK * trip
 
 
+def _buffer(a):
+    """The object owning an array's memory (the end of its chain of bases)."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return a
+
+
+def _views(value: np.ndarray, source) -> bool:
+    """Is ``value`` a view of array ``source``'s memory (not of some other buffer, such as
+    the bytes a reader decoded it from)?"""
+    return type(source) is np.ndarray and _buffer(value) is _buffer(source)
+
+
+def _representative_inputs(graph) -> dict[int, dict[int, int]]:
+    """Per group of tasks with inputs, its task with the most inputs: how many of them
+    come from each group (a group's footprint is guessed from them before it runs)."""
+    ndeps = np.diff(graph.dep_ptr)
+    order = np.lexsort((-ndeps, graph.group))  # by group, most inputs first
+    first = np.ones(len(order), bool)
+    first[1:] = graph.group[order][1:] != graph.group[order][:-1]
+    out: dict[int, dict[int, int]] = {}
+    for i in order[first].tolist():
+        if ndeps[i]:
+            deps = graph.dep_idx[graph.dep_ptr[i] : graph.dep_ptr[i + 1]]
+            groups, counts = np.unique(graph.group[deps], return_counts=True)
+            out[int(graph.group[i])] = dict(zip(groups.tolist(), counts.tolist()))
+    return out
+
+
+def _unseen_inputs(upcoming, seen, rep_inputs: dict, largest_of: dict) -> dict[int, float]:
+    """Bytes of a task's inputs, for upcoming groups not measured yet whose input groups
+    all ran (their largest results so far)."""
+    out = {}
+    for g in upcoming:
+        if g in seen:
+            continue
+        counts = rep_inputs.get(g)
+        if counts and all(d in largest_of for d in counts):
+            out[g] = sum(largest_of[d] * n for d, n in counts.items())
+    return out
+
+
 def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
     """One thread, nothing held beyond its inputs, and still over: the limit is below what
     one task needs (known only once it ran: no chunk metadata said so beforehand)."""
@@ -566,12 +598,14 @@ def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
 
 
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
-                      largest: float) -> int:  # fmt: skip
+                      largest: float, held: float = 0.0) -> int:  # fmt: skip
     """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
     need leaves held results less than the budget's floor, or when spilled results are
     read back while the budget holds fewer than four of the largest results; one more once
-    there is room for another task's share besides the floor. (One worker: the thread
-    runtime's.)"""
+    there is room for another task's share besides the floor and besides the results
+    ``held`` now (a thread whose room must first be spilled for writes out results whose
+    consumers are about to run: the budget would drop below what is held at once). (One
+    worker: the thread runtime's.)"""
     size = max(governor.chunk, largest)
     if size:  # as many as the limit holds a task's footprint for
         most = min(most, max(1, int(governor.usable // (TASK_FOOTPRINT * size))))
@@ -580,7 +614,7 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
         return max(1, min(most, threads - 1))
     per_task = governor.overhead / max(1, threads)
     if size and threads < most and not reloads and governor.room - per_task > max(
-            governor.floor, 4 * largest):  # fmt: skip
+            governor.floor, 4 * largest, held):  # fmt: skip
         return threads + 1
     return threads
 
@@ -663,14 +697,10 @@ class _Threads:
         self.inflight = 0
         self.n = n
         ctx = contextvars.copy_context()  # the caller's context (e.g. dask.config.set)
-        if hooks.trace is not None:
-            loop, extra = _traced_worker_loop, (t0,)
-        else:
-            loop, extra = _worker_loop, ()
         self.threads: list[threading.Thread] = []
         for k in range(n):
-            args = (loop, self.tasks, self.done, execute, k, hooks.get_id, hooks.pack_exception,
-                    *extra)  # fmt: skip
+            args = (_worker_loop, self.tasks, self.done, execute, k, hooks.get_id,
+                    hooks.pack_exception, t0)  # fmt: skip
             if hooks.executor is not None:
                 hooks.executor.submit(ctx.copy().run, *args)
             else:

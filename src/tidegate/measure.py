@@ -125,12 +125,16 @@ class Governor:
     held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
     too), shared among them: each group's footprint is the largest share seen, decaying
     slowly towards lower ones. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
-    times the larger of ``chunk`` (array metadata) and the largest result so far. The room
-    kept for running tasks is ``threads`` times the largest footprint among the groups with
-    work left; the budget is what is held plus what the limit leaves after the reading (less
-    the backlog, about to leave), the room still to keep and a margin, never below
-    ``floor``. (With exact accounting that is the limit less the backlog, the room and the
-    margin; measured against RSS, results ``dask.sizeof`` counts twice cost what they cost.)
+    times the larger of ``chunk`` (array metadata) and the largest result so far, or times
+    its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
+    inputs per unseen group whose input groups all ran; a task combining small results
+    needs no room for a chunk). The room kept for running tasks is ``threads`` times the
+    largest footprint among the groups passed as ``upcoming`` (the runtime passes those
+    measured and those about to run); the budget is what is held plus what the limit leaves
+    after the reading (less the backlog, about to leave), the room still to keep and a
+    margin, never below ``floor``. (With exact accounting that is the limit less the
+    backlog, the room and the margin; measured against RSS, results ``dask.sizeof`` counts
+    twice cost what they cost.)
     While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
     freed memory shows as freed.
     """
@@ -189,11 +193,11 @@ class Governor:
         return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
 
     def budget(self, held: float, backlog: float, ran: list, threads: int, upcoming,
-               largest: float = 0.0) -> float:  # fmt: skip
+               largest: float = 0.0, inputs: dict | None = None) -> float:  # fmt: skip
         """The budget for held results now. ``held`` and ``backlog``: bytes held and on
         their way to disk at the highest reading since the last call; ``ran``: the groups
         of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
-        left; ``largest``: the largest result so far."""
+        left that may run while this budget holds; ``largest``: the largest result so far."""
         high, self._max = self._max, self.now
         over = max(0.0, high - held - backlog)
         feet = self.footprint
@@ -203,7 +207,9 @@ class Governor:
                 f = feet.get(g)
                 feet[g] = share if f is None or share >= f else f + (share - f) * DECAY
         guess = self.guess(largest)
-        need = max((feet.get(g, guess) for g in upcoming), default=0.0)
+        inputs = inputs or {}
+        need = max((feet[g] if g in feet else min(guess, (TASK_FOOTPRINT - 1) * inputs.get(
+            g, math.inf)) for g in upcoming), default=0.0)  # fmt: skip
         # Room kept for running tasks: what they may need, less what the reading shows of it.
         self.overhead = threads * need
         reserve = max(0.0, self.overhead - over)
