@@ -406,6 +406,7 @@ class Plugin(SchedulerPlugin):
         # without walking its graph (slot openings far outnumber workers opening).
         self._epoch = 0
         self._blocked = None
+        self._looked: dict = {}  # address -> running when last looked at (_refresh)
         self._copies_seen = -1  # the broadcast generation the readers parked on _COPIES saw
         if s is None:
             return
@@ -610,7 +611,9 @@ class Plugin(SchedulerPlugin):
         without partners; wake the roots parked on it when it opens."""
         s = self.scheduler
         ws = s.workers.get(addr)
-        if ws is not None and ws in s.running:
+        running = ws is not None and ws in s.running
+        self._looked[addr] = running
+        if running:
             book = self._measure(ws)
             if self.books.may_take_some(addr):
                 if addr not in self._open:
@@ -648,14 +651,27 @@ class Plugin(SchedulerPlugin):
         updated in place, not rebuilt: most workers are as they were (at 1,000 workers
         a rebuild per tick re-sorted 1,000 entries)."""
         self._blocked = None
-        self.books.changed.clear()
-        workers = self.scheduler.workers
+        changed = self.books.changed
+        s = self.scheduler
+        workers, running, books, looked = s.workers, s.running, self.books.workers, self._looked
         for addr in [a for a in self._open if a not in workers]:
             self._open.discard(addr)
         for addr in [a for a in self._free_key if a not in workers]:
             self._set_free(addr, False)
-        for addr in workers:
+        for addr in [a for a in looked if a not in workers]:
+            del looked[addr]
+        for addr, ws in workers.items():
+            # Without a budget held bytes decide nothing: a worker still running, whose
+            # books did not change since it was last looked at, would be found as it was
+            # (1,000 workers: a full look per tick cost more than the transitions).
+            book = books.get(addr)
+            if (addr not in changed and looked.get(addr) and book is not None
+                    and book.budget == math.inf and ws in running):  # fmt: skip
+                if addr in self._open and addr in self._waiting_on:
+                    self._wake(addr)
+                continue
             self._refresh(addr)
+        changed.clear()
 
     def _update(self) -> None:
         """Re-examine the workers whose books changed since the last look: O(changed)."""
