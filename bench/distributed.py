@@ -114,9 +114,9 @@ def open_read_select(n=80, mb=16):
 _INPUTS: dict = {}
 
 
-def vorticity_files(steps=48):
-    """The demo's pipeline (tidegate.workloads.vorticity_files): per step an open per file,
-    a 32 MB read, the vorticity against three shared grid chains, a zarr store."""
+def _zarr(name, steps=48):
+    """A workload of tidegate.workloads on zarr inputs (steps x 1000 x 1000 float64, 32 MB
+    chunks), written once per bench run, its result stored to zarr."""
     import tempfile
 
     from tidegate.workloads import build, make_inputs
@@ -124,12 +124,22 @@ def vorticity_files(steps=48):
     if "folder" not in _INPUTS:
         _INPUTS["folder"] = tempfile.mkdtemp(prefix="tidegate-bench-")
         _INPUTS["paths"] = make_inputs(_INPUTS["folder"], steps)
-    return build("vorticity-files", _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
+    return build(name, _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
+
+
+def vorticity_files():
+    """The demo's pipeline (tidegate.workloads.vorticity_files): per step an open per file,
+    a 32 MB read, the vorticity against three shared grid chains, a zarr store."""
+    return _zarr("vorticity-files")
 
 
 WORKLOADS = {"loaders": loaders, "open-read-select": open_read_select,
              "stack-sum": stack_sum, "offset-slices": offset_slices,
              "vorticity-files": vorticity_files}
+# The seed's workloads (dask/distributed#6360) on the same zarr inputs: --only seed-anomaly.
+SEED = ("slice-add", "rechunk-add", "weighted", "anomaly")
+WORKLOADS.update({f"seed-{n}": (lambda n=n: _zarr(n)) for n in SEED})
+DEFAULT = ("loaders", "open-read-select", "stack-sum", "offset-slices", "vorticity-files")
 
 
 # -- one run ----------------------------------------------------------------------------
@@ -187,7 +197,7 @@ def main(argv=None):
     ap.add_argument("--bandwidth", type=float, default=None, help="bytes/s into each worker")
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
-    workloads = args.only or list(WORKLOADS)
+    workloads = args.only or list(DEFAULT)
     config = {**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}
     runs: dict = {w: {m: [] for m in modes} for w in workloads}
     for rep in range(args.reps):

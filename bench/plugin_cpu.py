@@ -52,7 +52,7 @@ class _SchedulerClock:
     def __enter__(self):
         clock, original = self, self._original
 
-        def timed(cluster, fn, *args):
+        def timed(cluster, fn, *args, **kwargs):  # kwargs: messages= (a batch's size)
             def run(*a):
                 t0 = time.process_time()
                 try:
@@ -60,7 +60,7 @@ class _SchedulerClock:
                 finally:
                     clock.cpu += time.process_time() - t0
 
-            original(cluster, run, *args)
+            original(cluster, run, *args, **kwargs)
 
         sim_cluster.SimCluster.scheduler_work = timed
         return self

@@ -26,6 +26,7 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, Event, SchedulerPlugin, WorkerPlugin, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
+from tidegate.distributed import server  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
@@ -160,12 +161,15 @@ def test_uninstall_restores_dask(client):
             dask_scheduler.WORKER_SATURATION,
             "tidegate" in dask_scheduler.plugins,
             "tidegate" in dask_scheduler.periodic_callbacks,
+            "_get_thief" in steal.__dict__,  # the faster thief search (distributed >= 2025.4)
         )
 
     before = client.run_on_scheduler(methods)
-    assert before == ([], False, SATURATION, False, False)
+    assert before == ([], False, SATURATION, False, False, False)
     client.register_plugin(td.Plugin(saturation=3.0))
-    assert client.run_on_scheduler(methods) == (sorted(td.HOOKS), True, 3.0, True, True)
+    thief = client.run_on_scheduler(
+        lambda dask_scheduler: server._thief_shape(dask_scheduler.extensions["stealing"]))
+    assert client.run_on_scheduler(methods) == (sorted(td.HOOKS), True, 3.0, True, True, thief)
     assert td.uninstall(client) is True
     assert client.run_on_scheduler(methods) == before
     assert td.uninstall(client) is False

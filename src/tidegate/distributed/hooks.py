@@ -67,6 +67,9 @@ STATE_HOOKS = {
     "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
+# What a queued reader of a widely shared input waits for when held (broadcast.py): a copy
+# starting, landing or dropped. The timer and a worker leaving wake them too.
+_COPIES = ("broadcast", "copies")
 
 
 def _budget(value):
@@ -176,8 +179,9 @@ class Plugin(SchedulerPlugin):
         try:
             self._set_free(worker, False)
             self._open.discard(worker)
-            if worker in self._waiting_on:
-                self._wake(worker)
+            for k in (worker, _COPIES):  # a held reader's worker may be the one leaving
+                if k in self._waiting_on:
+                    self._wake(k)
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
         except Exception as exc:
             self._error("remove_worker", exc)
@@ -388,7 +392,7 @@ class Plugin(SchedulerPlugin):
         self._free = SortedList()
         self._free_key: dict = {}
         # Queued tasks poke may try, best first: dask's queue minus the parked ones.
-        self._ready = _Line()
+        self._ready = _Lines(self._root)
         # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
         # full limit), indexed by what they wait for ({address or ("limit", name): {ts}}),
         # woken when that worker may take a root again (or a task of that limit ends).
@@ -402,6 +406,8 @@ class Plugin(SchedulerPlugin):
         # without walking its graph (slot openings far outnumber workers opening).
         self._epoch = 0
         self._blocked = None
+        self._looked: dict = {}  # address -> running when last looked at (_refresh)
+        self._copies_seen = -1  # the broadcast generation the readers parked on _COPIES saw
         if s is None:
             return
         for ts in s.queued:
@@ -605,7 +611,9 @@ class Plugin(SchedulerPlugin):
         without partners; wake the roots parked on it when it opens."""
         s = self.scheduler
         ws = s.workers.get(addr)
-        if ws is not None and ws in s.running:
+        running = ws is not None and ws in s.running
+        self._looked[addr] = running
+        if running:
             book = self._measure(ws)
             if self.books.may_take_some(addr):
                 if addr not in self._open:
@@ -621,26 +629,49 @@ class Plugin(SchedulerPlugin):
         self._set_free(addr, False)
 
     def _set_free(self, addr, free: bool, book=None) -> None:
-        old = self._free_key.pop(addr, None)
-        if old is not None:
-            self._free.remove(old)
-        elif free:
+        if not free:
+            old = self._free_key.pop(addr, None)
+            if old is not None:
+                self._free.remove(old)
+            return
+        key = ((book.roots_in_flight + book.processing) / book.threads, addr)
+        old = self._free_key.get(addr)
+        if old == key:
+            return  # unchanged: no O(log n) remove and add
+        if old is None:
             self._epoch += 1
-        if free:
-            key = ((book.roots_in_flight + book.processing) / book.threads, addr)
-            self._free.add(key)
-            self._free_key[addr] = key
+        else:
+            self._free.remove(old)
+        self._free.add(key)
+        self._free_key[addr] = key
 
     def _refresh_all(self) -> None:
         """Every worker looked at afresh (install, timer): held bytes can drop without a
-        transition we see (a replica dropped, a client releasing data)."""
-        self._open.clear()
-        self._free.clear()
-        self._free_key.clear()
+        transition we see (a replica dropped, a client releasing data). The sets are
+        updated in place, not rebuilt: most workers are as they were (at 1,000 workers
+        a rebuild per tick re-sorted 1,000 entries)."""
         self._blocked = None
-        self.books.changed.clear()
-        for addr in self.scheduler.workers:
+        changed = self.books.changed
+        s = self.scheduler
+        workers, running, books, looked = s.workers, s.running, self.books.workers, self._looked
+        for addr in [a for a in self._open if a not in workers]:
+            self._open.discard(addr)
+        for addr in [a for a in self._free_key if a not in workers]:
+            self._set_free(addr, False)
+        for addr in [a for a in looked if a not in workers]:
+            del looked[addr]
+        for addr, ws in workers.items():
+            # Without a budget held bytes decide nothing: a worker still running, whose
+            # books did not change since it was last looked at, would be found as it was
+            # (1,000 workers: a full look per tick cost more than the transitions).
+            book = books.get(addr)
+            if (addr not in changed and looked.get(addr) and book is not None
+                    and book.budget == math.inf and ws in running):  # fmt: skip
+                if addr in self._open and addr in self._waiting_on:
+                    self._wake(addr)
+                continue
             self._refresh(addr)
+        changed.clear()
 
     def _update(self) -> None:
         """Re-examine the workers whose books changed since the last look: O(changed)."""
@@ -711,6 +742,8 @@ class Plugin(SchedulerPlugin):
             self.uninstall()  # removed without remove_plugin (e.g. del plugins[name])
             return
         self._refresh_all()
+        if _COPIES in self._waiting_on:
+            self._wake(_COPIES)  # a held reader's worker may have paused
         self.poke(f"tidegate-poke-{next(self._pokes)}")
 
     def poke(self, stimulus_id: str) -> None:
@@ -752,6 +785,9 @@ class Plugin(SchedulerPlugin):
     def _poke(self, s, stimulus_id) -> None:
         if self._held:
             restricted.release(self, s, stimulus_id)
+        if _COPIES in self._waiting_on and self._broadcast.generation != self._copies_seen:
+            self._copies_seen = self._broadcast.generation
+            self._wake(_COPIES)  # a copy started, landed or was dropped: held readers may go
         books = self.books
         self._update()
         limits = self.limits
@@ -761,13 +797,20 @@ class Plugin(SchedulerPlugin):
         # Tasks a full limit withholds are parked on it (they never block other work);
         # roots stop at the first that cannot be placed, but with limits the scan goes on
         # (limited non-roots would not wait for roots) for a bounded number of tasks.
+        # Once roots are blocked only the other queued tasks are looked at: walking the
+        # roots to find them cost 1,000 roots per task end (twin vorticity, 100 workers,
+        # readers of the grids held for copies: 2x the scheduler's CPU).
         ready = self._ready
         skipped = []  # looked at, neither placed nor parked: back in line afterwards
         examined = looked = 0
         roots_blocked = not self._open
         try:
-            while ready and examined < WINDOW and looked < 4 * WINDOW:
-                ts = ready.peek()
+            while examined < WINDOW and looked < 4 * WINDOW:
+                if roots_blocked and not held:
+                    break
+                ts = ready.best(roots=not roots_blocked)
+                if ts is None:
+                    break
                 if ts.state != "queued":
                     ready.discard(ts)  # left the queue (stolen by a fallback, forgotten)
                     continue
@@ -780,18 +823,18 @@ class Plugin(SchedulerPlugin):
                         continue
                 if not self._root(ts):  # limited, or reads a shared input not yet everywhere
                     examined += 1
-                    ws = self._broadcast.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
+                    b = self._broadcast
+                    ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
                     if ws is not None:
                         self._start(ts, ws, stimulus_id)
+                    elif b.held.get(ts.key, (None, -1))[1] == b.generation:
+                        # Held until a copy starts or lands (asked before, it would be held
+                        # again): parked, not walked at every task end.
+                        self._park(ts, (_COPIES,))
+                        continue
                     if ts in ready:
                         ready.discard(ts)
                         skipped.append(ts)
-                    continue
-                if roots_blocked:
-                    if not held:
-                        break
-                    ready.discard(ts)
-                    skipped.append(ts)
                     continue
                 blocked = self._blocked
                 if blocked is not None and blocked[0] is ts and blocked[1] == self._epoch:
@@ -859,6 +902,42 @@ class Plugin(SchedulerPlugin):
             self._apply({ts.key: "processing"}, stimulus_id)
         finally:
             self._context = None
+
+
+class _Lines:
+    """Queued tasks poke may try: roots and the others (limited tasks, readers of a
+    shared input) in two lines, so that poke can go on with the others once no root can
+    start, without walking the roots."""
+
+    __slots__ = ("_roots", "_others", "_is_root")
+
+    def __init__(self, is_root) -> None:
+        self._roots, self._others, self._is_root = _Line(), _Line(), is_root
+
+    def __len__(self) -> int:
+        return len(self._roots) + len(self._others)
+
+    def __contains__(self, ts) -> bool:
+        return ts in self._roots or ts in self._others
+
+    def add(self, ts) -> None:
+        (self._roots if self._is_root(ts) else self._others).add(ts)
+
+    def discard(self, ts) -> None:
+        self._roots.discard(ts)
+        self._others.discard(ts)
+
+    def discard_key(self, key) -> None:
+        self._roots.discard_key(key)
+        self._others.discard_key(key)
+
+    def best(self, roots: bool = True):
+        """The best task of both lines (``roots=False``: of the others only), or None."""
+        o = self._others.peek() if self._others else None
+        if not roots or not self._roots:
+            return o
+        r = self._roots.peek()
+        return r if o is None or r.priority < o.priority else o
 
 
 class _Line:
