@@ -4,8 +4,9 @@ PYTHONHASHSEED.
 dask iterates sets of tasks, keys and addresses, and the order of a set follows the hashes
 of its members; ``hash()`` of a string changes with PYTHONHASHSEED. The twin gives what it
 creates hashes of their text (crc32): worker addresses (:class:`StableStr`), the
-scheduler's TaskStates and WorkerStates (``cluster.py``); the keys dask.order sees are
-numbered (:func:`stable_order`). Same text, same comparisons: dask cannot tell the difference.
+scheduler's TaskStates and WorkerStates (``cluster.py``), the workers' TaskStates, which
+dask hashes by id() (``worker.py``); the keys dask.order sees are numbered
+(:func:`stable_order`). Same text, same comparisons: dask cannot tell the difference.
 """
 
 from __future__ import annotations

@@ -33,11 +33,14 @@ from distributed.worker_state_machine import (
     RetryBusyWorkerLater,
     SendMessageToScheduler,
     StealRequestEvent,
+    TaskState,
+    UpdateDataEvent,
     WorkerState,
 )
 
 from ..trace import Memory, TaskEnd, Transfer
 from . import heartbeats
+from .hashing import stable_hash
 from .heartbeats import configured_bandwidth
 from .streams import WORKER_TO_SCHEDULER, BatchedStream
 
@@ -93,20 +96,65 @@ class _NoTaskCounter:
 _HANDLERS = WorkerState.__dict__["_handle_event"].dispatcher.dispatch
 
 
+class _StableTaskState(TaskState):
+    """A worker's TaskState hashing by its key's text (see .hashing). dask's hashes by id(),
+    so a worker's sets of tasks (dependencies, dependents, what to fetch) followed memory
+    addresses: which of two equal-priority inputs a fetch carried changed with
+    PYTHONHASHSEED and with validation (distributed 2025.1). Equality stays identity."""
+
+    __slots__ = ("_hash",)
+
+    def __init__(self, key, hash_: int) -> None:
+        self._hash = hash_  # dask's __post_init__ puts the task in a WeakSet
+        super().__init__(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
 class _FastWorkerState(WorkerState):
     """dask's ``WorkerState``, its stimuli dispatched more cheaply. ``_handle_event`` is a
     ``singledispatchmethod``, which Python < 3.12 wraps anew (``update_wrapper``) on every
     call; here the same registered handler is looked up by the event's type and called.
     Without validation, the stimulus log (kept to print after a failed check, 1/10 of a
     worker's time in copies of each event) is skipped. Otherwise dask's own
-    ``handle_stimulus``."""
+    ``handle_stimulus``.
+
+    Its TaskStates are :class:`_StableTaskState`: dask creates them in three places
+    (``_ensure_task_exists`` and the compute-task and update-data handlers), each only if
+    the key is not in ``tasks``; the twin puts one there just before."""
+
+    _salt = 0  # the worker's (SimWorker sets it): see _new_task
+
+    def _new_task(self, key) -> None:
+        # Salted by the worker: dask keeps every TaskState of the process in one WeakSet,
+        # where a key's copies on 100 workers would otherwise all collide.
+        self.tasks[key] = ts = _StableTaskState(key, stable_hash(key) ^ self._salt)
+        self.task_counter.new_task(ts)
+
+    def _ensure_task_exists(self, key, *, priority, stimulus_id):
+        if key not in self.tasks:
+            self._new_task(key)
+        return super()._ensure_task_exists(key, priority=priority, stimulus_id=stimulus_id)
+
+    def _handle_event(self, ev):
+        """dask's ``handle_stimulus`` calls this (with validation)."""
+        kind = type(ev)
+        if kind is ComputeTaskEvent:
+            if ev.key not in self.tasks:
+                self._new_task(ev.key)
+        elif kind is UpdateDataEvent:
+            for key in ev.data:
+                if key not in self.tasks:
+                    self._new_task(key)
+        return _HANDLERS(kind)(self, ev)
 
     def handle_stimulus(self, *stims):
         if self.validate:
             return super().handle_stimulus(*stims)
         instructions = []
         for stim in stims:
-            recs, instr = _HANDLERS(type(stim))(self, stim)
+            recs, instr = self._handle_event(stim)
             instructions += instr
             instructions += self._transitions(recs, stimulus_id=stim.stimulus_id)
         return instructions
@@ -118,6 +166,7 @@ class SimWorker:
         self.clock = cluster.clock
         self.address = address
         self.state = _FastWorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
+        self.state._salt = stable_hash(address)
         if not validate:  # validation compares the counts with the tasks
             self.state.task_counter = _NoTaskCounter()
         self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
@@ -172,9 +221,9 @@ class SimWorker:
             self.stream.send(outgoing)
 
     def _deterministic(self, instructions: list) -> list:
-        """Executes and gathers in priority order. The worker's TaskStates hash by id(), so
-        the order in which dask emits several of them varies between processes; threads
-        and the incoming queue would then be handed out differently."""
+        """Executes and gathers in priority order. dask emits several of them in the order
+        of a set of TaskStates (in a real worker, of memory addresses); threads and the
+        incoming queue are handed out by priority rather than by hash."""
         tasks = self.state.tasks
 
         def rank(i):
@@ -233,7 +282,7 @@ class SimWorker:
         flying = self.state.in_flight_workers
         if flying.get(inst.worker) is inst.to_gather:
             # dask walks this set of keys when the data arrives, in the keys' hash order
-            # (PYTHONHASHSEED); an ordered stand-in walks them by priority instead.
+            # (PYTHONHASHSEED: keys are dask's strings); a stand-in walks them by priority.
             tasks = self.state.tasks
             flying[inst.worker] = dict.fromkeys(
                 sorted(inst.to_gather, key=lambda k: (tasks[k].priority, str(k))))
