@@ -279,6 +279,13 @@ def run(
     loading: dict[int, Loading] = {}
 
     def dispatch(actions: list) -> None:
+        if governor is not None and len(actions) > 1:
+            # Spills and releases before runs: the core may spill after handing out a task
+            # (room for its loads), and a value on its way to disk is still in memory, so
+            # the task must not start beside it (settle, below). Inputs of running tasks
+            # are never spilled, so no run needs a value spilled after it in the list.
+            actions = [a for a in actions if type(a) is not Run] + [
+                a for a in actions if type(a) is Run]  # fmt: skip
         for a in actions:
             kind = type(a)
             if kind is Run:
