@@ -205,6 +205,23 @@ def test_outputs_larger_than_the_budget_are_announced_before_running():
         assert x.sum().compute(scheduler="tidegate", memory_limit=4e6) == 2e6  # small output
 
 
+def test_a_store_to_zarr_is_not_announced_as_large_outputs(tmp_path):
+    """da.store's chunks return empty arrays although their layer's metadata claims full
+    chunks: storing 8 MB under a 4 MB limit holds no outputs, so no warning about them;
+    with return_stored=True the stored chunks do come back, and the warning stays."""
+    zarr = pytest.importorskip("zarr")
+    x = da.ones((1000, 1000), chunks=250) + 1
+    z = zarr.open_array(str(tmp_path / "out.zarr"), mode="w", shape=x.shape, chunks=(250, 250),
+                        dtype=x.dtype)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        da.store(x, z, scheduler="tidegate", memory_limit=4e6)
+    assert z[...].sum() == 2e6
+    with pytest.warns(RuntimeWarning, match=r"outputs need 7.63 MiB at once"):
+        back = da.store(x, z, return_stored=True, compute=False)
+        back.compute(scheduler="tidegate", memory_limit=4e6)
+
+
 # -- data in the graph, aliases -----------------------------------------------------------
 def test_data_in_the_graph_is_not_counted_as_produced_memory():
     """8 MB embedded in the graph, a 4 MB budget, four threads: the four tasks reading it run

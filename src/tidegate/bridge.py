@@ -247,6 +247,23 @@ def _gatherer(plan: _Plan, graph: TaskGraph):
     return gather_extra
 
 
+def _returns_nothing(node) -> bool:
+    """A ``da.store`` chunk (``load_store_chunk`` without ``return_stored``), possibly inside
+    a fused subgraph: it writes its chunk and returns an empty array, whatever its layer's
+    chunk metadata claims. Matched by name: dask.array is an optional dependency."""
+    for _ in range(8):  # fused subgraphs nest a few levels at most
+        func = getattr(node, "func", None)
+        name = getattr(func, "__name__", None)
+        if name == "load_store_chunk" and getattr(func, "__module__", "") == "dask.array.core":
+            return not node.kwargs.get("return_stored", False)
+        args = getattr(node, "args", ())
+        if name == "_execute_subgraph" and len(args) > 1 and isinstance(args[0], dict):
+            node = args[0].get(args[1])
+            continue
+        return False
+    return False
+
+
 def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: float) -> None:
     """Requested outputs are held to the end: if their known sizes alone exceed the budget,
     they go to disk as they finish and all come back at the end. Say so up front. An output
@@ -254,10 +271,13 @@ def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: flo
     which it holds all at once."""
     total = 0.0
     for k, est in zip(outputs, estimate_sizes(outputs, sizes).tolist()):
+        if _returns_nothing(dsk.get(k)):
+            continue
         if est == est:
             total += est
         elif (node := dsk.get(k)) is not None:
-            total += float(np.nansum(estimate_sizes(list(node.dependencies), sizes)))
+            held = [d for d in node.dependencies if not _returns_nothing(dsk.get(d))]
+            total += float(np.nansum(estimate_sizes(held, sizes)))
     if total > cap:
         warnings.warn(
             f"the requested outputs need {format_bytes(total)} at once at the end, more "
