@@ -33,6 +33,15 @@ except ImportError:  # the pure tests run without the extra
     WorkerPlugin = object
 
 
+def _dependents(deps: dict) -> dict:
+    """Invert a dependency mapping."""
+    dependents: dict = {k: [] for k in deps}
+    for k, ds in deps.items():
+        for d in ds:
+            dependents[d].append(k)
+    return dependents
+
+
 def _graph(steps):
     """Per step u-t, v-t -> vort-t, which also reads grid (shared by every step)."""
     deps = {"grid": []}
@@ -40,10 +49,7 @@ def _graph(steps):
         deps[f"u-{t}"] = []
         deps[f"v-{t}"] = []
         deps[f"vort-{t}"] = [f"u-{t}", f"v-{t}", "grid"]
-    dependents: dict = {k: [] for k in deps}
-    for k, ds in deps.items():
-        for d in ds:
-            dependents[d].append(k)
+    dependents = _dependents(deps)
     return deps, dependents
 
 
@@ -72,10 +78,7 @@ def test_partners_past_a_meeting_and_one_meeting_further():
     deps["combine-0"] = ["chunk-0", "chunk-1"]
     deps.update({"u-0": [], "u-1": [], "v-0": [], "v-1": [], "mu": ["u-0", "u-1"],
                  "mv": ["v-0", "v-1"], "add": ["mu", "mv"]})
-    dependents: dict = {k: [] for k in deps}
-    for k, ds in deps.items():
-        for d in ds:
-            dependents[d].append(k)
+    dependents = _dependents(deps)
     where = {"x-1": ["w1"], "v-1": ["w2"]}.get
     args = (dependents.__getitem__, deps.__getitem__, lambda t: where(t, []))
     assert meeting_partners("x-0", *args) == {"w1": 1}
@@ -93,10 +96,7 @@ def test_a_further_meeting_is_whole_only_when_its_other_inputs_are_all_found():
         deps[f"x-{i}"] = []
     deps.update({"c-0": ["x-0", "x-1"], "c-1": ["x-2", "x-3"], "c-2": ["x-4", "x-5"],
                  "top": ["c-0", "c-1", "c-2"]})
-    dependents: dict = {k: [] for k in deps}
-    for k, ds in deps.items():
-        for d in ds:
-            dependents[d].append(k)
+    dependents = _dependents(deps)
     where = {"v-1": ["w2"], "x-2": ["w3"]}.get
     args = (dependents.__getitem__, deps.__getitem__, lambda t: where(t, []))
     assert further_meeting("u-0", *args) == ({"w2": 1}, True)

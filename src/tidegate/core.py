@@ -558,21 +558,18 @@ class Scheduler:
             if self._shares(i):
                 shared.append(i)
                 continue
-            freed += self.nbytes[i]
-            if drops and self._may_drop(i):
-                self._transition(i, DROPPED, sid, actions)
-            else:
-                self._transition(i, SPILLED, sid, actions)
+            freed += self._evict(i, drops, sid, actions)
         for i in shared:
             if freed >= amount:
                 break
-            if self.state[i] != MEMORY:
-                continue
-            freed += self.nbytes[i]
-            if drops and self._may_drop(i):
-                self._transition(i, DROPPED, sid, actions)
-            else:
-                self._transition(i, SPILLED, sid, actions)
+            if self.state[i] == MEMORY:
+                freed += self._evict(i, drops, sid, actions)
+
+    def _evict(self, i: int, drops: bool, sid: int, actions: list) -> float:
+        """Drop result i (a cheap root, run again later) or spill it; the bytes freed."""
+        nbytes = self.nbytes[i]
+        self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
+        return nbytes
 
     def _shares(self, i: int) -> bool:
         """Does held result i share its buffer with another held result (so spilling i
