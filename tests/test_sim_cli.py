@@ -70,7 +70,13 @@ def test_vorticity_is_the_seeds_shape():
     assert w.keys == [("vorticity-store", t) for t in range(7)]
 
 
-def test_same_result_in_processes_with_different_hash_seeds(tmp_path):
+@pytest.mark.parametrize("workload, size", [
+    ("stack-sum", ["--steps", "30", "--chunk", "10MB", "--workers", "4", "--threads", "2"]),
+    # dask's optimisation emits rechunk-add's splits in hash order (model._canonical)
+    ("rechunk-add", ["--steps", "120", "--chunk", "190MB", "--workers", "6", "--threads", "4",
+                     "--policy", "queue"]),
+])
+def test_same_result_in_processes_with_different_hash_seeds(tmp_path, workload, size):
     """dask iterates sets of tasks and addresses in hash order; the twin gives them hashes
     that do not depend on PYTHONHASHSEED (and orders what dask leaves to id())."""
     import os
@@ -82,11 +88,11 @@ def test_same_result_in_processes_with_different_hash_seeds(tmp_path):
         out = tmp_path / f"{i}.json"
         env = dict(os.environ, PYTHONHASHSEED=str(i + 1))
         subprocess.run(
-            [sys.executable, "-m", "tidegate.cli", "simulate", "--workload", "stack-sum",
-             "--steps", "30", "--chunk", "10MB", "--workers", "4", "--threads", "2",
+            [sys.executable, "-m", "tidegate.cli", "simulate", "--workload", workload, *size,
              "--json", str(out)],
             check=True, env=env, capture_output=True, timeout=240,
         )
         outs.append(out.read_text())
     assert outs[0] == outs[1]
+    assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
     assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
