@@ -88,18 +88,12 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
 
 
 def _canonical(dsk: dict) -> dict:
-    """The graph in one order for every process. dask's optimisation emits some graphs
-    (rechunk-add's splits) in an order that follows PYTHONHASHSEED, and that order reaches
-    dask.order's tie-breaks and the scheduler: the same collection gave queuing 15.2-17.3 GB
-    moved across five seeds. Blocks in row-major order within each name."""
-    return dict(sorted(dsk.items(), key=_natural))
-
-
-def _natural(item) -> tuple:
-    key = item[0]
-    if type(key) is tuple:
-        return (str(key[0]), tuple((0, i) if type(i) is int else (1, str(i)) for i in key[1:]))
-    return (str(key), ())
+    """The graph in one order for every process: by the keys' text. dask's optimisation
+    emits some graphs (rechunk-add's splits) in an order that follows PYTHONHASHSEED, and
+    that order reaches dask.order's tie-breaks and the scheduler: the same collection gave
+    queuing 15.2-17.3 GB moved across five seeds. (0.3 s per 150k keys; a row-major
+    order by block index cost 2.6.)"""
+    return {k: dsk[k] for k in sorted(dsk, key=str)}
 
 
 def _layer_meta(graph) -> dict:
