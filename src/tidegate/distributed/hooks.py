@@ -815,19 +815,14 @@ class Plugin(SchedulerPlugin):
                 ts = ready.best(roots=not roots_blocked)
                 c = copies.first() if copies else None
                 if c is not None and (ts is None or c.priority < ts.priority):
-                    # A woken reader held for a copy is next. If gate would hold it again
-                    # as it is (nearly always), it is looked at here as below would
-                    # (counted, held anew) without leaving its line; else below decides.
-                    if c.state == "queued" and not limits:
-                        b = self._broadcast
-                        addr, gen = b.held.get(c.key, (None, -1))
-                        ws = None if addr is None else s.workers.get(addr)
-                        if ws is not None and ws in s.running and (
-                                gen == b.generation or b.blocked(s, c, ws)):  # fmt: skip
-                            b.held[c.key] = (addr, b.generation)
-                            copies.repark_first(c)
-                            looked += 1
-                            examined += 1
+                    # Woken readers held for a copy are next. Each that gate would hold
+                    # again as it is (nearly always) is looked at here as below would
+                    # (counted, held anew) without leaving its line; the first other one
+                    # is left to below.
+                    if not limits:
+                        c, looked, examined = self._look_held(
+                            s, ts, looked, examined)  # fmt: skip
+                        if c is None:
                             continue
                     copies.discard(c)
                     if c.state == "queued":
@@ -889,6 +884,34 @@ class Plugin(SchedulerPlugin):
             for ts in skipped:
                 if ts.state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
+
+    def _look_held(self, s, ts, looked, examined):
+        """Look, best first, at the woken held readers better than ``ts`` (the best other
+        queued task, or None) while the window lasts, each as ``Broadcast.place`` would:
+        held anew if its worker still runs and gate would hold it without starting a copy.
+        Nothing else happens meanwhile, so each shared input is checked once per run.
+        Returns ``(the first reader that is not so, or None; looked; examined)``."""
+        b, copies = self._broadcast, self._copies
+        held, workers, running = b.held, s.workers, s.running
+        blocked = b.blocker(s)
+        bound = None if ts is None else ts.priority
+        for c in copies.woken():
+            if bound is not None and not c.priority < bound:
+                break
+            if examined >= WINDOW or looked >= 4 * WINDOW:
+                break
+            if c.state != "queued":
+                return c, looked, examined
+            addr, gen = held.get(c.key, (None, -1))
+            ws = None if addr is None else workers.get(addr)
+            if ws is None or ws not in running or (
+                    gen != b.generation and (blocked is None or not blocked(c, ws))):  # fmt: skip
+                return c, looked, examined
+            held[c.key] = (addr, b.generation)
+            copies.repark_first(c)
+            looked += 1
+            examined += 1
+        return None, looked, examined
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts: books.place with its partners; a
@@ -1061,18 +1084,22 @@ class _Held:
         self._ahead.clear()
 
     def first(self):
-        """The best woken reader, or None. Parked ones found first move the mark past
-        them (amortised O(1) each)."""
+        """The best woken reader, or None."""
+        return next(self.woken(), None)
+
+    def woken(self):
+        """The woken readers, best first, lazily. Parked ones found before the next woken
+        move the mark past them (amortised O(1) each), so each reader yielded must be
+        reparked (:meth:`repark_first`) before the next is asked for, or the iteration
+        dropped; the line must not change meanwhile."""
         lst, ahead = self._list, self._ahead
-        i = 0 if self._mark is None else lst.bisect_right(self._mark)
-        while i < len(lst):
-            e = lst[i]
-            if e[2].key not in ahead:
-                return e[2]
-            ahead.discard(e[2].key)
-            self._mark = e
-            i += 1
-        return None
+        it = iter(lst) if self._mark is None else lst.irange(self._mark, inclusive=(False, True))
+        for e in it:
+            if e[2].key in ahead:
+                ahead.discard(e[2].key)
+                self._mark = e
+                continue
+            yield e[2]
 
     def repark_first(self, ts) -> None:
         """``ts``, just returned by :meth:`first`, was looked at and stays held."""
