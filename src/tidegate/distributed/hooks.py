@@ -658,23 +658,29 @@ class Plugin(SchedulerPlugin):
         changed = self.books.changed
         s = self.scheduler
         workers, running, books, looked = s.workers, s.running, self.books.workers, self._looked
-        for addr in [a for a in self._open if a not in workers]:
-            self._open.discard(addr)
-        for addr in [a for a in self._free_key if a not in workers]:
-            self._set_free(addr, False)
-        for addr in [a for a in looked if a not in workers]:
-            del looked[addr]
+        open_, waiting, inf = self._open, self._waiting_on, math.inf
+        before = len(looked)
+        known = 0  # workers looked at before: fewer than ``before`` means some are gone
         for addr, ws in workers.items():
+            was = looked.get(addr)
+            if was is not None:
+                known += 1
             # Without a budget held bytes decide nothing: a worker still running, whose
             # books did not change since it was last looked at, would be found as it was
-            # (1,000 workers: a full look per tick cost more than the transitions).
-            book = books.get(addr)
-            if (addr not in changed and looked.get(addr) and book is not None
-                    and book.budget == math.inf and ws in running):  # fmt: skip
-                if addr in self._open and addr in self._waiting_on:
-                    self._wake(addr)
-                continue
+            # (1,000 workers: a full look per tick cost more than the transitions). The
+            # cheap tests come first: ``ws in running`` hashes a WorkerState in Python.
+            if was and addr not in changed:
+                book = books.get(addr)
+                if book is not None and book.budget == inf and ws in running:
+                    if addr in open_ and addr in waiting:
+                        self._wake(addr)
+                    continue
             self._refresh(addr)
+        if known < before:  # gone (dask may tell plugins late): forget them everywhere
+            for addr in [a for a in looked if a not in workers]:
+                del looked[addr]
+                open_.discard(addr)
+                self._set_free(addr, False)
         changed.clear()
 
     def _update(self) -> None:
