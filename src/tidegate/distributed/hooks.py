@@ -67,9 +67,6 @@ STATE_HOOKS = {
     "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
-# What a queued reader of a widely shared input waits for when held (broadcast.py): a copy
-# starting, landing or dropped. The timer and a worker leaving wake them too.
-_COPIES = ("broadcast", "copies")
 
 
 def _budget(value):
@@ -403,7 +400,8 @@ class Plugin(SchedulerPlugin):
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are
-        # woken whenever a copy starts, lands or is dropped, and nearly all stay held.
+        # woken whenever a copy starts, lands or is dropped (and by the timer and a worker
+        # leaving), and nearly all stay held.
         self._copies = _Held()
         # A root without partners that nobody could take, and the count of workers that
         # opened or became free so far: until another does, poke stops at it again
@@ -411,7 +409,7 @@ class Plugin(SchedulerPlugin):
         self._epoch = 0
         self._blocked = None
         self._looked: dict = {}  # address -> running when last looked at (_refresh)
-        self._copies_seen = -1  # the broadcast generation the readers parked on _COPIES saw
+        self._copies_seen = -1  # the broadcast generation the parked held readers saw
         if s is None:
             return
         for ts in s.queued:
