@@ -90,6 +90,7 @@ def may_admit_root(
     estimate: float,
     budget: float,
     idle: bool,
+    owed: int = 0,
 ) -> bool:
     """May one more root start on this worker now?
 
@@ -98,14 +99,17 @@ def may_admit_root(
     so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
     consumer already holding some (``completes_consumer``, a bool or a function returning
     one, called only when it matters) may exceed that count, never the
-    processing cap. ``idle`` (nothing processing on the worker) always admits: progress is
-    guaranteed even when a single root does not fit the budget.
+    processing cap. ``owed``: roots that meetings opened here still lack (see
+    :func:`meeting_partners`), counted as in flight for a root that does not complete a
+    consumer: each opened meeting holds its data until they arrive. ``idle`` (nothing
+    processing on the worker) always admits: progress is guaranteed even when a single root
+    does not fit the budget.
     """
     if idle:
         return True
     if held_bytes + estimate > budget or roots_processing >= cap:
         return False
-    if roots_processing + roots_untouched < cap:
+    if roots_processing + roots_untouched + owed < cap:
         return True
     # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
     return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
@@ -220,7 +224,8 @@ def spill_candidates(
 
 
 def meeting_partners(
-    task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT
+    task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
+    lacks: set | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -238,6 +243,13 @@ def meeting_partners(
     a load both subtracted from a mean and reduced into it (x - x.mean()) meets its
     neighbours in the mean's first combine; stopping at the subtraction (whose other input,
     the mean, is shared by all) placed neighbours apart and moved 3x the bytes.
+
+    ``lacks``, when given, gets the roots these meetings still lack besides this one: the
+    first tasks of the other inputs' chains where none of the chain is held or processing
+    and it starts at a root (a task with no inputs, or reading a store handle). A root
+    that opens a meeting obliges its worker to load those too before any of the meeting's
+    data can be freed (:class:`tidegate.books.Books` reserves them). A set: a root lacked
+    by several meetings (rechunk: a load split into three merges) is one root.
     """
     scores: dict = {}
     for m, via in _meetings(task, dependents, dependencies, depth, fanout):
@@ -246,7 +258,9 @@ def meeting_partners(
             continue
         for t in inputs:
             if t != via:
-                _up(t, dependents, dependencies, where, depth, fanout, scores)
+                r = _up(t, dependents, dependencies, where, depth, fanout, scores)
+                if r is not None and lacks is not None and r is not task:
+                    lacks.add(r)
     return scores
 
 
@@ -331,17 +345,22 @@ def _count(found, scores) -> bool:
     return bool(found)
 
 
-def _up(t, dependents, dependencies, where, depth, fanout, scores) -> None:
-    """Up t's single-input chain to the first task held or processing: count its workers."""
+def _up(t, dependents, dependencies, where, depth, fanout, scores):
+    """Up t's single-input chain to the first task held or processing: count its workers.
+    When none is and the chain starts at a root (a task with no inputs, or whose one input
+    is a handle: no inputs, read by many, a store), returns that root: still to be placed."""
+    below = None  # the task whose input t is
     for _ in range(depth):
-        if len(dependents(t)) > fanout:
-            return  # shared by many: no meeting place
+        if len(dependents(t)) > fanout:  # shared by many: no meeting place
+            return below if below is not None and not dependencies(t) else None  # a handle
         if _count(where(t), scores):
-            return
+            return None
         ins = dependencies(t)
         if len(ins) != 1:
-            return
+            return None if ins else t
+        below = t
         t = ins[0] if isinstance(ins, (list, tuple)) else next(iter(ins))
+    return None
 
 
 def largest_footprint(size) -> tuple[int, float]:

@@ -620,7 +620,7 @@ class Plugin(SchedulerPlugin):
                     self._open.add(addr)
                     self._epoch += 1
                 self._set_free(addr, book.processing == 0 or (
-                    book.roots_in_flight < book.cap and book.held + book.estimated < book.budget
+                    book.slots_used < book.cap and book.held + book.estimated < book.budget
                 ), book)  # fmt: skip
                 if addr in self._waiting_on:
                     self._wake(addr)
@@ -634,7 +634,7 @@ class Plugin(SchedulerPlugin):
             if old is not None:
                 self._free.remove(old)
             return
-        key = ((book.roots_in_flight + book.processing) / book.threads, addr)
+        key = ((book.slots_used + book.processing) / book.threads, addr)
         old = self._free_key.get(addr)
         if old == key:
             return  # unchanged: no O(log n) remove and add
@@ -873,14 +873,16 @@ class Plugin(SchedulerPlugin):
         books = self.books
         free = self._free_iter
         listed = free()
-        partners, allowed = self._broadcast.restrict(self.scheduler, ts, _partners(ts), listed,
-                                                     stimulus_id)  # fmt: skip
+        lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
+        partners, allowed = self._broadcast.restrict(self.scheduler, ts, _partners(ts, lacks),
+                                                     listed, stimulus_id)  # fmt: skip
+        lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
                 return iter(allowed)
         if partners:
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id), partners  # fmt: skip
+                               stimulus_id, lacks), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where)
@@ -898,11 +900,11 @@ class Plugin(SchedulerPlugin):
         hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
             addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
-                               stimulus_id)  # fmt: skip
+                               stimulus_id, lacks)  # fmt: skip
             if addr is not None:
                 return addr, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                           stimulus_id), partners  # fmt: skip
+                           stimulus_id, lacks), partners  # fmt: skip
 
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
@@ -1021,9 +1023,9 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts) -> dict:
+def _partners(ts, lacks=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
-    return meeting_partners(ts, _dependents, _dependencies, _where)
+    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks)
 
 
 def _dependents(ts):
