@@ -482,13 +482,15 @@ class Books:
         )
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
-              lacks=None):  # fmt: skip
+              lacks=None, shared=None):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
         ``lacks``: the other roots that the meetings task's data goes to still lack
         (``meeting_partners(..., lacks=)``): placed, task reserves them on its worker, and
-        is itself no longer reserved where another root reserved it.
+        is itself no longer reserved where another root reserved it. ``shared``: of
+        ``partners``, those through inputs that other tasks read too (a grid): they rank
+        workers but neither make a root wait nor let it past a worker's in-flight count.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -496,36 +498,41 @@ class Books:
         one admits (only idle ones when partners exist, as place_root would choose): the
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
         not the cluster's size."""
-        ws, partner, admissible, idle, load = [], [], [], [], []
+        ws, partner, admissible, idle, load, common = [], [], [], [], [], []
+        shared = shared or {}
         mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
 
         def examine(w):
             book = self.workers[w]
             p = partners.get(w, 0)
+            c = shared.get(w, 0)
             ws.append(w)
             partner.append(p)
+            common.append(c)
             idle.append(book.processing == 0)
             load.append((book.slots_used + book.processing) / book.threads)
-            admissible.append(self.admits(w, task, known, group, p > 0, stimulus_id,
+            admissible.append(self.admits(w, task, known, group, p > c, stimulus_id,
                                           reserved=int(w == mine)))  # fmt: skip
             return admissible[-1]
 
-        found = waits = False
+        found = waits = own = False
         for w in partners:
             if w in self.workers:
                 found = examine(w) or found
-                waits = waits or self.workers[w].processing > 0
+                if partners[w] > shared.get(w, 0):
+                    own = True
+                    waits = waits or self.workers[w].processing > 0
         if not found and not waits:  # else it waits for a partner's busy worker
             for w in candidates:
                 if w in partners:
                     continue
-                if partners and self.workers[w].processing:
+                if own and self.workers[w].processing:
                     continue  # with partners elsewhere only an idle worker may take it
                 if examine(w):
                     break
         if not ws:
             return None
-        i = place_root(partner, admissible, idle, load)
+        i = place_root(partner, admissible, idle, load, common)
         if i is None:
             return None
         self.log.append((task, "placed", ws[i], stimulus_id))

@@ -140,7 +140,7 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
-def place_root(partner, admissible, idle, load) -> int | None:
+def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """Which worker should a root go to now? Index into the per-worker sequences, or None
     (keep it withheld).
 
@@ -156,8 +156,15 @@ def place_root(partner, admissible, idle, load) -> int | None:
     Sending it to any idle worker at once split pairs whenever the partner's worker had its
     roots processing at the cap: on a free network half of vorticity-files' steps moved a
     32 MB read. Without partners, the least loaded admissible worker.
+
+    ``shared[w]``: of ``partner[w]``, those that are inputs several tasks read (grids read by
+    every step of a short series, a stencil's block): they rank the admissible workers but
+    are no reason to wait, since they are copied once per worker whatever happens: waiting
+    for the grids' busy worker left the other worker of a 2-worker cluster idle for a whole
+    vorticity-files run, and the first held every read.
     """
     n = len(admissible)
+    own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
     best = None
     for w in range(n):
         if admissible[w] and partner[w] > 0:
@@ -166,8 +173,8 @@ def place_root(partner, admissible, idle, load) -> int | None:
     if best is not None:
         return best
     candidates = range(n)
-    if any(p > 0 for p in partner):
-        if any(partner[w] > 0 and not idle[w] for w in range(n)):
+    if any(p > 0 for p in own):
+        if any(own[w] > 0 and not idle[w] for w in range(n)):
             return None
         candidates = [w for w in range(n) if idle[w]]
     best = None
@@ -225,7 +232,7 @@ def spill_candidates(
 
 def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
-    lacks: set | None = None,
+    lacks: set | None = None, shared: dict | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -250,6 +257,10 @@ def meeting_partners(
     that opens a meeting obliges its worker to load those too before any of the meeting's
     data can be freed (:class:`tidegate.books.Books` reserves them). A set: a root lacked
     by several meetings (rechunk: a load split into three merges) is one root.
+
+    ``shared``, when given, gets ``{worker: count}`` of the partners found through an input
+    of a meeting that other tasks read too (up to ``fanout`` of them): part of the scores,
+    but data that any worker using it gets a copy of (see :func:`place_root`).
     """
     scores: dict = {}
     for m, via in _meetings(task, dependents, dependencies, depth, fanout):
@@ -258,7 +269,14 @@ def meeting_partners(
             continue
         for t in inputs:
             if t != via:
-                r = _up(t, dependents, dependencies, where, depth, fanout, scores)
+                if shared is not None and len(dependents(t)) > 1:
+                    found: dict = {}
+                    r = _up(t, dependents, dependencies, where, depth, fanout, found)
+                    for w, k in found.items():
+                        scores[w] = scores.get(w, 0) + k
+                        shared[w] = shared.get(w, 0) + k
+                else:
+                    r = _up(t, dependents, dependencies, where, depth, fanout, scores)
                 if r is not None and lacks is not None and r is not task:
                     lacks.add(r)
     return scores

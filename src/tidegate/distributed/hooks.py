@@ -874,15 +874,17 @@ class Plugin(SchedulerPlugin):
         free = self._free_iter
         listed = free()
         lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
-        partners, allowed = self._broadcast.restrict(self.scheduler, ts, _partners(ts, lacks),
-                                                     listed, stimulus_id)  # fmt: skip
+        shared: dict = {}  # partners through inputs other tasks read too (a grid)
+        partners, allowed = self._broadcast.restrict(
+            self.scheduler, ts, _partners(ts, lacks, shared), listed, stimulus_id)
         lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
                 return iter(allowed)
         if partners:
+            own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id, lacks), partners  # fmt: skip
+                               stimulus_id, lacks, shared), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where)
@@ -1023,9 +1025,9 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts, lacks=None) -> dict:
+def _partners(ts, lacks=None, shared=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
-    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks)
+    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared)
 
 
 def _dependents(ts):
