@@ -620,7 +620,7 @@ class Plugin(SchedulerPlugin):
                     self._open.add(addr)
                     self._epoch += 1
                 self._set_free(addr, book.processing == 0 or (
-                    book.slots_used < book.cap and book.held + book.estimated < book.budget
+                    book.roots_in_flight < book.cap and book.held + book.estimated < book.budget
                 ), book)  # fmt: skip
                 if addr in self._waiting_on:
                     self._wake(addr)
@@ -634,7 +634,7 @@ class Plugin(SchedulerPlugin):
             if old is not None:
                 self._free.remove(old)
             return
-        key = ((book.slots_used + book.processing) / book.threads, addr)
+        key = ((book.roots_in_flight + book.processing) / book.threads, addr)
         old = self._free_key.get(addr)
         if old == key:
             return  # unchanged: no O(log n) remove and add
