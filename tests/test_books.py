@@ -155,6 +155,76 @@ def test_place_examines_only_what_it_needs():
     assert calls == ["w0500"]
 
 
+def test_a_root_opening_a_meeting_reserves_the_roots_it_lacks():
+    """u-t opens step t's meeting, whose v-t is still to be placed: one slot is reserved
+    for v-t, so a worker takes three such openers, not cap (5) of them. Before, every
+    worker loaded five u's (their v's not yet ready: a second handle) and then their five
+    v's past the count (twin slice-add 20x4: 11 chunks held against 7 in steady state)."""
+    b = books(saturation=1.1, threads=4)  # cap 5
+    a = b.workers["a"]
+    b.on_run("busy", "a", False, "x", NAN)  # not idle: the progress rule stays out
+    for t in range(3):
+        assert b.place(f"u-{t}", NAN, "u", {}, ["a"], lacks={f"v-{t}"}) == "a"
+        b.on_run(f"u-{t}", "a", True, "u", NAN)
+        b.validate()
+    assert (a.roots_in_flight, a.owed, a.slots_used) == (3, 3, 6)
+    assert b.place("u-3", NAN, "u", {}, ["a"], lacks={"v-3"}) is None
+    # v-0 completes its meeting (u-0 is its partner here): admitted, its reservation used.
+    assert b.place("v-0", NAN, "v", {"a": 1}, ["a"], lacks=set()) == "a"
+    b.on_run("v-0", "a", True, "v", NAN)
+    assert (a.roots_in_flight, a.owed) == (4, 2)
+    b.validate()
+    # v-1 goes elsewhere (say a's partner refused): it is no longer owed on a either.
+    b.add_worker("c", 4, math.inf)
+    assert b.place("v-1", NAN, "v", {}, ["c"], lacks=set()) == "c"
+    b.on_run("v-1", "c", True, "v", NAN)
+    assert a.owed == 1
+    # u-2's data lands without its partner (released, say): nothing is owed for it.
+    b.on_finished("u-2", 8e6, (), False, True)
+    b.on_released("u-2")
+    assert a.owed == 0 and "landed" in [e[1] for e in b.story("u-2")]
+    b.validate()
+    # A root taken off its worker (stolen, lost) reserves nothing until placed again.
+    assert b.place("u-4", NAN, "u", {}, ["a"], lacks={"v-4", "w-4"}) == "a"
+    b.on_run("u-4", "a", True, "u", NAN)
+    assert a.owed == 2
+    b.on_stopped("u-4")
+    assert a.owed == 0
+    b.validate()
+    # A reserved root that starts by another path than place is no longer owed.
+    b.place("u-5", NAN, "u", {}, ["a"], lacks={"v-5"})
+    assert a.owed == 1
+    b.on_run("v-5", "c", True, "v", NAN)
+    assert a.owed == 0
+    b.validate()
+    b.remove_worker("c")
+    b.validate()
+
+
+def test_a_reservation_for_a_root_does_not_count_against_that_root():
+    """The meeting's last root is admitted under the count it was reserved in, even where
+    it completes no consumer on that worker yet (its partner's data has landed elsewhere)."""
+    b = books(saturation=1.0, threads=2)  # cap 2
+    a = b.workers["a"]
+    b.on_run("busy", "a", False, "x", NAN)
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}) == "a"
+    b.on_run("u", "a", True, "u", NAN)
+    assert a.slots_used == 2
+    assert b.place("w", NAN, "w", {}, ["a"], lacks={"x"}) is None  # no room to open more
+    assert b.place("v", NAN, "v", {}, ["a"], lacks=set()) == "a"  # its own slot
+    assert a.owed == 0
+    b.validate()
+
+
+def test_validate_catches_a_drifted_reservation():
+    b = books(saturation=1.1, threads=4)
+    b.on_run("busy", "a", False, "x", NAN)
+    b.place("u", NAN, "u", {}, ["a"], lacks={"v"})
+    b.workers["a"].owed += 1
+    with pytest.raises(AssertionError):
+        b.validate()
+
+
 def test_group_statistics_are_forgotten():
     b = books()
     b.on_run("r", "a", True, "load-1", NAN)

@@ -90,6 +90,7 @@ def may_admit_root(
     estimate: float,
     budget: float,
     idle: bool,
+    owed: int = 0,
 ) -> bool:
     """May one more root start on this worker now?
 
@@ -98,14 +99,17 @@ def may_admit_root(
     so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
     consumer already holding some (``completes_consumer``, a bool or a function returning
     one, called only when it matters) may exceed that count, never the
-    processing cap. ``idle`` (nothing processing on the worker) always admits: progress is
-    guaranteed even when a single root does not fit the budget.
+    processing cap. ``owed``: roots that meetings opened here still lack (see
+    :func:`meeting_partners`), counted as in flight for a root that does not complete a
+    consumer: each opened meeting holds its data until they arrive. ``idle`` (nothing
+    processing on the worker) always admits: progress is guaranteed even when a single root
+    does not fit the budget.
     """
     if idle:
         return True
     if held_bytes + estimate > budget or roots_processing >= cap:
         return False
-    if roots_processing + roots_untouched < cap:
+    if roots_processing + roots_untouched + owed < cap:
         return True
     # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
     return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
@@ -136,7 +140,7 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
-def place_root(partner, admissible, idle, load) -> int | None:
+def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """Which worker should a root go to now? Index into the per-worker sequences, or None
     (keep it withheld).
 
@@ -152,8 +156,15 @@ def place_root(partner, admissible, idle, load) -> int | None:
     Sending it to any idle worker at once split pairs whenever the partner's worker had its
     roots processing at the cap: on a free network half of vorticity-files' steps moved a
     32 MB read. Without partners, the least loaded admissible worker.
+
+    ``shared[w]``: of ``partner[w]``, those that are inputs several tasks read (grids read by
+    every step of a short series, a stencil's block): they rank the admissible workers but
+    are no reason to wait, since they are copied once per worker whatever happens: waiting
+    for the grids' busy worker left the other worker of a 2-worker cluster idle for a whole
+    vorticity-files run, and the first held every read.
     """
     n = len(admissible)
+    own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
     best = None
     for w in range(n):
         if admissible[w] and partner[w] > 0:
@@ -162,8 +173,8 @@ def place_root(partner, admissible, idle, load) -> int | None:
     if best is not None:
         return best
     candidates = range(n)
-    if any(p > 0 for p in partner):
-        if any(partner[w] > 0 and not idle[w] for w in range(n)):
+    if any(p > 0 for p in own):
+        if any(own[w] > 0 and not idle[w] for w in range(n)):
             return None
         candidates = [w for w in range(n) if idle[w]]
     best = None
@@ -220,7 +231,8 @@ def spill_candidates(
 
 
 def meeting_partners(
-    task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT
+    task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
+    lacks: set | None = None, shared: dict | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -238,6 +250,17 @@ def meeting_partners(
     a load both subtracted from a mean and reduced into it (x - x.mean()) meets its
     neighbours in the mean's first combine; stopping at the subtraction (whose other input,
     the mean, is shared by all) placed neighbours apart and moved 3x the bytes.
+
+    ``lacks``, when given, gets the roots these meetings still lack besides this one: the
+    first tasks of the other inputs' chains where none of the chain is held or processing
+    and it starts at a root (a task with no inputs, or reading a store handle). A root
+    that opens a meeting obliges its worker to load those too before any of the meeting's
+    data can be freed (:class:`tidegate.books.Books` reserves them). A set: a root lacked
+    by several meetings (rechunk: a load split into three merges) is one root.
+
+    ``shared``, when given, gets ``{worker: count}`` of the partners found through an input
+    of a meeting that other tasks read too (up to ``fanout`` of them): part of the scores,
+    but data that any worker using it gets a copy of (see :func:`place_root`).
     """
     scores: dict = {}
     for m, via in _meetings(task, dependents, dependencies, depth, fanout):
@@ -246,7 +269,16 @@ def meeting_partners(
             continue
         for t in inputs:
             if t != via:
-                _up(t, dependents, dependencies, where, depth, fanout, scores)
+                if shared is not None and len(dependents(t)) > 1:
+                    found: dict = {}
+                    r = _up(t, dependents, dependencies, where, depth, fanout, found)
+                    for w, k in found.items():
+                        scores[w] = scores.get(w, 0) + k
+                        shared[w] = shared.get(w, 0) + k
+                else:
+                    r = _up(t, dependents, dependencies, where, depth, fanout, scores)
+                if r is not None and lacks is not None and r is not task:
+                    lacks.add(r)
     return scores
 
 
@@ -258,8 +290,9 @@ def further_partners(
     u's halves added to the merge of v's). The other side is found where it is held, else
     up through its own meeting's inputs. A hint, not a reason to wait: taken when that
     worker admits (waiting for it serialised a tree reduction's loads onto few workers:
-    twin anomaly 100x4, 1.19x queuing's time); twin rechunk-add 20x4 moved 0.2 GB instead
-    of queuing's 51."""
+    twin anomaly 100x4, 1.19x queuing's time). Twin rechunk-add, 1,000 steps of 190 MB
+    (bench/twin_workloads.py): moved 141 GB against queuing's 165 at 20x4, 45 against 186
+    at 100x4."""
     return further_meeting(task, dependents, dependencies, where, depth, fanout)[0]
 
 
@@ -331,17 +364,22 @@ def _count(found, scores) -> bool:
     return bool(found)
 
 
-def _up(t, dependents, dependencies, where, depth, fanout, scores) -> None:
-    """Up t's single-input chain to the first task held or processing: count its workers."""
+def _up(t, dependents, dependencies, where, depth, fanout, scores):
+    """Up t's single-input chain to the first task held or processing: count its workers.
+    When none is and the chain starts at a root (a task with no inputs, or whose one input
+    is a handle: no inputs, read by many, a store), returns that root: still to be placed."""
+    below = None  # the task whose input t is
     for _ in range(depth):
-        if len(dependents(t)) > fanout:
-            return  # shared by many: no meeting place
+        if len(dependents(t)) > fanout:  # shared by many: no meeting place
+            return below if below is not None and not dependencies(t) else None  # a handle
         if _count(where(t), scores):
-            return
+            return None
         ins = dependencies(t)
         if len(ins) != 1:
-            return
+            return None if ins else t
+        below = t
         t = ins[0] if isinstance(ins, (list, tuple)) else next(iter(ins))
+    return None
 
 
 def largest_footprint(size) -> tuple[int, float]:

@@ -925,14 +925,18 @@ class Plugin(SchedulerPlugin):
         books = self.books
         free = self._free_iter
         listed = free()
-        partners, allowed = self._broadcast.restrict(self.scheduler, ts, _partners(ts), listed,
-                                                     stimulus_id)  # fmt: skip
+        lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
+        shared: dict = {}  # partners through inputs other tasks read too (a grid)
+        partners, allowed = self._broadcast.restrict(
+            self.scheduler, ts, _partners(ts, lacks, shared), listed, stimulus_id)
+        lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
                 return iter(allowed)
         if partners:
+            own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id), partners  # fmt: skip
+                               stimulus_id, lacks, shared), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where)
@@ -950,11 +954,11 @@ class Plugin(SchedulerPlugin):
         hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
             addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
-                               stimulus_id)  # fmt: skip
+                               stimulus_id, lacks)  # fmt: skip
             if addr is not None:
                 return addr, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                           stimulus_id), partners  # fmt: skip
+                           stimulus_id, lacks), partners  # fmt: skip
 
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
@@ -1147,9 +1151,9 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts) -> dict:
+def _partners(ts, lacks=None, shared=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
-    return meeting_partners(ts, _dependents, _dependencies, _where)
+    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared)
 
 
 def _dependents(ts):
