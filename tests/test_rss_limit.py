@@ -227,7 +227,7 @@ def test_vorticity_at_the_smallest_limit_named_stays_within_it(tmp_path):
     the smallest limit; at that limit it runs on one thread within 1.1x of it (at 140 MB it
     once peaked at 1.19-1.23x: a task started beside a value still on its way to disk; and
     1.15x at 133 MiB in one CI run, while the budget, below one task's inputs, forced
-    spilling; with each task's room made as it starts it held in 3 runs of 3).)"""
+    spilling; with each task's room made as it starts it held in 3 runs of 3)."""
     proc = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", VORTICITY, str(tmp_path)],
         capture_output=True, text=True, timeout=600,
