@@ -207,8 +207,8 @@ class Scheduler:
         self.ready_in = [0] * len(graph.group_names)  # READY tasks per group
         # Room for running tasks, set by a body that measures memory: per group, the bytes a
         # task needs while it runs besides its inputs (its output and temporaries); per
-        # worker, what held results plus running tasks' needs may reach. A task starts only
-        # within it (see _fits); inf: no such bound.
+        # worker, what held results plus running tasks' needs may reach: a task starting
+        # makes room within it (_make_room); inf: no such bound.
         self.need = [0.0] * len(graph.group_names)
         self.ceiling = [math.inf] * len(self.workers)
         # Below the budget, roots cheap to run again are dropped down to this (room for the
