@@ -267,3 +267,22 @@ def test_spilling_passes_over_results_that_share_a_buffer():
     assert [a.task for a in actions if type(a) is Spill] == [2]
     assert core._shares(0) and core._shares(1) and not core._shares(2)
     assert set(order) == held and order[0] in (0, 1)  # the shared ones' next use is furthest
+
+
+def test_a_task_about_to_start_makes_its_own_room_sparing_its_inputs():
+    """Held results plus the need of a task about to start stay within the worker's
+    ceiling: results needed later are spilled first, the task's own inputs never (a budget
+    that kept the largest need for every thread spilled those, to read them back at once)."""
+    from tidegate.core import Spill
+
+    deps = {0: [], 1: [0], 2: [0], 3: [1, 2]}  # one thread runs 0, 1, 2, 3
+    core = Scheduler(make_graph(deps, [3]), [(1, 10_000)], Policy("priority"), validate=True)
+    assert [a.task for a in core.start() if type(a) is Run] == [0]
+    assert [a.task for a in core.handle(Finished(0, 1000)) if type(a) is Run] == [1]
+    core.ceiling[0], core.need[0] = 2500, 1000  # 0 and 1 held (2000) + 2's need > 2500
+    actions = core.handle(Finished(1, 1000))
+    assert [(type(a), a.task) for a in actions] == [(Spill, 1), (Run, 2)]
+    core.ceiling[0] = math.inf
+    assert core.handle(Finished(2, 1000))  # 1 is read back for 3
+    assert core.handle(Finished(3, 10))
+    assert core.done

@@ -205,6 +205,17 @@ class Scheduler:
         self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
         self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
         self.ready_in = [0] * len(graph.group_names)  # READY tasks per group
+        # Room for running tasks, set by a body that measures memory: per group, the bytes a
+        # task needs while it runs besides its inputs (its output and temporaries); per
+        # worker, what held results plus running tasks' needs may reach: a task starting
+        # makes room within it (_make_room); inf: no such bound.
+        self.need = [0.0] * len(graph.group_names)
+        self.ceiling = [math.inf] * len(self.workers)
+        # Below the budget, roots cheap to run again are dropped down to this (room for the
+        # tasks about to start, made while their inputs can still be dropped, not spilled).
+        self.keep = [math.inf] * len(self.workers)
+        self._running_need = [0.0] * len(self.workers)
+        self._needs: dict[int, float] = {}  # running task -> the need it started with
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
@@ -344,6 +355,10 @@ class Scheduler:
         self.n_ready -= 1
         self.ready_in[self._group[i]] -= 1
         self.n_running += 1
+        if self._may_spill:
+            need = self.need[self._group[i]]
+            self._needs[i] = need
+            self._running_need[w] += need
         self.books.on_run(
             i, w, self._root[i], self._group[i], self._known_size[i], sid
         )
@@ -358,6 +373,8 @@ class Scheduler:
         worker = self.workers[w]
         self.state[i] = MEMORY
         self.n_running -= 1
+        if self._may_spill:
+            self._running_need[w] -= self._needs.pop(i)
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
@@ -430,6 +447,8 @@ class Scheduler:
     def _failed(self, i: int, sid: int, actions: list, arg=None) -> None:
         self.state[i] = ERRED
         self.n_running -= 1
+        if self._may_spill:
+            self._running_need[self.where[i]] -= self._needs.pop(i)
         if self._limited and i in self._limited:
             self._limit_frees(i)
         self.books.on_failed(i, self._dep_idx[self._dep_ptr[i] : self._dep_ptr[i + 1]], sid)
@@ -460,7 +479,7 @@ class Scheduler:
                     # came before its consumers': all would run first and be spilled).
                     if roots and roots[0][0] < best and self._admit(
                         w, roots[0][1], sid, not (ready and self.recomputed[roots[0][1]])
-                    ):
+                    ) and self._root_fits(w, roots[0][1]):
                         _, i = heapq.heappop(roots)
                     elif ready:
                         _, i = heapq.heappop(ready)
@@ -470,10 +489,39 @@ class Scheduler:
                         break  # nothing ready, or only withheld roots
                     if limited and i in limited and self._limit_holds(i, sid):
                         continue  # kept aside until its limit frees; look further
+                    if self.ceiling[w] < math.inf:
+                        self._make_room(w, i, sid, actions)
                     self._transition(i, PROCESSING, sid, actions, w)
             if not blocked or not roots or roots[0] == head:
                 return
             visit = blocked
+
+    def _root_fits(self, w: int, i: int) -> bool:
+        """Does root i fit beside what worker w holds and runs, without spilling? A root
+        that does not waits for consumers to free memory (spilling to start it thrashes: an
+        anomaly's dropped chunks, read again, each spilled the one read before the task
+        using it ran), unless the worker is idle with no other task ready (progress)."""
+        worker = self.workers[w]
+        if worker.held + self._running_need[w] + self.need[self._group[i]] <= self.ceiling[w]:
+            return True
+        return not worker.processing and not self._ready  # progress: nothing else to run
+
+    def _make_room(self, w: int, i: int, sid: int, actions: list) -> None:
+        """Task i is about to start on worker w: held results, the inputs it reads back,
+        running tasks' needs and its own must stay within the worker's ceiling. Spill
+        results other than i's inputs, furthest next use first, until they do (as far as
+        they can: one task always starts). How many tasks run at once is the body's
+        decision (``threads``), made so that this rarely spills."""
+        worker = self.workers[w]
+        want = worker.held + self._running_need[w] + self.need[self._group[i]]
+        state, nbytes = self.state, self.nbytes
+        deps = self._dependencies(i)
+        for d in deps:
+            if state[d] == SPILLED:
+                want += nbytes[d]
+        excess = want - self.ceiling[w]
+        if excess > 0:
+            self._spill(w, excess, sid, actions, spare=set(deps))
 
     def _limit_holds(self, i: int, sid: int) -> bool:
         """Is ready task i withheld by a full concurrency limit? Then it is kept aside in
@@ -538,24 +586,46 @@ class Scheduler:
     def _spill_over_budget(self, sid: int, actions: list) -> None:
         """Measured results over budget: spill those whose next use lies furthest ahead.
         (Running tasks' estimates only gate admission: their outputs may be consumed at once.)"""
+        drops = any(self.rerun)
         for w, worker in enumerate(self.workers):
             excess = worker.held - worker.budget
             if excess > 0:
                 self._spill(w, excess, sid, actions)
+            if drops and worker.held > self.keep[w]:
+                self._drop_down_to(w, self.keep[w], sid, actions)
 
-    def _spill(self, w: int, amount: float, sid: int, actions: list) -> None:
-        """Spill at least ``amount`` bytes, furthest next use first."""
+    def _drop_down_to(self, w: int, level: float, sid: int, actions: list) -> None:
+        """Drop held roots cheap to run again, furthest next use first, while more than
+        ``level`` is held; spill nothing."""
+        worker = self.workers[w]
+        for _, i in spill_candidates(
+            self._in_memory[w], self.state, self.nbytes, self._priority,
+            self._dependent_ptr, self._dependent_idx, PROCESSING, _PENDING,
+        ):  # fmt: skip
+            if worker.held <= level:
+                return
+            if self._may_drop(i) and not self._shares(i):
+                self._transition(i, DROPPED, sid, actions)
+
+    def _spill(self, w: int, amount: float, sid: int, actions: list, spare=()) -> None:
+        """Spill at least ``amount`` bytes, furthest next use first, none of ``spare``."""
         candidates = spill_candidates(
             self._in_memory[w], self.state, self.nbytes, self._priority,
             self._dependent_ptr, self._dependent_idx, PROCESSING, _PENDING,
         )  # fmt: skip
         freed = 0.0
         drops = any(self.rerun)
-        shared = []  # results sharing a buffer with another held one: last resort
+        # Last resort: results sharing a buffer with another held one (spilled alone, they
+        # free nothing) and results too small to matter, a thousand of which would not free
+        # the amount (a store's empty arrays: vorticity wrote 24 files for nothing).
+        shared = []
+        nbytes, tiny = self.nbytes, amount / 1000
         for next_use, i in candidates:
             if freed >= amount:
                 break
-            if self._shares(i):
+            if i in spare:
+                continue
+            if nbytes[i] < tiny or self._shares(i):
                 shared.append(i)
                 continue
             freed += self._evict(i, drops, sid, actions)

@@ -247,7 +247,8 @@ def run(
     governor = None
     if hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1:
         return_freed_memory_to_os()
-        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk).start()
+        governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk,
+                            pending=lambda: disk.backlog_bytes).start()
         group_of = graph.group.tolist()
         left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         upcoming = {g for g, n in enumerate(left) if n}
@@ -260,6 +261,9 @@ def run(
         feet, ready_in = governor.footprint, core.ready_in
         fed: set[int] = set()  # groups of tasks fed by a task handed out
         dependent_ptr, dependent_idx = core._dependent_ptr, core._dependent_idx
+        buffers = _Buffers()
+    else:
+        buffers = None
     # Roots' seconds and bytes per group, against the disk's: run a root again or spill it.
     rerun_cost = _RerunCost(core, disk) if core._may_spill and hooks.recompute_roots else None
     recomputed, views = core.recomputed, core.views
@@ -310,6 +314,8 @@ def run(
                 pool.submit(i, inputs)
             elif kind is Release:
                 value = data.pop(a.task, _STOP)
+                if buffers is not None:
+                    buffers.remove(a.task, value)
                 if value is _STOP:
                     disk.delete(a.task)
                 elif type(value) is Loading:
@@ -317,6 +323,8 @@ def run(
                     value.discard()
             elif kind is Spill:
                 value = data.pop(a.task)
+                if buffers is not None:
+                    buffers.remove(a.task, value)
                 if type(value) is Loading:  # spilled again before any task read it back
                     loading.pop(a.task, None)
                     value = value.get()
@@ -369,6 +377,8 @@ def run(
                     n = item[3]
                     if n is None:
                         n = _unmeasured(keys[i], value)
+                    if buffers is not None:
+                        buffers.add(i, value, n)
                     events.append(Finished(i, n))
                     if rerun_cost is not None:
                         rerun_cost.ran(i, n, item[6] - item[5])
@@ -414,8 +424,27 @@ def run(
                 # would hold the budget back all run long).
                 soon = [g for g in upcoming if g in feet or g in fed or ready_in[g] or g in ran]
                 inputs = _unseen_inputs(soon, feet, rep_inputs, largest_of)
-                budget = governor.budget(held, disk.backlog_bytes, ran, threads, soon, largest,
-                                         inputs)  # fmt: skip
+                # Held bytes as RSS sees them: a buffer viewed by several held results once.
+                surplus = buffers.surplus()
+                held -= surplus
+                governor.budget(held, disk.backlog_bytes, ran, threads, soon, largest, inputs)
+                # Each task starts only within the room it needs (core._make_room): per
+                # group, its measured need (or a guess until it ran); held results get the
+                # ceiling less what the tasks still running need. (Not the largest need times
+                # the threads: at 140 MB that left vorticity's held results less than one
+                # task's inputs, and every chunk was spilled.)
+                # Roots cheap to run again are dropped earlier, keeping room for a task of
+                # the neediest group about to run on each free thread (an anomaly's chunks,
+                # held while the mean runs, were spilled once their consumers were ready).
+                most = 0.0
+                for g in soon:  # the tasks that start come from these groups
+                    core.need[g] = need = governor.need(g, largest, inputs,
+                                                        largest_of.get(g, 0.0))  # fmt: skip
+                    most = max(most, need)
+                ceiling = governor.ceiling + surplus  # as the core counts held bytes
+                budget = max(governor.floor,
+                             ceiling - sum(core.need[g] for g in running.values()))  # fmt: skip
+                keep = max(governor.floor, budget - max(0, threads - len(running)) * most)
                 reloads = core.bytes_loaded - loaded_before
                 loaded_before = core.bytes_loaded
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
@@ -427,8 +456,11 @@ def run(
                     _warn_over_limit(governor, hooks.cap, graph.group_names)
                 if LEDGER.active > 1:
                     budget = min(budget, LEDGER.budget(core, hooks.cap, total))
-                for w in core.workers:
+                    ceiling = min(ceiling, budget)
+                for k, w in enumerate(core.workers):
                     w.budget = budget
+                    core.ceiling[k] = ceiling
+                    core.keep[k] = min(keep, budget)
                 if budget < stats.lowest_budget:
                     stats.lowest_budget = budget
                 if threads < stats.fewest_threads:
@@ -446,6 +478,8 @@ def run(
                 if error is not None:
                     _raise_task_error(error, hooks, execute, gather, data)
                 dispatch(actions)
+                if governor is not None:
+                    governor.restart()
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -461,6 +495,8 @@ def run(
                 core_time += time.perf_counter() - c0  # callbacks included: they are rare
                 finished = value = None
                 dispatch(runs)
+                if governor is not None:
+                    governor.restart()
             if trace is not None:
                 now = time.perf_counter() - t0
                 # Spills and loads are rare and change the picture: always sampled.
@@ -506,6 +542,45 @@ MEASURED = 64e6  # bytes moved to and from disk before its measured speed counts
 # in memory until written and takes disk space, a root run again needs neither (measured on
 # page-cached zarr: reads 2.6-3.3 ns/byte, round trips 1.4-2.7, both on busy cores).
 RERUN_SLACK = 2.0
+
+
+class _Buffers:
+    """Held results that are numpy views of other objects' memory, so that held bytes can
+    be counted once per buffer: ``dask.sizeof`` counts every view in full (at 140 MB,
+    vorticity's pads and slices counted 32 MB more than held in half the batches, up to
+    160 MB), and a small view keeps its whole buffer alive."""
+
+    def __init__(self) -> None:
+        self.views: dict[int, tuple] = {}  # task -> (buffer, its bytes, the view's count)
+        self.owners: set[int] = set()  # id() of held arrays owning their memory
+
+    def add(self, i: int, value, nbytes: float) -> None:
+        if type(value) is not np.ndarray:
+            return
+        if value.base is None:
+            self.owners.add(id(value))
+        else:
+            b = _buffer(value)
+            self.views[i] = (b, b.nbytes if isinstance(b, np.ndarray) else sizeof(b), nbytes)
+
+    def remove(self, i: int, value) -> None:
+        if type(value) is np.ndarray:
+            if value.base is None:
+                self.owners.discard(id(value))
+            else:
+                self.views.pop(i, None)
+
+    def surplus(self) -> float:
+        """Bytes counted for held views beyond the buffers they keep alive (negative when
+        views keep more than they count)."""
+        if not self.views:
+            return 0.0
+        counted, kept, owners = 0.0, {}, self.owners
+        for b, size, n in self.views.values():
+            counted += n
+            if id(b) not in owners:  # an owner held itself is counted already
+                kept[id(b)] = size
+        return counted - sum(kept.values())
 
 
 class _RerunCost:

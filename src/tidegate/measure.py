@@ -104,8 +104,13 @@ def return_freed_memory_to_os() -> None:
     if _tuned or _LIBC is None:
         return
     _tuned = True
-    M_TRIM_THRESHOLD = -1
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
     _LIBC.mallopt(M_TRIM_THRESHOLD, 65536)
+    # Setting the trim threshold freezes the mmap threshold where it is: after the process
+    # freed a 32 MB array before its first compute (writing the inputs, say), glibc had
+    # raised it past 32 MB, and the chunks freed in the compute stayed in RSS (100 MB of
+    # vorticity's 200 at one thread). Back to glibc's default.
+    _LIBC.mallopt(M_MMAP_THRESHOLD, 128 * 1024)
 
 
 def trim() -> None:
@@ -140,14 +145,19 @@ class Governor:
     """
 
     def __init__(self, limit: float, baseline: int, floor: float = 0.0, chunk: float = 0.0,
-                 interval: float = 0.002):  # fmt: skip
+                 interval: float = 0.002, pending=None):  # fmt: skip
         self.limit = limit
+        # Bytes on their way to disk now (a callable), read with each sample: the highest
+        # reading less what was then about to leave. (Less the backlog at the ask instead,
+        # a spill written in between counted as a task's footprint: sub's grew to 97 MB.)
+        self._pending = pending
         self.baseline = baseline
         self.floor = floor
         self.chunk = chunk
         self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
         self.overhead = 0.0  # room kept for running tasks at the latest ask
         self.room = math.inf  # the latest budget before its floor
+        self.ceiling = math.inf  # what held results plus running tasks' needs may reach
         self.usable = (1 - MARGIN) * limit - MARGIN_BYTES  # the limit less the margin
         self.interval = interval
         self.peak = 0  # highest RSS above baseline seen
@@ -156,6 +166,7 @@ class Governor:
         # (highest reading, held, backlog, overhead seen, footprint kept, room) per ask
         self.history: deque = deque(maxlen=1000)
         self._max = 0
+        self._net = 0  # latest reading less the bytes then on their way to disk
         self._proc = psutil.Process()
         self._stop = threading.Event()
         self._last_trim = 0.0
@@ -173,10 +184,11 @@ class Governor:
     def _read(self) -> int:
         above = self._proc.memory_info().rss - self.baseline
         self.now = above
-        if above > self._max:
-            self._max = above
-            if above > self.peak:
-                self.peak = above
+        if above > self.peak:
+            self.peak = above
+        net = self._net = above - self._pending() if self._pending is not None else above
+        if net > self._max:
+            self._max = net
         return above
 
     def _loop(self) -> None:
@@ -189,6 +201,22 @@ class Governor:
                 self.trims += 1
                 self._read()
 
+    def need(self, group, largest: float, inputs: dict, output: float) -> float:
+        """Bytes a running task of ``group`` needs besides its inputs: its measured
+        footprint (past the result it returned) plus that result, else the guess (as for
+        the room in :meth:`budget`)."""
+        f = self.footprint.get(group)
+        if f is not None:
+            return f + output
+        return min(self.guess(largest), (TASK_FOOTPRINT - 1) * inputs.get(group, math.inf))
+
+    def restart(self) -> None:
+        """The runtime acted on the last budget (released, spilled, started tasks): the
+        highest reading counts from now. (Counted from the last ask, it kept the inputs
+        released just after it, and charged them to the next task: 50 MB to a
+        subtraction that allocates only its output.)"""
+        self._max = -math.inf
+
     def guess(self, largest: float) -> float:
         return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
 
@@ -198,7 +226,10 @@ class Governor:
         their way to disk at the highest reading since the last call; ``ran``: the groups
         of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
         left that may run while this budget holds; ``largest``: the largest result so far."""
-        high, self._max = self._max, self.now
+        self._read()  # at least one reading in the interval, however short
+        high, self._max = self._max, self._net
+        if self._pending is not None:
+            backlog = 0.0  # each reading is already less what was on its way to disk
         over = max(0.0, high - held - backlog)
         feet = self.footprint
         if ran:
@@ -217,5 +248,10 @@ class Governor:
         # of one buffer) cost what they cost; values on their way to disk are about to go.
         usable = self.usable
         room = self.room = held + usable - (high - backlog) - reserve
+        # What held results and running tasks' needs may reach, in held bytes as counted:
+        # the usable limit, plus what the count exceeds the reading by (views of one
+        # buffer counted twice), less nothing for running tasks (their needs are counted
+        # by whoever starts them: core._fits).
+        self.ceiling = held + usable - (high - backlog) + over
         self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
