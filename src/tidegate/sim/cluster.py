@@ -339,7 +339,7 @@ class SimCluster:
         outs = self._outputs
         while outs:
             ts = tasks.get(outs[-1])
-            if ts is None or ts.state not in ("memory", "erred"):
+            if ts is None or ts._state not in ("memory", "erred"):  # ._state: no property call
                 return False
             outs.pop()
         return True

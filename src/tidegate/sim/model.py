@@ -59,6 +59,7 @@ class Model:
         if self._priorities is None:
             with collector.paused():
                 self._priorities = stable_order(self.dsk)
+            collector.collect_young()
         return self._priorities
 
     @property
