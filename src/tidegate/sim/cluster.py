@@ -293,11 +293,14 @@ class SimCluster:
             kwargs["dependencies"] = {k: set(v.dependencies) for k, v in model.dsk.items()}
 
         def update_graph():
+            enabled = gc.isenabled()
             with collector.paused():
                 s._create_taskstate_from_graph(
                     **{k: v for k, v in kwargs.items() if k in accepted})
-            if gc.isenabled():
-                gc.freeze()  # the new TaskStates live as long as the run (see collector.fewer)
+                if enabled:
+                    # The new TaskStates live as long as the run (see collector.fewer).
+                    # Frozen before collection resumes, which would first walk them all.
+                    gc.freeze()
 
         self.scheduler_work(update_graph)
 
