@@ -16,7 +16,6 @@ it to the thread pool, then takes its result back). Zero by default: a quiet clu
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import inspect
 import logging
@@ -32,7 +31,7 @@ from distributed.scheduler import ClientState, Scheduler, SchedulerState, Worker
 from distributed.stealing import WorkStealing
 from sortedcontainers import SortedDict
 
-from . import heartbeats
+from . import collector, heartbeats
 from .clock import Clock, VirtualLoop, VirtualTimers
 from .heartbeats import configured_bandwidth
 from .hashing import StableStr, stable_hash
@@ -65,6 +64,7 @@ class SimScheduler(SchedulerState):
             validate=validate,
         )
         self.cluster = cluster
+        self._hashes = cluster.model.hashes
         self.loop = VirtualLoop(cluster.clock, cluster.scheduler_work)
         self.periodic_callbacks = VirtualTimers(cluster.clock, cluster.scheduler_work)
         self.stream_comms: dict = {}
@@ -99,7 +99,8 @@ class SimScheduler(SchedulerState):
         ts = super().new_task(key, *args, **kwargs)
         # Before the task enters any set: sets of tasks then iterate alike for every
         # PYTHONHASHSEED (dask hashes a TaskState by its key; see .hashing).
-        ts._hash = stable_hash(key)
+        h = self._hashes.get(key)
+        ts._hash = stable_hash(key) if h is None else h
         return ts
 
     def _generate_taskstates(self, *args, **kwargs):
@@ -167,21 +168,6 @@ for _name in _BORROWED + _VALIDATORS:
     _fn = Scheduler.__dict__.get(_name)
     if _fn is not None and _name not in SimScheduler.__dict__:
         setattr(SimScheduler, _name, _fn)
-
-
-@contextlib.contextmanager
-def _few_collections():
-    """The graph and its TaskStates are millions of long-lived objects: the cyclic garbage
-    collector's full passes walked them again and again (a third of the run time at 100k
-    tasks). Freeze what exists and collect the young generation less often; restored after."""
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 class PluginFailed(RuntimeError):
@@ -307,9 +293,14 @@ class SimCluster:
             kwargs["dependencies"] = {k: set(v.dependencies) for k, v in model.dsk.items()}
 
         def update_graph():
-            s._create_taskstate_from_graph(**{k: v for k, v in kwargs.items() if k in accepted})
-            if gc.isenabled():
-                gc.freeze()  # the new TaskStates live as long as the run (see _few_collections)
+            enabled = gc.isenabled()
+            with collector.paused():
+                s._create_taskstate_from_graph(
+                    **{k: v for k, v in kwargs.items() if k in accepted})
+                if enabled:
+                    # The new TaskStates live as long as the run (see collector.fewer).
+                    # Frozen before collection resumes, which would first walk them all.
+                    gc.freeze()
 
         self.scheduler_work(update_graph)
 
@@ -328,7 +319,7 @@ class SimCluster:
         if not log.isEnabledFor(logging.INFO):
             log.setLevel(logging.INFO)  # dask reports plugin errors at INFO
         try:
-            with _few_collections():
+            with collector.fewer():
                 self.submit()
                 self.clock.run(self.done, self.progress)
         finally:
@@ -351,7 +342,7 @@ class SimCluster:
         outs = self._outputs
         while outs:
             ts = tasks.get(outs[-1])
-            if ts is None or ts.state not in ("memory", "erred"):
+            if ts is None or ts._state not in ("memory", "erred"):  # ._state: no property call
                 return False
             outs.pop()
         return True

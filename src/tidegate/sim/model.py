@@ -29,7 +29,8 @@ from dask.sizeof import sizeof
 from dask.utils import key_split
 
 from ..bridge import chunk_sizes, estimate_sizes
-from .hashing import stable_order
+from . import collector
+from .hashing import stable_hash, stable_order
 
 UNKNOWN_SIZE = 1024  # a small Python object (a store's None, a scalar)
 LOAD_RATE = 200e6  # bytes/s per thread
@@ -49,14 +50,26 @@ class Model:
     unknown: int = 0  # tasks whose size nobody knew (counted as UNKNOWN_SIZE)
     annotations: dict = field(default_factory=dict)  # {kind: {key: value}}, as a client sends
     _priorities: dict | None = None
+    _hashes: dict | None = None
 
     @property
     def priorities(self) -> dict:
         """dask.order's ranks, as the client sends them (ties broken alike in every
         process, see :func:`.hashing.stable_order`); computed once for all policies."""
         if self._priorities is None:
-            self._priorities = stable_order(self.dsk)
+            with collector.paused():
+                self._priorities = stable_order(self.dsk)
+            collector.collect_young()
         return self._priorities
+
+    @property
+    def hashes(self) -> dict:
+        """``{key: stable_hash(key)}``: the hash the scheduler's and every worker's
+        TaskState of a key is built from (see :mod:`.hashing`), computed once."""
+        if self._hashes is None:
+            with collector.paused():
+                self._hashes = {key: stable_hash(key) for key in self.dsk}
+        return self._hashes
 
 
 def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
@@ -77,7 +90,7 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
         meta: dict = {}
         for c in xs:
             meta.update(_layer_meta(c.__dask_graph__()))
-        dsk = convert_legacy_graph(dict(collections_to_dsk(xs, True)))
+        dsk = _canonical(convert_legacy_graph(dict(collections_to_dsk(xs, True))))
         return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta, {}
     from ..annotations import carry, read
 
@@ -136,6 +149,11 @@ def _lookup(spec, key, group):
 
 
 def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
+    with collector.paused():
+        return _build_model(x, keys, sizes, durations)
+
+
+def _build_model(x, keys, sizes, durations) -> Model:
     dsk, out, meta, annotations = graph_of(x, keys)
     model = Model(dsk, out, annotations=annotations)
     order = list(dsk)

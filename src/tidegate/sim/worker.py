@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import Counter
 
 from dask.sizeof import sizeof
+from dask.utils import typename
+from distributed.protocol import pickle
 from distributed.worker_state_machine import (
     AcquireReplicasEvent,
     CancelComputeEvent,
@@ -33,6 +35,7 @@ from distributed.worker_state_machine import (
     RetryBusyWorkerLater,
     SendMessageToScheduler,
     StealRequestEvent,
+    TaskFinishedMsg,
     TaskState,
     UpdateDataEvent,
     WorkerState,
@@ -72,6 +75,12 @@ class Blob:
 @sizeof.register(Blob)
 def _sizeof_blob(b: Blob) -> int:
     return b.nbytes
+
+
+# What dask sends as a result's type in every task-finished message (the same bytes for
+# every Blob; dask pickles the type anew each time, with a module lookup).
+_BLOB_TYPE = pickle.dumps(Blob)
+_BLOB_TYPENAME = typename(Blob)
 
 
 class _NoTaskCounter:
@@ -125,11 +134,15 @@ class _FastWorkerState(WorkerState):
     the key is not in ``tasks``; the twin puts one there just before."""
 
     _salt = 0  # the worker's (SimWorker sets it): see _new_task
+    _hashes: dict = {}  # the model's stable hashes by key (SimWorker sets them)
 
     def _new_task(self, key) -> None:
         # Salted by the worker: dask keeps every TaskState of the process in one WeakSet,
         # where a key's copies on 100 workers would otherwise all collide.
-        self.tasks[key] = ts = _StableTaskState(key, stable_hash(key) ^ self._salt)
+        h = self._hashes.get(key)
+        if h is None:
+            h = stable_hash(key)
+        self.tasks[key] = ts = _StableTaskState(key, h ^ self._salt)
         self.task_counter.new_task(ts)
 
     def _ensure_task_exists(self, key, *, priority, stimulus_id):
@@ -149,6 +162,16 @@ class _FastWorkerState(WorkerState):
                     self._new_task(key)
         return _HANDLERS(kind)(self, ev)
 
+    def _get_task_finished_msg(self, ts, run_id, stimulus_id):
+        """dask's message, with a Blob's pickled type made once, not once per task."""
+        if self.validate or ts.type is not Blob:
+            return super()._get_task_finished_msg(ts, run_id, stimulus_id)
+        return TaskFinishedMsg(
+            key=ts.key, run_id=run_id, nbytes=ts.nbytes, type=_BLOB_TYPE,
+            typename=_BLOB_TYPENAME, metadata=ts.metadata, thread=self.threads.get(ts.key),
+            startstops=ts.startstops, stimulus_id=stimulus_id,
+        )
+
     def handle_stimulus(self, *stims):
         if self.validate:
             return super().handle_stimulus(*stims)
@@ -167,6 +190,7 @@ class SimWorker:
         self.address = address
         self.state = _FastWorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
         self.state._salt = stable_hash(address)
+        self.state._hashes = cluster.model.hashes
         if not validate:  # validation compares the counts with the tasks
             self.state.task_counter = _NoTaskCounter()
         self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
