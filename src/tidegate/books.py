@@ -399,11 +399,7 @@ class Books:
                 self.changed.add(w)
 
     def _unreserve(self, r) -> None:
-        w, opener = self._owed.pop(r)
-        book = self.workers.get(w)
-        if book is not None:
-            book.owed -= 1
-            self.changed.add(w)
+        opener = self._free_slot(r)
         rs = self._owing.get(opener)
         if rs is not None:
             rs.remove(r)
@@ -414,11 +410,16 @@ class Books:
         """``root`` is no longer in flight (its data landed, it left processing): the
         roots it reserved are reserved no more."""
         for r in self._owing.pop(root, ()):
-            w, _ = self._owed.pop(r)
-            book = self.workers.get(w)
-            if book is not None:
-                book.owed -= 1
-                self.changed.add(w)
+            self._free_slot(r)
+
+    def _free_slot(self, r):
+        """Root r is reserved no more: its worker gets the slot back. Returns the opener."""
+        w, opener = self._owed.pop(r)
+        book = self.workers.get(w)
+        if book is not None:
+            book.owed -= 1
+            self.changed.add(w)
+        return opener
 
     def _loaded(self, group, nbytes: float) -> None:
         if nbytes > self._loaded_max.get(group, 0):

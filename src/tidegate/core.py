@@ -501,10 +501,9 @@ class Scheduler:
         that does not waits for consumers to free memory (spilling to start it thrashes: an
         anomaly's dropped chunks, read again, each spilled the one read before the task
         using it ran), unless the worker is idle with no other task ready (progress)."""
-        worker = self.workers[w]
-        if worker.held + self._running_need[w] + self.need[self._group[i]] <= self.ceiling[w]:
+        if self._wanted(w, i) <= self.ceiling[w]:
             return True
-        return not worker.processing and not self._ready  # progress: nothing else to run
+        return not self.workers[w].processing and not self._ready  # progress: nothing else to run
 
     def _make_room(self, w: int, i: int, sid: int, actions: list) -> None:
         """Task i is about to start on worker w: held results, the inputs it reads back,
@@ -512,8 +511,7 @@ class Scheduler:
         results other than i's inputs, furthest next use first, until they do (as far as
         they can: one task always starts). How many tasks run at once is the body's
         decision (``threads``), made so that this rarely spills."""
-        worker = self.workers[w]
-        want = worker.held + self._running_need[w] + self.need[self._group[i]]
+        want = self._wanted(w, i)
         state, nbytes = self.state, self.nbytes
         deps = self._dependencies(i)
         for d in deps:
@@ -522,6 +520,10 @@ class Scheduler:
         excess = want - self.ceiling[w]
         if excess > 0:
             self._spill(w, excess, sid, actions, spare=set(deps))
+
+    def _wanted(self, w: int, i: int) -> float:
+        """What worker w holds and its running tasks need, plus what task i needs to run."""
+        return self.workers[w].held + self._running_need[w] + self.need[self._group[i]]
 
     def _limit_holds(self, i: int, sid: int) -> bool:
         """Is ready task i withheld by a full concurrency limit? Then it is kept aside in

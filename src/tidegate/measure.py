@@ -251,7 +251,7 @@ class Governor:
         # What held results and running tasks' needs may reach, in held bytes as counted:
         # the usable limit, plus what the count exceeds the reading by (views of one
         # buffer counted twice), less nothing for running tasks (their needs are counted
-        # by whoever starts them: core._fits).
+        # by whoever starts them: core._make_room).
         self.ceiling = held + usable - (high - backlog) + over
         self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
