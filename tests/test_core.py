@@ -269,6 +269,38 @@ def test_spilling_passes_over_results_that_share_a_buffer():
     assert set(order) == held and order[0] in (0, 1)  # the shared ones' next use is furthest
 
 
+def test_a_need_measured_on_small_tasks_is_not_lent_to_large_ones():
+    """A group's need holds for tasks up to the inputs it was measured with (``sized``);
+    a task with larger inputs needs ``grow`` times them (at most ``grow_cap``), and starts
+    with that need. (vorticity's pad edges, 32 kB, ran first: the need they measured let a
+    64 MB difference start beside a full budget, 1.12x the limit in CI.)"""
+    deps = {"a": [], "b": [], "x": ["a"], "y": ["b"], "z": ["x", "y"]}
+    g = make_graph(deps, ["z"])
+    g.set_groups(["a", "b", "sub", "sub", "z"])  # x and y: one group, two sizes
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(1, 1e9)], Policy("priority"), validate=True)
+    sub = core._group[ix["x"]]
+    core.need[sub], core.sized[sub] = 5.0, 10.0  # measured on x's 10-byte input
+    core.grow, core.grow_cap = 3.0, 2500.0
+    core.ceiling[0] = 1e6  # a body that measures: finite
+    started = {}
+
+    def seen(core):
+        for k in ("x", "y"):
+            if core.state[ix[k]] == PROCESSING:
+                started[k] = core._needs[ix[k]]
+
+    sizes = {ix["a"]: 10, ix["b"]: 1000}
+    drive(core, size=lambda i: sizes.get(i, 10), on_event=seen, started=None)
+    assert core.done
+    assert started == {"x": 5.0, "y": 2500.0}, started  # y: 3 x 1000, capped at 2500
+    core.sized[sub] = 900.0  # measured on inputs within a quarter of y's: the need holds
+    core.nbytes[ix["b"]] = 1000
+    assert core._task_need(ix["y"]) == 5.0
+    core.sized[sub] = math.inf  # a body that does not measure: the group's need, always
+    assert core._task_need(ix["y"]) == 5.0
+
+
 def test_a_task_about_to_start_makes_its_own_room_sparing_its_inputs():
     """Held results plus the need of a task about to start stay within the worker's
     ceiling: results needed later are spilled first, the task's own inputs never (a budget

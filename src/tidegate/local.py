@@ -253,6 +253,8 @@ def run(
         left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         upcoming = {g for g, n in enumerate(left) if n}
         running: dict[int, int] = {}  # task -> group, handed out and not back
+        running_in: dict[int, float] = {}  # task -> bytes of its inputs, handed out
+        core.grow = TASK_FOOTPRINT - 1  # unmeasured at a task's size: guessed from its inputs
         loaded_before = 0
         warned = False
         largest = 0.0
@@ -282,6 +284,10 @@ def run(
     # until then; ``loading`` lists those, so a run without any pays one falsy check.
     loading: dict[int, Loading] = {}
 
+    # The governor counts from the first task handed out in a round (restart): what the
+    # process grows by from there is those tasks'; set once a round has restarted it.
+    started = [False]
+
     def dispatch(actions: list) -> None:
         if governor is not None and len(actions) > 1:
             # Spills and releases before runs: the core may spill after handing out a task
@@ -306,11 +312,16 @@ def run(
                     pretask(i)
                 if governor is not None:
                     running[i] = g = group_of[i]
+                    running_in[i] = sum(nbytes[dep_idx[c]]
+                                        for c in range(dep_ptr[i], dep_ptr[i + 1]))  # fmt: skip
                     for c in range(dependent_ptr[i], dependent_ptr[i + 1]):
                         fed.add(group_of[dependent_idx[c]])
                     if recomputed[i]:  # a dropped root runs again: its group has work left
                         left[g] += 1
                         upcoming.add(g)
+                    if not started[0]:  # what the process grows by from here is the tasks'
+                        started[0] = True
+                        governor.restart()
                 pool.submit(i, inputs)
             elif kind is Release:
                 value = data.pop(a.task, _STOP)
@@ -408,13 +419,18 @@ def run(
                 # since the last batch saw them all.
                 held = sum(w.held for w in core.workers)
                 ran = list(running.values())
+                ran_in = list(running_in.values())
+                # Results and inputs read back since the last ask: the process grew by them.
+                fresh = float(core.bytes_loaded - loaded_before)
                 for e in events:
                     g = running.pop(e.task)
+                    running_in.pop(e.task)
                     left[g] -= 1
                     if not left[g]:
                         upcoming.discard(g)
                     if type(e) is Finished:
                         held += e.nbytes
+                        fresh += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes
                         if e.nbytes > largest_of.get(g, -1):
@@ -427,7 +443,8 @@ def run(
                 # Held bytes as RSS sees them: a buffer viewed by several held results once.
                 surplus = buffers.surplus()
                 held -= surplus
-                governor.budget(held, disk.backlog_bytes, ran, threads, soon, largest, inputs)
+                governor.budget(held, disk.backlog_bytes, ran, threads, soon, largest, inputs,
+                                ran_in, fresh)  # fmt: skip
                 # Each task starts only within the room it needs (core._make_room): per
                 # group, its measured need (or a guess until it ran); held results get the
                 # ceiling less what the tasks still running need. (Not the largest need times
@@ -440,8 +457,18 @@ def run(
                 for g in soon:  # the tasks that start come from these groups
                     core.need[g] = need = governor.need(g, largest, inputs,
                                                         largest_of.get(g, 0.0))  # fmt: skip
+                    # A task with larger inputs than its group's measured ones is guessed
+                    # from them (core._task_need); an unmeasured group's tasks all are.
+                    core.sized[g] = governor.sized.get(g, 0.0) if g in feet else 0.0
                     most = max(most, need)
+                core.grow_cap = governor.guess(largest)
                 ceiling = governor.ceiling + surplus  # as the core counts held bytes
+                # And never past the room the latest reading leaves: held bytes as counted
+                # and the reading part ways (views whose count the surplus misses, the
+                # process's own overhead), and a task started at a ceiling of counts alone
+                # went 13 MB past the usable limit at vorticity's smallest.
+                ceiling = min(ceiling, held + surplus + governor.usable - governor.latest
+                              + sum(core._needs[t] for t in running))  # fmt: skip
                 budget = max(governor.floor,
                              ceiling - sum(core.need[g] for g in running.values()))  # fmt: skip
                 keep = max(governor.floor, budget - max(0, threads - len(running)) * most)
@@ -472,6 +499,7 @@ def run(
                 if budget < stats.lowest_budget:
                     stats.lowest_budget = budget
             c0 = time.perf_counter()
+            started[0] = False
             if posttask is None:
                 actions = core.handle_many(events)
                 core_time += time.perf_counter() - c0
@@ -479,7 +507,8 @@ def run(
                     _raise_task_error(error, hooks, execute, gather, data)
                 dispatch(actions)
                 if governor is not None:
-                    governor.restart()
+                    if not started[0]:  # nothing started: count from after the releases
+                        governor.restart()
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -496,7 +525,8 @@ def run(
                 finished = value = None
                 dispatch(runs)
                 if governor is not None:
-                    governor.restart()
+                    if not started[0]:
+                        governor.restart()
             if trace is not None:
                 now = time.perf_counter() - t0
                 # Spills and loads are rare and change the picture: always sampled.

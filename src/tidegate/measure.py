@@ -155,6 +155,7 @@ class Governor:
         self.floor = floor
         self.chunk = chunk
         self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
+        self.sized: dict = {}  # group -> the largest input bytes its footprint was read with
         self.overhead = 0.0  # room kept for running tasks at the latest ask
         self.room = math.inf  # the latest budget before its floor
         self.ceiling = math.inf  # what held results plus running tasks' needs may reach
@@ -167,6 +168,7 @@ class Governor:
         self.history: deque = deque(maxlen=1000)
         self._max = 0
         self._net = 0  # latest reading less the bytes then on their way to disk
+        self._start = 0  # the net reading when the runtime last acted (restart)
         self._proc = psutil.Process()
         self._stop = threading.Event()
         self._last_trim = 0.0
@@ -174,6 +176,7 @@ class Governor:
 
     def start(self) -> Governor:
         self._read()
+        self._start = self._net
         self._thread.start()
         return self
 
@@ -190,6 +193,11 @@ class Governor:
         if net > self._max:
             self._max = net
         return above
+
+    @property
+    def latest(self) -> float:
+        """The latest reading above baseline, less what was then on its way to disk."""
+        return self._net
 
     def _loop(self) -> None:
         clock = time.perf_counter
@@ -214,29 +222,56 @@ class Governor:
         """The runtime acted on the last budget (released, spilled, started tasks): the
         highest reading counts from now. (Counted from the last ask, it kept the inputs
         released just after it, and charged them to the next task: 50 MB to a
-        subtraction that allocates only its output.)"""
+        subtraction that allocates only its output.) The reading now is where the
+        tasks starting now start from: what the process grows by until the next ask is
+        theirs (and the results and loads they bring), whatever the books count as held."""
+        self._read()
+        self._start = self._net
         self._max = -math.inf
 
     def guess(self, largest: float) -> float:
         return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
 
     def budget(self, held: float, backlog: float, ran: list, threads: int, upcoming,
-               largest: float = 0.0, inputs: dict | None = None) -> float:  # fmt: skip
+               largest: float = 0.0, inputs: dict | None = None,
+               ran_inputs: list | None = None, fresh: float | None = None) -> float:  # fmt: skip
         """The budget for held results now. ``held`` and ``backlog``: bytes held and on
         their way to disk at the highest reading since the last call; ``ran``: the groups
-        of the tasks running meanwhile (one entry per task); ``upcoming``: groups with work
-        left that may run while this budget holds; ``largest``: the largest result so far."""
+        of the tasks running meanwhile (one entry per task); ``ran_inputs``: the bytes of
+        those tasks' inputs (same order); ``fresh``: bytes of the results that arrived and
+        of the inputs read back from disk since the last ask; ``upcoming``: groups with work
+        left that may run while this budget holds; ``largest``: the largest result so far.
+
+        A footprint is the larger of two readings: the highest reading less what is held
+        (and on its way to disk), and what the process grew by since the runtime last acted
+        (``restart``) less ``fresh``. The first alone depends on held bytes counted right:
+        vorticity's slices of one buffer, counted 32 MB over, read a 58 MB difference as
+        needing 8 MB past its output, and at the smallest limit named the run reached 1.12x.
+
+        ``sized`` keeps, per group, the largest inputs its footprint was read with: the
+        footprint holds for tasks up to that size (core.sized). A reading from tasks with
+        less than half those inputs (a pad's one-row edges beside its full chunks) may
+        raise a footprint but not lower it."""
         self._read()  # at least one reading in the interval, however short
         high, self._max = self._max, self._net
         if self._pending is not None:
             backlog = 0.0  # each reading is already less what was on its way to disk
         over = max(0.0, high - held - backlog)
-        feet = self.footprint
+        feet, sized = self.footprint, self.sized
         if ran:
-            share = over / len(ran)
-            for g in set(ran):
+            grew = high - self._start - fresh if fresh is not None else 0.0
+            share = max(over, grew) / len(ran)
+            size: dict = {}
+            for k, g in enumerate(ran):
+                b = ran_inputs[k] if ran_inputs is not None else 0.0
+                size[g] = max(size.get(g, 0.0), b)
+            for g, b in size.items():
                 f = feet.get(g)
-                feet[g] = share if f is None or share >= f else f + (share - f) * DECAY
+                if f is None or share >= f:
+                    feet[g] = share
+                elif 2 * b >= sized.get(g, 0.0):
+                    feet[g] = f + (share - f) * DECAY
+                sized[g] = max(sized.get(g, 0.0), b)
         guess = self.guess(largest)
         inputs = inputs or {}
         need = max((feet[g] if g in feet else min(guess, (TASK_FOOTPRINT - 1) * inputs.get(
