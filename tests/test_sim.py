@@ -121,6 +121,23 @@ def test_a_stream_delivers_in_order_whatever_the_lags_drawn():
     assert [t for t, _ in got] == pytest.approx([0.051, 0.051, 0.051])
 
 
+def test_thread_lag_replaces_twice_the_loop_lag_on_tasks():
+    """thread_lag: how much longer a task holds its thread; messages keep loop_lag."""
+    kw = dict(keys=["c"], workers=1, threads_per_worker=1, policy="queue",
+              durations={"a": 1.0, "b": 2.0, "c": 3.0}, sizes=10, validate=True)
+    r = simulate(chain_graph(), loop_lag=0.01, thread_lag=0.05, **kw)
+    ends = {t.key: t for t in r.trace.tasks}
+    assert [ends[k].stop - ends[k].start for k in "abc"] == pytest.approx([1.05, 2.05, 3.05])
+    # 6 messages late by the loop lag, as in test_loop_lag_once_per_message_twice_per_task
+    assert r.makespan == pytest.approx(SCHED + 3 * (LAT + LAT + SCHED) + 6.15 + 6 * 0.01, abs=1e-9)
+    assert r.trace.meta["thread_lag"] == 0.05
+    drawn = simulate(chain_graph(), thread_lag=[0.0, 0.5], seed=3, **kw)
+    extra = [round(t.stop - t.start - d, 9) for t, d in zip(
+        sorted(drawn.trace.tasks, key=lambda t: t.key), (1.0, 2.0, 3.0))]
+    assert set(extra) <= {0.0, 0.5}
+    assert "thread_lag" not in simulate(chain_graph(), **kw).trace.meta  # traces as before
+
+
 def test_bad_lags_are_refused():
     for bad in ([], [0.01, -0.001]):
         with pytest.raises(ValueError):

@@ -58,6 +58,7 @@ def simulate(
     keys=None,
     scheduler_time="100us",
     loop_lag=0.0,
+    thread_lag=None,
     worker_memory_limit=None,
     stealing: bool | None = None,
     validate: bool = False,
@@ -79,7 +80,8 @@ def simulate(
     loop takes to notice an event, e.g. on a busy machine (see :mod:`.cluster`); added once
     per message batch and per transfer, twice per task (the hand-off to the worker's thread
     pool and back). A list of lags (s) instead: each event draws one of them, seeded by
-    ``seed`` (see :mod:`.lag`). ``worker_memory_limit``: each worker's memory_limit
+    ``seed`` (see :mod:`.lag`). ``thread_lag`` (s, or a list each task draws from): how
+    much longer than its duration a task holds its thread, instead of ``2 x loop_lag``. ``worker_memory_limit``: each worker's memory_limit
     (what dask's transfer throttle and a fractional tidegate budget refer to); no spilling
     or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
     ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
@@ -103,6 +105,7 @@ def simulate(
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
         outgoing_bandwidth=None if outgoing_bandwidth is None else _rate(outgoing_bandwidth),
         scheduler_time=parse_timedelta(scheduler_time), loop_lag=_lag(loop_lag),
+        thread_lag=None if thread_lag is None else _lag(thread_lag),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),
         stealing=(dask.config.get("distributed.scheduler.work-stealing")
@@ -139,6 +142,8 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
     }
     if opts["memory_limit"]:
         meta["memory_limit"] = opts["memory_limit"]
+    if opts["thread_lag"] is not None:
+        meta["thread_lag"] = opts["thread_lag"]
     trace = Trace(meta=meta)
     cfg = {"distributed.scheduler.worker-saturation": saturation}
     if not opts["validate"]:

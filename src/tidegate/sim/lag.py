@@ -6,8 +6,8 @@ ran from 1 to 60 ms (10th to 90th percentile 2-30 ms) around a median of 4-7 ms.
 spread moves which task a worker starts next (two threads that finish 30 ms apart instead of
 10 see different ready tasks), and with it a worker's peak by a chunk or two; a constant
 lag gives one of those outcomes, not their middle. Drawn lags come from a
-``random.Random(seed)``, one draw per event in the order events happen, so a run stays a
-pure function of its inputs.
+``random.Random`` seeded by the run's seed and the lag's name, one draw per event in the
+order events happen, so a run stays a pure function of its inputs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 class Lag:
     __slots__ = ("value", "samples", "_random")
 
-    def __init__(self, value: float | Sequence[float], seed: int = 0) -> None:
+    def __init__(self, value: float | Sequence[float], seed: int = 0, name: str = "loop") -> None:
         if isinstance(value, (int, float)):
             self.value = float(value)
             self.samples: tuple | None = None
@@ -29,7 +29,7 @@ class Lag:
             if not self.samples or self.samples[0] < 0:
                 raise ValueError("loop_lag samples must be a non-empty list of lags >= 0")
             self.value = statistics.median(self.samples)
-            self._random = random.Random(seed)
+            self._random = random.Random(f"{name}-{seed}")  # a str seeds alike in every process
 
     @property
     def drawn(self) -> bool:

@@ -279,8 +279,12 @@ class SimWorker:
         self.thread_of[key] = thread
         model = self.cluster.model
         start = self.clock.now
-        lag = self.cluster.drawn_lag
-        extra = 2 * (self.cluster.loop_lag if lag is None else lag.draw())
+        cl = self.cluster
+        if cl.thread_lag is None:
+            lag = cl.drawn_lag
+            extra = 2 * (cl.loop_lag if lag is None else lag.draw())
+        else:
+            extra = cl.thread_lag.draw()
         stop = start + max(MIN_DURATION, model.durations.get(key, 0.0)) + extra
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
