@@ -12,10 +12,10 @@ The real run also measures its event loop's lag: per task, half of how much long
 its thread (from the worker's ``executing`` transition to ``memory``) than its sleep
 (:attr:`Run.lags`), and their median (:attr:`Run.loop_lag`). In-process, the scheduler and
 the 4 workers share one event loop and one GIL with 8 threads; on a loaded 2-core machine a
-task overruns its sleep by 2-60 ms (median 2-15 ms), against tasks of 50-350 ms. It also
-times each message hop (:attr:`Run.to_worker`, :attr:`Run.to_scheduler`): a median 1-3 ms
-with batching, far less than a task's overrun. So the bench gives the twin the overruns as
-``thread_lag`` (each task draws one) and no ``loop_lag`` on messages.
+task overruns its sleep by 1-60 ms (median 4-17 ms), against tasks of 50-350 ms. It also
+times each message hop (:attr:`Run.to_worker`, :attr:`Run.to_scheduler`): a median of 1-4
+ms with batching at load 3-8, less than a task's overrun. So the bench gives the twin the
+median overrun as ``thread_lag`` and no ``loop_lag`` on messages (bench/sim_fidelity.py).
 """
 
 from __future__ import annotations
