@@ -17,9 +17,10 @@ draws one and doubles it); a stream still delivers its batches in order.
 
 ``thread_lag``, if given, replaces the ``2 x loop_lag`` of a task: how much longer than its
 duration a task holds its thread, a constant or a list each task draws from. What a real
-in-process LocalCluster shows under load: a task overruns its sleep by 2-60 ms, while
-a message from scheduler to worker or back takes a median 1-3 ms, batching included (the
-fidelity bench measures both); one lag for both made every message several ms too slow.
+in-process LocalCluster shows under load: a task overruns its sleep by 1-60 ms (median
+4-17 ms), while a message from scheduler to worker or back takes a median 1-4 ms at load
+3-8, batching included (the fidelity bench measures both); one lag for both made every
+message several ms too slow.
 """
 
 from __future__ import annotations
