@@ -67,6 +67,84 @@ def test_loop_lag_once_per_message_twice_per_task():
     assert r.trace.meta["loop_lag"] == lag
 
 
+def test_one_drawn_lag_is_the_constant_lag():
+    """A list of one lag: every event draws it, so the run is the constant-lag run."""
+    kw = dict(keys=["c"], workers=1, threads_per_worker=1, policy="queue",
+              durations={"a": 1.0, "b": 2.0, "c": 3.0}, sizes=10, validate=True)
+    const = simulate(chain_graph(), loop_lag=0.01, **kw)
+    drawn = simulate(chain_graph(), loop_lag=[0.01], **kw)
+    assert drawn.makespan == pytest.approx(const.makespan, abs=1e-12)
+    times = lambda r: [x for t in r.trace.tasks for x in (t.start, t.stop)]  # noqa: E731
+    assert [t.key for t in drawn.trace.tasks] == [t.key for t in const.trace.tasks]
+    assert times(drawn) == pytest.approx(times(const), abs=1e-12)  # sums in another order
+    assert drawn.trace.meta["loop_lag"] == [0.01]
+
+
+def test_drawn_lags_twice_per_task_seeded_and_deterministic():
+    """Each task draws one of the lags and holds its thread twice that longer; which one
+    follows the seed, and the same seed gives the same trace."""
+    from tidegate.sim.fidelity import run_twin, vorticity
+
+    g = vorticity(steps=8)
+    runs = {seed: run_twin(g, "queue", loop_lag=[0.0, 0.05], seed=seed) for seed in (0, 0, 1)}
+    again = run_twin(g, "queue", loop_lag=[0.0, 0.05], seed=0)
+    assert again.trace.tasks == runs[0].trace.tasks
+    assert again.trace.transfers == runs[0].trace.transfers
+    extra = Counter(round(t.stop - t.start - g.durations[_key(g, t.key)], 9)
+                    for t in runs[0].trace.tasks)
+    assert set(extra) == {0.0, 0.1} and min(extra.values()) >= 5  # both drawn, often
+    assert runs[1].trace.tasks != runs[0].trace.tasks  # another seed, other draws
+
+
+def _key(graph, text):
+    return next(k for k in graph.dsk if str(k) == text)
+
+
+def test_a_stream_delivers_in_order_whatever_the_lags_drawn():
+    from tidegate.sim.streams import BatchedStream
+
+    class Shrinking:  # each batch's lag shorter than the last one's
+        def __init__(self):
+            self.lags = iter([0.05, 0.03, 0.0])
+
+        def draw(self):
+            return next(self.lags)
+
+    clock = Clock()
+    got = []
+    stream = BatchedStream(clock, 0.002, 0.001, lambda msgs: got.append((clock.now, msgs)),
+                           lag=Shrinking())
+    for i, at in enumerate((0.0, 0.01, 0.02)):
+        clock.call_at(at, stream.send, [i])
+    clock.run(lambda: len(got) == 3, lambda: len(got))
+    assert [m for _, m in got] == [[0], [1], [2]]
+    assert [t for t, _ in got] == pytest.approx([0.051, 0.051, 0.051])
+
+
+def test_thread_lag_replaces_twice_the_loop_lag_on_tasks():
+    """thread_lag: how much longer a task holds its thread; messages keep loop_lag."""
+    kw = dict(keys=["c"], workers=1, threads_per_worker=1, policy="queue",
+              durations={"a": 1.0, "b": 2.0, "c": 3.0}, sizes=10, validate=True)
+    r = simulate(chain_graph(), loop_lag=0.01, thread_lag=0.05, **kw)
+    ends = {t.key: t for t in r.trace.tasks}
+    assert [ends[k].stop - ends[k].start for k in "abc"] == pytest.approx([1.05, 2.05, 3.05])
+    # 6 messages late by the loop lag, as in test_loop_lag_once_per_message_twice_per_task
+    assert r.makespan == pytest.approx(SCHED + 3 * (LAT + LAT + SCHED) + 6.15 + 6 * 0.01, abs=1e-9)
+    assert r.trace.meta["thread_lag"] == 0.05
+    drawn = simulate(chain_graph(), thread_lag=[0.0, 0.5], seed=3, **kw)
+    extra = [round(t.stop - t.start - d, 9) for t, d in zip(
+        sorted(drawn.trace.tasks, key=lambda t: t.key), (1.0, 2.0, 3.0))]
+    assert set(extra) <= {0.0, 0.5}
+    assert "thread_lag" not in simulate(chain_graph(), **kw).trace.meta  # traces as before
+
+
+def test_bad_lags_are_refused():
+    for bad in ([], [0.01, -0.001]):
+        with pytest.raises(ValueError):
+            simulate(chain_graph(), keys=["c"], workers=1, threads_per_worker=1,
+                     policy="queue", loop_lag=bad)
+
+
 def test_seed_salts_ties_between_workers_and_stays_deterministic():
     """Roots of one group with nothing to tell workers apart: which worker gets the
     first batch follows the order of dask's set of workers, which the seed salts."""
@@ -309,6 +387,9 @@ for graph in (vorticity(steps=12), weighted(steps=12)):
 # worker's TaskStates once hashed by id() here, and a fetch's inputs followed addresses
 for r in run_twin(vorticity(steps=12), ["tidegate"], outgoing_bandwidth=math.inf):
     r.trace.save(f"{sys.argv[1]}-vorticity-receivers-{r.policy}.jsonl")
+# lags drawn per event, as the fidelity bench gives them
+for r in run_twin(vorticity(steps=12), ["queue"], loop_lag=[0.001, 0.004, 0.02], seed=1):
+    r.trace.save(f"{sys.argv[1]}-vorticity-drawn-{r.policy}.jsonl")
 """
 
 
@@ -324,7 +405,7 @@ def test_same_trace_in_processes_with_different_hash_seeds(tmp_path):
         subprocess.run([sys.executable, "-c", _TRACES, str(tmp_path / seed)], env=env,
                        check=True, capture_output=True, timeout=120)
     traces = sorted(p.name.split("-", 1)[1] for p in tmp_path.glob("1-*.jsonl"))
-    assert len(traces) == 7
+    assert len(traces) == 8
     moved = 0
     for name in traces:
         one = (tmp_path / f"1-{name}").read_text()

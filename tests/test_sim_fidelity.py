@@ -26,6 +26,10 @@ def test_real_and_twin_run_the_same_graph(policy):
     assert real.bytes_transferred % 10**6 == 0 and twin.bytes_transferred % 10**6 == 0
     assert {t.key for t in twin.trace.tasks} == {str(k) for k in graph.dsk}
     assert 0 <= real.loop_lag < 0.5  # measured off the workers' own transitions
+    assert len(real.lags) == len(graph.dsk)  # one per task run
+    # every task's compute-task and task-finished hop, on the worker that ran it
+    assert len(real.to_worker) == len(real.to_scheduler) == len(graph.dsk)
+    assert all(0 <= x < 5 for x in real.to_worker + real.to_scheduler)
 
 
 def test_real_transfers_are_slowed_to_the_bandwidth():

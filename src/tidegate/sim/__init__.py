@@ -58,6 +58,7 @@ def simulate(
     keys=None,
     scheduler_time="100us",
     loop_lag=0.0,
+    thread_lag=None,
     worker_memory_limit=None,
     stealing: bool | None = None,
     validate: bool = False,
@@ -78,7 +79,9 @@ def simulate(
     scheduler CPU per message handled. ``loop_lag`` (s): how long a dask server's event
     loop takes to notice an event, e.g. on a busy machine (see :mod:`.cluster`); added once
     per message batch and per transfer, twice per task (the hand-off to the worker's thread
-    pool and back). ``worker_memory_limit``: each worker's memory_limit
+    pool and back). A list of lags (s) instead: each event draws one of them, seeded by
+    ``seed`` (see :mod:`.lag`). ``thread_lag`` (s, or a list each task draws from): how
+    much longer than its duration a task holds its thread, instead of ``2 x loop_lag``. ``worker_memory_limit``: each worker's memory_limit
     (what dask's transfer throttle and a fractional tidegate budget refer to); no spilling
     or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
     ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
@@ -101,7 +104,8 @@ def simulate(
         workers=int(workers), threads_per_worker=int(threads_per_worker),
         bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
         outgoing_bandwidth=None if outgoing_bandwidth is None else _rate(outgoing_bandwidth),
-        scheduler_time=parse_timedelta(scheduler_time), loop_lag=parse_timedelta(loop_lag),
+        scheduler_time=parse_timedelta(scheduler_time), loop_lag=_lag(loop_lag),
+        thread_lag=None if thread_lag is None else _lag(thread_lag),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),
         stealing=(dask.config.get("distributed.scheduler.work-stealing")
@@ -110,6 +114,13 @@ def simulate(
     )
     results = [_run(model, p, seed, plugin_options, **opts) for p in policies]
     return results[0] if isinstance(policy, str) else results
+
+
+def _lag(value):
+    """A duration (number or "5ms"), or a list of observed lags in seconds (see .lag)."""
+    if isinstance(value, (str, int, float)):
+        return parse_timedelta(value)
+    return [float(v) for v in value]
 
 
 def _rate(value) -> float:
@@ -131,6 +142,8 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
     }
     if opts["memory_limit"]:
         meta["memory_limit"] = opts["memory_limit"]
+    if opts["thread_lag"] is not None:
+        meta["thread_lag"] = opts["thread_lag"]
     trace = Trace(meta=meta)
     cfg = {"distributed.scheduler.worker-saturation": saturation}
     if not opts["validate"]:

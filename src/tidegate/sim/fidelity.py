@@ -8,11 +8,14 @@ time per receiving worker (the twin's model), inside the window dask times to le
 bandwidth estimate (see :mod:`tidegate.sim.heartbeats`). Peaks are of
 ``worker.state.nbytes``, read after every transition on the worker.
 
-The real run also measures its event loop's lag (:attr:`Run.loop_lag`, the twin's
-``loop_lag``): half the median, over its tasks, of how much longer a task held its thread
-(from the worker's ``executing`` transition to ``memory``) than its sleep. In-process,
-the scheduler and the 4 workers share one event loop and one GIL with 8 threads; on a
-loaded 2-core machine that lag is 5-30 ms a hop, against tasks of 50-300 ms.
+The real run also measures its event loop's lag: per task, half of how much longer it held
+its thread (from the worker's ``executing`` transition to ``memory``) than its sleep
+(:attr:`Run.lags`), and their median (:attr:`Run.loop_lag`). In-process, the scheduler and
+the 4 workers share one event loop and one GIL with 8 threads; on a loaded 2-core machine a
+task overruns its sleep by 1-60 ms (median 4-17 ms), against tasks of 50-350 ms. It also
+times each message hop (:attr:`Run.to_worker`, :attr:`Run.to_scheduler`): a median of 1-4
+ms with batching at load 3-8, less than a task's overrun. So the bench gives the twin the
+median overrun as ``thread_lag`` and no ``loop_lag`` on messages (bench/sim_fidelity.py).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import dask
 
@@ -55,12 +58,18 @@ class Run:
     makespan: float
     bytes_transferred: int
     loop_lag: float = 0.0  # s, measured (see the module's docstring)
+    lags: list = field(default_factory=list)  # s, one per task (see the module's docstring)
+    # s, per task run: compute-task from the scheduler's transition to ``processing`` to the
+    # worker's first transition of the key; task-finished from the worker's transition to
+    # ``memory`` to the scheduler's. Batching, comm and both event loops included.
+    to_worker: list = field(default_factory=list)
+    to_scheduler: list = field(default_factory=list)
 
 
 def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,
              latency=0.001) -> Run:
     """Run on a fresh in-process LocalCluster with ``policy``; peaks, wall time, bytes."""
-    from distributed import Client, LocalCluster, WorkerPlugin
+    from distributed import Client, LocalCluster, SchedulerPlugin, WorkerPlugin
 
     import distributed.worker
 
@@ -87,14 +96,28 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
         def setup(self, worker):
             self.worker, self.peak = worker, 0
             self.began, self.overruns = {}, []
+            self.arrived, self.done = {}, {}  # key -> perf_counter (message hops)
 
         def transition(self, key, start, finish, **kwargs):
             self.peak = max(self.peak, self.worker.state.nbytes)
+            if start == "released" and finish in ("waiting", "ready"):
+                self.arrived.setdefault(key, time.perf_counter())
             if finish == "executing":
                 self.began[key] = time.perf_counter()
             elif start == "executing" and finish == "memory" and key in self.began:
-                took = time.perf_counter() - self.began.pop(key)
-                self.overruns.append(took - graph.dsk[key][1])
+                now = time.perf_counter()
+                self.done[key] = now
+                self.overruns.append(now - self.began.pop(key) - graph.dsk[key][1])
+
+    class Hops(SchedulerPlugin):  # in this process: the same clock as the workers'
+        def __init__(self):
+            self.sent, self.finished = {}, {}
+
+        def transition(self, key, start, finish, *args, **kwargs):
+            if finish == "processing":
+                self.sent[key] = time.perf_counter()
+            elif start == "processing" and finish == "memory":
+                self.finished[key] = time.perf_counter()
 
     cfg = {
         "distributed.worker.memory.target": False, "distributed.worker.memory.spill": False,
@@ -103,7 +126,8 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
         "distributed.admin.system-monitor.gil.enabled": False,
     }
     with dask.config.set(cfg):
-        plugins = []
+        hops = Hops()
+        plugins = [hops]
         if policy == "tidegate":
             from ..distributed import Plugin
 
@@ -121,9 +145,15 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
             finally:
                 distributed.worker.get_data_from_worker = fetch
             mine = client.run(lambda dask_worker: dask_worker.plugins["tidegate-fidelity"])
-    overruns = sorted(x for p in mine.values() for x in p.overruns)
-    lag = overruns[len(overruns) // 2] / 2 if overruns else 0.0
-    return Run([p.peak for p in mine.values()], makespan, sum(moved.values()), max(0.0, lag))
+    lags = sorted(max(0.0, x / 2) for p in mine.values() for x in p.overruns)
+    lag = lags[len(lags) // 2] if lags else 0.0
+    # a key's hops on the worker that ran it (a fetched copy also arrives elsewhere)
+    to_worker = sorted(p.arrived[k] - hops.sent[k] for p in mine.values() for k in p.done
+                       if k in p.arrived and k in hops.sent)
+    to_scheduler = sorted(hops.finished[k] - p.done[k] for p in mine.values() for k in p.done
+                          if k in hops.finished)
+    return Run([p.peak for p in mine.values()], makespan, sum(moved.values()), lag, lags,
+               to_worker, to_scheduler)
 
 
 def run_twin(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,

@@ -18,15 +18,20 @@ SCHEDULER_TO_WORKER = 0.005
 
 
 class BatchedStream:
-    __slots__ = ("clock", "interval", "latency", "deliver", "buffer", "closes_at")
+    __slots__ = ("clock", "interval", "latency", "deliver", "buffer", "closes_at", "lag",
+                 "arrives")
 
-    def __init__(self, clock, interval: float, latency: float, deliver: Callable) -> None:
+    def __init__(self, clock, interval: float, latency: float, deliver: Callable,
+                 lag=None) -> None:
         self.clock = clock
         self.interval = interval
         self.latency = latency
         self.deliver = deliver  # deliver(list of messages) on arrival
         self.buffer: list | None = None  # the batch being filled
         self.closes_at = -interval  # when the batch being filled is written
+        # A drawn loop lag (.lag.Lag), added per batch; None: ``latency`` includes the lag.
+        self.lag = lag
+        self.arrives = 0.0  # the last batch's arrival: a stream delivers in order
 
     def send(self, msgs) -> None:
         now = self.clock.now
@@ -34,6 +39,9 @@ class BatchedStream:
             # The next write: now if the last one is ``interval`` ago, else when it is.
             self.closes_at = max(now, self.closes_at + self.interval)
             self.buffer = list(msgs)
-            self.clock.call_at(self.closes_at + self.latency, self.deliver, self.buffer)
+            at = self.closes_at + self.latency
+            if self.lag is not None:
+                at = self.arrives = max(self.arrives, at + self.lag.draw())
+            self.clock.call_at(at, self.deliver, self.buffer)
         else:
             self.buffer.extend(msgs)

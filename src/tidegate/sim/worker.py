@@ -203,7 +203,8 @@ class SimWorker:
         self._sampled = (0, 0)
         self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER,
                                     cluster.latency + cluster.loop_lag,
-                                    lambda msgs: cluster.from_worker(address, msgs))
+                                    lambda msgs: cluster.from_worker(address, msgs),
+                                    lag=cluster.drawn_lag)
 
     def receive(self, msgs: list) -> None:
         """A batch from the scheduler: dask's worker turns each message into a stimulus."""
@@ -278,7 +279,13 @@ class SimWorker:
         self.thread_of[key] = thread
         model = self.cluster.model
         start = self.clock.now
-        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0)) + 2 * self.cluster.loop_lag
+        cl = self.cluster
+        if cl.thread_lag is None:
+            lag = cl.drawn_lag
+            extra = 2 * (cl.loop_lag if lag is None else lag.draw())
+        else:
+            extra = cl.thread_lag.draw()
+        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0)) + extra
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
     def _finished(self, key, thread, start, stop, stimulus_id) -> None:
@@ -321,7 +328,8 @@ class SimWorker:
         if out < float("inf"):
             sender.outgoing_free_at = stop
         # the link is free at ``stop``; the worker's loop notices the data loop_lag later
-        self.clock.call_at(stop + cl.loop_lag, self._gathered, sender, inst, start, stop,
+        lag = cl.loop_lag if cl.drawn_lag is None else cl.drawn_lag.draw()
+        self.clock.call_at(stop + lag, self._gathered, sender, inst, start, stop,
                            self.clock.now)
 
     def _gathered(self, sender, inst: GatherDep, start, stop, asked) -> None:

@@ -1,0 +1,47 @@
+"""How late a dask server's event loop notices an event (:mod:`.cluster`'s ``loop_lag``).
+
+A constant, or drawn per event from observed lags. A real in-process LocalCluster on a
+busy machine does not lag by a constant: the lags its tasks showed in the fidelity bench
+ran from 1 to 60 ms (10th to 90th percentile 2-30 ms) around a median of 4-7 ms. That
+spread moves which task a worker starts next (two threads that finish 30 ms apart instead of
+10 see different ready tasks), and with it a worker's peak by a chunk or two; a constant
+lag gives one of those outcomes, not their middle. Drawn lags come from a
+``random.Random`` seeded by the run's seed and the lag's name, one draw per event in the
+order events happen, so a run stays a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Sequence
+
+
+class Lag:
+    __slots__ = ("value", "samples", "_random")
+
+    def __init__(self, value: float | Sequence[float], seed: int = 0, name: str = "loop") -> None:
+        if isinstance(value, (int, float)):
+            self.value = float(value)
+            self.samples: tuple | None = None
+        else:
+            self.samples = tuple(sorted(float(v) for v in value))
+            if not self.samples or self.samples[0] < 0:
+                raise ValueError("loop_lag samples must be a non-empty list of lags >= 0")
+            self.value = statistics.median(self.samples)
+            self._random = random.Random(f"{name}-{seed}")  # a str seeds alike in every process
+
+    @property
+    def drawn(self) -> bool:
+        return self.samples is not None
+
+    def draw(self) -> float:
+        """The lag of the next event: the constant, or one of the samples at random."""
+        s = self.samples
+        if s is None:
+            return self.value
+        return s[int(self._random.random() * len(s))]
+
+    def meta(self):
+        """For a trace's meta: the constant, or the samples."""
+        return self.value if self.samples is None else list(self.samples)
