@@ -139,10 +139,26 @@ def test_thread_lag_replaces_twice_the_loop_lag_on_tasks():
 
 
 def test_bad_lags_are_refused():
-    for bad in ([], [0.01, -0.001]):
-        with pytest.raises(ValueError):
-            simulate(chain_graph(), keys=["c"], workers=1, threads_per_worker=1,
-                     policy="queue", loop_lag=bad)
+    """A NaN or infinite lag would break the clock's order or never fire."""
+    nan, inf = float("nan"), float("inf")
+    for name in ("loop_lag", "thread_lag"):
+        for bad in ([], [0.01, -0.001], [nan, 0.001], [inf], -0.5, nan, inf):
+            with pytest.raises(ValueError, match=name):
+                simulate(chain_graph(), keys=["c"], workers=1, threads_per_worker=1,
+                         policy="queue", **{name: bad})
+
+
+def test_lags_take_any_duration_dask_parses():
+    """Numbers of numpy's types and timedeltas, as dask's parse_timedelta takes them."""
+    import datetime
+
+    import numpy as np
+
+    kw = dict(keys=["c"], workers=1, threads_per_worker=1, policy="queue")
+    want = simulate(chain_graph(), loop_lag=0.005, **kw).makespan
+    for lag in (np.float32(0.005), datetime.timedelta(milliseconds=5), "5ms"):
+        assert simulate(chain_graph(), loop_lag=lag, **kw).makespan == pytest.approx(want)
+    assert simulate(chain_graph(), loop_lag=np.int64(0), **kw).makespan < want
 
 
 def test_seed_salts_ties_between_workers_and_stays_deterministic():

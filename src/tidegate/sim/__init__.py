@@ -8,8 +8,10 @@ with ``worker-saturation: inf``, "queue" dask's default (1.1), "tidegate" the
 
 from __future__ import annotations
 
+import datetime
 import logging
 import math
+import numbers
 from dataclasses import dataclass
 
 import dask.config
@@ -90,8 +92,9 @@ def simulate(
     memory sample per change in the trace (peaks are kept either way). ``seed``: where
     ties between equally good workers fall. dask breaks them by iterating sets of workers,
     whose order follows each worker's random id (a uuid); the twin salts its workers'
-    hashes with ``seed`` instead (0: unsalted). It has no other randomness (dask's workers
-    seed their own). Results
+    hashes with ``seed`` instead (0: unsalted). Lags given as lists of observed values are
+    drawn from generators seeded by ``seed`` too; there is no other randomness (dask's
+    workers seed their own). Results
     and traces are identical for identical inputs, in one process or in several, whatever
     their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`).
     """
@@ -117,8 +120,11 @@ def simulate(
 
 
 def _lag(value):
-    """A duration (number or "5ms"), or a list of observed lags in seconds (see .lag)."""
-    if isinstance(value, (str, int, float)):
+    """A duration (number, "5ms" or a timedelta), or a list of observed lags in seconds
+    (see .lag)."""
+    if isinstance(value, numbers.Real):
+        return float(value)  # seconds; checked by Lag (parse_timedelta garbles a negative)
+    if isinstance(value, (str, datetime.timedelta)):
         return parse_timedelta(value)
     return [float(v) for v in value]
 

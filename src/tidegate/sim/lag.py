@@ -12,6 +12,8 @@ order events happen, so a run stays a pure function of its inputs.
 
 from __future__ import annotations
 
+import math
+import numbers
 import random
 import statistics
 from collections.abc import Sequence
@@ -21,13 +23,19 @@ class Lag:
     __slots__ = ("value", "samples", "_random")
 
     def __init__(self, value: float | Sequence[float], seed: int = 0, name: str = "loop") -> None:
-        if isinstance(value, (int, float)):
+        # A NaN or infinite lag would break the clock's order or never fire: refused.
+        if isinstance(value, numbers.Real):
             self.value = float(value)
             self.samples: tuple | None = None
+            if not (math.isfinite(self.value) and self.value >= 0):
+                raise ValueError(f"{name}_lag must be a finite lag >= 0 s, not {value!r}")
         else:
-            self.samples = tuple(sorted(float(v) for v in value))
-            if not self.samples or self.samples[0] < 0:
-                raise ValueError("loop_lag samples must be a non-empty list of lags >= 0")
+            samples = [float(v) for v in value]
+            if not samples or not all(math.isfinite(v) and v >= 0 for v in samples):
+                raise ValueError(
+                    f"{name}_lag samples must be a non-empty list of finite lags >= 0 s"
+                )
+            self.samples = tuple(sorted(samples))
             self.value = statistics.median(self.samples)
             self._random = random.Random(f"{name}-{seed}")  # a str seeds alike in every process
 
