@@ -5,6 +5,12 @@ CPU the simulation spent per task (process time; the workers' simulation is the 
 for every policy, so the difference is the scheduler's: dask's own or dask plus the plugin).
 
     python bench/twin_workloads.py [--workers 20] [--steps 2000] [--only vorticity]
+    python bench/twin_workloads.py --zarr 48 --workers 4 --threads 1   # the LocalCluster's
+
+``--zarr STEPS``: the graphs bench/distributed.py runs as ``seed-*`` and ``vorticity-files``
+(tidegate.workloads on zarr inputs of STEPS x 1000 x 1000 float64, 4 steps per 32 MB chunk,
+chunks straddled by slices, split by the rechunk), built on inputs holding no data, so the
+LocalCluster's misses can be looked at deterministically.
 """
 
 from __future__ import annotations
@@ -29,6 +35,21 @@ from tidegate.sim.workloads import WORKLOADS, build  # noqa: E402
 POLICIES = ("eager", "queue", "tidegate")
 
 
+def _empty_inputs(folder: str, steps: int) -> dict:
+    """Zarr arrays a and b shaped as tidegate.workloads.make_inputs writes them, with no
+    chunk written: the twin reads their metadata only."""
+    import zarr
+
+    from tidegate.workloads import SIDE, STEPS_PER_CHUNK
+
+    paths = {}
+    for name in ("a", "b"):
+        paths[name] = os.path.join(folder, f"{name}.zarr")
+        zarr.create_array(paths[name], shape=(steps, SIDE, SIDE), overwrite=True,
+                          chunks=(STEPS_PER_CHUNK, SIDE, SIDE), dtype="f8", compressors=None)
+    return paths
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=20)
@@ -39,6 +60,8 @@ def main(argv=None):
     ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--zarr", type=int, default=None, metavar="STEPS",
+                    help="bench/distributed.py's zarr workloads instead (see above)")
     args = ap.parse_args(argv)
     policies = args.policies.split(",")
     out = {"command": "python bench/twin_workloads.py " + " ".join(argv or sys.argv[1:]),
@@ -49,9 +72,25 @@ def main(argv=None):
     for col in ("workload", "policy", "peak/worker GB", "vs queue", "makespan s", "vs queue",
                 "moved GB", "vs queue", "CPU µs/task", "vs queue"):
         table.add_column(col, justify="left" if col in ("workload", "policy") else "right")
-    for name in args.only or sorted(WORKLOADS):
-        w = build(name, args.steps, args.chunk)
-        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    if args.zarr:
+        import tempfile
+
+        # A fixed path: the keys' tokens follow the paths, and the twin orders a graph by
+        # its keys' text, so another folder is another (equally valid) schedule.
+        folder = os.path.join(tempfile.gettempdir(), "tidegate-twin-zarr")
+        inputs = _empty_inputs(folder, args.zarr)
+        names = args.only or ["anomaly", "rechunk-add", "slice-add", "weighted",
+                              "vorticity-files"]
+        table.title = (f"twin: {args.workers} workers x {args.threads} threads, zarr inputs "
+                       f"of {args.zarr} steps (32 MB chunks), {args.bandwidth}")
+    for name in names if args.zarr else args.only or sorted(WORKLOADS):
+        if args.zarr:
+            from tidegate import workloads as zw
+
+            model = build_model(zw.build(name, inputs, folder))
+        else:
+            w = build(name, args.steps, args.chunk)
+            model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         rows = {}
         for p in policies:
             c0 = time.process_time()
@@ -73,8 +112,13 @@ def main(argv=None):
                           f"{v['cpu_per_task_us']:.0f}", ratio("cpu_per_task_us"))
         out["results"][name] = rows
     Console(width=160).print(table)
+    if args.zarr:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    tag = f"-zarr{args.zarr}" if args.zarr else ""
     path = Path(args.out or Path(__file__).parent / "results"
-                / f"twin-{args.workers}x{args.threads}.json")
+                / f"twin-{args.workers}x{args.threads}{tag}.json")
     path.write_text(json.dumps(out, indent=1))
     print(f"wrote {path}")
 

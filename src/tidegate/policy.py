@@ -370,8 +370,15 @@ def _up(t, dependents, dependencies, where, depth, fanout, scores):
     is a handle: no inputs, read by many, a store), returns that root: still to be placed."""
     below = None  # the task whose input t is
     for _ in range(depth):
-        if len(dependents(t)) > fanout:  # shared by many: no meeting place
+        n = len(dependents(t))
+        if n > fanout:  # shared by many: no meeting place
             return below if below is not None and not dependencies(t) else None  # a handle
+        if below is not None and n >= SHARED_FANOUT and not dependencies(t):
+            # A handle by is_root's rule (a store read by 8-16 loads: a short series), so
+            # below is a root: where the handle is held says nothing. Counted, every load
+            # had the handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran
+            # every load on one worker (twin: peak 608 MB against queuing's 416).
+            return below
         if _count(where(t), scores):
             return None
         ins = dependencies(t)
