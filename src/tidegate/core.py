@@ -204,6 +204,12 @@ class Scheduler:
         self.rerun = [False] * len(graph.group_names)
         self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
         self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
+        # The memory a result lives in, as the body names it (0: its own, or unknown):
+        # results naming one buffer free memory only together, however far apart in the
+        # graph (a pad's slices of a chunk, two hops below it). Per buffer, how many
+        # results naming it are held in memory.
+        self.buffer = [0] * n
+        self._holders: dict[int, set[int]] = {}
         self.ready_in = [0] * len(graph.group_names)  # READY tasks per group
         # Room for running tasks, set by a body that measures memory: per group, the bytes a
         # task needs while it runs besides its inputs (its output and temporaries); per
@@ -386,6 +392,9 @@ class Scheduler:
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
+        b = self.buffer[i]
+        if b:
+            self._holders.setdefault(b, set()).add(i)
         if self._limited and i in self._limited:
             self._limit_frees(i)
         self._in_memory[w].add(i)
@@ -443,6 +452,7 @@ class Scheduler:
             self.workers[w].spilled -= self.nbytes[i]
         else:
             self._frees_nothing(i, w)
+            self._unhold(i)
             self.workers[w].held -= self.nbytes[i]
             self._in_memory[w].discard(i)
         self.state[i] = RELEASED
@@ -596,6 +606,12 @@ class Scheduler:
         self.state[i] = MEMORY
         worker.spilled -= self.nbytes[i]
         worker.held += self.nbytes[i]
+        # Named as before: the same object when it never reached the disk (one result
+        # viewing it frees it only together), a copy when read back (then counted shared
+        # although it is not: spilling it may go on further than needed, never less).
+        b = self.buffer[i]
+        if b:
+            self._holders.setdefault(b, set()).add(i)
         self._in_memory[w].add(i)
         self.bytes_loaded += self.nbytes[i]
         actions.append(Load(i, w))
@@ -604,6 +620,7 @@ class Scheduler:
         w = self.where[i]
         worker = self.workers[w]
         self._frees_nothing(i, w)
+        self._unhold(i)
         self.state[i] = SPILLED
         self._in_memory[w].discard(i)
         worker.held -= self.nbytes[i]
@@ -643,6 +660,7 @@ class Scheduler:
         )  # fmt: skip
         freed = 0.0
         drops = any(self.rerun)
+        movable = {i for _, i in candidates if i not in spare}
         # Last resort: results sharing a buffer with another held one (spilled alone, they
         # free nothing) and results too small to matter, a thousand of which would not free
         # the amount (a store's empty arrays: vorticity wrote 24 files for nothing).
@@ -657,15 +675,22 @@ class Scheduler:
                 shared.append(i)
                 continue
             freed += self._evict(i, drops, sid, actions)
+        holders = self._holders
         for i in shared:
             if freed >= amount:
                 break
-            if self.state[i] == MEMORY:
+            # A buffer whose holders cannot all go (a running task's inputs, the task's
+            # own) stays: spilling the others would write it out for nothing.
+            b = self.buffer[i]
+            if self.state[i] == MEMORY and (not b or holders.get(b, set()) <= movable):
                 freed += self._evict(i, drops, sid, actions)
 
     def _evict(self, i: int, drops: bool, sid: int, actions: list) -> float:
         """Drop result i (a cheap root, run again later) or spill it; the bytes freed."""
-        nbytes = self.nbytes[i]
+        # Sharing its buffer with another held result, it frees nothing (yet): spilling
+        # goes on (at vorticity's smallest limit a chunk whose slice stayed held was spilled
+        # as the room for a 64 MB difference, which then started 13 MB past the limit).
+        nbytes = 0.0 if self._shares(i) else self.nbytes[i]
         self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
         return nbytes
 
@@ -678,9 +703,31 @@ class Scheduler:
         if self.ceiling[w] < math.inf and self._shares(i):
             self.ceiling[w] -= self.nbytes[i]
 
+    def rename(self, i: int, b: int) -> None:
+        """The body names result i's buffer anew (read back from disk: a copy of its own)."""
+        if self.state[i] == MEMORY:
+            self._unhold(i)
+            self.buffer[i] = b
+            if b:
+                self._holders.setdefault(b, set()).add(i)
+        else:
+            self.buffer[i] = b
+
+    def _unhold(self, i: int) -> None:
+        b = self.buffer[i]
+        if b:
+            held = self._holders[b]
+            held.discard(i)
+            if not held:
+                del self._holders[b]
+
     def _shares(self, i: int) -> bool:
         """Does held result i share its buffer with another held result (so spilling i
-        alone frees nothing)? Results flagged in ``views`` view their single input's."""
+        alone frees nothing)? Results flagged in ``views`` view their single input's; the
+        body may name each result's buffer (``buffer``)."""
+        b = self.buffer[i]
+        if b and len(self._holders.get(b, ())) > 1:
+            return True
         state, views = self.state, self.views
         if views[i]:
             j = self._dep_idx[self._dep_ptr[i]]
@@ -722,6 +769,8 @@ class Scheduler:
         w = self.where[i]
         nbytes = self.nbytes[i]
         self._frees_nothing(i, w)
+        self._unhold(i)
+        self.buffer[i] = 0  # run again, it is new memory (named anew when it returns)
         self.state[i] = DROPPED
         self._in_memory[w].discard(i)
         self.workers[w].held -= nbytes
@@ -865,6 +914,11 @@ class Scheduler:
         assert ready_in == self.ready_in, (ready_in, self.ready_in)
         assert counts[WAITING] == self.n_waiting
         assert counts[MEMORY] + counts[SPILLED] + counts[RELEASED] == self.n_finished
+        holders: dict[int, set] = {}
+        for i in range(n):
+            if self.state[i] == MEMORY and self.buffer[i]:
+                holders.setdefault(self.buffer[i], set()).add(i)
+        assert holders == self._holders, (holders, self._holders)
         for w, worker in enumerate(self.workers):
             assert worker.held == held[w], (worker.held, held[w])
             assert worker.spilled == spilled[w], (worker.spilled, spilled[w])
