@@ -235,8 +235,8 @@ def test_vorticity_at_the_smallest_limit_named_stays_within_it(tmp_path):
     on its group's 32 kB edges was lent to its full chunks; and the room made for it was
     a chunk spilled while its slice stayed held, which freed nothing. Footprints read from
     what the process grew by, needs valid only up to the inputs they were measured with,
-    buffers named so that a spill that frees nothing is not room (session 6): 0.757-0.759x
-    in 9 runs, 5 of them beside a CPU-bound process; before: 0.67-0.98x locally)."""
+    buffers named so that a spill that frees nothing is not room (session 6): 0.70-0.76x
+    in 8 runs, 4 of them beside a CPU-bound process; before: 0.67-0.98x locally)."""
     proc = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", VORTICITY, str(tmp_path)],
         capture_output=True, text=True, timeout=600,

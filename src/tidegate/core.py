@@ -606,12 +606,6 @@ class Scheduler:
         self.state[i] = MEMORY
         worker.spilled -= self.nbytes[i]
         worker.held += self.nbytes[i]
-        # Named as before: the same object when it never reached the disk (one result
-        # viewing it frees it only together), a copy when read back (then counted shared
-        # although it is not: spilling it may go on further than needed, never less).
-        b = self.buffer[i]
-        if b:
-            self._holders.setdefault(b, set()).add(i)
         self._in_memory[w].add(i)
         self.bytes_loaded += self.nbytes[i]
         actions.append(Load(i, w))
@@ -621,6 +615,9 @@ class Scheduler:
         worker = self.workers[w]
         self._frees_nothing(i, w)
         self._unhold(i)
+        # Unnamed until the body reads it back (rename): the same object if it never
+        # reached the disk, a copy if it did (the old name may then belong to another).
+        self.buffer[i] = 0
         self.state[i] = SPILLED
         self._in_memory[w].discard(i)
         worker.held -= self.nbytes[i]

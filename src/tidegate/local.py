@@ -379,6 +379,7 @@ def run(
             events = []
             finished = []
             error = None
+            viewing: set[int] = set()  # results viewing a buffer held already
             batch = pool.results()
             if loading:  # results viewing an input read back name the copy's buffer
                 _settle_loads(loading, data, core)
@@ -396,7 +397,9 @@ def run(
                     if one_input is not None and type(value) is np.ndarray:
                         # Its buffer, named for the core (the id of a live object is unique
                         # while it lives, and a held result keeps its buffer alive).
-                        core.buffer[i] = id(_buffer(value))
+                        core.buffer[i] = b = id(_buffer(value))
+                        if b in core._holders:  # a view of memory held already: none new
+                            viewing.add(i)
                     events.append(Finished(i, n))
                     if rerun_cost is not None:
                         rerun_cost.ran(i, n, item[6] - item[5])
@@ -438,11 +441,14 @@ def run(
                         upcoming.discard(g)
                     if type(e) is Finished:
                         held += e.nbytes
-                        fresh += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes
-                        if e.nbytes > largest_of.get(g, -1):
-                            largest_of[g] = e.nbytes
+                        # A view of memory held already takes none: its group's tasks need
+                        # no room for their output (a rechunk's slices were given 32 MB).
+                        out = 0 if e.task in viewing else e.nbytes
+                        fresh += out
+                        if out > largest_of.get(g, -1):
+                            largest_of[g] = out
                 # Room is kept for groups measured, and for unmeasured ones about to run:
                 # ready, or fed by a task handed out (a group whose only task comes last
                 # would hold the budget back all run long).
@@ -467,7 +473,9 @@ def run(
                                                         largest_of.get(g, 0.0))  # fmt: skip
                     # A task with larger inputs than its group's measured ones is guessed
                     # from them (core._task_need); an unmeasured group's tasks all are.
-                    core.sized[g] = governor.sized.get(g, 0.0) if g in feet else 0.0
+                    # Until a few of its tasks ran at that size: one reading can be low
+                    # (vorticity's differences took 32 MB past their output, or none).
+                    core.sized[g] = governor.sized.get(g, 0.0) if governor.readings(g) >= 3 else 0.0
                     most = max(most, need)
                 core.grow_cap = governor.guess(largest)
                 ceiling = governor.ceiling + surplus  # as the core counts held bytes
