@@ -70,6 +70,7 @@ TRANSITIONS = {
     (SPILLED, RELEASED): "_release",
     (MEMORY, DROPPED): "_drop",
     (DROPPED, READY): "_recompute",
+    (READY, WAITING): "_unready",
 }
 
 
@@ -204,6 +205,12 @@ class Scheduler:
         self.rerun = [False] * len(graph.group_names)
         self.recomputed = bytearray(n)  # 1 once a task's output was dropped (it runs again)
         self.views = bytearray(n)  # 1: the body saw the result is a view of an input's
+        # The memory a result lives in, as the body names it (0: its own, or unknown):
+        # results naming one buffer free memory only together, however far apart in the
+        # graph (a pad's slices of a chunk, two hops below it). Per buffer, how many
+        # results naming it are held in memory.
+        self.buffer = [0] * n
+        self._holders: dict[int, set[int]] = {}
         self.ready_in = [0] * len(graph.group_names)  # READY tasks per group
         # Room for running tasks, set by a body that measures memory: per group, the bytes a
         # task needs while it runs besides its inputs (its output and temporaries); per
@@ -227,6 +234,9 @@ class Scheduler:
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
+        # A root whose consumer is ready may be dropped too (the consumer waits again).
+        self._unreadies = True
+        self._unreadied: set[int] = set()  # roots dropped so: never again
         self._dropped_in: dict[int, int] = {}  # waiting task -> its inputs in _returning
         # Moves: (task, start, finish, stimulus id); shares its bound with the books' log.
         self.log: deque = deque(maxlen=log_size)
@@ -386,6 +396,9 @@ class Scheduler:
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
+        b = self.buffer[i]
+        if b:
+            self._holders.setdefault(b, set()).add(i)
         if self._limited and i in self._limited:
             self._limit_frees(i)
         self._in_memory[w].add(i)
@@ -443,6 +456,7 @@ class Scheduler:
             self.workers[w].spilled -= self.nbytes[i]
         else:
             self._frees_nothing(i, w)
+            self._unhold(i)
             self.workers[w].held -= self.nbytes[i]
             self._in_memory[w].discard(i)
         self.state[i] = RELEASED
@@ -476,6 +490,7 @@ class Scheduler:
         workers = self.workers
         limited = self._limited
         visit = range(len(workers))
+        self._prune()
         while True:
             blocked = []
             head = roots[0] if roots else None
@@ -496,6 +511,7 @@ class Scheduler:
                         if roots:
                             blocked.append(w)
                         break  # nothing ready, or only withheld roots
+                    self._prune()
                     if limited and i in limited and self._limit_holds(i, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
@@ -504,6 +520,14 @@ class Scheduler:
             if not blocked or not roots or roots[0] == head:
                 return
             visit = blocked
+
+    def _prune(self) -> None:
+        """Heap heads whose task is no longer ready go (a ready task whose input was dropped
+        waits again, _unready; its entry is left in its heap until it surfaces)."""
+        state = self.state
+        for heap in (self._ready, self._ready_roots):
+            while heap and state[heap[0][1]] != READY:
+                heapq.heappop(heap)
 
     def _root_fits(self, w: int, i: int) -> bool:
         """Does root i fit beside what worker w holds and runs, without spilling? A root
@@ -604,6 +628,10 @@ class Scheduler:
         w = self.where[i]
         worker = self.workers[w]
         self._frees_nothing(i, w)
+        self._unhold(i)
+        # Unnamed until the body reads it back (rename): the same object if it never
+        # reached the disk, a copy if it did (the old name may then belong to another).
+        self.buffer[i] = 0
         self.state[i] = SPILLED
         self._in_memory[w].discard(i)
         worker.held -= self.nbytes[i]
@@ -643,6 +671,7 @@ class Scheduler:
         )  # fmt: skip
         freed = 0.0
         drops = any(self.rerun)
+        movable = {i for _, i in candidates if i not in spare}
         # Last resort: results sharing a buffer with another held one (spilled alone, they
         # free nothing) and results too small to matter, a thousand of which would not free
         # the amount (a store's empty arrays: vorticity wrote 24 files for nothing).
@@ -657,15 +686,22 @@ class Scheduler:
                 shared.append(i)
                 continue
             freed += self._evict(i, drops, sid, actions)
+        holders = self._holders
         for i in shared:
             if freed >= amount:
                 break
-            if self.state[i] == MEMORY:
+            # A buffer whose holders cannot all go (a running task's inputs, the task's
+            # own) stays: spilling the others would write it out for nothing.
+            b = self.buffer[i]
+            if self.state[i] == MEMORY and (not b or holders.get(b, set()) <= movable):
                 freed += self._evict(i, drops, sid, actions)
 
     def _evict(self, i: int, drops: bool, sid: int, actions: list) -> float:
         """Drop result i (a cheap root, run again later) or spill it; the bytes freed."""
-        nbytes = self.nbytes[i]
+        # Sharing its buffer with another held result, it frees nothing (yet): spilling
+        # goes on (at vorticity's smallest limit a chunk whose slice stayed held was spilled
+        # as the room for a 64 MB difference, which then started 13 MB past the limit).
+        nbytes = 0.0 if self._shares(i) else self.nbytes[i]
         self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
         return nbytes
 
@@ -678,9 +714,31 @@ class Scheduler:
         if self.ceiling[w] < math.inf and self._shares(i):
             self.ceiling[w] -= self.nbytes[i]
 
+    def rename(self, i: int, b: int) -> None:
+        """The body names result i's buffer anew (read back from disk: a copy of its own)."""
+        if self.state[i] == MEMORY:
+            self._unhold(i)
+            self.buffer[i] = b
+            if b:
+                self._holders.setdefault(b, set()).add(i)
+        else:
+            self.buffer[i] = b
+
+    def _unhold(self, i: int) -> None:
+        b = self.buffer[i]
+        if b:
+            held = self._holders[b]
+            held.discard(i)
+            if not held:
+                del self._holders[b]
+
     def _shares(self, i: int) -> bool:
         """Does held result i share its buffer with another held result (so spilling i
-        alone frees nothing)? Results flagged in ``views`` view their single input's."""
+        alone frees nothing)? Results flagged in ``views`` view their single input's; the
+        body may name each result's buffer (``buffer``)."""
+        b = self.buffer[i]
+        if b and len(self._holders.get(b, ())) > 1:
+            return True
         state, views = self.state, self.views
         if views[i]:
             j = self._dep_idx[self._dep_ptr[i]]
@@ -712,8 +770,19 @@ class Scheduler:
             if s == WAITING:
                 if waiting_on[d] <= dropped_in.get(d, 0):
                     return False  # waits only for dropped roots: they are running again
-            elif s == READY or s == PROCESSING:
+            elif s == PROCESSING:
                 return False
+            elif s == READY:
+                # It waits again, and the root runs again when admitted: cheaper than a
+                # write and a read when roots are (an anomaly's chunks, once the mean is
+                # done, all have a ready subtraction; spilled, 4-6 of them were written).
+                if self._limited and d in self._limited:
+                    return False  # withheld by a limit, it is out of the heaps' books
+                if not self._unreadies or i in self._unreadied:
+                    return False  # once per root: no cycle of reads for one consumer
+                self._prune()
+                if not self._ready or self._ready[0][0] >= self._priority[d]:
+                    return False  # it runs next: it needs the result now
             elif self.views[d] and (s == MEMORY or s == SPILLED):
                 return False  # a view of i's output is held: dropping i frees nothing
         return True
@@ -722,6 +791,8 @@ class Scheduler:
         w = self.where[i]
         nbytes = self.nbytes[i]
         self._frees_nothing(i, w)
+        self._unhold(i)
+        self.buffer[i] = 0  # run again, it is new memory (named anew when it returns)
         self.state[i] = DROPPED
         self._in_memory[w].discard(i)
         self.workers[w].held -= nbytes
@@ -732,12 +803,26 @@ class Scheduler:
         self._returning.add(i)
         self.books.on_released(i, sid)
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
+        woken = []
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
+            if state[d] == READY:
+                self._transition(d, WAITING, sid)
+                woken.append(d)
+                self._unreadied.add(i)
             if state[d] == WAITING:
                 waiting_on[d] += 1
                 dropped_in[d] = dropped_in.get(d, 0) + 1
         actions.append(Release(i, w))
+        for d in woken:  # it waits for dropped roots only: they run again when admitted
+            self._wake_inputs(d, sid)
+
+    def _unready(self, i: int, sid: int, actions, arg=None) -> None:
+        """Ready task i waits again: an input of it was dropped (to run again later)."""
+        self.state[i] = WAITING
+        self.n_ready -= 1
+        self.n_waiting += 1
+        self.ready_in[self._group[i]] -= 1
 
     def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
         self.state[i] = READY
@@ -854,9 +939,9 @@ class Scheduler:
             elif s == PROCESSING:
                 running[w] += 1
                 roots[w] += bool(self._root[i])
-        assert counts[READY] == self.n_ready == (
-            len(self._ready) + len(self._ready_roots) + self.limits.n_held
-        )
+        queued = {i for _, i in self._ready + self._ready_roots if self.state[i] == READY}
+        assert counts[READY] == self.n_ready == len(queued) + self.limits.n_held
+        assert not (queued & set(self.limits.held()))
         assert counts[PROCESSING] == self.n_running
         ready_in = [0] * len(self.ready_in)
         for i in range(n):
@@ -865,6 +950,11 @@ class Scheduler:
         assert ready_in == self.ready_in, (ready_in, self.ready_in)
         assert counts[WAITING] == self.n_waiting
         assert counts[MEMORY] + counts[SPILLED] + counts[RELEASED] == self.n_finished
+        holders: dict[int, set] = {}
+        for i in range(n):
+            if self.state[i] == MEMORY and self.buffer[i]:
+                holders.setdefault(self.buffer[i], set()).add(i)
+        assert holders == self._holders, (holders, self._holders)
         for w, worker in enumerate(self.workers):
             assert worker.held == held[w], (worker.held, held[w])
             assert worker.spilled == spilled[w], (worker.spilled, spilled[w])

@@ -307,7 +307,7 @@ def run(
                     disk.settle(loading)
                 inputs = gather(i, data)
                 if loading:
-                    inputs = _with_loads(inputs, loading, data)
+                    inputs = _with_loads(inputs, loading, data, core)
                 if pretask is not None and not recomputed[i]:  # once per key, as dask's
                     pretask(i)
                 if governor is not None:
@@ -379,7 +379,11 @@ def run(
             events = []
             finished = []
             error = None
-            for item in pool.results():
+            viewing: set[int] = set()  # results viewing a buffer held already
+            batch = pool.results()
+            if loading:  # results viewing an input read back name the copy's buffer
+                _settle_loads(loading, data, core)
+            for item in batch:
                 if item is _WAKE:
                     continue
                 i, ok, value = item[0], item[1], item[2]
@@ -390,6 +394,12 @@ def run(
                         n = _unmeasured(keys[i], value)
                     if buffers is not None:
                         buffers.add(i, value, n)
+                    if one_input is not None and type(value) is np.ndarray:
+                        # Its buffer, named for the core (the id of a live object is unique
+                        # while it lives, and a held result keeps its buffer alive).
+                        core.buffer[i] = b = id(_buffer(value))
+                        if b in core._holders:  # a view of memory held already: none new
+                            viewing.add(i)
                     events.append(Finished(i, n))
                     if rerun_cost is not None:
                         rerun_cost.ran(i, n, item[6] - item[5])
@@ -410,6 +420,7 @@ def run(
                         roots[i], ok,
                     ))  # fmt: skip
                 value = item = None
+            batch = None  # hold no references: a release must free its value
             if disk.error is not None:
                 raise disk.error
             if rerun_cost is not None:
@@ -430,11 +441,14 @@ def run(
                         upcoming.discard(g)
                     if type(e) is Finished:
                         held += e.nbytes
-                        fresh += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes
-                        if e.nbytes > largest_of.get(g, -1):
-                            largest_of[g] = e.nbytes
+                        # A view of memory held already takes none: its group's tasks need
+                        # no room for their output (a rechunk's slices were given 32 MB).
+                        out = 0 if e.task in viewing else e.nbytes
+                        fresh += out
+                        if out > largest_of.get(g, -1):
+                            largest_of[g] = out
                 # Room is kept for groups measured, and for unmeasured ones about to run:
                 # ready, or fed by a task handed out (a group whose only task comes last
                 # would hold the budget back all run long).
@@ -459,7 +473,9 @@ def run(
                                                         largest_of.get(g, 0.0))  # fmt: skip
                     # A task with larger inputs than its group's measured ones is guessed
                     # from them (core._task_need); an unmeasured group's tasks all are.
-                    core.sized[g] = governor.sized.get(g, 0.0) if g in feet else 0.0
+                    # Until a few of its tasks ran at that size: one reading can be low
+                    # (vorticity's differences took 32 MB past their output, or none).
+                    core.sized[g] = governor.sized.get(g, 0.0) if governor.readings(g) >= 3 else 0.0
                     most = max(most, need)
                 core.grow_cap = governor.guess(largest)
                 ceiling = governor.ceiling + surplus  # as the core counts held bytes
@@ -750,13 +766,20 @@ class _WithLoads(dict):
     """A task's inputs of which some are still on disk: the worker reads them first."""
 
 
-def _with_loads(inputs: dict, loading: dict, data: dict) -> dict:
-    # Values read back since the last run replace their Loading in data for good.
-    for j in [j for j, w in loading.items() if w.read]:
-        data[j] = loading.pop(j).value
+def _with_loads(inputs: dict, loading: dict, data: dict, core=None) -> dict:
+    _settle_loads(loading, data, core)
     if any(type(v) is Loading for v in inputs.values()):
         return _WithLoads(inputs)
     return inputs
+
+
+def _settle_loads(loading: dict, data: dict, core=None) -> None:
+    """Values read back since the last look replace their Loading in data for good; a
+    read copy has a buffer of its own, named for the core."""
+    for j in [j for j, w in loading.items() if w.read]:
+        data[j] = value = loading.pop(j).value
+        if core is not None:
+            core.rename(j, id(_buffer(value)) if type(value) is np.ndarray else 0)
 
 
 def _value(v):

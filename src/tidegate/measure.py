@@ -68,7 +68,11 @@ class RSSSampler:
 TASK_FOOTPRINT = 4
 MARGIN = 0.08  # of memory_limit, kept free: RSS moves between samples
 MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books
-DECAY = 0.05  # per batch, a group's footprint moves this share towards a lower reading
+# A group's footprint is the highest of its latest readings, this many: tasks of one
+# group differ from run to run (vorticity's differences took 32 MB past their output, or
+# none when numpy reused the temporary), and a footprint that decayed towards the low ones
+# was a need 23 MB short for the next high one.
+RECENT = 8
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
@@ -128,8 +132,8 @@ class Governor:
     counts (results held, values waiting for the disk) and which groups' tasks ran
     meanwhile. The rest of the highest reading is what those tasks needed besides their
     held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
-    too), shared among them: each group's footprint is the largest share seen, decaying
-    slowly towards lower ones. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
+    too), shared among them: each group's footprint is the largest of its latest
+    ``RECENT`` shares. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
     times the larger of ``chunk`` (array metadata) and the largest result so far, or times
     its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
     inputs per unseen group whose input groups all ran; a task combining small results
@@ -156,6 +160,7 @@ class Governor:
         self.chunk = chunk
         self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
         self.sized: dict = {}  # group -> the largest input bytes its footprint was read with
+        self._recent: dict = {}  # group -> its latest readings (RECENT of them)
         self.overhead = 0.0  # room kept for running tasks at the latest ask
         self.room = math.inf  # the latest budget before its floor
         self.ceiling = math.inf  # what held results plus running tasks' needs may reach
@@ -218,6 +223,11 @@ class Governor:
             return f + output
         return min(self.guess(largest), (TASK_FOOTPRINT - 1) * inputs.get(group, math.inf))
 
+    def readings(self, group) -> int:
+        """How many of the group's latest readings its footprint rests on."""
+        seen = self._recent.get(group)
+        return len(seen) if seen is not None else 0
+
     def restart(self) -> None:
         """The runtime acted on the last budget (released, spilled, started tasks): the
         highest reading counts from now. (Counted from the last ask, it kept the inputs
@@ -251,7 +261,8 @@ class Governor:
         ``sized`` keeps, per group, the largest inputs its footprint was read with: the
         footprint holds for tasks up to that size (core.sized). A reading from tasks with
         less than half those inputs (a pad's one-row edges beside its full chunks) may
-        raise a footprint but not lower it."""
+        raise a footprint but not lower it; a footprint is the highest of the group's
+        latest readings (``RECENT``)."""
         self._read()  # at least one reading in the interval, however short
         high, self._max = self._max, self._net
         if self._pending is not None:
@@ -265,12 +276,14 @@ class Governor:
             for k, g in enumerate(ran):
                 b = ran_inputs[k] if ran_inputs is not None else 0.0
                 size[g] = max(size.get(g, 0.0), b)
+            recent = self._recent
             for g, b in size.items():
-                f = feet.get(g)
-                if f is None or share >= f:
-                    feet[g] = share
-                elif 2 * b >= sized.get(g, 0.0):
-                    feet[g] = f + (share - f) * DECAY
+                seen = recent.get(g)
+                if seen is None:
+                    seen = recent[g] = deque(maxlen=RECENT)
+                if share >= feet.get(g, -1.0) or 2 * b >= sized.get(g, 0.0):
+                    seen.append(share)
+                    feet[g] = max(seen)
                 sized[g] = max(sized.get(g, 0.0), b)
         guess = self.guess(largest)
         inputs = inputs or {}
