@@ -483,10 +483,14 @@ def run(
                 # and the reading part ways (views whose count the surplus misses, the
                 # process's own overhead), and a task started at a ceiling of counts alone
                 # went 13 MB past the usable limit at vorticity's smallest.
+                # What the running tasks need: each as it started (core._task_need: a large
+                # task's grown guess) or its group's need now, whichever is more; the held
+                # budget leaves the same room the cap counts.
+                run_need = sum(max(core.need[g], core._needs.get(t, 0.0))
+                               for t, g in running.items())  # fmt: skip
                 ceiling = min(ceiling, held + surplus + governor.usable - governor.latest
-                              + sum(core._needs[t] for t in running))  # fmt: skip
-                budget = max(governor.floor,
-                             ceiling - sum(core.need[g] for g in running.values()))  # fmt: skip
+                              + run_need)  # fmt: skip
+                budget = max(governor.floor, ceiling - run_need)
                 keep = max(governor.floor, budget - max(0, threads - len(running)) * most)
                 reloads = core.bytes_loaded - loaded_before
                 loaded_before = core.bytes_loaded
