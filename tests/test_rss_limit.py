@@ -153,8 +153,7 @@ def test_zarr_reads_run_again_rather_than_go_to_disk(tmp_path):
     # Below what spilling every chunk wrote (304 MB). Issue 10's 0.5x-the-input target is
     # for budgets that hold the working set twice over; 200 MB does not. Until session 5
     # this wrote 32-48 MB; room made per task (rss6) writes 128-192 (4-6 chunks, one CI run
-    # 192). Session 6: a chunk whose consumer is ready may be dropped too, once (the
-    # consumer waits again), and needs are read larger: 128-192 MB in 7 runs. Issue 10.
+    # 192): a chunk whose consumer is READY cannot be dropped, only spilled. Issue 10.
     assert r["written"] <= 0.75 * 320e6, r
 
 
