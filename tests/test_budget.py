@@ -174,8 +174,7 @@ def test_nested_compute_shares_the_budget_without_double_counting():
     assert got == pytest.approx(500_000.0)
     assert inner.memory_limit == outer.memory_limit == 10e6
     assert inner.lowest_budget == 10e6 - dask.sizeof.sizeof(np.ones(500_000))
-    # 6 MB of loads do not fit in what was left: spilled, or dropped to be read again
-    assert inner.bytes_spilled + inner.bytes_dropped > 0
+    assert inner.bytes_spilled > 0  # 6 MB of loads do not fit in what was left
 
 
 def test_auto_budget_is_measured_once_for_nested_computes():

@@ -70,7 +70,6 @@ TRANSITIONS = {
     (SPILLED, RELEASED): "_release",
     (MEMORY, DROPPED): "_drop",
     (DROPPED, READY): "_recompute",
-    (READY, WAITING): "_unready",
 }
 
 
@@ -234,9 +233,6 @@ class Scheduler:
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
-        # A root whose consumer is ready may be dropped too (the consumer waits again).
-        self._unreadies = True
-        self._unreadied: set[int] = set()  # roots dropped so: never again
         self._dropped_in: dict[int, int] = {}  # waiting task -> its inputs in _returning
         # Moves: (task, start, finish, stimulus id); shares its bound with the books' log.
         self.log: deque = deque(maxlen=log_size)
@@ -490,7 +486,6 @@ class Scheduler:
         workers = self.workers
         limited = self._limited
         visit = range(len(workers))
-        self._prune()
         while True:
             blocked = []
             head = roots[0] if roots else None
@@ -511,7 +506,6 @@ class Scheduler:
                         if roots:
                             blocked.append(w)
                         break  # nothing ready, or only withheld roots
-                    self._prune()
                     if limited and i in limited and self._limit_holds(i, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
@@ -520,14 +514,6 @@ class Scheduler:
             if not blocked or not roots or roots[0] == head:
                 return
             visit = blocked
-
-    def _prune(self) -> None:
-        """Heap heads whose task is no longer ready go (a ready task whose input was dropped
-        waits again, _unready; its entry is left in its heap until it surfaces)."""
-        state = self.state
-        for heap in (self._ready, self._ready_roots):
-            while heap and state[heap[0][1]] != READY:
-                heapq.heappop(heap)
 
     def _root_fits(self, w: int, i: int) -> bool:
         """Does root i fit beside what worker w holds and runs, without spilling? A root
@@ -770,19 +756,8 @@ class Scheduler:
             if s == WAITING:
                 if waiting_on[d] <= dropped_in.get(d, 0):
                     return False  # waits only for dropped roots: they are running again
-            elif s == PROCESSING:
+            elif s == READY or s == PROCESSING:
                 return False
-            elif s == READY:
-                # It waits again, and the root runs again when admitted: cheaper than a
-                # write and a read when roots are (an anomaly's chunks, once the mean is
-                # done, all have a ready subtraction; spilled, 4-6 of them were written).
-                if self._limited and d in self._limited:
-                    return False  # withheld by a limit, it is out of the heaps' books
-                if not self._unreadies or i in self._unreadied:
-                    return False  # once per root: no cycle of reads for one consumer
-                self._prune()
-                if not self._ready or self._ready[0][0] >= self._priority[d]:
-                    return False  # it runs next: it needs the result now
             elif self.views[d] and (s == MEMORY or s == SPILLED):
                 return False  # a view of i's output is held: dropping i frees nothing
         return True
@@ -803,26 +778,12 @@ class Scheduler:
         self._returning.add(i)
         self.books.on_released(i, sid)
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
-        woken = []
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
-            if state[d] == READY:
-                self._transition(d, WAITING, sid)
-                woken.append(d)
-                self._unreadied.add(i)
             if state[d] == WAITING:
                 waiting_on[d] += 1
                 dropped_in[d] = dropped_in.get(d, 0) + 1
         actions.append(Release(i, w))
-        for d in woken:  # it waits for dropped roots only: they run again when admitted
-            self._wake_inputs(d, sid)
-
-    def _unready(self, i: int, sid: int, actions, arg=None) -> None:
-        """Ready task i waits again: an input of it was dropped (to run again later)."""
-        self.state[i] = WAITING
-        self.n_ready -= 1
-        self.n_waiting += 1
-        self.ready_in[self._group[i]] -= 1
 
     def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
         self.state[i] = READY
@@ -939,9 +900,9 @@ class Scheduler:
             elif s == PROCESSING:
                 running[w] += 1
                 roots[w] += bool(self._root[i])
-        queued = {i for _, i in self._ready + self._ready_roots if self.state[i] == READY}
-        assert counts[READY] == self.n_ready == len(queued) + self.limits.n_held
-        assert not (queued & set(self.limits.held()))
+        assert counts[READY] == self.n_ready == (
+            len(self._ready) + len(self._ready_roots) + self.limits.n_held
+        )
         assert counts[PROCESSING] == self.n_running
         ready_in = [0] * len(self.ready_in)
         for i in range(n):
