@@ -451,10 +451,7 @@ class Scheduler:
         if self.state[i] == SPILLED:
             self.workers[w].spilled -= self.nbytes[i]
         else:
-            self._frees_nothing(i, w)
-            self._unhold(i)
-            self.workers[w].held -= self.nbytes[i]
-            self._in_memory[w].discard(i)
+            self._leave_memory(i, w)
         self.state[i] = RELEASED
         if self._root[i]:
             self.roots_held -= 1
@@ -613,14 +610,11 @@ class Scheduler:
     def _spill_one(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         worker = self.workers[w]
-        self._frees_nothing(i, w)
-        self._unhold(i)
+        self._leave_memory(i, w)
         # Unnamed until the body reads it back (rename): the same object if it never
         # reached the disk, a copy if it did (the old name may then belong to another).
         self.buffer[i] = 0
         self.state[i] = SPILLED
-        self._in_memory[w].discard(i)
-        worker.held -= self.nbytes[i]
         worker.spilled += self.nbytes[i]
         self.bytes_spilled += self.nbytes[i]
         actions.append(Spill(i, w))
@@ -690,6 +684,13 @@ class Scheduler:
         nbytes = 0.0 if self._shares(i) else self.nbytes[i]
         self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
         return nbytes
+
+    def _leave_memory(self, i: int, w: int) -> None:
+        """Held result i leaves worker w's memory (released, spilled or dropped)."""
+        self._frees_nothing(i, w)
+        self._unhold(i)
+        self.workers[w].held -= self.nbytes[i]
+        self._in_memory[w].discard(i)
 
     def _frees_nothing(self, i: int, w: int) -> None:
         """Held result i leaves memory's books: when it shares its buffer with another held
@@ -765,12 +766,9 @@ class Scheduler:
     def _drop(self, i: int, sid: int, actions: list, arg=None) -> None:
         w = self.where[i]
         nbytes = self.nbytes[i]
-        self._frees_nothing(i, w)
-        self._unhold(i)
+        self._leave_memory(i, w)
         self.buffer[i] = 0  # run again, it is new memory (named anew when it returns)
         self.state[i] = DROPPED
-        self._in_memory[w].discard(i)
-        self.workers[w].held -= nbytes
         self.n_finished -= 1
         self.roots_held -= 1
         self.recomputed[i] = 1

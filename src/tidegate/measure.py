@@ -221,7 +221,7 @@ class Governor:
         f = self.footprint.get(group)
         if f is not None:
             return f + output
-        return min(self.guess(largest), (TASK_FOOTPRINT - 1) * inputs.get(group, math.inf))
+        return _guessed(group, self.guess(largest), inputs)
 
     def readings(self, group) -> int:
         """How many of the group's latest readings its footprint rests on."""
@@ -287,8 +287,8 @@ class Governor:
                 sized[g] = max(sized.get(g, 0.0), b)
         guess = self.guess(largest)
         inputs = inputs or {}
-        need = max((feet[g] if g in feet else min(guess, (TASK_FOOTPRINT - 1) * inputs.get(
-            g, math.inf)) for g in upcoming), default=0.0)  # fmt: skip
+        need = max((feet[g] if g in feet else _guessed(g, guess, inputs) for g in upcoming),
+                   default=0.0)  # fmt: skip
         # Room kept for running tasks: what they may need, less what the reading shows of it.
         self.overhead = threads * need
         reserve = max(0.0, self.overhead - over)
@@ -303,3 +303,9 @@ class Governor:
         self.ceiling = held + usable - (high - backlog) + over
         self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
+
+
+def _guessed(group, guess: float, inputs: dict) -> float:
+    """An unmeasured group's need: the guess from the chunk size, or ``TASK_FOOTPRINT - 1``
+    times its tasks' inputs where those are known to be smaller."""
+    return min(guess, (TASK_FOOTPRINT - 1) * inputs.get(group, math.inf))
