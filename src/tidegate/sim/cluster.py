@@ -218,7 +218,7 @@ class SimCluster:
         # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
         self.outgoing_bandwidth = bandwidth if outgoing_bandwidth is None else outgoing_bandwidth
         self.latency = latency
-        lag = loop_lag if isinstance(loop_lag, Lag) else Lag(loop_lag, seed)
+        lag = Lag(loop_lag, seed)  # built per run: a drawn lag's generator starts from seed
         self.lag = lag
         # A constant lag is folded into the streams' latency; a drawn one is drawn per event.
         self.drawn_lag = lag if lag.drawn else None

@@ -49,7 +49,3 @@ class Lag:
         if s is None:
             return self.value
         return s[int(self._random.random() * len(s))]
-
-    def meta(self):
-        """For a trace's meta: the constant, or the samples."""
-        return self.value if self.samples is None else list(self.samples)
