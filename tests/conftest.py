@@ -65,3 +65,14 @@ def make_scheduler():
 def scheduler(settings):
     """A tidegate scheduler for each of SETTINGS, validating its invariants."""
     return tidegate_get(**settings)
+
+
+def scheduler_workers(client) -> list[str]:
+    """The workers the scheduler knows, read on the scheduler itself: ``client.scheduler_info()``
+    can return an empty ``"workers"`` when the client's periodic identity update (which asks
+    for no workers) lands after the explicit one."""
+    return sorted(client.run_on_scheduler(_worker_addresses))
+
+
+def _worker_addresses(dask_scheduler) -> list[str]:
+    return list(dask_scheduler.workers)

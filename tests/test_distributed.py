@@ -28,6 +28,7 @@ from distributed import Client, Event, SchedulerPlugin, WorkerPlugin, wait  # no
 import tidegate.distributed as td  # noqa: E402
 from tidegate.distributed import server  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
+from conftest import scheduler_workers  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -439,7 +440,7 @@ def test_memory_drop_without_stimulus_gets_work(client):
     finishes: the client releasing data is no stimulus for dask's queue; the plugin's timer
     looks again."""
     block = Event("tidegate-block", client=client)
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = scheduler_workers(client)
     blockers = [
         client.submit(lambda i: Event("tidegate-block").wait(), i, workers=[w], pure=False)
         for i, w in enumerate(workers)

@@ -21,6 +21,7 @@ from distributed import Client, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
+from conftest import scheduler_workers  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -165,7 +166,7 @@ def test_validate_mode_with_a_worker_leaving(tmp_path, how):
 
                 client.run_on_scheduler(remove, address=victim)
             assert future.result(timeout=60) == expected
-            assert victim not in client.scheduler_info()["workers"]
+            assert victim not in scheduler_workers(client)
             client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.validate_state())
             del future
             _settles_to_zero(client)

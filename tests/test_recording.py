@@ -14,6 +14,7 @@ pytest.importorskip("bokeh")
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 from callback_trace import CallbackTrace  # noqa: E402
+from conftest import scheduler_workers  # noqa: E402
 
 import tidegate  # noqa: E402
 from tidegate import trace  # noqa: E402
@@ -121,7 +122,7 @@ def test_cluster_run_is_recorded_by_the_client_in_use(client, tmp_path):
         total = _graph().compute()
     assert total.sum() == sum(range(N)) * CHUNK
     (tr,) = rec.traces
-    workers = set(client.scheduler_info()["workers"])
+    workers = set(scheduler_workers(client))
     assert tr.meta["body"] == "distributed" and tr.meta["policy"] == "queue"
     assert tr.meta["workers"] == dict.fromkeys(workers, 1)
     assert sorted(t.key for t in tr.tasks) == sorted(EXPECTED)  # each ran once

@@ -136,7 +136,7 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
                           dashboard_address=":0", scheduler_kwargs={"plugins": plugins},
                           memory_limit=0) as cluster, Client(cluster) as client:
             client.register_plugin(Instrument())
-            addresses.update(client.scheduler_info()["workers"])
+            addresses.update(client.run_on_scheduler(_worker_addresses))
             distributed.worker.get_data_from_worker = slowed_fetch
             try:
                 t0 = time.perf_counter()
@@ -154,6 +154,12 @@ def run_real(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6
                           if k in hops.finished)
     return Run([p.peak for p in mine.values()], makespan, sum(moved.values()), lag, lags,
                to_worker, to_scheduler)
+
+
+def _worker_addresses(dask_scheduler) -> list[str]:
+    # read on the scheduler: client.scheduler_info() races the client's periodic update,
+    # which asks for no workers, and can come back with none
+    return list(dask_scheduler.workers)
 
 
 def run_twin(graph: Graph, policy: str, *, workers=4, threads=2, bandwidth=200e6,
