@@ -594,10 +594,10 @@ class Plugin(SchedulerPlugin):
         s = self.scheduler
         if self.limits and restricted.restricted(ts) and restricted.hold(self, ts):
             return None
-        ws = self._orig["decide_worker_non_rootish"](ts)
-        if ws is None or ts.actor or ts.resource_restrictions or ts.worker_restrictions \
+        decide = self._orig["decide_worker_non_rootish"]
+        if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
                 or ts.host_restrictions:  # fmt: skip
-            return ws
+            return decide(ts)
         local: dict = {}
         running = s.running
         for d in ts.dependencies:
@@ -606,6 +606,12 @@ class Plugin(SchedulerPlugin):
             for h in d.who_has or ():
                 if h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
+        sole = _sole_holder(local)
+        if sole is not None:
+            return s.workers[sole]
+        ws = decide(ts)
+        if ws is None:
+            return ws
         addr = place_consumer(local, ws.address)
         return ws if addr == ws.address else s.workers[addr]
 
@@ -1167,6 +1173,21 @@ class _Held:
         if e is not None:
             self._list.remove(e)
             self._ahead.discard(key)
+
+
+def _sole_holder(local: dict):
+    """The one worker holding more of a consumer's own input bytes than any other, or
+    None. There, place_consumer's answer is that worker whatever dask chooses (dask's
+    choice stands only among equals), so dask's objective (every worker holding any
+    input, a widely copied grid's holders included, each costed by a set difference) is
+    not asked for: twin vorticity, 100 workers, it was a quarter of the scheduler's CPU."""
+    best = sole = None
+    for a, b in local.items():
+        if best is None or b > best:
+            best, sole = b, a
+        elif b == best:
+            sole = None
+    return sole
 
 
 def _constant(ts) -> bool:
