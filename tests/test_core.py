@@ -222,6 +222,28 @@ def test_cheap_roots_are_dropped_and_run_again_instead_of_spilled():
     assert core.bytes_spilled > 0 and core.bytes_dropped == 0 and len(runs) == len(g)
 
 
+def test_a_root_run_again_runs_just_before_the_task_waiting_for_it():
+    """Dropped roots woken at once (past the total, every departure waits only for its
+    own root) run one at a time, each just before its departure: by their own priority,
+    which came before the partials', they would all run ahead of every departure, and the
+    departures' room would be made by spilling the roots read ahead (the zarr anomaly at
+    200 MB wrote 192-224 MB; with this, 0-32)."""
+    n = 6
+    g = _anomaly_graph(n)
+    core = Scheduler(g, [(1, 350.0)], Policy("tidegate", 1.0), validate=True)
+    core.rerun = [True] * len(g.group_names)
+    sizes = {i: 100 for i in range(n)}  # roots: 100 bytes; the rest 1 byte
+    runs, _ = drive(core, size=lambda i: sizes.get(i, 1))
+    assert core.done and core.bytes_spilled == 0
+    keys = [g.keys[i] for i in runs]
+    total = keys.index(2 * n)
+    again = [k for k in keys[total:] if k < n]
+    assert len(again) >= 2, keys  # the premise: several roots woken at once
+    for k in again:  # the root's second run, then at once its departure
+        second = total + keys[total:].index(k)
+        assert keys[second + 1] == 2 * n + 1 + k, keys
+
+
 @settings(max_examples=80, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
        st.integers(0, 10**6))  # fmt: skip

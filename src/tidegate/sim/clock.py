@@ -6,8 +6,7 @@ were scheduled, so a run is a pure function of its inputs.
 
 from __future__ import annotations
 
-import heapq
-from collections import deque
+from heapq import heappop, heappush
 from collections.abc import Callable
 
 
@@ -18,13 +17,15 @@ class Stalled(RuntimeError):
 class Clock:
     """Events in order of time, then of scheduling. The heap holds each instant once (a
     float compares in one step; a (time, sequence) tuple took two, and popping was 7% of a
-    1M-task run on 1,000 workers); the events at an instant wait in a queue, first
-    scheduled first."""
+    1M-task run on 1,000 workers); the events at an instant wait in a list, first
+    scheduled first. Nearly every instant has one event (100k tasks on 100 workers: 1.1
+    events per instant), so an instant's list is a plain list, read by index while events
+    scheduled for that same instant join its end."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self._times: list = []  # heap of the instants that have events
-        self._at: dict = {}  # instant -> deque of (timer, fn, args)
+        self._at: dict = {}  # instant -> list of (timer, fn, args)
         self._pending = 0  # events waiting that are not timers
 
     def call_at(self, when: float, fn: Callable, *args, timer: bool = False) -> None:
@@ -34,9 +35,10 @@ class Clock:
             when = self.now
         q = self._at.get(when)
         if q is None:
-            self._at[when] = q = deque()
-            heapq.heappush(self._times, when)
-        q.append((timer, fn, args))
+            self._at[when] = [(timer, fn, args)]
+            heappush(self._times, when)
+        else:
+            q.append((timer, fn, args))
 
     def call_later(self, delay: float, fn: Callable, *args, timer: bool = False) -> None:
         self.call_at(self.now + delay, fn, *args, timer=timer)
@@ -49,24 +51,39 @@ class Clock:
         times, at = self._times, self._at
         idle, last = 0, None
         while times and not done():
-            when = times[0]
-            q = at[when]
-            timer, fn, args = q.popleft()
-            if not q:  # events scheduled for this instant from now on get a new queue
-                heapq.heappop(times)
-                del at[when]
+            when = heappop(times)
+            q = at[when]  # stays in ``at`` while it runs: events for this instant join it
             self.now = when
-            if not timer:
-                self._pending -= 1
-            elif not self._pending:
-                p = progress()
-                idle = idle + 1 if p == last else 0
-                last = p
-                if idle > idle_ticks:
-                    raise Stalled(f"no progress since t={when:.3f}s: only timers fire")
-            fn(*args)
+            i = 0
+            while True:
+                timer, fn, args = q[i]
+                i += 1
+                if not timer:
+                    self._pending -= 1
+                elif not self._pending:
+                    p = progress()
+                    idle = idle + 1 if p == last else 0
+                    last = p
+                    if idle > idle_ticks:
+                        self._unrun(when, q, i)
+                        raise Stalled(f"no progress since t={when:.3f}s: only timers fire")
+                fn(*args)
+                if i == len(q):
+                    break
+                if done():
+                    self._unrun(when, q, i)
+                    return
+            del at[when]
         if not done():
             raise Stalled(f"no events left at t={self.now:.3f}s and work remains")
+
+    def _unrun(self, when: float, q: list, ran: int) -> None:
+        """Leave the events of ``when`` not run yet waiting, as if just scheduled."""
+        del q[:ran]
+        if q:
+            heappush(self._times, when)
+        else:
+            del self._at[when]
 
 
 class VirtualLoop:

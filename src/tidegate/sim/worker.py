@@ -16,9 +16,11 @@ instructions out, each instruction becomes a future event.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
+from heapq import heappop, heappush
 
 from dask.sizeof import sizeof
-from dask.utils import typename
+from dask.utils import key_split, typename
 from distributed.protocol import pickle
 from distributed.worker_state_machine import (
     AcquireReplicasEvent,
@@ -113,9 +115,14 @@ class _StableTaskState(TaskState):
 
     __slots__ = ("_hash",)
 
-    def __init__(self, key, hash_: int) -> None:
-        self._hash = hash_  # dask's __post_init__ puts the task in a WeakSet
+    def __init__(self, key, hash_: int, prefix: str) -> None:
+        self._hash = hash_
         super().__init__(key)
+        self.prefix = prefix  # key_split(key), from the cluster's cache
+
+    def __post_init__(self) -> None:
+        """dask's sets the prefix and adds every TaskState to a WeakSet of them all, which
+        only dask's own tests read (a weakref with a callback per task)."""
 
     def __hash__(self) -> int:
         return self._hash
@@ -135,6 +142,7 @@ class _FastWorkerState(WorkerState):
 
     _salt = 0  # the worker's (SimWorker sets it): see _new_task
     _hashes: dict = {}  # the model's stable hashes by key (SimWorker sets them)
+    _group = staticmethod(key_split)  # a key's prefix (SimWorker: its cluster's cache)
 
     def _new_task(self, key) -> None:
         # Salted by the worker: dask keeps every TaskState of the process in one WeakSet,
@@ -142,7 +150,7 @@ class _FastWorkerState(WorkerState):
         h = self._hashes.get(key)
         if h is None:
             h = stable_hash(key)
-        self.tasks[key] = ts = _StableTaskState(key, h ^ self._salt)
+        self.tasks[key] = ts = _StableTaskState(key, h ^ self._salt, self._group(key))
         self.task_counter.new_task(ts)
 
     def _ensure_task_exists(self, key, *, priority, stimulus_id):
@@ -183,6 +191,17 @@ class _FastWorkerState(WorkerState):
         return instructions
 
 
+_KINDS: dict = {}  # instruction class -> the class the twin handles it as
+
+
+def _kind(cls: type) -> type | None:
+    for kind in (SendMessageToScheduler, Execute, GatherDep, RetryBusyWorkerLater):
+        if issubclass(cls, kind):
+            _KINDS[cls] = kind
+            return kind
+    return None
+
+
 class SimWorker:
     def __init__(self, cluster, address: str, nthreads: int, validate: bool, **limits) -> None:
         self.cluster = cluster
@@ -191,9 +210,10 @@ class SimWorker:
         self.state = _FastWorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
         self.state._salt = stable_hash(address)
         self.state._hashes = cluster.model.hashes
+        self.state._group = cluster.group
         if not validate:  # validation compares the counts with the tasks
             self.state.task_counter = _NoTaskCounter()
-        self.free_threads = list(range(nthreads - 1, -1, -1))  # pop() gives the lowest
+        self.free_threads = list(range(nthreads))  # a heap: the lowest free thread first
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.outgoing_free_at = 0.0  # when it may start sending again
@@ -203,7 +223,7 @@ class SimWorker:
         self._sampled = (0, 0)
         self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER,
                                     cluster.latency + cluster.loop_lag,
-                                    lambda msgs: cluster.from_worker(address, msgs),
+                                    partial(cluster.from_worker, address),
                                     lag=cluster.drawn_lag)
 
     def receive(self, msgs: list) -> None:
@@ -229,13 +249,14 @@ class SimWorker:
             instructions = self._deterministic(instructions)
         outgoing = []
         for inst in instructions:
-            if isinstance(inst, SendMessageToScheduler):
+            kind = _KINDS.get(type(inst)) or _kind(type(inst))
+            if kind is SendMessageToScheduler:
                 outgoing.append(inst.to_dict())
-            elif isinstance(inst, Execute):
+            elif kind is Execute:
                 self._execute(inst)
-            elif isinstance(inst, GatherDep):
+            elif kind is GatherDep:
                 self._gather(inst)
-            elif isinstance(inst, RetryBusyWorkerLater):
+            elif kind is RetryBusyWorkerLater:
                 self.clock.call_later(
                     0.15, self.handle_stimulus,
                     RetryBusyWorkerEvent(worker=inst.worker, stimulus_id=f"retry-{self.clock.now}"),
@@ -275,7 +296,7 @@ class SimWorker:
 
     def _execute(self, inst: Execute) -> None:
         key = inst.key
-        thread = self.free_threads.pop()
+        thread = heappop(self.free_threads)
         self.thread_of[key] = thread
         model = self.cluster.model
         start = self.clock.now
@@ -289,8 +310,7 @@ class SimWorker:
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
     def _finished(self, key, thread, start, stop, stimulus_id) -> None:
-        self.free_threads.append(thread)
-        self.free_threads.sort(reverse=True)
+        heappush(self.free_threads, thread)
         del self.thread_of[key]
         ts = self.state.tasks.get(key)
         nbytes = self.cluster.model.sizes.get(key, 0)
