@@ -13,8 +13,8 @@ Every task moves through::
     memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
 
 A dropped root's output is discarded instead of written to disk; it is made ready again
-once the tasks needing it wait for nothing else, and runs again (the one case, besides a
-failure elsewhere, where a task runs twice).
+once the tasks needing it wait for nothing else, and runs again, in the place of the
+earliest of them (the one case, besides a failure elsewhere, where a task runs twice).
 
 Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
 "processing" and "running" coincide here and priority is decided by the scheduler, not by
