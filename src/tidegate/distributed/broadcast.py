@@ -188,8 +188,11 @@ class Broadcast:
         seen = (len(who), len(workers))
         if flight and self._seen.get(d.key) != seen:
             self._seen[d.key] = seen
-            for dest in [a for a, src in flight.items() if workers.get(a) in who
-                         or a not in workers or workers.get(src) not in who]:  # fmt: skip
+            # By address (dask keeps only current workers in who_has): a str's hash is
+            # cached, a WorkerState hashes in Python, twice per copy on its way.
+            holders = {ws.address for ws in who}
+            for dest in [a for a, src in flight.items() if a in holders
+                         or a not in workers or src not in holders]:  # fmt: skip
                 del flight[dest]
                 self.generation += 1
         return flight

@@ -834,7 +834,7 @@ class Plugin(SchedulerPlugin):
                 if roots_blocked and not held:
                     break
                 ts = ready.best(roots=not roots_blocked)
-                c = copies.first() if copies else None
+                c = copies.first() if copies._entry else None  # (no __len__ call: hot)
                 if c is not None and (ts is None or c.priority < ts.priority):
                     # Woken readers held for a copy are next. Each that gate would hold
                     # again as it is (nearly always) is looked at here as below would
@@ -1051,8 +1051,9 @@ class _Lines:
 
     def best(self, roots: bool = True):
         """The best task of both lines (``roots=False``: of the others only), or None."""
-        o = self._others.peek() if self._others else None
-        if not roots or not self._roots:
+        # (the lines' dicts, not their __len__: asked at every poke)
+        o = self._others.peek() if self._others._live else None
+        if not roots or not self._roots._live:
             return o
         r = self._roots.peek()
         return r if o is None or r.priority < o.priority else o

@@ -149,13 +149,36 @@ def _fast_thief(plugin, steal, original):
     this way; with the anomaly's mean copied to most workers, the others still cost
     270 µs per task at 1,000 workers, a third of the scheduler's CPU."""
 
+    # One balance round (dask's ``balance`` passes one ``occupancies`` per round, fixed in
+    # it, and changes no replica): each worker's occupancy, its steals in flight and each
+    # input's holders by ``id``, found once per round (a WorkerState hashes in Python, an
+    # int does not). Steals in flight change within a round only by the steal balance
+    # requests after a call (``move_task_request``: that call's thief and the task's
+    # worker), so those two are read again at the next call.
+    in_flight = steal.in_flight_occupancy
+    round_: list = [None]  # [occupancies, {id: occupancy}, {id: in flight}, {key: {id}}, moved]
+
     def _get_thief(scheduler, ts, potential_thieves, *, occupancies):
         if ts.actor or plugin.scheduler is None:
+            round_[0] = None
             return original(scheduler, ts, potential_thieves, occupancies=occupancies)
-        deps = [(d.who_has or (), d.get_nbytes()) for d in ts.dependencies]
+        if round_[0] is not occupancies:
+            round_[:] = [occupancies, {id(w): o for w, o in occupancies.items()},
+                         {id(w): v for w, v in in_flight.items()}, {}, ()]
+        occupancy, flying, holders = round_[1], round_[2], round_[3]
+        for w in round_[4]:
+            flying[id(w)] = in_flight.get(w, 0)
+        deps = []
+        for d in ts.dependencies:
+            who = holders.get(d.key)
+            if who is None:
+                who = holders[d.key] = {id(w) for w in d.who_has or ()}
+            deps.append((who, d.get_nbytes()))
         if any(type(n) is not int for _, n in deps):
             # Sizes summed in another order could round differently: dask's own search.
+            round_[0] = None
             return original(scheduler, ts, potential_thieves, occupancies=occupancies)
+        round_[4] = ()
         valid_workers = scheduler.valid_workers(ts)
         if valid_workers is not None:
             valid_thieves = potential_thieves & valid_workers
@@ -164,22 +187,24 @@ def _fast_thief(plugin, steal, original):
             elif not ts.loose_restrictions:
                 return None
         bandwidth = scheduler.bandwidth
-        in_flight = steal.in_flight_occupancy
         cost: dict = {}  # bytes lacking -> transfer time (get_comm_cost's division)
         best = best_occ = best_nbytes = None
         for ws in potential_thieves:
+            i = id(ws)
             lacking = 0
             for who, n in deps:
-                if ws not in who:
+                if i not in who:
                     lacking += n
             far = cost.get(lacking)
             if far is None:
                 far = cost[lacking] = lacking / bandwidth
-            occ = (occupancies[ws] + in_flight[ws]) / ws.nthreads + far
+            occ = (occupancy[i] + flying.get(i, 0)) / ws.nthreads + far
             nbytes = ws.nbytes
             # (occ, nbytes) < (best_occ, best_nbytes), as min compares dask's keys
             if best is None or occ < best_occ or (occ == best_occ and nbytes < best_nbytes):
                 best, best_occ, best_nbytes = ws, occ, nbytes
+        if best is not None:
+            round_[4] = (best, ts.processing_on)  # balance may move ts to best now
         return best
 
     _get_thief.__wrapped__ = original
