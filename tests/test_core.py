@@ -244,6 +244,29 @@ def test_a_root_run_again_runs_just_before_the_task_waiting_for_it():
         assert keys[second + 1] == 2 * n + 1 + k, keys
 
 
+def test_a_root_run_again_keeps_its_place_when_a_limit_holds_it():
+    """A dropped root withheld by a full concurrency limit (a read limit on zarr loads) is
+    offered again at the priority it became ready with, its consumer's, not at its own
+    early one (which would send it ahead of every consumer again once the limit frees)."""
+    n = 6
+    g = _anomaly_graph(n)
+    g.set_limits({i: ("io",) for i in range(n)}, {"io": 1})
+    core = Scheduler(g, [(2, 450.0)], Policy("tidegate", 1.0), validate=True)
+    core.rerun = [True] * len(g.group_names)
+    held = []
+    hold = core.limits.hold
+
+    def recording_hold(name, p, i, names):
+        if core.recomputed[i]:
+            held.append((i, p, core._rerun_priority(i)))
+        return hold(name, p, i, names)
+
+    core.limits.hold = recording_hold
+    runs, _ = drive(core, size=lambda i: 100 if i < n else 1)
+    assert core.done and len(held) >= 1, held  # the premise: a rerun root was held
+    assert all(p == again for _, p, again in held), held
+
+
 @settings(max_examples=80, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
        st.integers(0, 10**6))  # fmt: skip

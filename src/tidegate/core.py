@@ -496,14 +496,14 @@ class Scheduler:
                     if roots and roots[0][0] < best and self._admit(
                         w, roots[0][1], sid, not (ready and self.recomputed[roots[0][1]])
                     ) and self._root_fits(w, roots[0][1]):
-                        _, i = heapq.heappop(roots)
+                        p, i = heapq.heappop(roots)
                     elif ready:
-                        _, i = heapq.heappop(ready)
+                        p, i = heapq.heappop(ready)
                     else:
                         if roots:
                             blocked.append(w)
                         break  # nothing ready, or only withheld roots
-                    if limited and i in limited and self._limit_holds(i, sid):
+                    if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
                         self._make_room(w, i, sid, actions)
@@ -557,14 +557,15 @@ class Scheduler:
                 return max(need, min(self.grow_cap, self.grow * inputs))
         return need
 
-    def _limit_holds(self, i: int, sid: int) -> bool:
+    def _limit_holds(self, i: int, p: int, sid: int) -> bool:
         """Is ready task i withheld by a full concurrency limit? Then it is kept aside in
-        ``self.limits`` (still READY) until a task of that limit ends."""
+        ``self.limits`` (still READY) until a task of that limit ends, and offered again at
+        the priority it was ready with, p (a dropped root's is its consumer's, not its own)."""
         names = self._limited[i]
         name = self.limits.full(names)
         if name is None:
             return False
-        self.limits.hold(name, self._priority[i], i, names)
+        self.limits.hold(name, p, i, names)
         self.books.log.append((i, "withheld", "limit", name, sid))
         return True
 
