@@ -146,8 +146,9 @@ class _FastWorkerState(WorkerState):
     _group = staticmethod(key_split)  # a key's prefix (SimWorker: its cluster's cache)
 
     def _new_task(self, key) -> None:
-        # Salted by the worker: dask keeps every TaskState of the process in one WeakSet,
-        # where a key's copies on 100 workers would otherwise all collide.
+        # Salted by the worker: a key's copies on 100 workers once all collided in dask's
+        # WeakSet of every TaskState (no longer filled, see _StableTaskState); the salt
+        # stays, as it decides the order of each worker's sets, hence the traces.
         h = self._hashes.get(key)
         if h is None:
             h = stable_hash(key)
