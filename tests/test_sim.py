@@ -371,6 +371,60 @@ def test_clock_raises_when_only_timers_are_left():
     assert ticks[-3:] == ["early", "early-second", "late"] and clock.now == 2.0
 
 
+def test_clock_stopped_within_an_instant_keeps_the_rest_in_order():
+    """Events scheduled for the instant running join it after those already waiting; when
+    ``done()`` stops the clock between two of them, the rest wait for the next run."""
+    clock = Clock()
+    seen = []
+
+    def first():
+        seen.append("first")
+        clock.call_at(1.0, seen.append, "joined")  # the same instant, from within it
+        clock.call_at(0.5, seen.append, "late")  # in the past: runs now, after the others
+
+    clock.call_at(1.0, first)
+    clock.call_at(1.0, seen.append, "second")
+    clock.call_at(2.0, seen.append, "next")
+    clock.run(lambda: seen[-1:] == ["second"], lambda: len(seen))
+    assert seen == ["first", "second"] and clock.now == 1.0
+    clock.run(lambda: seen[-1:] == ["next"], lambda: len(seen))
+    assert seen == ["first", "second", "joined", "late", "next"] and clock.now == 2.0
+
+
+def test_a_constant_thread_lag_gives_the_trace_a_drawn_one_of_one_value_gives():
+    """A constant lag is computed once per run (no draw per task); a list of one lag is
+    drawn per task. Same numbers, same trace."""
+    from tidegate.sim.fidelity import run_twin, vorticity
+
+    g = vorticity(steps=8)
+    for policy in POLICIES:
+        const, drawn = (run_twin(g, policy, thread_lag=lag, seed=2) for lag in (0.004, [0.004]))
+        for part in ("tasks", "transfers", "memory"):
+            assert getattr(const.trace, part) == getattr(drawn.trace, part), (policy, part)
+        assert const.trace.tasks[0].stop - const.trace.tasks[0].start > 0.004
+
+
+def test_hosts_are_remembered_only_while_the_twin_runs(monkeypatch):
+    """The twin memoises distributed's address -> host parsing during a run (same answers),
+    and puts dask's own function back after, also when the run fails."""
+    import distributed.worker_state_machine as wsm
+
+    from tidegate.sim.worker import SimWorker
+
+    own = wsm.get_address_host
+    simulate(chain_graph(), keys=["c"], workers=3, threads_per_worker=1, policy="queue")
+    assert wsm.get_address_host is own
+
+    def boom(self, inst):
+        assert wsm.get_address_host is not own  # remembering while running
+        raise KeyError("boom")
+
+    monkeypatch.setattr(SimWorker, "_execute", boom)
+    with pytest.raises(KeyError, match="boom"):
+        simulate(chain_graph(), keys=["c"], workers=2, threads_per_worker=1, policy="queue")
+    assert wsm.get_address_host is own
+
+
 def test_simulate_is_exported():
     assert tidegate.simulate is simulate
 

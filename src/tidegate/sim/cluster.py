@@ -25,6 +25,7 @@ message several ms too slow.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
 import logging
@@ -38,6 +39,7 @@ from distributed.collections import HeapSet
 from distributed.core import Status
 from distributed.scheduler import ClientState, Scheduler, SchedulerState, WorkerState
 from distributed.stealing import WorkStealing
+import distributed.worker_state_machine as wsm
 from sortedcontainers import SortedDict
 
 from . import collector, heartbeats
@@ -180,6 +182,31 @@ for _name in _BORROWED + _VALIDATORS:
         setattr(SimScheduler, _name, _fn)
 
 
+@contextlib.contextmanager
+def _hosts_remembered():
+    """While the twin runs, distributed's workers look up each address's host from a dict.
+    A worker choosing whom to fetch from parses the host of every peer it could fetch from
+    (``WorkerState._select_workers_for_gather``), each time: 1% of a run. The same answers;
+    restored after."""
+    parse = getattr(wsm, "get_address_host", None)
+    if parse is None:  # another release: nothing to remember
+        yield
+        return
+    hosts: dict = {}
+
+    def get_address_host(address: str) -> str:
+        host = hosts.get(address)
+        if host is None:
+            host = hosts[address] = parse(address)
+        return host
+
+    wsm.get_address_host = get_address_host
+    try:
+        yield
+    finally:
+        wsm.get_address_host = parse
+
+
 class PluginFailed(RuntimeError):
     """A scheduler plugin raised inside the twin (dask itself only logs it)."""
 
@@ -203,7 +230,7 @@ class _Comm:
                                     cluster.workers[address].receive, lag=cluster.drawn_lag)
 
     def send(self, *msgs) -> None:
-        self.stream.send(msgs)
+        self.stream.send(list(msgs))
 
 
 class SimCluster:
@@ -225,6 +252,12 @@ class SimCluster:
         self.loop_lag = 0.0 if lag.drawn else lag.value
         # None: a task holds its thread 2 x loop_lag longer (one hand-off each way)
         self.thread_lag = None if thread_lag is None else Lag(thread_lag, seed, "thread")
+        # How much longer than its duration a task holds its thread, when it is the same
+        # for every task; None: drawn per task.
+        if self.thread_lag is None:
+            self.task_lag = None if lag.drawn else 2 * lag.value
+        else:
+            self.task_lag = None if self.thread_lag.drawn else self.thread_lag.value
         self.scheduler_time = scheduler_time
         self.record_memory = record_memory
         self.trace = trace
@@ -283,8 +316,12 @@ class SimCluster:
 
     def from_worker(self, worker: str, msgs: list) -> None:
         """A batch from a worker's stream arrives: handled in one go, as dask's
-        ``handle_stream`` does, costing the service time of each message."""
-        self.scheduler_work(self._handle_batch, worker, msgs, messages=len(msgs))
+        ``handle_stream`` does, costing the service time of each message
+        (:meth:`scheduler_work`, inlined: one call per batch)."""
+        now = self.clock.now
+        start = now if now > self._busy_until else self._busy_until
+        self._busy_until = start + self.scheduler_time * len(msgs)
+        self.clock.call_at(self._busy_until, self._handle_batch, worker, msgs)
 
     def _handle_batch(self, worker: str, msgs: list) -> None:
         self.messages += len(msgs)
@@ -335,7 +372,7 @@ class SimCluster:
         if not log.isEnabledFor(logging.INFO):
             log.setLevel(logging.INFO)  # dask reports plugin errors at INFO
         try:
-            with collector.fewer():
+            with collector.fewer(), _hosts_remembered():
                 self.submit()
                 self.clock.run(self.done, self.progress)
         finally:

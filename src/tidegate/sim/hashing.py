@@ -46,32 +46,30 @@ class _Node(GraphNode):
         self._dependencies = dependencies
 
 
-class _Key(int):
-    """A key as dask.order sees it in :func:`stable_order`: its place in the graph (an int
-    hashes to itself, in every process, in C) that prints as the key did, since dask.order
-    breaks its last ties by ``str(key)``."""
-
-    def __str__(self) -> str:
-        return self.text
-
-    __repr__ = __str__
-
-
 def stable_order(dsk: dict) -> dict:
     """``dask.order.order(dsk)`` with its ties broken alike for every PYTHONHASHSEED: it
-    breaks some by iterating sets of keys. Run on a copy whose keys are :class:`_Key`;
-    each task's dependencies are inserted in graph order (where two hash to the same slot
-    of a set, the first in stays first). A third faster than with :class:`StableStr` keys,
-    whose ``__hash__`` is Python code."""
-    ids: dict = {}
-    for i, key in enumerate(dsk):
-        k = ids[key] = _Key(i)
-        k.text = str(key)
-    for key, node in dsk.items():  # keys outside the graph (dask.order adds them)
+    breaks some by iterating sets of keys. Run on a copy whose keys are ints subclassed
+    (their place in the graph: an int hashes to itself, in every process, in C) that print
+    as the keys did, since dask.order breaks its last ties by ``str(key)``; each task's
+    dependencies are inserted in graph order (where two hash to the same slot of a set, the
+    first in stays first). A third faster than with :class:`StableStr` keys, whose
+    ``__hash__`` is Python code."""
+    names = list(dsk)
+    for node in dsk.values():  # keys outside the graph (dask.order adds them)
         for d in node.dependencies:
-            if d not in ids:
-                k = ids[d] = _Key(len(ids))
-                k.text = str(d)
+            if d not in dsk:
+                names.append(d)
+    names = list(dict.fromkeys(names))
+
+    class _Key(int):
+        __slots__ = ()  # no __dict__: the text is looked up, and only on a tie
+
+        def __str__(self) -> str:
+            return str(names[self])
+
+        __repr__ = __str__
+
+    ids = {key: _Key(i) for i, key in enumerate(names)}
     copy = {}
     for key, node in dsk.items():
         k = ids[key]

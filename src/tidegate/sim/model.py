@@ -149,7 +149,7 @@ def _lookup(spec, key, group):
 
 
 def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
-    with collector.paused():
+    with collector.paused(keep=True):  # the graph's conversion makes no cyclic garbage
         return _build_model(x, keys, sizes, durations)
 
 

@@ -33,12 +33,13 @@ class BatchedStream:
         self.lag = lag
         self.arrives = 0.0  # the last batch's arrival: a stream delivers in order
 
-    def send(self, msgs) -> None:
+    def send(self, msgs: list) -> None:
+        """Send ``msgs``, a list the stream may keep (and extend) as its next batch."""
         now = self.clock.now
         if self.buffer is None or now > self.closes_at:
             # The next write: now if the last one is ``interval`` ago, else when it is.
             self.closes_at = max(now, self.closes_at + self.interval)
-            self.buffer = list(msgs)
+            self.buffer = msgs
             at = self.closes_at + self.latency
             if self.lag is not None:
                 at = self.arrives = max(self.arrives, at + self.lag.draw())

@@ -15,6 +15,7 @@ instructions out, each instruction becomes a future event.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from functools import partial
 from heapq import heappop, heappush
@@ -145,8 +146,9 @@ class _FastWorkerState(WorkerState):
     _group = staticmethod(key_split)  # a key's prefix (SimWorker: its cluster's cache)
 
     def _new_task(self, key) -> None:
-        # Salted by the worker: dask keeps every TaskState of the process in one WeakSet,
-        # where a key's copies on 100 workers would otherwise all collide.
+        # Salted by the worker: a key's copies on 100 workers once all collided in dask's
+        # WeakSet of every TaskState (no longer filled, see _StableTaskState); the salt
+        # stays, as it decides the order of each worker's sets, hence the traces.
         h = self._hashes.get(key)
         if h is None:
             h = stable_hash(key)
@@ -220,6 +222,7 @@ class SimWorker:
         self.peak = 0
         self.bandwidth = configured_bandwidth()  # dask's measured average (.heartbeats)
         self.roots_in_flight = 0  # as the scheduler sees it (.roots_in_flight), when recorded
+        self.record_memory = cluster.record_memory
         self._sampled = (0, 0)
         self.stream = BatchedStream(cluster.clock, WORKER_TO_SCHEDULER,
                                     cluster.latency + cluster.loop_lag,
@@ -242,9 +245,13 @@ class SimWorker:
             self.handle_stimulus(*events)
 
     def handle_stimulus(self, *events) -> None:
-        state = self.state
-        instructions = state.handle_stimulus(*events)
-        self.sample()
+        instructions = self.state.handle_stimulus(*events)
+        if self.record_memory:
+            self.sample()
+        else:  # only the peak
+            held = self.state.nbytes
+            if held > self.peak:
+                self.peak = held
         if len(instructions) > 1:
             instructions = self._deterministic(instructions)
         outgoing = []
@@ -298,15 +305,12 @@ class SimWorker:
         key = inst.key
         thread = heappop(self.free_threads)
         self.thread_of[key] = thread
-        model = self.cluster.model
         start = self.clock.now
         cl = self.cluster
-        if cl.thread_lag is None:
-            lag = cl.drawn_lag
-            extra = 2 * (cl.loop_lag if lag is None else lag.draw())
-        else:
-            extra = cl.thread_lag.draw()
-        stop = start + max(MIN_DURATION, model.durations.get(key, 0.0)) + extra
+        extra = cl.task_lag  # None: drawn per task
+        if extra is None:
+            extra = 2 * cl.drawn_lag.draw() if cl.thread_lag is None else cl.thread_lag.draw()
+        stop = start + max(MIN_DURATION, cl.model.durations.get(key, 0.0)) + extra
         self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
 
     def _finished(self, key, thread, start, stop, stimulus_id) -> None:
@@ -341,11 +345,11 @@ class SimWorker:
         nbytes = sum(cl.model.sizes.get(k, 0) for k in inst.to_gather)
         start = max(self.clock.now, self.incoming_free_at)
         out = cl.outgoing_bandwidth
-        if out < float("inf"):  # the sender's link: 100 fetchers of one array queue there
+        if out < math.inf:  # the sender's link: 100 fetchers of one array queue there
             start = max(start, sender.outgoing_free_at)
         stop = start + cl.latency + nbytes / min(cl.bandwidth, out)
         self.incoming_free_at = stop
-        if out < float("inf"):
+        if out < math.inf:
             sender.outgoing_free_at = stop
         # the link is free at ``stop``; the worker's loop notices the data loop_lag later
         lag = cl.loop_lag if cl.drawn_lag is None else cl.drawn_lag.draw()
