@@ -391,6 +391,25 @@ def test_clock_stopped_within_an_instant_keeps_the_rest_in_order():
     assert seen == ["first", "second", "joined", "late", "next"] and clock.now == 2.0
 
 
+def test_clock_keeps_an_instant_whose_event_raised():
+    """An event that raises leaves the rest of its instant waiting, in order, as a stop by
+    ``done()`` does (it was lost: the instant was off the heap, its list orphaned)."""
+    clock = Clock()
+    seen = []
+
+    def boom():
+        raise KeyError("boom")
+
+    clock.call_at(1.0, boom)
+    clock.call_at(1.0, seen.append, "after")
+    clock.call_at(2.0, seen.append, "next")
+    with pytest.raises(KeyError):
+        clock.run(lambda: False, lambda: len(seen))
+    clock.call_at(1.0, seen.append, "joined")
+    clock.run(lambda: seen[-1:] == ["next"], lambda: len(seen))
+    assert seen == ["after", "joined", "next"]
+
+
 def test_a_constant_thread_lag_gives_the_trace_a_drawn_one_of_one_value_gives():
     """A constant lag is computed once per run (no draw per task); a list of one lag is
     drawn per task. Same numbers, same trace."""

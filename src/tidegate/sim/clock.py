@@ -67,7 +67,11 @@ class Clock:
                     if idle > idle_ticks:
                         self._unrun(when, q, i)
                         raise Stalled(f"no progress since t={when:.3f}s: only timers fire")
-                fn(*args)
+                try:
+                    fn(*args)
+                except BaseException:  # the rest of this instant stays runnable
+                    self._unrun(when, q, i)
+                    raise
                 if i == len(q):
                     break
                 if done():
