@@ -52,6 +52,7 @@ from ..policy import (
     is_root,
     meeting_partners,
     place_consumer,
+    sole_holder,
 )
 
 logger = logging.getLogger("tidegate.distributed")
@@ -608,7 +609,7 @@ class Plugin(SchedulerPlugin):
             for h in d.who_has or ():
                 if h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
-        sole = _sole_holder(local)
+        sole = sole_holder(local)
         if sole is not None:
             return s.workers[sole]
         ws = decide(ts)
@@ -1177,21 +1178,6 @@ class _Held:
         if e is not None:
             self._list.remove(e)
             self._ahead.discard(key)
-
-
-def _sole_holder(local: dict):
-    """The one worker holding more of a consumer's own input bytes than any other, or
-    None. There, place_consumer's answer is that worker whatever dask chooses (dask's
-    choice stands only among equals), so dask's objective (every worker holding any
-    input, a widely copied grid's holders included, each costed by a set difference) is
-    not asked for: twin vorticity, 100 workers, it was a quarter of the scheduler's CPU."""
-    best = sole = None
-    for a, b in local.items():
-        if best is None or b > best:
-            best, sole = b, a
-        elif b == best:
-            sole = None
-    return sole
 
 
 def _constant(ts) -> bool:
