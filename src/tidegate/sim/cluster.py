@@ -316,12 +316,8 @@ class SimCluster:
 
     def from_worker(self, worker: str, msgs: list) -> None:
         """A batch from a worker's stream arrives: handled in one go, as dask's
-        ``handle_stream`` does, costing the service time of each message
-        (:meth:`scheduler_work`, inlined: one call per batch)."""
-        now = self.clock.now
-        start = now if now > self._busy_until else self._busy_until
-        self._busy_until = start + self.scheduler_time * len(msgs)
-        self.clock.call_at(self._busy_until, self._handle_batch, worker, msgs)
+        ``handle_stream`` does, costing the service time of each message."""
+        self.scheduler_work(self._handle_batch, worker, msgs, messages=len(msgs))
 
     def _handle_batch(self, worker: str, msgs: list) -> None:
         self.messages += len(msgs)
