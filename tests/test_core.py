@@ -199,13 +199,22 @@ def _anomaly_graph(n):
     return make_graph(deps, [2 * n + 1 + i for i in range(n)])
 
 
+def _rerun_core(n, threads, budget, limited=False):
+    """The anomaly graph's core on one worker, its roots cheap to run again (``limited``:
+    a limit of one at a time on them), and sizes for ``drive``: tasks 0..n-1 100 bytes,
+    the rest 1 byte."""
+    g = _anomaly_graph(n)
+    if limited:
+        g.set_limits({i: ("io",) for i in range(n)}, {"io": 1})
+    core = Scheduler(g, [(threads, budget)], Policy("tidegate", 1.0), validate=True)
+    core.rerun = [True] * len(g.group_names)
+    return g, core, lambda i: 100 if i < n else 1
+
+
 def test_cheap_roots_are_dropped_and_run_again_instead_of_spilled():
     n = 6
-    g = _anomaly_graph(n)
-    core = Scheduler(g, [(1, 250.0)], Policy("tidegate", 1.0), validate=True)
-    core.rerun = [True] * len(g.group_names)
-    sizes = {i: 100 for i in range(n)}  # roots: 100 bytes; the rest 1 byte
-    runs, releases = drive(core, size=lambda i: sizes.get(i, 1))
+    g, core, size = _rerun_core(n, 1, 250.0)
+    runs, releases = drive(core, size=size)
     assert core.done
     roots = [g.keys.index(i) for i in range(n)]
     again = [i for i in roots if runs.count(i) == 2]
@@ -218,7 +227,7 @@ def test_cheap_roots_are_dropped_and_run_again_instead_of_spilled():
         assert first < partial < second
     # Without rerun the same schedule spills the roots instead.
     core = Scheduler(g, [(1, 250.0)], Policy("tidegate", 1.0), validate=True)
-    runs, _ = drive(core, size=lambda i: sizes.get(i, 1))
+    runs, _ = drive(core, size=size)
     assert core.bytes_spilled > 0 and core.bytes_dropped == 0 and len(runs) == len(g)
 
 
@@ -229,11 +238,8 @@ def test_a_root_run_again_runs_just_before_the_task_waiting_for_it():
     departures' room would be made by spilling the roots read ahead (the zarr anomaly at
     200 MB wrote 192-224 MB; with this, 0-32)."""
     n = 6
-    g = _anomaly_graph(n)
-    core = Scheduler(g, [(1, 350.0)], Policy("tidegate", 1.0), validate=True)
-    core.rerun = [True] * len(g.group_names)
-    sizes = {i: 100 for i in range(n)}  # roots: 100 bytes; the rest 1 byte
-    runs, _ = drive(core, size=lambda i: sizes.get(i, 1))
+    g, core, size = _rerun_core(n, 1, 350.0)
+    runs, _ = drive(core, size=size)
     assert core.done and core.bytes_spilled == 0
     keys = [g.keys[i] for i in runs]
     total = keys.index(2 * n)
@@ -249,10 +255,7 @@ def test_a_root_run_again_keeps_its_place_when_a_limit_holds_it():
     offered again at the priority it became ready with, its consumer's, not at its own
     early one (which would send it ahead of every consumer again once the limit frees)."""
     n = 6
-    g = _anomaly_graph(n)
-    g.set_limits({i: ("io",) for i in range(n)}, {"io": 1})
-    core = Scheduler(g, [(2, 450.0)], Policy("tidegate", 1.0), validate=True)
-    core.rerun = [True] * len(g.group_names)
+    g, core, size = _rerun_core(n, 2, 450.0, limited=True)
     held = []
     hold = core.limits.hold
 
@@ -262,7 +265,7 @@ def test_a_root_run_again_keeps_its_place_when_a_limit_holds_it():
         return hold(name, p, i, names)
 
     core.limits.hold = recording_hold
-    runs, _ = drive(core, size=lambda i: 100 if i < n else 1)
+    runs, _ = drive(core, size=size)
     assert core.done and len(held) >= 1, held  # the premise: a rerun root was held
     assert all(p == again for _, p, again in held), held
 

@@ -7,14 +7,12 @@ the readers between lines; the schedule must be exactly the one gate gives.
 
 from __future__ import annotations
 
-from dataclasses import astuple
 from types import SimpleNamespace
 
 from tidegate.distributed import broadcast
 from tidegate.distributed.hooks import _Held
-from tidegate.sim import simulate
-from tidegate.sim.model import build_model
-from tidegate.sim.workloads import build
+
+from conftest import twin_vorticity_trace
 
 
 def _task(key, priority):
@@ -58,13 +56,9 @@ def _run(monkeypatch, exact_only: bool):
     monkeypatch.setattr(broadcast.Broadcast, "gate", counted)
     if exact_only:  # every look at a held reader goes through gate, as before _Held
         monkeypatch.setattr(broadcast.Broadcast, "blocker", lambda self, s: None)
-    w = build("vorticity", 200, 190e6)
-    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    r = simulate(model, workers=20, threads_per_worker=4, policy="tidegate",
-                 bandwidth="1GB/s", record_memory=False)  # fmt: skip
+    trace = twin_vorticity_trace()
     monkeypatch.undo()
-    trace = ([astuple(t) for t in r.trace.tasks], [astuple(t) for t in r.trace.transfers])
-    return len(calls), trace, len(r.trace.tasks)
+    return len(calls), trace, len(trace[0])
 
 
 def test_held_readers_are_answered_without_gate_and_schedule_the_same(monkeypatch):

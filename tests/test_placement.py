@@ -27,6 +27,8 @@ from tidegate.policy import (
 )
 from tidegate.testing import QUIET_MEMORY
 
+from conftest import twin_vorticity_trace
+
 try:
     from distributed import WorkerPlugin
 except ImportError:  # the pure tests run without the extra
@@ -550,16 +552,11 @@ def test_twin_a_short_series_on_few_workers_is_no_worse_than_queuing(name, worke
 
 def _twin_vorticity_trace(monkeypatch, sole):
     """A twin vorticity run's full trace and how often dask's own consumer placement was
-    asked; ``sole=False``: the plugin always asks it (the code before _sole_holder)."""
+    asked; ``sole=False``: the plugin always asks it (the code before sole_holder)."""
     pytest.importorskip("distributed")
-    from dataclasses import astuple
-
     from distributed.scheduler import SchedulerState
 
     from tidegate.distributed import hooks
-    from tidegate.sim import simulate
-    from tidegate.sim.model import build_model
-    from tidegate.sim.workloads import build
 
     asked = []
     dask_decide = SchedulerState.decide_worker_non_rootish
@@ -570,13 +567,9 @@ def _twin_vorticity_trace(monkeypatch, sole):
 
     monkeypatch.setattr(SchedulerState, "decide_worker_non_rootish", counting)
     if not sole:
-        monkeypatch.setattr(hooks, "_sole_holder", lambda local: None)
-    w = build("vorticity", 200, 190e6)
-    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    r = simulate(model, workers=20, threads_per_worker=4, policy="tidegate",
-                 bandwidth="1GB/s", record_memory=False)  # fmt: skip
+        monkeypatch.setattr(hooks, "sole_holder", lambda local: None)
+    trace = twin_vorticity_trace()
     monkeypatch.undo()
-    trace = ([astuple(t) for t in r.trace.tasks], [astuple(t) for t in r.trace.transfers])
     return len(asked), trace
 
 
@@ -584,12 +577,12 @@ def test_a_consumer_whose_inputs_one_worker_holds_most_of_skips_dasks_objective(
     """Where one worker holds more of a consumer's own inputs than any other, place_consumer
     sends it there whatever dask chooses, so dask's objective over every worker holding a
     grid is not asked for, and the schedule is exactly the same."""
-    from tidegate.distributed.hooks import _sole_holder
+    from tidegate.policy import sole_holder
 
-    assert _sole_holder({}) is None
-    assert _sole_holder({"a": 5, "b": 5}) is None  # a tie: dask's choice among equals
-    assert _sole_holder({"a": 5, "b": 9, "c": 9}) is None
-    assert _sole_holder({"a": 5, "b": 9, "c": 1}) == "b"
+    assert sole_holder({}) is None
+    assert sole_holder({"a": 5, "b": 5}) is None  # a tie: dask's choice among equals
+    assert sole_holder({"a": 5, "b": 9, "c": 9}) is None
+    assert sole_holder({"a": 5, "b": 9, "c": 1}) == "b"
     fast, trace = _twin_vorticity_trace(monkeypatch, sole=True)
     slow, slow_trace = _twin_vorticity_trace(monkeypatch, sole=False)
     assert trace == slow_trace  # the same starts, workers, times and transfers
