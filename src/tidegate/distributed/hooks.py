@@ -211,6 +211,8 @@ class Plugin(SchedulerPlugin):
         One method, the commonest moves first and nothing looked up that a move does not
         need: dask calls it 4-5 times per task (twin stack-sum, 100 workers: a quarter of
         the plugin's CPU)."""
+        if finish == "waiting" and start == "released" and not kwargs:
+            return  # the commonest move (every task's first) changes nothing booked
         if self.scheduler is None:
             return
         try:
@@ -942,7 +944,10 @@ class Plugin(SchedulerPlugin):
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
-                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                root = self._is_root_cache.get(ts.key)
+                if root is None:
+                    root = self._root(ts)
+                if not root:  # limited, or reads a shared input not yet everywhere
                     examined += 1
                     b = self._broadcast
                     ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
@@ -1281,11 +1286,14 @@ def _structural_root(ts) -> bool:
     override = ts.annotations.get(ROOT) if ts.annotations else None
     if override is not None:  # dask.annotate(tidegate_root=True/False)
         return bool(override)
-    spec = ts.run_spec
-    marked = bool(getattr(spec, "data_producer", False))
+    marked = bool(getattr(ts.run_spec, "data_producer", False))
+    deps = ts.dependencies
+    if not deps:
+        return is_root((), marked)
     return is_root(
-        ((len(d.dependencies), len(d.dependents), _constant(d)) for d in ts.dependencies), marked
-    )
+        ((len(d.dependencies), len(d.dependents),
+          d.run_spec is None or isinstance(d.run_spec, DataNode))  # (_constant(d), inline)
+         for d in deps), marked)  # fmt: skip
 
 
 def _where(ts) -> list:
