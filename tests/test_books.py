@@ -146,8 +146,8 @@ def test_place_examines_only_what_it_needs():
     ws = [f"w{i:04d}" for i in range(1000)]
     b = books(workers=ws)
     calls = []
-    admits = b.admits
-    b.admits = lambda *a, **k: calls.append(a[0]) or admits(*a, **k)
+    admits = b._admits  # place's admission check (admits with the estimate found once)
+    b._admits = lambda book, w, *a, **k: calls.append(w) or admits(book, w, *a, **k)
     assert b.place("r", NAN, "g", {}, ws) == "w0000"
     assert calls == ["w0000"]
     calls.clear()

@@ -163,14 +163,15 @@ def test_uninstall_restores_dask(client):
             "tidegate" in dask_scheduler.plugins,
             "tidegate" in dask_scheduler.periodic_callbacks,
             "_get_thief" in steal.__dict__,  # the faster thief search (distributed >= 2025.4)
+            type(dask_scheduler.idle_task_count) is set,  # dask's own, not tidegate's empty one
         )
 
     before = client.run_on_scheduler(methods)
-    assert before == ([], False, SATURATION, False, False, False)
+    assert before == ([], False, SATURATION, False, False, False, True)
     client.register_plugin(td.Plugin(saturation=3.0))
     thief = client.run_on_scheduler(
         lambda dask_scheduler: server._thief_shape(dask_scheduler.extensions["stealing"]))
-    assert client.run_on_scheduler(methods) == (sorted(td.HOOKS), True, 3.0, True, True, thief)
+    assert client.run_on_scheduler(methods) == (UNBUDGETED, True, 3.0, True, True, thief, False)
     assert td.uninstall(client) is True
     assert client.run_on_scheduler(methods) == before
     assert td.uninstall(client) is False
@@ -190,6 +191,10 @@ def test_register_twice_replaces(client):
     )
 
 
+# Without a budget dask's check_idle_saturated stays: nothing of tidegate's to add to it.
+UNBUDGETED = sorted(set(td.HOOKS) - {"check_idle_saturated"})
+
+
 def _hooks_state(dask_scheduler):
     steal = dask_scheduler.extensions["stealing"]
     return (
@@ -199,6 +204,7 @@ def _hooks_state(dask_scheduler):
         "tidegate" in dask_scheduler.plugins,
         "tidegate" in dask_scheduler.periodic_callbacks,
         "_tidegate" in dask_scheduler.__dict__,
+        type(dask_scheduler.idle_task_count) is set,
     )
 
 
@@ -206,10 +212,10 @@ def test_unregister_scheduler_plugin_restores_dask(client):
     """dask's unregister_scheduler_plugin never calls close(): the plugin notices its
     removal and puts dask's methods back, as uninstall() does."""
     before = client.run_on_scheduler(_hooks_state)
-    assert before == ([], False, SATURATION, False, False, False)
-    client.register_plugin(td.Plugin(saturation=3.0))
+    assert before == ([], False, SATURATION, False, False, False, True)
+    client.register_plugin(td.Plugin(saturation=3.0, memory_limit="10GB"))  # every hook
     assert client.run_on_scheduler(_hooks_state) == (
-        sorted((*td.HOOKS, "remove_plugin")), True, 3.0, True, True, True
+        sorted((*td.HOOKS, "remove_plugin")), True, 3.0, True, True, True, False
     )
     client.unregister_scheduler_plugin("tidegate")
     assert client.run_on_scheduler(_hooks_state) == before

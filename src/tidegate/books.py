@@ -448,9 +448,13 @@ class Books:
         """May root ``task`` start on worker ``w`` now? Logs a refusal. ``progress=False``:
         the body has other work for an idle worker, so the progress rule need not apply.
         ``reserved``: of w's owed roots, those reserved for task itself."""
-        book = self.workers[w]
+        return self._admits(self.workers[w], w, task, self.estimate(known, group),
+                            completes_consumer, stimulus_id, progress, reserved)  # fmt: skip
+
+    def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
+                reserved=0) -> bool:  # fmt: skip
+        """``admits`` with the root's estimate given (``place`` finds it once per root)."""
         idle = progress and self.may_progress(book)
-        est = self.estimate(known, group)
         if (
             self.policy.probe
             and not idle
@@ -505,6 +509,7 @@ class Books:
         ws, partner, admissible, idle, load, common = [], [], [], [], [], []
         shared = shared or {}
         mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
+        est = self.estimate(known, group)  # the same on every worker
 
         def examine(w):
             book = self.workers[w]
@@ -514,10 +519,11 @@ class Books:
             partner.append(p)
             common.append(c)
             idle.append(book.processing == 0)
-            load.append((book.roots_in_flight + book.processing) / book.threads)
-            admissible.append(self.admits(w, task, known, group, p > c, stimulus_id,
-                                          reserved=int(w == mine)))  # fmt: skip
-            return admissible[-1]
+            load.append((book.roots_processing + book.roots_untouched + book.processing)
+                        / book.threads)  # (roots_in_flight, without the property's call)
+            ok = self._admits(book, w, task, est, p > c, stimulus_id, True, int(w == mine))
+            admissible.append(ok)
+            return ok
 
         found = waits = own = False
         for w in partners:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..policy import BROADCAST_PER_SENDER, broadcast_pairs, is_broadcast
+from ..policy import BROADCAST_PER_SENDER, SHARED_FANOUT, broadcast_pairs, is_broadcast
 
 
 def watch(plugin, s) -> None:
@@ -77,7 +77,10 @@ class Broadcast:
                 or ts.host_restrictions or ts.actor:  # fmt: skip
             return False  # dask never queues these
         for d in ts.dependencies:
-            if d.who_has and is_broadcast(d.nbytes, len(d.dependents)):
+            # (SHARED_FANOUT first: is_broadcast's cheap necessary condition, without a call
+            # for each input of each task)
+            if d.who_has and len(d.dependents) >= SHARED_FANOUT \
+                    and is_broadcast(d.nbytes, len(d.dependents)):  # fmt: skip
                 return True
         return False
 

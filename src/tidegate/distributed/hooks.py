@@ -12,10 +12,10 @@ methods it replaces on the instance (never the class):
     which the books keep current from the workers each event touched; behind a better
     queued root, or with no worker open, ``None`` (queue it) at O(1). For a root that
     :meth:`Plugin.poke` moves out of the queue, the worker poke chose.
-``check_idle_saturated``
+``check_idle_saturated`` (only under a budget)
     dask's own bookkeeping, then the memory gate: a busy worker over its budget is not
-    "idle" (work stealing and dask's fast paths leave it alone). ``idle_task_count`` is kept
-    empty: tidegate owns the queue.
+    "idle" (work stealing and dask's fast paths leave it alone). ``idle_task_count`` is
+    replaced by a set that stays empty: tidegate owns the queue.
 
 Each replaced method falls back to dask's original for a call that raises; the error is
 kept in ``Plugin.errors`` and logged once per method. An error in the books' bookkeeping
@@ -33,6 +33,7 @@ import heapq
 import itertools
 import logging
 import math
+import operator
 import traceback
 
 import dask.config
@@ -175,7 +176,7 @@ class Plugin(SchedulerPlugin):
             return min(ws.address for ws in ts.who_has)
 
         try:
-            self._set_free(worker, False)
+            self._set_free(worker, None)
             self._open.discard(worker)
             self._idle.discard(worker)
             if worker in self._waiting_on:
@@ -206,14 +207,45 @@ class Plugin(SchedulerPlugin):
             server.soon(self, scheduler, self._tick)
 
     def transition(self, key, start, finish, *args, stimulus_id=None, **kwargs) -> None:
-        """Translate one dask transition into the books (called by dask after each)."""
+        """Translate one dask transition into the books (called by dask after each).
+
+        One method, the commonest moves first and nothing looked up that a move does not
+        need: dask calls it 4-5 times per task (twin stack-sum, 100 workers: a quarter of
+        the plugin's CPU)."""
+        if finish == "waiting" and start == "released" and not kwargs:
+            return  # the commonest move (every task's first) changes nothing booked
         if self.scheduler is None:
             return
         try:
-            self._transition(key, start, finish, stimulus_id)
+            books = self.books
+            if start == "processing":
+                self._left_processing(key, finish, stimulus_id)
+            elif start == "memory":
+                if key in books._carriers:  # (books.on_released, without its call: hot)
+                    books.on_released(key, stimulus_id)
+            elif start == "queued":
+                ts = self._parked_ts.get(key)
+                if ts is not None:
+                    self._unpark(ts)
+                self._ready.discard_key(key)
+                if self._copies._entry:
+                    self._copies.discard_key(key)
+            if finish == "processing":
+                self._began(key, stimulus_id)
+            elif finish == "queued":
+                ts = self.scheduler.tasks.get(key)
+                if ts is not None:
+                    self._ready.add(ts)
+            elif finish == "forgotten":
+                self._is_root_cache.pop(key, None)
+                b = self._broadcast
+                if b.flight or b.held or b._seen:
+                    b.forget(key)
+                if self._limit_cache:
+                    self._limit_cache.pop(key, None)
             worker = kwargs.get("worker")
             if worker is not None:  # its held bytes changed
-                self.books.changed.add(worker)
+                books.changed.add(worker)
         except Exception as exc:
             self._error("transition", exc)
             try:
@@ -221,67 +253,57 @@ class Plugin(SchedulerPlugin):
             except Exception as exc2:  # the books stay as rebuilt so far
                 self._error("resync", exc2)
 
-    def _transition(self, key, start, finish, stimulus_id) -> None:
+    def _left_processing(self, key, finish, stimulus_id) -> None:
         books = self.books
         # (limits.caps, not limits: Limits.__bool__ is a Python call on every transition)
-        if start == "processing" and self.limits.caps:
+        if self.limits.caps:
             self.limits.on_done(key)  # cluster-wide: nothing is held in Limits itself
             for name in self._limit_cache.get(key, ()):
                 if ("limit", name) in self._waiting_on:
                     self._wake(("limit", name))
-        if start == "processing":
-            if finish == "memory":
-                ts = self.scheduler.tasks.get(key)
-                if ts is None:
-                    books.on_stopped(key, stimulus_id)
-                    return
-                deps = ts.dependencies
-                if books.has_carriers:  # else no input carries anything: neither matters
-                    single = len(deps) == 1 or (
-                        len(deps) > 1 and sum(not _constant(d) for d in deps) == 1
-                    )  # data embedded in the graph (a DataNode, a handle) is not a second input
-                    inputs = [d.key for d in deps]
-                else:
-                    single, inputs = False, ()
-                books.on_finished(key, max(ts.nbytes, 0), inputs, single, bool(ts.dependents),
-                                  stimulus_id)  # fmt: skip
-            elif finish == "erred":
-                ts = self.scheduler.tasks.get(key)
-                deps = [d.key for d in ts.dependencies] if ts is not None else ()
-                books.on_failed(key, deps, stimulus_id)
-            else:  # released / waiting: lost, rescheduled or cancelled; it may run again
+        if finish == "memory":
+            ts = self.scheduler.tasks.get(key)
+            if ts is None:
                 books.on_stopped(key, stimulus_id)
-        elif start == "memory":
-            books.on_released(key, stimulus_id)
-        if finish == "processing":
+                return
+            deps = ts.dependencies
+            if books._carriers:  # else no input carries anything: neither matters
+                single = len(deps) == 1 or (
+                    len(deps) > 1 and sum(not _constant(d) for d in deps) == 1
+                )  # data embedded in the graph (a DataNode, a handle) is not a second input
+                inputs = list(map(_key, deps))
+            else:
+                single, inputs = False, ()
+            books.on_finished(key, max(ts.nbytes, 0), inputs, single, bool(ts.dependents),
+                              stimulus_id)  # fmt: skip
+        elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
-            ws = ts.processing_on if ts is not None else None
-            if ws is not None:
-                self._book(ws)
-                root = self._root(ts)
-                books.on_run(key, ws.address, root, ts.group.name, math.nan, stimulus_id)
-                if not root and books.has_carriers:
-                    inputs = [d for d in ts.dependencies if not _constant(d)]
-                    if len(inputs) > 1 and all(ws in d.who_has for d in inputs):
-                        books.on_consuming(key, [d.key for d in inputs], stimulus_id)
-                if self.limits.caps:
-                    names = self._limit_names(ts)
-                    if names:
-                        self.limits.on_run(key, names)
-        elif finish == "queued":
-            ts = self.scheduler.tasks.get(key)
-            if ts is not None:
-                self._ready.add(ts)
-        elif finish == "forgotten":
-            self._is_root_cache.pop(key, None)
-            self._broadcast.forget(key)
-            self._limit_cache.pop(key, None)
-        if start == "queued":
-            ts = self._parked_ts.get(key)
-            if ts is not None:
-                self._unpark(ts)
-            self._ready.discard_key(key)
-            self._copies.discard_key(key)
+            deps = [d.key for d in ts.dependencies] if ts is not None else ()
+            books.on_failed(key, deps, stimulus_id)
+        else:  # released / waiting: lost, rescheduled or cancelled; it may run again
+            books.on_stopped(key, stimulus_id)
+
+    def _began(self, key, stimulus_id) -> None:
+        ts = self.scheduler.tasks.get(key)
+        ws = ts.processing_on if ts is not None else None
+        if ws is None:
+            return
+        books = self.books
+        addr = ws.address
+        if addr not in books.workers:
+            self._book(ws)
+        root = self._is_root_cache.get(key)
+        if root is None:
+            root = self._root(ts)
+        books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
+        if not root and books._carriers:
+            inputs = [d for d in ts.dependencies if not _constant(d)]
+            if len(inputs) > 1 and all(ws in d.who_has for d in inputs):
+                books.on_consuming(key, [d.key for d in inputs], stimulus_id)
+        if self.limits.caps:
+            names = self._limit_names(ts)
+            if names:
+                self.limits.on_run(key, names)
 
     # -- install / uninstall --------------------------------------------------------------
     def install(self, scheduler, apply=None) -> None:
@@ -326,9 +348,17 @@ class Plugin(SchedulerPlugin):
         scheduler.decide_worker_rootish_queuing_enabled = self._guard(
             "decide_worker_rootish_queuing_enabled", self._decide_worker
         )
-        scheduler.check_idle_saturated = self._guard(
-            "check_idle_saturated", self._check_idle_saturated
-        )
+        if self.memory_limit is not None:  # a busy worker over its budget is not idle
+            scheduler.check_idle_saturated = self._guard(
+                "check_idle_saturated", self._check_idle_saturated
+            )
+        # tidegate owns the queue: dask's count of workers with queue slots stays empty.
+        # Without a budget dask's check_idle_saturated runs as it is (twice per task),
+        # adding to a set that keeps nothing.
+        idle_task_count = scheduler.idle_task_count
+        self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
+            else idle_task_count  # fmt: skip
+        scheduler.idle_task_count = _NoWorkers()
         scheduler.decide_worker_non_rootish = self._guard(
             "decide_worker_non_rootish", self._decide_worker_non_rootish
         )
@@ -354,6 +384,8 @@ class Plugin(SchedulerPlugin):
             return
         del s._tidegate
         broadcast.unwatch(s)
+        s.idle_task_count = self._saved_idle_task_count  # refilled below
+        self._saved_idle_task_count.clear()
         for name, saved in self._saved.items():
             if saved is _MISSING:
                 s.__dict__.pop(name, None)
@@ -441,18 +473,49 @@ class Plugin(SchedulerPlugin):
 
     # -- safety ---------------------------------------------------------------------------
     def _guard(self, name, fn, original=None):
-        """``fn`` in place of dask's ``name``; dask's original for a call that raises."""
+        """``fn`` in place of dask's ``name``; dask's original for a call that raises.
+        The hooks dask calls per task take their arguments as dask passes them (no
+        ``*args``/``**kwargs`` packing: tens of thousands of calls per graph)."""
         original = original if original is not None else self._orig[name]
+        plugin = self
 
-        def guarded(*args, **kwargs):
-            if self.scheduler is None or self._fallback:
-                return original(*args, **kwargs)
-            try:
-                return fn(*args, **kwargs)
-            except Exception as exc:
-                self._context = None
-                self._error(name, exc)
-                return original(*args, **kwargs)
+        def failed(exc, args, kwargs):
+            plugin._context = None
+            plugin._error(name, exc)
+            return original(*args, **kwargs)
+
+        if name in ("is_rootish", "decide_worker_non_rootish"):
+            def guarded(ts):
+                if plugin._fallback or plugin.scheduler is None:
+                    return original(ts)
+                try:
+                    return fn(ts)
+                except Exception as exc:
+                    return failed(exc, (ts,), {})
+        elif name == "decide_worker_rootish_queuing_enabled":
+            def guarded():
+                if plugin._fallback or plugin.scheduler is None:
+                    return original()
+                try:
+                    return fn()
+                except Exception as exc:
+                    return failed(exc, (), {})
+        elif name == "stimulus_queue_slots_maybe_opened":
+            def guarded(*, stimulus_id):
+                if plugin._fallback or plugin.scheduler is None:
+                    return original(stimulus_id=stimulus_id)
+                try:
+                    return fn(stimulus_id=stimulus_id)
+                except Exception as exc:
+                    return failed(exc, (), {"stimulus_id": stimulus_id})
+        else:
+            def guarded(*args, **kwargs):
+                if plugin.scheduler is None or plugin._fallback:
+                    return original(*args, **kwargs)
+                try:
+                    return fn(*args, **kwargs)
+                except Exception as exc:
+                    return failed(exc, args, kwargs)
 
         guarded.__name__ = name
         guarded.__wrapped__ = fn
@@ -556,7 +619,10 @@ class Plugin(SchedulerPlugin):
     def _is_rootish(self, ts) -> bool:
         # Limited tasks go through the queue too: sent to a worker only with room; so do
         # readers of a widely shared input: sent only where it is or is on its way.
-        if self._root(ts) or (self.limits.caps and self._limit_names(ts)
+        root = self._is_root_cache.get(ts.key)
+        if root is None:
+            root = self._root(ts)
+        if root or (self.limits.caps and self._limit_names(ts)
                               and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
             context = self._context
@@ -627,14 +693,26 @@ class Plugin(SchedulerPlugin):
         running = ws is not None and ws in s.running
         self._looked[addr] = running
         if running:
-            book = self._measure(ws)
+            book = self.books.workers.get(addr)
+            if book is None or book.budget < math.inf or self.count_unmanaged:
+                book = self._measure(ws)
+            else:
+                book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
             if self.books.may_take_some(addr):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                self._set_free(addr, book.processing == 0 or (
-                    book.roots_in_flight < book.cap and book.held + book.estimated < book.budget
-                ), book)  # fmt: skip
+                if book.processing == 0 or (
+                    book.roots_processing + book.roots_untouched < book.cap
+                    and book.held + book.estimated < book.budget
+                ):  # fmt: skip
+                    # Free, least loaded first; unchanged (most looks): no call
+                    key = ((book.roots_processing + book.roots_untouched + book.processing)
+                           / book.threads, addr)
+                    if self._free_key.get(addr) != key:
+                        self._set_free(addr, key)
+                elif addr in self._free_key:
+                    self._set_free(addr, None)
                 if book.processing == 0:
                     self._idle.add(addr)
                 else:
@@ -644,15 +722,16 @@ class Plugin(SchedulerPlugin):
                 return
         self._open.discard(addr)
         self._idle.discard(addr)
-        self._set_free(addr, False)
+        self._set_free(addr, None)
 
-    def _set_free(self, addr, free: bool, book=None) -> None:
-        if not free:
+    def _set_free(self, addr, key) -> None:
+        """addr is free for roots without partners with ``key`` ``(load, addr)``, or not
+        (``key`` None)."""
+        if key is None:
             old = self._free_key.pop(addr, None)
             if old is not None:
                 self._free.remove(old)
             return
-        key = ((book.roots_in_flight + book.processing) / book.threads, addr)
         old = self._free_key.get(addr)
         if old == key:
             return  # unchanged: no O(log n) remove and add
@@ -695,7 +774,7 @@ class Plugin(SchedulerPlugin):
                 del looked[addr]
                 open_.discard(addr)
                 self._idle.discard(addr)
-                self._set_free(addr, False)
+                self._set_free(addr, None)
         changed.clear()
 
     def _update(self) -> None:
@@ -744,9 +823,9 @@ class Plugin(SchedulerPlugin):
                 self._ready.add(ts)
 
     def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
+        """Installed only under a budget."""
         s = self.scheduler
         self._orig["check_idle_saturated"](ws, occ)
-        s.idle_task_count.discard(ws)  # tidegate owns the queue
         if ws.processing and self.memory_limit is not None and ws.address in s.idle:
             book = self._measure(ws)  # (no budget: never over it)
             if book.held + book.estimated >= book.budget:
@@ -797,12 +876,14 @@ class Plugin(SchedulerPlugin):
         if stimulus is None:
             return  # a bare SchedulerState: its driver releases the queue
         self._fallback = True
+        s.idle_task_count = set()
         try:
             for ws in s.workers.values():
                 s.check_idle_saturated(ws)  # refills dask's idle_task_count
             stimulus(s, stimulus_id=stimulus_id)
         finally:
             self._fallback = False
+            s.idle_task_count = _NoWorkers()
             for ws in s.workers.values():
                 s.check_idle_saturated(ws)
 
@@ -810,14 +891,16 @@ class Plugin(SchedulerPlugin):
         if self._held:
             restricted.release(self, s, stimulus_id)
         copies = self._copies
-        if copies.any_parked() and self._broadcast.generation != self._copies_seen:
-            self._copies_seen = self._broadcast.generation
+        b = self._broadcast
+        if copies._entry and copies.any_parked() and b.generation != self._copies_seen:
+            self._copies_seen = b.generation
             copies.wake()  # a copy started, landed or was dropped: held readers may go
         books = self.books
-        self._update()
+        if books.changed:
+            self._update()
         limits = self.limits
         limited = bool(limits.caps)
-        held = limited or self._broadcast.active  # queued non-roots to look at
+        held = limited or (bool(b.flight) and b.active)  # queued non-roots to look at
         if not self._open and not held:
             return
         # Tasks a full limit withholds are parked on it (they never block other work);
@@ -862,7 +945,10 @@ class Plugin(SchedulerPlugin):
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
-                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                root = self._is_root_cache.get(ts.key)
+                if root is None:
+                    root = self._root(ts)
+                if not root:  # limited, or reads a shared input not yet everywhere
                     examined += 1
                     b = self._broadcast
                     ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
@@ -1018,6 +1104,15 @@ class Plugin(SchedulerPlugin):
             self._apply({ts.key: "processing"}, stimulus_id)
         finally:
             self._context = None
+
+
+class _NoWorkers(set):
+    """The scheduler's ``idle_task_count`` while tidegate owns the queue: always empty."""
+
+    __slots__ = ()
+
+    def add(self, ws) -> None:
+        pass
 
 
 class _Lines:
@@ -1192,16 +1287,19 @@ def _structural_root(ts) -> bool:
     override = ts.annotations.get(ROOT) if ts.annotations else None
     if override is not None:  # dask.annotate(tidegate_root=True/False)
         return bool(override)
-    spec = ts.run_spec
-    marked = bool(getattr(spec, "data_producer", False))
+    marked = bool(getattr(ts.run_spec, "data_producer", False))
+    deps = ts.dependencies
+    if not deps:
+        return is_root((), marked)
     return is_root(
-        ((len(d.dependencies), len(d.dependents), _constant(d)) for d in ts.dependencies), marked
-    )
+        ((len(d.dependencies), len(d.dependents),
+          d.run_spec is None or isinstance(d.run_spec, DataNode))  # (_constant(d), inline)
+         for d in deps), marked)  # fmt: skip
 
 
 def _where(ts) -> list:
     if ts.who_has:
-        return [ws.address for ws in ts.who_has]
+        return list(map(_address, ts.who_has))
     if ts.processing_on is not None:
         return [ts.processing_on.address]
     return []
@@ -1212,9 +1310,9 @@ def _partners(ts, lacks=None, shared=None) -> dict:
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared)
 
 
-def _dependents(ts):
-    return ts.dependents
-
-
-def _dependencies(ts):
-    return ts.dependencies
+# The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
+# run in C, without a Python frame per read.
+_dependents = operator.attrgetter("dependents")
+_address = operator.attrgetter("address")
+_key = operator.attrgetter("key")
+_dependencies = operator.attrgetter("dependencies")

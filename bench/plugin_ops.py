@@ -1,0 +1,97 @@
+"""A deterministic companion to plugin_cpu.py: Python bytecodes and calls executed per task
+on the twin's scheduler side (every message handler, stimulus and timer, as plugin_cpu.py
+times them), in total and in the plugin's own code (tidegate.distributed, policy, books).
+CPU seconds on a shared machine swing 10-20% between runs; these counts do not, so a change
+to the plugin's per-task work can be judged exactly. They weigh every bytecode alike (a
+dict look-up as much as a call), so they bound, not replace, the CPU ratio.
+
+    PYTHONHASHSEED=0 python bench/plugin_ops.py [--workers 20] [--scale 0.2] [--only stack-sum]
+
+Tracing slows the run ~50x: use small graphs, but with more roots than the workers take
+at once (20 workers, scale 0.2), or the plugin's queue is never used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+from tidegate.sim import cluster as sim_cluster  # noqa: E402
+from tidegate.sim import simulate  # noqa: E402
+from tidegate.sim.model import build_model  # noqa: E402
+from tidegate.sim.workloads import build  # noqa: E402
+
+STEPS = {"stack-sum": 2000, "vorticity": 2000, "anomaly": 1000}
+PLUGIN = (os.path.join("tidegate", "distributed"), os.path.join("tidegate", "policy.py"),
+          os.path.join("tidegate", "books.py"))
+
+
+def count(model, workers: int, policy: str) -> dict:
+    n = {"ops": 0, "plugin_ops": 0, "calls": 0, "plugin_calls": 0}
+    mine: dict = {}  # code object -> in the plugin's code?
+
+    def local(frame, event, arg):
+        if event == "opcode":
+            n["ops"] += 1
+            if mine[frame.f_code]:
+                n["plugin_ops"] += 1
+        return local
+
+    def call(frame, event, arg):
+        code = frame.f_code
+        p = mine.get(code)
+        if p is None:
+            p = mine[code] = any(s in code.co_filename for s in PLUGIN)
+        n["calls"] += 1
+        n["plugin_calls"] += p
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return local
+
+    original = sim_cluster.SimCluster.scheduler_work
+
+    def traced(cluster, fn, *args, **kwargs):
+        def run(*a):
+            sys.settrace(call)
+            try:
+                return fn(*a)
+            finally:
+                sys.settrace(None)
+
+        original(cluster, run, *args, **kwargs)
+
+    sim_cluster.SimCluster.scheduler_work = traced
+    try:
+        r = simulate(model, workers=workers, threads_per_worker=4, policy=policy,
+                     bandwidth="1GB/s", record_memory=False)
+    finally:
+        sim_cluster.SimCluster.scheduler_work = original
+    tasks = len(r.trace.tasks)
+    return {"tasks": tasks, **{f"{k}_per_task": v / tasks for k, v in n.items()}}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--scale", type=float, default=0.2)
+    ap.add_argument("--only", action="append", choices=sorted(STEPS))
+    args = ap.parse_args(argv)
+    for name in args.only or ["stack-sum", "anomaly"]:
+        w = build(name, int(STEPS[name] * args.scale), 190e6)
+        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+        q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate")
+        print(json.dumps({"workload": name, "workers": args.workers, "tasks": t["tasks"],
+                          "queue": {k: round(v, 1) for k, v in q.items()},
+                          "tidegate": {k: round(v, 1) for k, v in t.items()},
+                          "ops_ratio": round(t["ops_per_task"] / q["ops_per_task"], 3),
+                          "calls_ratio": round(t["calls_per_task"] / q["calls_per_task"], 3)}),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
