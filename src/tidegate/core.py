@@ -506,6 +506,12 @@ class Scheduler:
                     if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
+                        if worker.processing and self._room_short(w, i) > 0:
+                            # Fewer at once rather than spill to start a second task: what
+                            # it would spill is the input of the tasks next in line (at
+                            # 300 MB vorticity and rechunk-add wrote 32-480 MB so, now 0).
+                            heapq.heappush(roots if self._root[i] else ready, (p, i))
+                            break
                         self._make_room(w, i, sid, actions)
                     self._transition(i, PROCESSING, sid, actions, w)
             if not blocked or not roots or roots[0] == head:
@@ -525,17 +531,20 @@ class Scheduler:
         """Task i is about to start on worker w: held results, the inputs it reads back,
         running tasks' needs and its own must stay within the worker's ceiling. Spill
         results other than i's inputs, furthest next use first, until they do (as far as
-        they can: one task always starts). How many tasks run at once is the body's
-        decision (``threads``), made so that this rarely spills."""
+        they can: one task always starts). Only the first task on an idle worker makes
+        room so: beside a running task, one that does not fit waits (``_fill``)."""
+        excess = self._room_short(w, i)
+        if excess > 0:
+            self._spill(w, excess, sid, actions, spare=set(self._dependencies(i)))
+
+    def _room_short(self, w: int, i: int) -> float:
+        """Bytes by which task i, its spilled inputs read back, would pass w's ceiling."""
         want = self._wanted(w, i)
         state, nbytes = self.state, self.nbytes
-        deps = self._dependencies(i)
-        for d in deps:
+        for d in self._dependencies(i):
             if state[d] == SPILLED:
                 want += nbytes[d]
-        excess = want - self.ceiling[w]
-        if excess > 0:
-            self._spill(w, excess, sid, actions, spare=set(deps))
+        return want - self.ceiling[w]
 
     def _wanted(self, w: int, i: int) -> float:
         """What worker w holds and its running tasks need, plus what task i needs to run."""
