@@ -429,3 +429,30 @@ def test_a_task_beside_a_running_one_starts_only_where_it_fits():
         assert core.done
         assert beside == [], (seed, beside)  # before: seeds 2-4 spilled 1-2 results so
         assert max(most) == 2  # two at once where they fit
+
+
+def test_roots_whose_results_are_not_data_leave_their_slots():
+    """Roots whose results are a few bytes (a store's None) waiting for a final task do not
+    count as data in flight: both threads stay busy. (Counted so, weighted's stores filled
+    the three root slots and the rest ran one at a time: 1.05 tasks at once at 300 MB.)"""
+    from tidegate.core import Run
+
+    n = 25  # weighted's stores: roots, their only inputs two shared weights
+    deps = {"w0": [], "w1": []}
+    deps.update({f"s{i}": ["w0", "w1"] for i in range(n)})
+    deps["end"] = [f"s{i}" for i in range(n)]
+    g = make_graph(deps, ["end"])
+    assert g.root[g.keys.index("s3")]
+    for seed in range(3):
+        core = Scheduler(g, [(2, 1e9)], Policy("tidegate", 1.1), validate=True)
+        running = [a.task for a in core.start() if type(a) is Run]
+        rng = random.Random(seed)
+        at_once = []
+        while running:
+            at_once.append(len(running))
+            i = running.pop(rng.randrange(len(running)))
+            size = 8e6 if g.keys[i][0] == "w" else 16
+            running += [a.task for a in core.handle(Finished(i, size)) if type(a) is Run]
+        assert core.done
+        # the weights, then one store alone (its size unknown yet), then two at a time
+        assert at_once[3:n] == [2] * (n - 3), (seed, at_once)  # before: 2, 1, 1, 2, 1, 1, ...

@@ -178,7 +178,14 @@ class Scheduler:
             self._output[i] = 1
 
         self.state = bytearray(n)  # WAITING
-        self._ndeps = np.diff(graph.dep_ptr).tolist()
+        ndeps = np.diff(graph.dep_ptr)
+        self._ndeps = ndeps.tolist()
+        # Tasks whose result a single-input task takes on (open -> read): a root's result
+        # continues there as data in flight however small it is (a file handle).
+        chained = np.zeros(n, bool)
+        chained[graph.dep_idx[graph.dep_ptr[:-1][ndeps == 1]]] = True
+        self._chained = chained.tolist()
+        self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
@@ -400,9 +407,20 @@ class Scheduler:
         self._in_memory[w].add(i)
         p, q = self._dep_ptr[i], self._dep_ptr[i + 1]
         needed_by = self.needed_by
+        # A root's result too small to matter beside what roots load (a store's None, 16
+        # bytes, beside 8 MB weights) that no single-input task takes on is no data in
+        # flight: counted so, weighted's stores (roots: their only inputs are the shared
+        # weights), whose results wait for the final task, filled the root slots after three
+        # and the rest ran one at a time (1.05 tasks at once at 300 MB, where two fit).
+        feeds = needed_by[i] > 0
+        if self._root[i]:
+            if feeds and 1000 * nbytes < self._largest_root and not self._chained[i]:
+                feeds = False
+            if nbytes > self._largest_root:
+                self._largest_root = nbytes
         self.books.on_finished(
             i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), q - p == 1,
-            needed_by[i] > 0, sid,
+            feeds, sid,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
