@@ -392,3 +392,67 @@ def test_a_task_about_to_start_makes_its_own_room_sparing_its_inputs():
     assert core.handle(Finished(2, 1000))  # 1 is read back for 3
     assert core.handle(Finished(3, 10))
     assert core.done
+
+
+def test_a_task_beside_a_running_one_starts_only_where_it_fits():
+    """Fewer tasks at once rather than spill: with a task running, the next starts only if
+    it fits the ceiling as things are; else it waits for the running one (at 300 MB,
+    vorticity and rechunk-add wrote 32-480 MB to start second tasks, and 0 with this). The
+    first task on an idle worker still makes its room."""
+    from tidegate.core import Spill
+
+    deps = {f"r{i}": [] for i in range(4)}
+    deps.update({f"f{i}": [f"r{i}"] for i in range(4)})  # f_i needs 50 while it runs
+    deps["s"] = [f"f{i}" for i in range(4)]
+    g = make_graph(deps, ["s"])
+    g.set_groups([k[0] for k in g.keys])
+    for seed in range(5):
+        core = Scheduler(g, [(2, 1e9)], Policy("priority"), validate=True)
+        core.need[core._group[g.keys.index("f0")]] = 50.0
+        core.ceiling[0] = 100.0  # a body that measures: finite
+        sizes = {i: 30 if g.keys[i][0] == "r" else 10 for i in range(len(g))}
+        beside, most = [], []
+        handle = core.handle
+
+        def watched(event, core=core, handle=handle, beside=beside, most=most):
+            running = core.workers[0].processing - 1  # the task finishing runs no more
+            actions = handle(event)
+            for a in actions:
+                if type(a) is Spill and running:
+                    beside.append(a.task)  # room made for a second task
+                running += type(a) is Run
+                most.append(running)
+            return actions
+
+        core.handle = watched
+        drive(core, seed=seed, size=sizes.__getitem__)
+        assert core.done
+        assert beside == [], (seed, beside)  # before: seeds 2-4 spilled 1-2 results so
+        assert max(most) == 2  # two at once where they fit
+
+
+def test_roots_whose_results_are_not_data_leave_their_slots():
+    """Roots whose results are a few bytes (a store's None) waiting for a final task do not
+    count as data in flight: both threads stay busy. (Counted so, weighted's stores filled
+    the three root slots and the rest ran one at a time: 1.05 tasks at once at 300 MB.)"""
+    from tidegate.core import Run
+
+    n = 25  # weighted's stores: roots, their only inputs two shared weights
+    deps = {"w0": [], "w1": []}
+    deps.update({f"s{i}": ["w0", "w1"] for i in range(n)})
+    deps["end"] = [f"s{i}" for i in range(n)]
+    g = make_graph(deps, ["end"])
+    assert g.root[g.keys.index("s3")]
+    for seed in range(3):
+        core = Scheduler(g, [(2, 1e9)], Policy("tidegate", 1.1), validate=True)
+        running = [a.task for a in core.start() if type(a) is Run]
+        rng = random.Random(seed)
+        at_once = []
+        while running:
+            at_once.append(len(running))
+            i = running.pop(rng.randrange(len(running)))
+            size = 8e6 if g.keys[i][0] == "w" else 16
+            running += [a.task for a in core.handle(Finished(i, size)) if type(a) is Run]
+        assert core.done
+        # the weights, then one store alone (its size unknown yet), then two at a time
+        assert at_once[3:n] == [2] * (n - 3), (seed, at_once)  # before: 2, 1, 1, 2, 1, 1, ...

@@ -33,10 +33,17 @@ pytestmark = pytest.mark.timeout(60)
 
 
 # -- Ctrl-C with tasks that never return, in a run that has spilled ------------------------
+# Both threads must hang at once in a run that spilled. Under a process-memory limit the
+# second task starts beside the first only if the RSS readings leave it room (core._fill),
+# so the premise would rest on readings. Another compute runs beside this one instead (in
+# a thread of its own, waiting): overlapping computes share held-bytes books (local.LEDGER)
+# and steer no RSS, so the budget is memory_limit in held bytes, spills are exact, and
+# both centres start.
 CHILD = textwrap.dedent(
     """
     import json, os, signal, sys, threading
-    import numpy as np, tidegate
+    from concurrent.futures import Executor
+    import dask, numpy as np, tidegate
     from dask import delayed
     from dask.callbacks import Callback
 
@@ -53,6 +60,24 @@ CHILD = textwrap.dedent(
         def _pretask(self, key, dsk, state):  # main thread, just before a task is handed out
             log.write(f"start {key}\\n")
 
+    # The other compute: one task waiting all along, its loop on a daemon thread of its
+    # own (no "tidegate-k" name; the child exits with it still waiting), called from one.
+    class Daemon(Executor):
+        _max_workers = 1
+
+        def submit(self, fn, /, *args, **kwargs):
+            threading.Thread(target=fn, args=args, kwargs=kwargs, daemon=True).start()
+
+    beside = threading.Event()
+
+    def waits(_):
+        beside.set()
+        threading.Event().wait()
+
+    threading.Thread(target=lambda: delayed(waits)(0).compute(
+        scheduler="tidegate", num_workers=1, pool=Daemon()), daemon=True).start()
+    beside.wait()
+
     def load(i):
         return np.full(100_000, float(i))  # 800 kB
 
@@ -66,14 +91,14 @@ CHILD = textwrap.dedent(
             threading.Event().wait()
         return float((x - total / n).sum())
 
-    # every load is needed twice, before and after the total: 12.8 MB held; a 20 MB
-    # memory_limit (process memory: the budget for held results is less) must spill
-    n = 16
+    # every load is needed twice, before and after the total: 25.6 MB held, past the
+    # 20 MB budget, so loads are spilled (not dropped and run again: recompute-roots off)
+    n = 32
     loads = [delayed(load)(i) for i in range(n)]
     total = delayed(sum)(loads)
     out = delayed(sum)([delayed(centre)(x, total, n) for x in loads])
     try:
-        with Starts():
+        with Starts(), dask.config.set({"tidegate.recompute-roots": False}):
             out.compute(scheduler="tidegate", num_workers=2, memory_limit=20e6)
     except KeyboardInterrupt:
         print(json.dumps({"spill_root": os.listdir(spill_root), "alive": sorted(
@@ -91,7 +116,8 @@ def _spill_files(root) -> list[str]:
 
 
 def test_ctrl_c_returns_with_hung_tasks_and_removes_the_spill_folder(tmp_path):
-    """SIGINT while both threads run tasks that never return, spilled results on disk:
+    """SIGINT while both threads run tasks that never return, spilled results on disk
+    (beside another compute, so that both start whatever the process's memory reads):
     KeyboardInterrupt reaches the caller anyway (the hung threads are abandoned), no task is
     handed out after it, and the spill folder is gone. Were get() to wait for the hung tasks,
     the child would never exit and ``communicate`` would time out."""

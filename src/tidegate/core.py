@@ -178,7 +178,14 @@ class Scheduler:
             self._output[i] = 1
 
         self.state = bytearray(n)  # WAITING
-        self._ndeps = np.diff(graph.dep_ptr).tolist()
+        ndeps = np.diff(graph.dep_ptr)
+        self._ndeps = ndeps.tolist()
+        # Tasks whose result a single-input task takes on (open -> read): a root's result
+        # continues there as data in flight however small it is (a file handle).
+        chained = np.zeros(n, bool)
+        chained[graph.dep_idx[graph.dep_ptr[:-1][ndeps == 1]]] = True
+        self._chained = chained.tolist()
+        self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
@@ -400,9 +407,20 @@ class Scheduler:
         self._in_memory[w].add(i)
         p, q = self._dep_ptr[i], self._dep_ptr[i + 1]
         needed_by = self.needed_by
+        # A root's result too small to matter beside what roots load (a store's None, 16
+        # bytes, beside 8 MB weights) that no single-input task takes on is no data in
+        # flight: counted so, weighted's stores (roots: their only inputs are the shared
+        # weights), whose results wait for the final task, filled the root slots after three
+        # and the rest ran one at a time (1.05 tasks at once at 300 MB, where two fit).
+        feeds = needed_by[i] > 0
+        if self._root[i]:
+            if feeds and 1000 * nbytes < self._largest_root and not self._chained[i]:
+                feeds = False
+            if nbytes > self._largest_root:
+                self._largest_root = nbytes
         self.books.on_finished(
             i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), q - p == 1,
-            needed_by[i] > 0, sid,
+            feeds, sid,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
@@ -506,6 +524,12 @@ class Scheduler:
                     if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
+                        if worker.processing and self._room_short(w, i) > 0:
+                            # Fewer at once rather than spill to start a second task: what
+                            # it would spill is the input of the tasks next in line (at
+                            # 300 MB vorticity and rechunk-add wrote 32-480 MB so, now 0).
+                            heapq.heappush(roots if self._root[i] else ready, (p, i))
+                            break
                         self._make_room(w, i, sid, actions)
                     self._transition(i, PROCESSING, sid, actions, w)
             if not blocked or not roots or roots[0] == head:
@@ -525,17 +549,20 @@ class Scheduler:
         """Task i is about to start on worker w: held results, the inputs it reads back,
         running tasks' needs and its own must stay within the worker's ceiling. Spill
         results other than i's inputs, furthest next use first, until they do (as far as
-        they can: one task always starts). How many tasks run at once is the body's
-        decision (``threads``), made so that this rarely spills."""
+        they can: one task always starts). Only the first task on an idle worker makes
+        room so: beside a running task, one that does not fit waits (``_fill``)."""
+        excess = self._room_short(w, i)
+        if excess > 0:
+            self._spill(w, excess, sid, actions, spare=set(self._dependencies(i)))
+
+    def _room_short(self, w: int, i: int) -> float:
+        """Bytes by which task i, its spilled inputs read back, would pass w's ceiling."""
         want = self._wanted(w, i)
         state, nbytes = self.state, self.nbytes
-        deps = self._dependencies(i)
-        for d in deps:
+        for d in self._dependencies(i):
             if state[d] == SPILLED:
                 want += nbytes[d]
-        excess = want - self.ceiling[w]
-        if excess > 0:
-            self._spill(w, excess, sid, actions, spare=set(deps))
+        return want - self.ceiling[w]
 
     def _wanted(self, w: int, i: int) -> float:
         """What worker w holds and its running tasks need, plus what task i needs to run."""
