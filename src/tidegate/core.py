@@ -34,7 +34,7 @@ import numpy as np
 
 from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
-from .policy import Policy, largest_footprint, meeting_partners, spill_candidates
+from .policy import Policy, holds_data, largest_footprint, meeting_partners, spill_candidates
 
 __all__ = [
     "State", "WAITING", "READY", "PROCESSING", "MEMORY", "RELEASED", "ERRED", "SPILLED", "DROPPED",
@@ -407,14 +407,9 @@ class Scheduler:
         self._in_memory[w].add(i)
         p, q = self._dep_ptr[i], self._dep_ptr[i + 1]
         needed_by = self.needed_by
-        # A root's result too small to matter beside what roots load (a store's None, 16
-        # bytes, beside 8 MB weights) that no single-input task takes on is no data in
-        # flight: counted so, weighted's stores (roots: their only inputs are the shared
-        # weights), whose results wait for the final task, filled the root slots after three
-        # and the rest ran one at a time (1.05 tasks at once at 300 MB, where two fit).
         feeds = needed_by[i] > 0
-        if self._root[i]:
-            if feeds and 1000 * nbytes < self._largest_root and not self._chained[i]:
+        if self._root[i]:  # a tiny root result is no data in flight (weighted's stores)
+            if feeds and not holds_data(nbytes, self._largest_root, self._chained[i]):
                 feeds = False
             if nbytes > self._largest_root:
                 self._largest_root = nbytes

@@ -125,6 +125,22 @@ def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     return roots_max
 
 
+# A root result this many times smaller than the largest root result so far is no data.
+NOT_DATA_RATIO = 1000
+
+
+def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
+    """Does a finished root's result count as data in flight until a consumer uses it?
+
+    Not when it is tiny beside what roots load (a store's ``None``, 16 bytes, beside 8 MB
+    weights) and no single-input task takes it on: counted so, weighted's stores (roots:
+    their only inputs are the shared weights), whose results wait for the final task,
+    filled the root slots and the rest ran one at a time. ``chained``: a single-input task
+    takes the result on (open -> read), so however small (a file handle) it still leads to
+    the data its chain loads."""
+    return chained or NOT_DATA_RATIO * nbytes >= largest_root
+
+
 def is_root(inputs, marked: bool = False) -> bool:
     """One task's form of :func:`find_roots`, for runtimes that see one task at a time.
 
