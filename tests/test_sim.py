@@ -583,3 +583,72 @@ def test_fast_dispatch_matches_dasks_own_handle_stimulus():
             for part in ("tasks", "transfers", "memory", "spills", "meta"):
                 assert getattr(fast.trace, part) == getattr(checked.trace, part), (net, policy, part)
             assert fast.bytes_transferred > 0 or policy == "tidegate"
+
+
+def test_without_log_drops_only_the_log_appends():
+    """.quiet: a method recompiled from its source without ``self.<log>.append(...)``:
+    the same results and side effects, nothing logged, dask's file and line numbers."""
+    import inspect
+    import traceback
+
+    from tidegate.sim.quiet import quiet_methods, without_log
+
+    class Toy:
+        def __init__(self):
+            self.log, self.seen = [], []
+
+        def step(self, x, *, scale=2):
+            if x < 0:
+                self.log.append(("negative", x))
+            self.seen.append(x)
+            self.log.append(("step", x))
+            if x == 99:
+                raise ValueError(x)
+            return x * scale
+
+        def plain(self):
+            return 1
+
+    quiet = without_log(Toy.step, "log")
+    assert without_log(Toy.plain, "log") is None
+    assert set(quiet_methods(Toy, "log")) == {"step"}
+    a, b = Toy(), Toy()
+    for x in (3, -1, 0):
+        assert Toy.step(a, x) == quiet(b, x) and Toy.step(a, x, scale=5) == quiet(b, x, scale=5)
+    assert a.seen == b.seen and a.log and not b.log
+    try:
+        quiet(b, 99)
+    except ValueError as e:
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+    lines, first = inspect.getsourcelines(Toy.step)
+    assert frame.filename == __file__ and lines[frame.lineno - first].strip() == "raise ValueError(x)"
+
+
+def test_quiet_classes_run_only_without_validation():
+    """Without validation the scheduler and workers keep no transition logs (dask's
+    ``_transition`` etc. run as copies without them); with it, dask's own code runs and
+    ``story()`` works. The traces are the same either way
+    (test_fast_dispatch_matches_dasks_own_handle_stimulus)."""
+    from tidegate.sim import cluster as sim_cluster
+    from tidegate.sim.fidelity import run_twin, vorticity
+
+    seen = []
+    original = sim_cluster.SimCluster.run
+
+    def run(self):
+        seen.append(self)
+        return original(self)
+
+    sim_cluster.SimCluster.run = run
+    try:
+        for validate in (False, True):
+            run_twin(vorticity(steps=6), "queue", validate=validate)
+    finally:
+        sim_cluster.SimCluster.run = original
+    quiet, checked = seen
+    assert quiet.scheduler.transition_counter > 0 and not quiet.scheduler.transition_log
+    assert all(w.state.transition_counter and not w.state.log for w in quiet.workers.values())
+    assert checked.scheduler.transition_log
+    assert all(w.state.log for w in checked.workers.values())
+    key = quiet.model.keys[0]
+    assert checked.scheduler.story(key)
