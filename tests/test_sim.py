@@ -609,9 +609,20 @@ def test_without_log_drops_only_the_log_appends():
         def plain(self):
             return 1
 
+        def tell(self, x):
+            self.log.append(x)
+            self.notify(x)
+            return x
+
+        def notify(self, x):
+            self.seen.append(("told", x))
+
     quiet = without_log(Toy.step, "log")
     assert without_log(Toy.plain, "log") is None
-    assert set(quiet_methods(Toy, "log")) == {"step"}
+    assert set(quiet_methods(Toy, "log")) == {"step", "tell"}
+    c = Toy()
+    assert without_log(Toy.tell, "log", calls=("notify",))(c, 7) == 7 and not c.seen
+    assert without_log(Toy.tell, "log")(c, 7) == 7 and c.seen == [("told", 7)]
     a, b = Toy(), Toy()
     for x in (3, -1, 0):
         assert Toy.step(a, x) == quiet(b, x) and Toy.step(a, x, scale=5) == quiet(b, x, scale=5)

@@ -7,7 +7,8 @@ of a run (100k tasks on 100 workers: ~11 transitions per task). Without validati
 twin runs these copies: each is the dask function recompiled from its own source with
 every ``self.<log>.append(...)`` statement turned into ``pass``, so the rest of dask's
 code is exactly dask's, in whatever version is installed. A function whose source is not
-available, or which has nothing to drop, is not copied (dask's own runs).
+available, or which has nothing to drop, is not copied (dask's own runs). A caller may
+also drop calls it knows do nothing (a worker telling its plugins, when it has none).
 """
 
 from __future__ import annotations
@@ -18,26 +19,33 @@ import inspect
 import textwrap
 
 
-class _DropAppends(ast.NodeTransformer):
-    def __init__(self, log: str) -> None:
-        self.log = log
+class _Drop(ast.NodeTransformer):
+    """``self.<log>.append(...)`` and ``self.<call>(...)`` statements become ``pass``."""
+
+    def __init__(self, log: str, calls: tuple) -> None:
+        self.log, self.calls = log, calls
         self.dropped = 0
 
     def visit_Expr(self, node: ast.Expr):
         call = node.value
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and call.func.attr == "append"
-                and isinstance(call.func.value, ast.Attribute)
-                and call.func.value.attr == self.log
-                and isinstance(call.func.value.value, ast.Name)
-                and call.func.value.value.id == "self"):
-            self.dropped += 1
-            return ast.copy_location(ast.Pass(), node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            f = call.func
+            if ((f.attr == "append" and _on_self(f.value) and f.value.attr == self.log)
+                    or (f.attr in self.calls and isinstance(f.value, ast.Name)
+                        and f.value.id == "self")):
+                self.dropped += 1
+                return ast.copy_location(ast.Pass(), node)
         return node
 
 
-def without_log(fn, log: str):
-    """``fn`` recompiled without its ``self.<log>.append(...)`` statements, or None."""
+def _on_self(node) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self")
+
+
+def without_log(fn, log: str, calls: tuple = ()):
+    """``fn`` recompiled without its ``self.<log>.append(...)`` statements (and its
+    ``self.<name>(...)`` statements for the names in ``calls``), or None."""
     try:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn)
@@ -46,7 +54,7 @@ def without_log(fn, log: str):
     if fn.__code__.co_freevars or filename is None:  # a closure or super(): not copied
         return None
     text = textwrap.dedent("".join(lines))
-    if f"self.{log}.append" not in text:
+    if f"self.{log}.append" not in text:  # only functions that log are copied
         return None
     try:
         tree = ast.parse(text)
@@ -59,7 +67,7 @@ def without_log(fn, log: str):
                                                               or getattr(n, "attr", ""))
            for n in ast.walk(fdef)):
         return None  # a private name compiled outside its class would not be mangled
-    drop = _DropAppends(log)
+    drop = _Drop(log, tuple(calls))
     drop.visit(fdef)
     if not drop.dropped:
         return None
@@ -80,12 +88,13 @@ def _mangled(name: str) -> bool:
     return name.startswith("__") and not name.endswith("__")
 
 
-def quiet_methods(cls: type, log: str) -> dict:
-    """{name: copy without log appends} for the functions defined on ``cls`` that have any."""
+def quiet_methods(cls: type, log: str, calls: tuple = ()) -> dict:
+    """{name: copy without log appends (and ``calls``)} for the functions defined on
+    ``cls`` that log."""
     out = {}
     for name, fn in vars(cls).items():
         if inspect.isfunction(fn):
-            new = without_log(fn, log)
+            new = without_log(fn, log, calls)
             if new is not None:
                 out[name] = new
     return out

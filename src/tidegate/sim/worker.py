@@ -200,11 +200,12 @@ class _FastWorkerState(WorkerState):
 
 class _QuietWorkerState(_FastWorkerState):
     """Without validation: dask's methods that append to the worker's log (transitions,
-    most stimuli) run as copies without those appends (see .quiet)."""
+    most stimuli) run as copies without those appends (see .quiet), nor their calls
+    telling worker plugins of each transition: the twin's workers have none."""
 
 
 def _quiet_worker_state() -> None:
-    quiet = quiet_methods(WorkerState, "log")
+    quiet = quiet_methods(WorkerState, "log", calls=("_notify_plugins",))
     ensure = quiet.pop("_ensure_task_exists", None)
     if ensure is not None:
         _QuietWorkerState._dask_ensure_task_exists = ensure
@@ -243,6 +244,7 @@ class SimWorker:
         self.state._group = cluster.group
         if not validate:  # validation compares the counts with the tasks
             self.state.task_counter = _NoTaskCounter()
+            assert not self.state.plugins  # _QuietWorkerState tells plugins nothing
         self.free_threads = list(range(nthreads))  # a heap: the lowest free thread first
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
