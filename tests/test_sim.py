@@ -663,3 +663,31 @@ def test_quiet_classes_run_only_without_validation():
     assert all(w.state.log for w in checked.workers.values())
     key = quiet.model.keys[0]
     assert checked.scheduler.story(key)
+
+
+def test_stable_task_state_matches_dasks_post_init():
+    """The twin's worker TaskState skips dask's ``__post_init__`` and sets the prefix
+    itself (worker.py, ``_StableTaskState``). Guard against an upgrade of distributed
+    that does more there: dask's ``__post_init__`` must still be exactly those two
+    statements, and a task built either way must hold the same fields."""
+    import ast
+    import dataclasses
+    import inspect
+    import textwrap
+
+    from dask.utils import key_split
+    from distributed.worker_state_machine import TaskState
+
+    from tidegate.sim.worker import _StableTaskState
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(TaskState.__post_init__)))
+    body = [ast.unparse(stmt) for stmt in tree.body[0].body
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+    assert body == ["TaskState._instances.add(self)", "self.prefix = key_split(self.key)"], (
+        "distributed's worker TaskState.__post_init__ changed: update _StableTaskState")
+    for key in ("x", ("open-u", 3), "sum-5a0b"):
+        theirs, ours = TaskState(key), _StableTaskState(key, 1, key_split(key))
+        for field in dataclasses.fields(TaskState):
+            if not field.name.startswith("__"):  # __weakref__: the object's own
+                assert getattr(theirs, field.name) == getattr(ours, field.name), (key, field)
+    assert _StableTaskState("y", 1, "y") not in TaskState._instances
