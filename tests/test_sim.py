@@ -583,3 +583,111 @@ def test_fast_dispatch_matches_dasks_own_handle_stimulus():
             for part in ("tasks", "transfers", "memory", "spills", "meta"):
                 assert getattr(fast.trace, part) == getattr(checked.trace, part), (net, policy, part)
             assert fast.bytes_transferred > 0 or policy == "tidegate"
+
+
+def test_without_log_drops_only_the_log_appends():
+    """.quiet: a method recompiled from its source without ``self.<log>.append(...)``:
+    the same results and side effects, nothing logged, dask's file and line numbers."""
+    import inspect
+    import traceback
+
+    from tidegate.sim.quiet import quiet_methods, without_log
+
+    class Toy:
+        def __init__(self):
+            self.log, self.seen = [], []
+
+        def step(self, x, *, scale=2):
+            if x < 0:
+                self.log.append(("negative", x))
+            self.seen.append(x)
+            self.log.append(("step", x))
+            if x == 99:
+                raise ValueError(x)
+            return x * scale
+
+        def plain(self):
+            return 1
+
+        def tell(self, x):
+            self.log.append(x)
+            self.notify(x)
+            return x
+
+        def notify(self, x):
+            self.seen.append(("told", x))
+
+    quiet = without_log(Toy.step, "log")
+    assert without_log(Toy.plain, "log") is None
+    assert set(quiet_methods(Toy, "log")) == {"step", "tell"}
+    c = Toy()
+    assert without_log(Toy.tell, "log", calls=("notify",))(c, 7) == 7 and not c.seen
+    assert without_log(Toy.tell, "log")(c, 7) == 7 and c.seen == [("told", 7)]
+    a, b = Toy(), Toy()
+    for x in (3, -1, 0):
+        assert Toy.step(a, x) == quiet(b, x) and Toy.step(a, x, scale=5) == quiet(b, x, scale=5)
+    assert a.seen == b.seen and a.log and not b.log
+    try:
+        quiet(b, 99)
+    except ValueError as e:
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+    lines, first = inspect.getsourcelines(Toy.step)
+    assert frame.filename == __file__ and lines[frame.lineno - first].strip() == "raise ValueError(x)"
+
+
+def test_quiet_classes_run_only_without_validation():
+    """Without validation the scheduler and workers keep no transition logs (dask's
+    ``_transition`` etc. run as copies without them); with it, dask's own code runs and
+    ``story()`` works. The traces are the same either way
+    (test_fast_dispatch_matches_dasks_own_handle_stimulus)."""
+    from tidegate.sim import cluster as sim_cluster
+    from tidegate.sim.fidelity import run_twin, vorticity
+
+    seen = []
+    original = sim_cluster.SimCluster.run
+
+    def run(self):
+        seen.append(self)
+        return original(self)
+
+    sim_cluster.SimCluster.run = run
+    try:
+        for validate in (False, True):
+            run_twin(vorticity(steps=6), "queue", validate=validate)
+    finally:
+        sim_cluster.SimCluster.run = original
+    quiet, checked = seen
+    assert quiet.scheduler.transition_counter > 0 and not quiet.scheduler.transition_log
+    assert all(w.state.transition_counter and not w.state.log for w in quiet.workers.values())
+    assert checked.scheduler.transition_log
+    assert all(w.state.log for w in checked.workers.values())
+    key = quiet.model.keys[0]
+    assert checked.scheduler.story(key)
+
+
+def test_stable_task_state_matches_dasks_post_init():
+    """The twin's worker TaskState skips dask's ``__post_init__`` and sets the prefix
+    itself (worker.py, ``_StableTaskState``). Guard against an upgrade of distributed
+    that does more there: dask's ``__post_init__`` must still be exactly those two
+    statements, and a task built either way must hold the same fields."""
+    import ast
+    import dataclasses
+    import inspect
+    import textwrap
+
+    from dask.utils import key_split
+    from distributed.worker_state_machine import TaskState
+
+    from tidegate.sim.worker import _StableTaskState
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(TaskState.__post_init__)))
+    body = [ast.unparse(stmt) for stmt in tree.body[0].body
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+    assert body == ["TaskState._instances.add(self)", "self.prefix = key_split(self.key)"], (
+        "distributed's worker TaskState.__post_init__ changed: update _StableTaskState")
+    for key in ("x", ("open-u", 3), "sum-5a0b"):
+        theirs, ours = TaskState(key), _StableTaskState(key, 1, key_split(key))
+        for field in dataclasses.fields(TaskState):
+            if not field.name.startswith("__"):  # __weakref__: the object's own
+                assert getattr(theirs, field.name) == getattr(ours, field.name), (key, field)
+    assert _StableTaskState("y", 1, "y") not in TaskState._instances

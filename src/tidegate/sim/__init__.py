@@ -88,7 +88,8 @@ def simulate(
     or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
     ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
     ``memory_limit``: the budget of held bytes per worker, ...). ``validate``: dask's own
-    checks on the scheduler and every worker after each event. ``record_memory``: keep a
+    checks on the scheduler and every worker after each event, and their transition logs
+    (``story()``); without it they keep none (see :mod:`.quiet`). ``record_memory``: keep a
     memory sample per change in the trace (peaks are kept either way). ``seed``: where
     ties between equally good workers fall. dask breaks them by iterating sets of workers,
     whose order follows each worker's random id (a uuid); the twin salts its workers'
@@ -154,7 +155,9 @@ def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> 
     cfg = {"distributed.scheduler.worker-saturation": saturation}
     if not opts["validate"]:
         # Each WorkerState keeps its last N transitions and stimuli (a failed validation
-        # prints them): dask keeps 1,000 each, about half a GB over 1,000 workers.
+        # prints them): dask keeps 1,000 each, about half a GB over 1,000 workers. Without
+        # validation the twin's copies of dask's methods append nothing (.quiet); the cap
+        # holds for any that could not be copied.
         cfg["distributed.admin.low-level-log-length"] = min(
             100, dask.config.get("distributed.admin.low-level-log-length"))
     quiet = logging.getLogger("distributed.scheduler")

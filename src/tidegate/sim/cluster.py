@@ -46,6 +46,7 @@ from . import collector, heartbeats
 from .clock import Clock, VirtualLoop, VirtualTimers
 from .heartbeats import configured_bandwidth
 from .lag import Lag
+from .quiet import quiet_methods
 from .hashing import StableStr, stable_hash
 from .roots_in_flight import RootsInFlightPlugin
 from .streams import SCHEDULER_TO_WORKER, BatchedStream
@@ -172,6 +173,14 @@ class SimScheduler(SchedulerState):
         self.stimulus_queue_slots_maybe_opened(stimulus_id=sid)
 
 
+class QuietSimScheduler(SimScheduler):
+    """Without validation: dask's ``_transition`` without its transition log (see .quiet)."""
+
+
+for _name, _fn in quiet_methods(SchedulerState, "transition_log").items():
+    setattr(QuietSimScheduler, _name, _fn)
+
+
 # Older releases keep the per-key validators on Scheduler.
 _VALIDATORS = tuple(
     n for n in Scheduler.__dict__ if n.startswith("validate_") and n != "validate_state"
@@ -265,7 +274,7 @@ class SimCluster:
         self.messages = 0
         self._busy_until = 0.0
         self._groups: dict = {}
-        self.scheduler = s = SimScheduler(self, validate)
+        self.scheduler = s = (SimScheduler if validate else QuietSimScheduler)(self, validate)
         self.steal = None
         if stealing:
             self.steal = WorkStealing(s)

@@ -47,6 +47,7 @@ from distributed.worker_state_machine import (
 from ..trace import Memory, TaskEnd, Transfer
 from . import heartbeats
 from .hashing import stable_hash
+from .quiet import quiet_methods
 from .heartbeats import configured_bandwidth
 from .streams import WORKER_TO_SCHEDULER, BatchedStream
 
@@ -155,10 +156,13 @@ class _FastWorkerState(WorkerState):
         self.tasks[key] = ts = _StableTaskState(key, h ^ self._salt, self._group(key))
         self.task_counter.new_task(ts)
 
+    _dask_ensure_task_exists = WorkerState._ensure_task_exists
+    _handlers: dict = {}  # dask's handler -> the one to run instead (_QuietWorkerState)
+
     def _ensure_task_exists(self, key, *, priority, stimulus_id):
         if key not in self.tasks:
             self._new_task(key)
-        return super()._ensure_task_exists(key, priority=priority, stimulus_id=stimulus_id)
+        return self._dask_ensure_task_exists(key, priority=priority, stimulus_id=stimulus_id)
 
     def _handle_event(self, ev):
         """dask's ``handle_stimulus`` calls this (with validation)."""
@@ -170,7 +174,8 @@ class _FastWorkerState(WorkerState):
             for key in ev.data:
                 if key not in self.tasks:
                     self._new_task(key)
-        return _HANDLERS(kind)(self, ev)
+        handler = _HANDLERS(kind)
+        return self._handlers.get(handler, handler)(self, ev)
 
     def _get_task_finished_msg(self, ts, run_id, stimulus_id):
         """dask's message, with a Blob's pickled type made once, not once per task."""
@@ -193,6 +198,29 @@ class _FastWorkerState(WorkerState):
         return instructions
 
 
+class _QuietWorkerState(_FastWorkerState):
+    """Without validation: dask's methods that append to the worker's log (transitions,
+    most stimuli) run as copies without those appends (see .quiet), nor their calls
+    telling worker plugins of each transition: the twin's workers have none."""
+
+
+def _quiet_worker_state() -> None:
+    quiet = quiet_methods(WorkerState, "log", calls=("_notify_plugins",))
+    ensure = quiet.pop("_ensure_task_exists", None)
+    if ensure is not None:
+        _QuietWorkerState._dask_ensure_task_exists = ensure
+    for name, fn in quiet.items():
+        if name not in _FastWorkerState.__dict__:  # the twin's own overrides stay
+            setattr(_QuietWorkerState, name, fn)
+    registered = WorkerState.__dict__["_handle_event"].dispatcher.registry.values()
+    _QuietWorkerState._handlers = {
+        fn: quiet[fn.__name__] for fn in registered
+        if fn.__name__ in quiet and quiet[fn.__name__].__wrapped__ is fn}
+
+
+_quiet_worker_state()
+
+
 _KINDS: dict = {}  # instruction class -> the class the twin handles it as
 
 
@@ -209,12 +237,14 @@ class SimWorker:
         self.cluster = cluster
         self.clock = cluster.clock
         self.address = address
-        self.state = _FastWorkerState(nthreads=nthreads, address=address, validate=validate, **limits)
+        state_class = _FastWorkerState if validate else _QuietWorkerState
+        self.state = state_class(nthreads=nthreads, address=address, validate=validate, **limits)
         self.state._salt = stable_hash(address)
         self.state._hashes = cluster.model.hashes
         self.state._group = cluster.group
         if not validate:  # validation compares the counts with the tasks
             self.state.task_counter = _NoTaskCounter()
+            assert not self.state.plugins  # _QuietWorkerState tells plugins nothing
         self.free_threads = list(range(nthreads))  # a heap: the lowest free thread first
         self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
