@@ -108,6 +108,43 @@ def test_a_further_meeting_is_whole_only_when_its_other_inputs_are_all_found():
     assert further_meeting("v-0", *args) == ({}, False)
 
 
+class _Task:
+    """A task equal by key, as dask's TaskState is: its == is a Python call."""
+
+    eqs = 0
+
+    def __init__(self, key):
+        self.key = key
+
+    def __eq__(self, other):
+        _Task.eqs += 1
+        return isinstance(other, _Task) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+
+def test_walks_compare_a_task_with_itself_without_a_call_and_equal_tasks_still_match():
+    """x-0 -> chunk-0 -> combine <- chunk-1 <- x-1 (held on w1), in sets as dask keeps
+    them. The walk passes chunk-0 itself (no == call for it: the plugin walks every queued
+    root); a distinct object equal to chunk-0 (the thread runtime's tasks are ints, equal
+    but not always the same object) is still chunk-0, not another input to walk up."""
+    t = {k: _Task(k) for k in ("x-0", "x-1", "chunk-0", "chunk-1", "combine")}
+    deps = {"x-0": set(), "x-1": set(), "chunk-0": {t["x-0"]}, "chunk-1": {t["x-1"]},
+            "combine": {t["chunk-0"], t["chunk-1"]}}
+    dependents = {"x-0": {t["chunk-0"]}, "x-1": {t["chunk-1"]}, "chunk-0": {t["combine"]},
+                  "chunk-1": {t["combine"]}, "combine": set()}
+    where = {"x-1": ["w1"], "x-0": ["w0"]}
+    args = (lambda a: dependents[a.key], lambda a: deps[a.key],
+            lambda a: where.get(a.key, []))
+    _Task.eqs = 0
+    assert meeting_partners(t["x-0"], *args) == {"w1": 1}
+    assert _Task.eqs == 1  # chunk-1 against chunk-0 only (before: chunk-0 too)
+    assert further_meeting(t["x-0"], *args) == ({}, False)  # combine is the last task
+    deps["combine"] = {_Task("chunk-0"), t["chunk-1"]}  # equal to chunk-0, not it
+    assert meeting_partners(t["x-0"], *args) == {"w1": 1}  # not w0: chunk-0 is not walked
+
+
 def test_lacks_names_the_roots_a_meeting_still_needs():
     """u-t's meeting lacks v-t while v-t is nowhere: a root (no inputs, or a load from a
     store handle). Not lacking: an input held or processing somewhere, a grid read by

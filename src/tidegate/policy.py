@@ -300,7 +300,9 @@ def meeting_partners(
         if len(inputs) > fanout:
             continue
         for t in inputs:
-            if t != via:
+            # Identity first: a dask TaskState's == is a Python call (by key); the same
+            # object is the same task for every task type used here.
+            if t is not via and t != via:
                 if shared is not None and len(dependents(t)) > 1:
                     found: dict = {}
                     r = _up(t, dependents, dependencies, where, depth, fanout, found)
@@ -344,12 +346,12 @@ def further_meeting(
         ds = dependents(m)
         if len(ds) != 1:
             continue
-        m2 = ds[0] if isinstance(ds, (list, tuple)) else next(iter(ds))
+        (m2,) = ds
         inputs = dependencies(m2)
         if not 1 < len(inputs) <= fanout:
             continue
         for t in inputs:
-            if t == m:
+            if t is m or t == m:  # (identity first, as in meeting_partners)
                 continue
             if len(dependents(t)) > fanout:
                 whole = False  # a store handle, a grid: no meeting place
@@ -411,13 +413,16 @@ def _up(t, dependents, dependencies, where, depth, fanout, scores):
             # had the handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran
             # every load on one worker (twin: peak 608 MB against queuing's 416).
             return below
-        if _count(where(t), scores):
+        found = where(t)
+        if found:  # _count inlined: the distributed plugin walks this per queued root
+            for w in found:
+                scores[w] = scores.get(w, 0) + 1
             return None
         ins = dependencies(t)
         if len(ins) != 1:
             return None if ins else t
         below = t
-        t = ins[0] if isinstance(ins, (list, tuple)) else next(iter(ins))
+        (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
     return None
 
 
