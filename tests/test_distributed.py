@@ -428,6 +428,102 @@ def test_roots_count_until_their_chain_end_is_used(client):
     assert by_data <= first_task
 
 
+def weight(seed, size):
+    return np.random.default_rng(seed).random(size)
+
+
+def store(i, w1, w2):
+    time.sleep(0.005)
+    assert (w1 * i + w2).size  # uses both weights, writes somewhere, returns None
+
+
+def finalize(results):
+    return len(results)
+
+
+def stores_graph(n=40, size=250_000):
+    """weighted's shape: two shared weights (2 MB each), stores that read both (roots:
+    their only inputs are shared handles) returning None, one final task over them all."""
+    w1 = delayed(weight)(1, size, dask_key_name="weight-1")
+    w2 = delayed(weight)(2, size, dask_key_name="weight-2")
+    stores = [delayed(store)(i, w1, w2, dask_key_name=f"store-{i}") for i in range(n)]
+    return delayed(finalize)(stores, dask_key_name="finalize")
+
+
+class StoresInFlight(SchedulerPlugin):
+    """Peak number of finished stores the plugin's books count as data in flight."""
+
+    name = "stores-in-flight"
+
+    def __init__(self):
+        self.peak = 0
+
+    async def start(self, scheduler):
+        self.scheduler = scheduler
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        p = getattr(self.scheduler, "_tidegate", None)
+        if p is not None:
+            n = sum(1 for k in p.books._live if k.startswith("store-"))
+            self.peak = max(self.peak, n)
+
+
+class StoresAtOnce(WorkerPlugin):
+    """How many stores were executing on the worker as each store started."""
+
+    name = "stores-at-once"
+
+    def setup(self, worker):
+        self.worker = worker
+        self.seen = []
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and key.startswith("store-"):
+            ex = self.worker.state.executing
+            self.seen.append(sum(1 for ts in ex if ts.key.startswith("store-")))
+
+
+def test_stores_returning_none_are_not_data_in_flight(client):
+    """A root whose result is tiny beside what roots load (a store's None beside 2 MB
+    weights) and that no single-input task takes on is no data in flight (policy.holds_data,
+    as the thread runtime): finished stores waiting for the final task do not fill the root
+    slots. (Counted so, all of them sat in the books and the rest of the stores ran one at a
+    time per worker: weighted's 1.05 tasks at once.)"""
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    client.register_plugin(StoresInFlight(), name="stores-in-flight")
+    client.register_plugin(StoresAtOnce(), name="stores-at-once")
+    try:
+        assert stores_graph().compute() == 40
+        peak = client.run_on_scheduler(
+            lambda dask_scheduler: dask_scheduler.plugins["stores-in-flight"].peak)
+        seen = client.run(lambda dask_worker: dask_worker.plugins["stores-at-once"].seen)
+        assert client.run_on_scheduler(_books_consistent)
+    finally:
+        client.unregister_scheduler_plugin("stores-in-flight")
+        client.unregister_worker_plugin("stores-at-once")
+    starts = [n for v in seen.values() for n in v]
+    print(f"stores counted in flight: {peak}; stores executing at a store's start (mean): "
+          f"{sum(starts) / len(starts):.2f}")
+    assert len(starts) == 40
+    assert peak == 0  # before (acfbae1): all 40, and 1.07 stores executing at once, not 1.88
+
+
+def test_largest_root_result_does_not_leak_into_the_next_computation(client):
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    assert stores_graph(n=8).compute() == 8
+
+    def stats(dask_scheduler):
+        p = dask_scheduler._tidegate
+        return dict(p._root_results), p._largest_root, sorted(dask_scheduler.task_groups)
+
+    results, largest, _ = client.run_on_scheduler(stats)
+    assert largest == max(results.values()) >= 2e6  # the weights' results
+    _until(lambda: not client.run_on_scheduler(stats)[2])  # the computation is forgotten
+    assert delayed(sum)([1, 2]).compute() == 3  # a new computation arrives
+    results, largest, _ = client.run_on_scheduler(stats)
+    assert largest < 1000 and "weight" not in results, (results, largest)
+
+
 # -- memory-aware admission -------------------------------------------------------------
 def test_memory_budget_bounds_held_bytes(client):
     size = 50_000  # 400 kB per loader output

@@ -50,6 +50,7 @@ from ..policy import (
     SHARED_FANOUT,
     Policy,
     further_meeting,
+    holds_data,
     is_root,
     meeting_partners,
     place_consumer,
@@ -195,6 +196,12 @@ class Plugin(SchedulerPlugin):
             return
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
+        results = self._root_results
+        gone = [g for g in results if g not in scheduler.task_groups]
+        for g in gone:
+            del results[g]
+        if gone:
+            self._largest_root = max(results.values(), default=0.0)
         # dask transitions a new graph's tasks in no particular order: with user priorities
         # the first roots would start before better ones are even seen. Queue them all;
         # poke (soon after) starts them best first.
@@ -274,14 +281,32 @@ class Plugin(SchedulerPlugin):
                 inputs = list(map(_key, deps))
             else:
                 single, inputs = False, ()
-            books.on_finished(key, max(ts.nbytes, 0), inputs, single, bool(ts.dependents),
-                              stimulus_id)  # fmt: skip
+            nbytes = max(ts.nbytes, 0)
+            feeds = bool(ts.dependents)
+            if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
+                feeds = self._root_finished(ts, nbytes, feeds)
+            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
             deps = [d.key for d in ts.dependencies] if ts is not None else ()
             books.on_failed(key, deps, stimulus_id)
         else:  # released / waiting: lost, rescheduled or cancelled; it may run again
             books.on_stopped(key, stimulus_id)
+
+    def _root_finished(self, ts, nbytes, feeds) -> bool:
+        """Does root ts's result count as data in flight (policy.holds_data, as core.py)?
+        A tiny result beside the largest root result of the computations present (a
+        store's None beside shared weights) does not, unless a single-input task takes it
+        on (open -> read). Notes the result in the per-group largest root results."""
+        largest = self._largest_root
+        if feeds and not holds_data(nbytes, largest, False):  # tiny: only then walk
+            feeds = holds_data(nbytes, largest, _chained(ts))
+        if nbytes > largest:
+            self._largest_root = nbytes
+        group = ts.group.name
+        if nbytes > self._root_results.get(group, 0):
+            self._root_results[group] = nbytes
+        return feeds
 
     def _began(self, key, stimulus_id) -> None:
         ts = self.scheduler.tasks.get(key)
@@ -416,6 +441,11 @@ class Plugin(SchedulerPlugin):
         self._limit_cache: dict = {}
         self._shared_pids = None
         self._is_root_cache: dict = {}
+        # Largest result a root of each group returned (kept while the group is: per
+        # computation, as the books' group statistics) and the largest over them: a root's
+        # result far smaller is no data in flight (policy.holds_data).
+        self._root_results: dict = {}
+        self._largest_root = 0.0
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
@@ -1277,6 +1307,21 @@ class _Held:
 
 def _constant(ts) -> bool:
     return ts.run_spec is None or isinstance(ts.run_spec, DataNode)
+
+
+def _chained(ts) -> bool:
+    """Does a single-input task take ts's result on (open -> read)? As core.py's
+    ``_chained``; inputs embedded in the graph (constants) are not a second input."""
+    for d in ts.dependents:
+        n = 0
+        for x in d.dependencies:  # stops at a second input: a final task may have many
+            if not _constant(x):
+                n += 1
+                if n > 1:
+                    break
+        else:
+            return True
+    return False
 
 
 def _structural_root(ts) -> bool:
