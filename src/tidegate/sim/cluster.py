@@ -178,7 +178,8 @@ class QuietSimScheduler(SimScheduler):
 
 
 for _name, _fn in quiet_methods(SchedulerState, "transition_log").items():
-    setattr(QuietSimScheduler, _name, _fn)
+    if _name not in SimScheduler.__dict__:  # the twin's own (and borrowed) methods stay
+        setattr(QuietSimScheduler, _name, _fn)
 
 
 # Older releases keep the per-key validators on Scheduler.
