@@ -413,10 +413,7 @@ def _up(t, dependents, dependencies, where, depth, fanout, scores):
             # had the handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran
             # every load on one worker (twin: peak 608 MB against queuing's 416).
             return below
-        found = where(t)
-        if found:  # _count inlined: the distributed plugin walks this per queued root
-            for w in found:
-                scores[w] = scores.get(w, 0) + 1
+        if _count(where(t), scores):
             return None
         ins = dependencies(t)
         if len(ins) != 1:

@@ -317,9 +317,7 @@ class Plugin(SchedulerPlugin):
         addr = ws.address
         if addr not in books.workers:
             self._book(ws)
-        root = self._is_root_cache.get(key)
-        if root is None:
-            root = self._root(ts)
+        root = self._root(ts)
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         if not root and books._carriers:
             inputs = [d for d in ts.dependencies if not _constant(d)]
@@ -649,10 +647,7 @@ class Plugin(SchedulerPlugin):
     def _is_rootish(self, ts) -> bool:
         # Limited tasks go through the queue too: sent to a worker only with room; so do
         # readers of a widely shared input: sent only where it is or is on its way.
-        root = self._is_root_cache.get(ts.key)
-        if root is None:
-            root = self._root(ts)
-        if root or (self.limits.caps and self._limit_names(ts)
+        if self._root(ts) or (self.limits.caps and self._limit_names(ts)
                               and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
             context = self._context
@@ -975,10 +970,7 @@ class Plugin(SchedulerPlugin):
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
-                root = self._is_root_cache.get(ts.key)
-                if root is None:
-                    root = self._root(ts)
-                if not root:  # limited, or reads a shared input not yet everywhere
+                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
                     examined += 1
                     b = self._broadcast
                     ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
@@ -1310,8 +1302,9 @@ def _constant(ts) -> bool:
 
 
 def _chained(ts) -> bool:
-    """Does a single-input task take ts's result on (open -> read)? As core.py's
-    ``_chained``; inputs embedded in the graph (constants) are not a second input."""
+    """Does a single-input task take ts's result on (open -> read)? Inputs embedded in
+    the graph (constants) are not a second input, as for ``single`` in _left_processing.
+    (core.py's ``_chained``, like its ``single``, counts a DataNode input too.)"""
     for d in ts.dependents:
         n = 0
         for x in d.dependencies:  # stops at a second input: a final task may have many
@@ -1336,10 +1329,8 @@ def _structural_root(ts) -> bool:
     deps = ts.dependencies
     if not deps:
         return is_root((), marked)
-    return is_root(
-        ((len(d.dependencies), len(d.dependents),
-          d.run_spec is None or isinstance(d.run_spec, DataNode))  # (_constant(d), inline)
-         for d in deps), marked)  # fmt: skip
+    return is_root(((len(d.dependencies), len(d.dependents), _constant(d)) for d in deps),
+                   marked)  # fmt: skip
 
 
 def _where(ts) -> list:

@@ -84,8 +84,7 @@ def _patch_stealing(plugin, s) -> None:
 
     def steal_time_ratio(ts):
         try:
-            root = plugin._is_root_cache.get(ts.key)
-            if root or (root is None and plugin._root(ts)):
+            if plugin._root(ts):
                 return None, None  # never stolen: keeps co-assignment and the caps
         except Exception as exc:  # never break dask's stealing bookkeeping
             plugin._error("steal_time_ratio", exc)
