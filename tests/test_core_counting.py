@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import dask
 import numpy as np
 import pytest
-from dask._task_spec import DataNode, Task
+from dask._task_spec import DataNode, Task, convert_legacy_graph
 from dask.callbacks import Callback
 
 import tidegate
@@ -236,7 +236,9 @@ def test_thread_runtime_open_read_with_a_datanode(tmp_path):
         for k, (r, b) in enumerate(zip(reads, bigs))
     ]
     total = dask.delayed(sum)(steps)
-    assert any(type(v) is DataNode for v in dict(total.__dask_graph__()).values())
+    assert any(
+        type(v) is DataNode for v in convert_legacy_graph(dict(total.__dask_graph__())).values()
+    )
 
     seen = []
     with Callback(finish=lambda dsk, state, errored: seen.append(state["tidegate"]._core)):
