@@ -208,6 +208,7 @@ class CoreMachine(RuleBasedStateMachine):
         mark = np.zeros(n, bool)
         mark[list(marked)] = True
         g.root = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, constant, mark)
+        g.constant = constant  # not counted as a consumer's input (as the plugin does)
         assert g.root.tolist() == expected_roots(deps, constants, marked)
         rng = random.Random(seed)
         if order == "random":

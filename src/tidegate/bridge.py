@@ -68,6 +68,9 @@ def to_taskgraph(
     constant = np.fromiter((type(v) is DataNode for v in nodes), bool, n)
     marked = np.fromiter((v.data_producer for v in nodes), bool, n)
     graph.root = find_roots(graph.dep_ptr, graph.dep_idx, graph.ndependents, constant, marked)
+    # (get() hands DataNodes in as supplied values, not tasks, so there this is all False;
+    # a caller converting a whole graph keeps them as tasks: core must not count them.)
+    graph.constant = constant
     graph.set_groups(_groups(graph.keys))
     if order == "dask":
         ranks = dask_order(order_graph if order_graph is not None else dsk)

@@ -180,10 +180,17 @@ class Scheduler:
         self.state = bytearray(n)  # WAITING
         ndeps = np.diff(graph.dep_ptr)
         self._ndeps = ndeps.tolist()
+        # A consumer's inputs as the policy counts them, in both bodies: data embedded in
+        # the graph (``graph.constant``: a DataNode, a store handle) is not a second input
+        # (the plugin's ``single`` and ``_chained``, distributed/hooks.py). ``_single``: one
+        # input, or one besides constants (a read of an open's handle and a DataNode).
+        owner = np.repeat(np.arange(n), ndeps)
+        data_in = np.bincount(owner, weights=~graph.constant[graph.dep_idx], minlength=n)
+        self._single = ((ndeps == 1) | (data_in == 1)).tolist()
         # Tasks whose result a single-input task takes on (open -> read): a root's result
         # continues there as data in flight however small it is (a file handle).
         chained = np.zeros(n, bool)
-        chained[graph.dep_idx[graph.dep_ptr[:-1][ndeps == 1]]] = True
+        chained[graph.dep_idx[data_in[owner] <= 1]] = True
         self._chained = chained.tolist()
         self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
@@ -414,7 +421,7 @@ class Scheduler:
             if nbytes > self._largest_root:
                 self._largest_root = nbytes
         self.books.on_finished(
-            i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), q - p == 1,
+            i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), self._single[i],
             feeds, sid,
         )  # fmt: skip
         if self._root[i]:

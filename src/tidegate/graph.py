@@ -40,7 +40,9 @@ class TaskGraph:
     """An integer DAG with per-task metadata.
 
     ``priority[i]`` is a rank (0 runs first); ``root[i]`` marks tasks that load data;
-    ``size[i]`` and ``duration[i]`` are estimates, NaN where unknown; ``group[i]`` indexes
+    ``constant[i]`` marks data embedded in the graph (a DataNode: a store handle, an embedded
+    chunk), which the policy does not count as a consumer's input (``Scheduler``'s single
+    inputs and chains, as the dask plugin counts them); ``size[i]`` and ``duration[i]`` are estimates, NaN where unknown; ``group[i]`` indexes
     ``group_names`` (used for reports and size estimates, never to decide rootness).
     """
 
@@ -52,6 +54,7 @@ class TaskGraph:
     dependent_idx: np.ndarray = field(init=False)
     priority: np.ndarray = field(init=False)
     root: np.ndarray = field(init=False)
+    constant: np.ndarray = field(init=False)
     size: np.ndarray = field(init=False)
     duration: np.ndarray = field(init=False)
     group: np.ndarray = field(init=False)
@@ -68,6 +71,7 @@ class TaskGraph:
         self.dependent_ptr, self.dependent_idx = _invert(self.dep_ptr, self.dep_idx, n)
         self.priority = np.arange(n, dtype=np.int64)
         self.root = np.diff(self.dep_ptr) == 0
+        self.constant = np.zeros(n, dtype=bool)
         self.size = np.full(n, np.nan)
         self.duration = np.full(n, np.nan)
         self.group = np.zeros(n, dtype=np.int64)

@@ -137,7 +137,8 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
     their only inputs are the shared weights), whose results wait for the final task,
     filled the root slots and the rest ran one at a time. ``chained``: a single-input task
     takes the result on (open -> read), so however small (a file handle) it still leads to
-    the data its chain loads."""
+    the data its chain loads. Both bodies count a task's inputs without constants (data
+    embedded in the graph, a DataNode): a read of a handle and a DataNode has one input."""
     return chained or NOT_DATA_RATIO * nbytes >= largest_root
 
 

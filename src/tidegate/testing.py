@@ -23,6 +23,7 @@ def make_graph(deps: dict, outputs, constants=(), marked=()) -> TaskGraph:
     const[[index[k] for k in constants]] = True
     mark[[index[k] for k in marked]] = True
     g.root = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, const, mark)
+    g.constant = const
     return g
 
 

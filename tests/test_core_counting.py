@@ -1,0 +1,254 @@
+"""One policy (issue 9, item 4): the thread runtime's core and the dask plugin count a
+consumer's inputs alike. Data embedded in the graph (a DataNode: a store handle, an
+embedded array) is not a second input: a read taking an open's handle and a DataNode has a
+single input, so the open's tiny handle leads to the data its read loads (``_chained``) and
+the read carries that data on (``single``)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import dask
+import numpy as np
+import pytest
+from dask._task_spec import DataNode, Task, convert_legacy_graph
+from dask.callbacks import Callback
+
+import tidegate
+from tidegate.core import MEMORY, Finished, Run, Scheduler
+from tidegate.policy import Policy
+from tidegate.testing import make_graph
+
+distributed = pytest.importorskip("distributed")
+from distributed.scheduler import TaskGroup, TaskPrefix, TaskState
+
+from tidegate.distributed import hooks
+
+# Graphs as ({key: inputs}, constants): constants are DataNodes, tasks of the graph as the
+# plugin sees them on a cluster.
+GRAPHS = {
+    # open -> read, the read also taking a DataNode (its offsets); a big load beside it
+    "open-read-datanode": (
+        {
+            "off": [],
+            "open0": [],
+            "open1": [],
+            "read0": ["open0", "off"],
+            "read1": ["open1", "off"],
+            "big0": [],
+            "big1": [],
+            "step0": ["read0", "big0"],
+            "step1": ["read1", "big1"],
+            "sum": ["step0", "step1"],
+        },
+        {"off"},
+    ),
+    # vorticity-like: an open per step feeding two reads that take a constant grid each
+    "vorticity-files": (
+        {
+            "gx": [],
+            "gy": [],
+            "open0": [],
+            "u0": ["open0", "gx"],
+            "v0": ["open0", "gy"],
+            "w0": ["u0", "v0", "gx", "gy"],
+            "open1": [],
+            "u1": ["open1", "gx"],
+            "v1": ["open1", "gy"],
+            "w1": ["u1", "v1", "gx", "gy"],
+            "out": ["w0", "w1"],
+        },
+        {"gx", "gy"},
+    ),
+    # loaders behind a store handle (a DataNode), combined in pairs: roots with an input
+    "store-handle": (
+        {
+            "store": [],
+            **{f"l{i}": ["store"] for i in range(4)},
+            "p0": ["l0", "l1"],
+            "p1": ["l2", "l3"],
+            "s": ["p0", "p1"],
+        },
+        {"store"},
+    ),
+    # a shared handle (no inputs, read by 8 loads), a chain open -> read -> select, and a
+    # task whose inputs are two constants and one datum
+    "mixed": (
+        {
+            "h": [],
+            **{f"r{i}": ["h"] for i in range(8)},
+            "c1": [],
+            "c2": [],
+            "o": [],
+            "rd": ["o"],
+            "sel": ["rd", "c1", "c2"],
+            "t": ["sel", "r0", "r1"],
+            "u": [f"r{i}" for i in range(2, 8)],
+            "end": ["t", "u"],
+        },
+        {"c1", "c2"},
+    ),
+}
+
+
+def _func(*args):
+    return None
+
+
+def _taskstates(deps: dict, constants: set) -> dict:
+    """The plugin's view of the graph: dask TaskStates, DataNodes among them."""
+    prefix = TaskPrefix("p")
+    tasks = {}
+    for k in deps:
+        spec = DataNode(k, None) if k in constants else Task(k, _func)
+        tasks[k] = TaskState(k, spec, "released", TaskGroup(k, prefix), False)
+    for k, ins in deps.items():
+        for d in ins:
+            tasks[k].add_dependency(tasks[d])
+    return tasks
+
+
+def _plugin_single(tasks: dict, key) -> bool:
+    """The ``single`` the plugin passes to books.on_finished when ``key`` finishes."""
+    got = []
+    books = SimpleNamespace(_carriers={"someone": 1}, on_finished=lambda *a: got.append(a[3]))
+    plugin = SimpleNamespace(
+        books=books,
+        limits=SimpleNamespace(caps={}),
+        scheduler=SimpleNamespace(tasks=tasks),
+        _is_root_cache={},
+    )
+    hooks.Plugin._left_processing(plugin, key, "memory", "s")
+    (single,) = got
+    return single
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_core_counts_inputs_as_the_plugin_does(name):
+    deps, constants = GRAPHS[name]
+    g = make_graph(
+        deps, [k for k in deps if not any(k in v for v in deps.values())], constants=constants
+    )
+    core = Scheduler(g, [(2, math.inf)])
+    tasks = _taskstates(deps, constants)
+    for i, k in enumerate(g.keys):
+        ts = tasks[k]
+        assert core._chained[i] == hooks._chained(ts), (k, "chained")
+        assert bool(g.root[i]) == hooks._structural_root(ts), (k, "root")
+        if ts.dependencies:
+            assert core._single[i] == _plugin_single(tasks, k), (k, "single")
+
+
+def test_an_open_feeding_a_read_that_also_takes_a_datanode_stays_in_flight():
+    """The core on the graph the plugin sees (the DataNode a task): the open's 16-byte
+    handle, tiny beside a 16 MB load, still counts as data in flight, and its read carries
+    that data on until a task combines it. Counting the DataNode as a second input (before),
+    the open was not chained: its slot freed at once and the read's data was never counted."""
+    deps = {
+        "big0": [],
+        "big1": [],
+        "open0": [],
+        "open1": [],
+        "off": [],
+        "read0": ["open0", "off"],
+        "read1": ["open1", "off"],
+        "step0": ["big0", "read0"],
+        "step1": ["big1", "read1"],
+        "sum": ["step0", "step1"],
+    }
+    g = make_graph(deps, ["sum"], constants={"off"})
+    core = Scheduler(g, [(2, math.inf)], Policy("tidegate", 1.0), validate=True)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    sizes = {
+        "off": 800,
+        "big0": 16 << 20,
+        "big1": 16 << 20,
+        "open0": 16,
+        "open1": 16,
+        "read0": 8 << 20,
+        "read1": 8 << 20,
+    }
+    running = {a.task for a in core.start() if type(a) is Run}
+    assert running == {ix["big0"], ix["open0"]}  # the first load, then the open
+
+    def finish(i):
+        running.discard(i)
+        running.update(
+            a.task for a in core.handle(Finished(i, sizes.get(g.keys[i], 100))) if type(a) is Run
+        )
+
+    finish(ix["big0"])  # the largest root result so far: 16 MB
+    finish(ix["open0"])  # 16 bytes: 1/10**6 of it, yet its read takes it on
+    open0 = ix["open0"]
+    assert core.books.in_flight(open0), core.books.story(open0)
+    while running:
+        finish(min(running))
+    assert core.done
+    assert _landed(core, open0) == [("read0", {"step0"})], core.books.story(open0)
+
+
+def _landed(core, root) -> list:
+    """``[(carrier, finished)]``: where root's data stopped being in flight: the result
+    that carried it, and the tasks whose finishing was that event (one of them consumed it;
+    the thread runtime hands in completions in batches)."""
+    keys = core.graph.keys
+    finished: dict = {}
+    for e in core.log:
+        if e[2] == MEMORY:
+            finished.setdefault(e[3], set()).add(keys[e[0]])
+    return [
+        (keys[e[3]], finished.get(e[4], set())) for e in core.books.story(root) if e[1] == "landed"
+    ]
+
+
+def _open(path):
+    return open(path, "rb")  # a file handle: a couple of hundred bytes by dask's sizeof
+
+
+def _read(f, offsets):
+    with f:
+        return np.load(f) + offsets[0]
+
+
+def _combine(a, b):
+    return float(a.sum() + b.sum())
+
+
+def test_thread_runtime_open_read_with_a_datanode(tmp_path):
+    """Real files, tidegate.get with 2 threads: each open's handle, tiny beside the 4 MB
+    loads, leads to its read (which also takes a DataNode), and lands where the step combines
+    it. get() hands the DataNode in as a value, not a task, so the core sees the read's one
+    input (this held before the core counted constants as the plugin does, too)."""
+    n = 6
+    opens, bigs = [], []
+    offsets = dask.delayed(np.arange(100.0))  # a DataNode in the graph
+    for k in range(n):
+        np.save(tmp_path / f"u{k}.npy", np.full(1 << 19, float(k)))
+        np.save(tmp_path / f"b{k}.npy", np.ones(1 << 19))
+        opens.append(dask.delayed(_open)(str(tmp_path / f"u{k}.npy"), dask_key_name=f"open-{k}"))
+        bigs.append(dask.delayed(np.load)(str(tmp_path / f"b{k}.npy"), dask_key_name=f"big-{k}"))
+    reads = [
+        dask.delayed(_read)(o, offsets, dask_key_name=f"read-{k}") for k, o in enumerate(opens)
+    ]
+    steps = [
+        dask.delayed(_combine)(r, b, dask_key_name=f"step-{k}")
+        for k, (r, b) in enumerate(zip(reads, bigs))
+    ]
+    total = dask.delayed(sum)(steps)
+    assert any(
+        type(v) is DataNode for v in convert_legacy_graph(dict(total.__dask_graph__())).values()
+    )
+
+    seen = []
+    with Callback(finish=lambda dsk, state, errored: seen.append(state["tidegate"]._core)):
+        got = total.compute(scheduler=tidegate.get, num_workers=2, memory_limit="none")
+    assert got == sum(k * (1 << 19) + (1 << 19) for k in range(n))
+    (core,) = seen
+    keys = core.graph.keys
+    ix = {k: i for i, k in enumerate(keys)}
+    for k in range(n):
+        o = ix[f"open-{k}"]
+        assert core._chained[o]
+        ((carrier, finished),) = _landed(core, o)
+        assert carrier == f"read-{k}" and f"step-{k}" in finished, core.books.story(o)
