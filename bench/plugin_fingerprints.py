@@ -8,8 +8,12 @@ must leave every fingerprint as it was.
 25 configurations, tidegate only: the seven twin workloads at 20x4 (1 GB/s, 300 steps),
 100x4 (200 MB/s, 600 steps) and 20x4 under a budget (half of a 2 GB memory_limit), and four
 of bench/distributed.py's zarr graphs at 4x1 (200 MB/s). zarr slice-add is left out: its
-store target's token differs per run, so its schedule does too, on any code. Runs with
-PYTHONHASHSEED=0 (set it in the environment); about a minute.
+store target's token differs per run, so its schedule does too, on any code. Then the same
+25 in the store form (labels ``store:<name>|...``, session 9): the stores return ``None``
+and one final task waits for all of them, as a computed ``da.store`` / ``to_zarr`` has it
+(``tidegate.sim.workloads``, ``build(..., store=True)``); the first 25 are the graphs
+without it, as recorded in plugin_fingerprints-114059e.json. ``--form`` picks one half.
+Runs with PYTHONHASHSEED=0 (set it in the environment); about two minutes.
 """
 
 from __future__ import annotations
@@ -45,14 +49,19 @@ def digest(r) -> str:
     return h.hexdigest()[:16]
 
 
-def configs():
-    for name in sorted(WORKLOADS):
-        yield name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s"), 300, {}
-        yield name, dict(workers=100, threads_per_worker=4, bandwidth="200MB/s"), 600, {}
-        yield (name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s",
-                          worker_memory_limit=2e9), 300, dict(memory_limit=0.5))
-    for name in ZARR:
-        yield "zarr-" + name, dict(workers=4, threads_per_worker=1, bandwidth="200MB/s"), None, {}
+def configs(form: str = "both"):
+    """(label name, simulate options, steps (None: a zarr graph), plugin options, store)."""
+    for store in {"both": (False, True), "today": (False,), "store": (True,)}[form]:
+        tag = "store:" if store else ""
+        for name in sorted(WORKLOADS):
+            yield tag + name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s"), 300, {}, store
+            yield (tag + name, dict(workers=100, threads_per_worker=4, bandwidth="200MB/s"), 600,
+                   {}, store)
+            yield (tag + name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s",
+                                    worker_memory_limit=2e9), 300, dict(memory_limit=0.5), store)
+        for name in ZARR:
+            yield (tag + "zarr-" + name, dict(workers=4, threads_per_worker=1, bandwidth="200MB/s"),
+                   None, {}, store)
 
 
 def _zarr_inputs(folder: str) -> dict:
@@ -72,6 +81,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--compare", help="fingerprints from another code to compare with")
+    ap.add_argument("--form", choices=("both", "today", "store"), default="both",
+                    help="the graphs without a final task (today), with it (store), or both")
     args = ap.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         sys.exit("set PYTHONHASHSEED=0: fingerprints compare runs across processes")
@@ -81,9 +92,12 @@ def main(argv=None) -> None:
     folder = os.path.join(tempfile.gettempdir(), "tidegate-twin-zarr")
     paths = _zarr_inputs(folder)
     out = {}
-    for name, opts, steps, popts in configs():
+    for name, opts, steps, popts, store in configs(args.form):
+        base = name[len("store:"):] if store else name
         if steps is None:
-            model = build_model(zw.build(name[len("zarr-"):], paths, folder))
+            model = build_model(zw.build(base[len("zarr-"):], paths, folder), finalize=store)
+        elif store:
+            model = build(base, steps, 190e6, store=True).model()
         else:
             w = build(name, steps, 190e6)
             model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
@@ -103,6 +117,9 @@ def main(argv=None) -> None:
         for k in old:
             if out.get(k) != old[k]:
                 print("differs:", k)
+        new = [k for k in out if k not in old]
+        if new:
+            print(f"{len(new)} configurations not in {args.compare} (not compared)")
 
 
 if __name__ == "__main__":

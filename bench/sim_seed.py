@@ -7,7 +7,11 @@ Numbers chosen (tidegate.sim.model / tidegate.sim.workloads): loads at 200 MB/s 
 overhead, 1 ms latency, 100 µs of scheduler CPU per message, dask's work stealing on.
 No memory limit, spilling or pausing is simulated: peaks are what each policy asks for.
 
-    python bench/sim_seed.py [--workers 20,100] [--steps 9000]
+    python bench/sim_seed.py [--workers 20,100] [--steps 9000] [--store]
+
+``--store``: the store form (each step's store returns None and one final task waits for
+all of them, as a computed ``da.store`` has it; tidegate.sim.workloads), written to
+sim_seed-store.json unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -36,12 +40,16 @@ def main() -> None:
     ap.add_argument("--workers", default="20,100")
     ap.add_argument("--steps", type=int, default=9000)
     ap.add_argument("--chunk", type=float, default=190e6)
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--store", action="store_true", help="the store form (see above)")
     args = ap.parse_args()
-    w = build("vorticity", args.steps, args.chunk)
-    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    if args.out is None:
+        args.out = str(OUT.with_name("sim_seed-store.json") if args.store else OUT)
+    w = build("vorticity", args.steps, args.chunk, store=args.store)
+    model = w.model() if args.store else build_model(w.graph, w.keys, sizes=w.sizes,
+                                                     durations=w.durations)
     out = {
-        "steps": args.steps, "chunk": args.chunk, "threads_per_worker": 4,
+        "steps": args.steps, "chunk": args.chunk, "threads_per_worker": 4, "store": args.store,
         "bandwidth": 1e9, "latency": 1e-3, "scheduler_time": 1e-4,
         "load_rate": rates.LOAD_RATE, "store_rate": rates.STORE_RATE,
         "compute_rate": rates.COMPUTE_RATE, "durations": w.durations, "runs": {},

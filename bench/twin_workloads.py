@@ -7,6 +7,10 @@ for every policy, so the difference is the scheduler's: dask's own or dask plus 
     python bench/twin_workloads.py [--workers 20] [--steps 2000] [--only vorticity]
     python bench/twin_workloads.py --zarr 48 --workers 4 --threads 1   # the LocalCluster's
 
+``--form today|store|both``: the graphs as today (the stores are the outputs) and/or in the
+store form a computed ``da.store`` / ``to_zarr`` has (stores return None, one final task
+over them: ``tidegate.sim.workloads``), rows side by side (default: today).
+
 ``--zarr STEPS``: the graphs bench/distributed.py runs as ``seed-*`` and ``vorticity-files``
 (tidegate.workloads on zarr inputs of STEPS x 1000 x 1000 float64, 4 steps per 32 MB chunk,
 chunks straddled by slices, split by the rechunk), built on inputs holding no data, so the
@@ -60,18 +64,20 @@ def main(argv=None):
     ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--form", choices=("today", "store", "both"), default="today")
     ap.add_argument("--zarr", type=int, default=None, metavar="STEPS",
                     help="bench/distributed.py's zarr workloads instead (see above)")
     args = ap.parse_args(argv)
     policies = args.policies.split(",")
     out = {"command": "python bench/twin_workloads.py " + " ".join(argv or sys.argv[1:]),
            "workers": args.workers, "threads": args.threads, "steps": args.steps,
-           "chunk": args.chunk, "bandwidth": args.bandwidth, "results": {}}
+           "chunk": args.chunk, "bandwidth": args.bandwidth, "form": args.form, "results": {}}
+    forms = {"today": (False,), "store": (True,), "both": (False, True)}[args.form]
     table = Table(title=f"twin: {args.workers} workers x {args.threads} threads, "
                         f"{args.steps} steps of {args.chunk / 1e6:.0f} MB, {args.bandwidth}")
-    for col in ("workload", "policy", "peak/worker GB", "vs queue", "makespan s", "vs queue",
+    for col in ("workload", "form", "policy", "peak/worker GB", "vs queue", "makespan s", "vs queue",
                 "moved GB", "vs queue", "CPU µs/task", "vs queue"):
-        table.add_column(col, justify="left" if col in ("workload", "policy") else "right")
+        table.add_column(col, justify="left" if col in ("workload", "form", "policy") else "right")
     if args.zarr:
         import tempfile
 
@@ -84,39 +90,45 @@ def main(argv=None):
         table.title = (f"twin: {args.workers} workers x {args.threads} threads, zarr inputs "
                        f"of {args.zarr} steps (32 MB chunks), {args.bandwidth}")
     for name in names if args.zarr else args.only or sorted(WORKLOADS):
-        if args.zarr:
-            from tidegate import workloads as zw
+        for store in forms:
+            form = "store" if store else "today"
+            if args.zarr:
+                from tidegate import workloads as zw
 
-            model = build_model(zw.build(name, inputs, folder))
-        else:
-            w = build(name, args.steps, args.chunk)
-            model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-        rows = {}
-        for p in policies:
-            c0 = time.process_time()
-            r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
-                         policy=p, bandwidth=args.bandwidth, record_memory=False)
-            cpu = time.process_time() - c0
-            n = len(r.trace.tasks)
-            rows[p] = {"peak_per_worker": max(r.peak_memory_per_worker),
-                       "makespan": r.makespan, "bytes_transferred": r.bytes_transferred,
-                       "cpu_per_task_us": 1e6 * cpu / max(1, n), "tasks": n}
-            print(name, p, rows[p], flush=True)
-        q = rows.get("queue")
-        for p, v in rows.items():
-            def ratio(k):
-                return f"{v[k] / q[k]:.2f}" if q and q[k] else "-"
-            table.add_row(name, p, f"{v['peak_per_worker'] / 1e9:.2f}", ratio("peak_per_worker"),
-                          f"{v['makespan']:.1f}", ratio("makespan"),
-                          f"{v['bytes_transferred'] / 1e9:.1f}", ratio("bytes_transferred"),
-                          f"{v['cpu_per_task_us']:.0f}", ratio("cpu_per_task_us"))
-        out["results"][name] = rows
+                model = build_model(zw.build(name, inputs, folder), finalize=store)
+            elif store:
+                model = build(name, args.steps, args.chunk, store=True).model()
+            else:
+                w = build(name, args.steps, args.chunk)
+                model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+            rows = {}
+            for p in policies:
+                c0 = time.process_time()
+                r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
+                             policy=p, bandwidth=args.bandwidth, record_memory=False)
+                cpu = time.process_time() - c0
+                n = len(r.trace.tasks)
+                peaks = r.peak_memory_per_worker
+                rows[p] = {"peak_per_worker": max(peaks), "peak_mean": sum(peaks) / len(peaks),
+                           "makespan": r.makespan, "bytes_transferred": r.bytes_transferred,
+                           "cpu_per_task_us": 1e6 * cpu / max(1, n), "tasks": n}
+                print(name, form, p, rows[p], flush=True)
+            q = rows.get("queue")
+            for p, v in rows.items():
+                def ratio(k):
+                    return f"{v[k] / q[k]:.2f}" if q and q[k] else "-"
+                table.add_row(name, form, p, f"{v['peak_per_worker'] / 1e9:.2f}",
+                              ratio("peak_per_worker"), f"{v['makespan']:.1f}", ratio("makespan"),
+                              f"{v['bytes_transferred'] / 1e9:.1f}", ratio("bytes_transferred"),
+                              f"{v['cpu_per_task_us']:.0f}", ratio("cpu_per_task_us"))
+            out["results"][name if form == "today" else f"{name}+store"] = rows
     Console(width=160).print(table)
     if args.zarr:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
     tag = f"-zarr{args.zarr}" if args.zarr else ""
+    tag += "" if args.form == "today" else f"-{args.form}"
     path = Path(args.out or Path(__file__).parent / "results"
                 / f"twin-{args.workers}x{args.threads}{tag}.json")
     path.write_text(json.dumps(out, indent=1))

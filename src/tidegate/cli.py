@@ -53,18 +53,19 @@ def simulate(args) -> int:
     console = Console(width=max(100, Console().width))
     policies = [p.strip() for p in args.policy.split(",") if p.strip()]
     chunk = parse_bytes(args.chunk)
-    work = build(args.workload, args.steps, chunk)
+    work = build(args.workload, args.steps, chunk, store=args.store)
     t0 = time.perf_counter()
     with console.status(f"simulating {args.workload} ({', '.join(policies)}) ..."):
         results = run_twin(
-            work.graph, keys=work.keys, sizes=work.sizes, durations=work.durations,
+            work.model(),
             workers=args.workers, threads_per_worker=args.threads, policy=policies,
             bandwidth=args.bandwidth, latency=args.latency, record_memory=False,
         )
     wall = time.perf_counter() - t0
     n = len(results[0].trace.tasks)
     table = Table(title=(
-        f"{args.workload}: {args.steps} steps of {format_bytes(chunk)}, {args.workers} workers "
+        f"{args.workload}{' (store form)' if args.store else ''}: {args.steps} steps of "
+        f"{format_bytes(chunk)}, {args.workers} workers "
         f"x {args.threads} threads, {args.bandwidth} per worker (twin, {n} tasks)"
     ))
     for col in ("policy", "peak / worker (max)", "peak / worker (mean)", "vs first",
@@ -120,6 +121,8 @@ def main(argv=None) -> int:
     s.add_argument("--policy", default="eager,queue,tidegate", help="comma-separated")
     s.add_argument("--bandwidth", default="1GB/s", help="incoming, per worker")
     s.add_argument("--latency", default="1ms")
+    s.add_argument("--store", action="store_true",
+                   help="as a computed da.store / to_zarr: stores return None, one final task")
     s.add_argument("--json", default=None, help="write {policy: numbers} here")
     args = parser.parse_args(argv)
     if args.command == "demo":

@@ -72,14 +72,21 @@ class Model:
         return self._hashes
 
 
-def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
+def graph_of(x, keys=None, finalize: bool = False) -> tuple[dict, list, dict, dict]:
     """``({key: GraphNode}, output keys, {layer: (chunks, itemsize)}, annotations)`` of a
     collection, a list of them, or a graph mapping (then ``keys`` is required), optimised as
     ``compute`` would; nothing is computed. Annotations (``{kind: {key: value}}``) are read
-    before optimisation and carried onto the fused tasks, as the bridge and the plugin do."""
+    before optimisation and carried onto the fused tasks, as the bridge and the plugin do.
+
+    ``finalize``: the graph that ``dask.compute`` / ``Client.compute`` send for collections,
+    with each collection's final task (``finalize-...``, over all of its chunks: for a
+    ``da.store`` every per-chunk store, whose ``None`` waits there); without it the chunks
+    are the outputs, as ``persist`` would have them."""
     if isinstance(x, Mapping):
         if keys is None:
             raise TypeError("simulate(graph, keys=...): a graph mapping needs its output keys")
+        if finalize:
+            raise TypeError("finalize applies to collections; a graph mapping states its own")
         return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x), {}
     xs = list(x) if isinstance(x, (list, tuple)) else [x]
     try:
@@ -90,14 +97,61 @@ def graph_of(x, keys=None) -> tuple[dict, list, dict, dict]:
         meta: dict = {}
         for c in xs:
             meta.update(_layer_meta(c.__dask_graph__()))
-        dsk = _canonical(convert_legacy_graph(dict(collections_to_dsk(xs, True))))
-        return dsk, list(flatten([c.__dask_keys__() for c in xs])), meta, {}
+        dsk = dict(collections_to_dsk(xs, True))
+        out = [c.__dask_keys__() for c in xs]
+        if finalize:
+            out = [_finalize_legacy(dsk, c, k) for c, k in zip(xs, out)]
+        dsk = convert_legacy_graph(dsk)
+        out = list(flatten(out))
+        if finalize:
+            out = _stable_final_keys(dsk, out)
+        return _canonical(dsk), out, meta, {}
     from ..annotations import carry, read
 
     original = collections_to_expr(xs, True)
-    expr = original.optimize()
-    dsk = _canonical(convert_legacy_graph(dict(expr.__dask_graph__())))
-    return dsk, list(flatten(expr.__dask_keys__())), chunk_sizes(expr), carry(read(original), dsk)
+    if finalize:
+        from dask._expr import FinalizeCompute
+
+        expr = FinalizeCompute(original).optimize()  # as dask.compute and Client.compute
+    else:
+        expr = original.optimize()
+    dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
+    out = list(flatten(expr.__dask_keys__()))
+    if finalize:
+        out = _stable_final_keys(dsk, out)
+    dsk = _canonical(dsk)
+    return dsk, out, chunk_sizes(expr), carry(read(original), dsk)
+
+
+def _stable_final_keys(dsk: dict, out: list) -> list:
+    """dask names a final task by a token of the whole expression, which differs per call
+    (per compute, in dask too); the twin names it by its dependencies' keys, so that a
+    graph gives one order and one trace in every process."""
+    from dask.base import tokenize
+
+    renamed = []
+    for k in out:
+        if isinstance(k, str) and k.startswith("finalize-"):
+            new = f"{key_split(k)}-{tokenize(sorted(map(str, dsk[k].dependencies)))}"
+            dsk[new] = dsk.pop(k).substitute({}, key=new)
+            k = new
+        renamed.append(k)
+    return renamed
+
+
+def _finalize_legacy(dsk: dict, c, keys):
+    """dask < 2025.4: ``Client.compute``'s final task for collection ``c`` (added to
+    ``dsk``), its key; none for a single-key collection (a Delayed, e.g. ``da.store(...,
+    compute=False)``, whose own ``store-`` task is already over every chunk's store)."""
+    from dask.base import tokenize
+
+    func, extra = c.__dask_postcompute__()
+    flat = list(flatten([keys]))
+    if len(flat) == 1 and not extra and getattr(func, "__name__", "") == "single_key":
+        return keys
+    name = "finalize-" + tokenize(c)
+    dsk[name] = (func, keys, *extra)
+    return name
 
 
 def _canonical(dsk: dict) -> dict:
@@ -148,13 +202,14 @@ def _lookup(spec, key, group):
     raise TypeError(f"sizes/durations must be a number, a mapping or a callable, not {spec!r}")
 
 
-def build_model(x, keys=None, *, sizes=None, durations=None) -> Model:
+def build_model(x, keys=None, *, sizes=None, durations=None, finalize: bool = False) -> Model:
+    """The :class:`Model` of ``x`` (see :func:`graph_of`, also for ``finalize``)."""
     with collector.paused(keep=True):  # the graph's conversion makes no cyclic garbage
-        return _build_model(x, keys, sizes, durations)
+        return _build_model(x, keys, sizes, durations, finalize)
 
 
-def _build_model(x, keys, sizes, durations) -> Model:
-    dsk, out, meta, annotations = graph_of(x, keys)
+def _build_model(x, keys, sizes, durations, finalize=False) -> Model:
+    dsk, out, meta, annotations = graph_of(x, keys, finalize)
     model = Model(dsk, out, annotations=annotations)
     order = list(dsk)
     meta = _with_fused_names(order, meta)

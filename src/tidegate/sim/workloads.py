@@ -12,6 +12,19 @@ two opens (u, v) and one vorticity-and-store task, plus three shared grid chains
 
 Durations: the default model of :mod:`tidegate.sim.model` (loads, stores and arithmetic
 per chunk, added up over what a fused task does); vorticity states its own, the same way.
+
+Two forms (``build(..., store=...)``):
+
+- ``store=False`` (the default, and every recorded fingerprint and bench result before
+  session 9): the per-chunk stores are the outputs, held by the client, as ``persist``
+  would have them. On dask < 2025.4 ``da.store(..., compute=False)`` is a Delayed over
+  every store, so there this form already ends in one final task.
+- ``store=True``: what a user's ``da.store(x, target)`` / ``x.to_zarr(...)``, and
+  ``Client.compute`` of ``tidegate.workloads`` (``tidegate demo``, bench/distributed.py),
+  send to the scheduler: each per-chunk store (fused with its loads and arithmetic, so
+  often a root) returns ``None``, and ONE final task (``finalize-hlgfinalizecompute-...``,
+  dask's ``FinalizeCompute``) depends on all of them and is the only output. The stores'
+  ``None``s stay in the workers' memory until it runs.
 """
 
 from __future__ import annotations
@@ -22,9 +35,13 @@ from dataclasses import dataclass
 
 import dask.array as da
 import numpy as np
-from dask._task_spec import DataNode
+from dask._task_spec import Alias, DataNode, List, Task, TaskRef
+from dask.base import tokenize
+from dask.sizeof import sizeof
 
-from .model import COMPUTE_RATE, LOAD_RATE, STORE_RATE, TASK_OVERHEAD
+from .model import (
+    COMPUTE_RATE, LOAD_RATE, STORE_RATE, STORES, TASK_OVERHEAD, Model, _calls, build_model,
+)
 
 DTYPE = np.dtype("f8")
 
@@ -96,11 +113,42 @@ class Workload:
     sizes: dict
     durations: dict | None  # None: the default model
     tasks: int = 0
+    finalize: bool = False  # a collection's final task added as dask.compute adds it
+    store_results: bool = False  # every store (and alias of one) returns None (STORE_RESULT)
+
+    def model(self) -> Model:
+        """The twin's :class:`~tidegate.sim.model.Model` of this workload, in its form."""
+        m = build_model(self.graph, self.keys, sizes=self.sizes, durations=self.durations,
+                        finalize=self.finalize)
+        if self.store_results:
+            # Set after the durations are modelled: the default model times a task by its
+            # output's bytes, and a store's work is its chunk, not its None.
+            for key in _stores(m.dsk):
+                m.sizes[key] = STORE_RESULT
+        return m
 
 
-def vorticity_graph(steps: int, chunk_bytes: float) -> Workload:
+def _stores(dsk: dict) -> list:
+    """Keys of the tasks that call dask's store function (``load_store_chunk``, fused with
+    what it stores), and of the aliases of them (stack-sum's and running-total's
+    ``store-map`` keys alias the ``...-store-map`` task that reduces and stores)."""
+    out = [k for k, node in dsk.items() if STORES.intersection(_calls(node)[0])]
+    found = set(out)
+    out += [k for k, node in dsk.items() if type(node) is Alias and node.target in found]
+    return out
+
+
+# What the store form's tasks return: a store its ``None``; dask's final task over them an
+# empty array (``finalize`` of the stores' results, measured: 0 bytes); on dask < 2025.4 the
+# Delayed's ``store-`` task a list of ``None``s.
+STORE_RESULT = sizeof(None)
+FINAL_SIZES = {"finalize-hlgfinalizecompute": 0, "finalize": 0, "store": 0}
+
+
+def vorticity_graph(steps: int, chunk_bytes: float, store: bool = False) -> Workload:
     """The seed's vorticity: 2 opens per step, 3 shared grid chains, a fused compute-and-
-    store per step (what dask makes of ``da.store(f(u, v, grid))``)."""
+    store per step (what dask makes of ``da.store(f(u, v, grid))``); ``store``: and the
+    final task over every step's store, as dask.compute sends it (see the module)."""
     chunk = int(chunk_bytes)
     # Functions are placeholders, never called. Each variable's opens share a store handle
     # (a DataNode), as with da.from_zarr.
@@ -116,28 +164,40 @@ def vorticity_graph(steps: int, chunk_bytes: float) -> Workload:
         key = ("vorticity-store", t)
         dsk[key] = (np.add, ("open-u", t), ("open-v", t), "grid-dx", "grid-dy", "grid-area")
         stores.append(key)
-    load, store, compute = chunk / LOAD_RATE, chunk / STORE_RATE, chunk / COMPUTE_RATE
+    load, write, compute = chunk / LOAD_RATE, chunk / STORE_RATE, chunk / COMPUTE_RATE
     sizes = {"open-u": chunk, "open-v": chunk, "vorticity-store": 0}
     times = {"open-u": TASK_OVERHEAD + load, "open-v": TASK_OVERHEAD + load,
-             "vorticity-store": TASK_OVERHEAD + 6 * compute + store}  # 5 inputs, 1 output
+             "vorticity-store": TASK_OVERHEAD + 6 * compute + write}  # 5 inputs, 1 output
     for g in ("dx", "dy", "area"):
         sizes[f"open-{g}"] = sizes[f"grid-{g}"] = chunk
         times[f"open-{g}"] = TASK_OVERHEAD + load
         times[f"grid-{g}"] = TASK_OVERHEAD + 2 * compute
-    return Workload(dsk, stores, sizes, times, len(dsk))
+    if not store:
+        return Workload(dsk, stores, sizes, times, len(dsk))
+    final = f"finalize-hlgfinalizecompute-{tokenize(stores)}"  # dask's name for it
+    dsk[final] = Task(final, len, List(*[TaskRef(k) for k in stores]))  # never called
+    sizes["vorticity-store"] = STORE_RESULT
+    sizes["finalize-hlgfinalizecompute"] = FINAL_SIZES["finalize-hlgfinalizecompute"]
+    times["finalize-hlgfinalizecompute"] = TASK_OVERHEAD
+    return Workload(dsk, [final], sizes, times, len(dsk))
 
 
-def build(name: str, steps: int, chunk_bytes: float = 190e6) -> Workload:
+def build(name: str, steps: int, chunk_bytes: float = 190e6, store: bool = False) -> Workload:
     """Workload ``name`` over ``steps`` time steps of about ``chunk_bytes`` each, ending in
-    a store; its graph is never to be computed."""
+    a store; its graph is never to be computed. ``store``: the form a computed ``da.store``
+    has (stores returning ``None``, one final task over them; see the module). Build its
+    model with :meth:`Workload.model` (the final task is added there)."""
     if name not in WORKLOADS:
         raise ValueError(f"unknown workload {name!r}; choose from {', '.join(sorted(WORKLOADS))}")
     if name == "vorticity":
-        return vorticity_graph(steps, chunk_bytes)
+        return vorticity_graph(steps, chunk_bytes, store)
     side = side_for(chunk_bytes)
     shape, chunks = (steps, side, side), (1, side, side)
     a, b = _open("u", shape, chunks), _open("v", shape, chunks)
     grid = [_open(g, (side, side), (side, side)) for g in ("dx", "dy", "area")]
     result = WORKLOADS[name](a, b, grid, side)
     stored = da.store(result, NoData(result.shape, result.dtype), lock=False, compute=False)
-    return Workload(stored, None, {"store-map": 0}, None)
+    if not store:
+        return Workload(stored, None, {"store-map": 0}, None)
+    return Workload(stored, None, {"store-map": 0, **FINAL_SIZES}, None, finalize=True,
+                    store_results=True)
