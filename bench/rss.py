@@ -53,13 +53,14 @@ def measured(*args):
         path = os.path.join(d, "trace.jsonl")
         m = run_isolated(*args, trace_path=path)
         cpu = _children_cpu() - c0
-        at_once = None
+        at_once = gate = None
         if os.path.exists(path):
-            tasks = Trace.load(path).tasks
+            trace = Trace.load(path)
+            tasks, gate = trace.tasks, trace.meta.get("gate")
             if tasks:
                 span = max(t.stop for t in tasks) - min(t.start for t in tasks)
                 at_once = sum(t.stop - t.start for t in tasks) / span if span > 0 else None
-    return m, cpu, at_once
+    return m, cpu, at_once, gate
 
 
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
@@ -93,7 +94,7 @@ def main() -> None:
                       f"chunks; {a.threads} threads, {a.reps} reps")  # fmt: skip
         for rep in range(a.reps):
             for w in workloads:
-                m, cpu, _ = measured(w, "threads", inputs, a.threads)
+                m, cpu, _, _ = measured(w, "threads", inputs, a.threads)
                 threaded_peak.setdefault(w, m.peak_rss)
                 runs.append({"workload": w, "limit_name": "threaded", "limit": None,
                              "wall": m.wall_time, "peak": m.peak_rss, "written": 0,
@@ -103,7 +104,7 @@ def main() -> None:
                 for name, limit in limits_for(w, threaded_peak[w], only):
                     row = {"workload": w, "limit_name": name, "limit": limit}
                     try:
-                        m, cpu, at_once = measured(w, "tidegate", inputs, a.threads, limit)
+                        m, cpu, at_once, gate = measured(w, "tidegate", inputs, a.threads, limit)
                     except RuntimeError as exc:
                         msg = str(exc).strip().splitlines()[-1]
                         if "smallest memory_limit" not in msg:
@@ -115,18 +116,28 @@ def main() -> None:
                         row |= {"wall": m.wall_time, "peak": m.peak_rss,
                                 "written": m.written, "spilled": m.spilled, "cpu": cpu,
                                 "at_once": at_once}  # fmt: skip
+                        if gate is not None:  # the fewer-at-once gate (local.RunStats)
+                            row |= {"gate_refusals": gate["refusals"],
+                                    "gate_idle": gate["idle"], "gate_free": gate["free"],
+                                    "fewest_threads": gate["fewest_threads"],
+                                    "gate_log": gate["log"]}  # fmt: skip
                         once = f"{at_once:4.2f}" if at_once is not None else "   -"
+                        gated = (f", gate {gate['refusals']} waits ({gate['free']} with room "
+                                 f"by RSS), {gate['idle']:.1f} s idle, threads >= "
+                                 f"{gate['fewest_threads']}") if gate is not None else ""
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written, cpu {cpu:6.2f} s, "
-                                      f"{once} tasks at once", highlight=False)  # fmt: skip
+                                      f"{once} tasks at once{gated}",
+                                      highlight=False)  # fmt: skip
                     runs.append(row)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
     table = Table(title=f"median of {a.reps} fresh-process runs; input {in_bytes / 1e9:.2f} GB")
     for col in ("workload", "limit", "limit MB", "peak MB", "peak/limit (min-max)",
-                "wall s", "wall/threaded", "cpu/threaded", "written/input", "at once"):  # fmt: skip
+                "wall s", "wall/threaded", "cpu/threaded", "written/input", "at once",
+                "gate waits (room by RSS)", "gate idle s"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("workload", "limit") else "right")
     summary = []
     for w in workloads:
@@ -134,12 +145,12 @@ def main() -> None:
         base_wall = statistics.median(r["wall"] for r in base)
         base_cpu = statistics.median(r["cpu"] for r in base)
         table.add_row(w, "threaded", "-", f"{statistics.median(r['peak'] for r in base) / 1e6:.0f}",
-                      "-", f"{base_wall:.2f}", "1.00", "1.00", "-", "-")  # fmt: skip
+                      "-", f"{base_wall:.2f}", "1.00", "1.00", "-", "-", "-", "-")  # fmt: skip
         for name, _ in limits_for(w, threaded_peak[w], only):
             rs = [r for r in runs if r["workload"] == w and r["limit_name"] == name]
             if any("refused" in r for r in rs):
                 table.add_row(w, name, f"{rs[0]['limit'] / 1e6:.0f}", "refused", "-", "-", "-",
-                              "-", "-", "-")  # fmt: skip
+                              "-", "-", "-", "-", "-")  # fmt: skip
                 summary.append({"workload": w, "limit_name": name, "limit": rs[0]["limit"],
                                 "refused": rs[0]["refused"]})  # fmt: skip
                 continue
@@ -155,13 +166,19 @@ def main() -> None:
                 "at_once": statistics.median(o) if (o := [r["at_once"] for r in rs
                                                          if r.get("at_once")]) else None,
             }  # fmt: skip
+            if all("gate_refusals" in r for r in rs):
+                for k in ("gate_refusals", "gate_free", "gate_idle"):
+                    row[k] = statistics.median(r[k] for r in rs)
             summary.append(row)
             table.add_row(w, name, f"{row['limit'] / 1e6:.0f}", f"{row['peak'] / 1e6:.0f}",
                           f"{row['peak_over_limit']:.2f} ({min(ratios):.2f}-{max(ratios):.2f})",
                           f"{wall:.2f}", f"{row['wall_over_threaded']:.2f}",
                           f"{row['cpu_over_threaded']:.2f}",
                           f"{row['written_over_input']:.2f}",
-                          f"{row['at_once']:.2f}" if row["at_once"] else "-")  # fmt: skip
+                          f"{row['at_once']:.2f}" if row["at_once"] else "-",
+                          f"{row['gate_refusals']:.0f} ({row['gate_free']:.0f})"
+                          if "gate_refusals" in row else "-",
+                          f"{row['gate_idle']:.1f}" if "gate_idle" in row else "-")  # fmt: skip
     console.print(table)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:

@@ -57,6 +57,14 @@ class RunStats:
     fewest_threads: int = 0  # threads at once, at the fewest (memory_limit can lower them)
     bytes_dropped: int = 0  # roots' outputs discarded instead of spilled (they ran again)
     tasks_recomputed: int = 0  # runs of such roots again
+    # The fewer-at-once gate (limited runs): how often a ready task waited beside a running
+    # one because it did not fit the ceiling, the thread-seconds a thread stood idle so, and
+    # how many of those waits a fresh RSS reading (after the step's releases) says were not
+    # needed: the process had room for the task even if the running ones still grew by all
+    # they are counted to need.
+    gate_refusals: int = 0
+    gate_idle_time: float = 0.0
+    gate_free_refusals: int = 0
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -356,6 +364,30 @@ def run(
         groups = [graph.group_names[g] for g in graph.group.tolist()]
         roots = graph.root.tolist()
     sampled_moves = 0  # spills and loads seen by the last sample
+    gated = [0, None]  # refusals seen so far; since when a thread stands idle at the gate
+    gate_log = [] if trace is not None and governor is not None else None
+    read_rss = rss_reader() if governor is not None else None
+
+    def gate_check() -> None:
+        """After a step's actions ran: did the gate hold a task back? Then a thread stands
+        idle until the next results; and a fresh reading tells whether memory was free."""
+        if core.gate_refusals == gated[0]:
+            return
+        n, gated[0] = core.gate_refusals - gated[0], core.gate_refusals
+        now = time.perf_counter()
+        gated[1] = now
+        held = sum(w.held for w in core.workers)
+        run_need = sum(core._running_need)
+        short, ceiling = core.gate_short, min(core.ceiling)
+        need = short + ceiling - held - run_need  # the task's own (spilled inputs included)
+        rss = read_rss() - governor.baseline - disk.backlog_bytes
+        free = governor.usable - rss - run_need - need
+        stats.gate_refusals += n
+        if free >= 0:
+            stats.gate_free_refusals += n
+        if gate_log is not None and len(gate_log) < 5000:
+            gate_log.append((round(now - t0, 4), int(short), int(held), int(run_need), int(need),
+                             int(rss), int(ceiling), int(governor.usable)))  # fmt: skip
 
     def sample(now: float) -> None:
         nonlocal last_sample, sampled_moves
@@ -381,6 +413,9 @@ def run(
             error = None
             viewing: set[int] = set()  # results viewing a buffer held already
             batch = pool.results()
+            if gated[1] is not None:  # a thread stood idle at the gate until now
+                stats.gate_idle_time += time.perf_counter() - gated[1]
+                gated[1] = None
             if loading:  # results viewing an input read back name the copy's buffer
                 _settle_loads(loading, data, core)
             for item in batch:
@@ -529,6 +564,7 @@ def run(
                 if governor is not None:
                     if not started[0]:  # nothing started: count from after the releases
                         governor.restart()
+                    gate_check()
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -547,6 +583,7 @@ def run(
                 if governor is not None:
                     if not started[0]:
                         governor.restart()
+                    gate_check()
             if trace is not None:
                 now = time.perf_counter() - t0
                 # Spills and loads are rare and change the picture: always sampled.
@@ -574,6 +611,12 @@ def run(
             stats.peak_memory = governor.peak
         if trace is not None:
             sample(time.perf_counter() - t0)
+            if gate_log is not None:
+                trace.meta["gate"] = {
+                    "refusals": stats.gate_refusals, "idle": stats.gate_idle_time,
+                    "free": stats.gate_free_refusals, "threads": max_threads,
+                    "fewest_threads": stats.fewest_threads,
+                    "log": ["t short held run_need need rss ceiling usable", *gate_log]}  # fmt: skip
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
         stats.bytes_dropped, stats.tasks_recomputed = core.bytes_dropped, core.n_recomputed
         stats.spill_file_bytes, stats.spill_time = disk.bytes_written, disk.seconds
