@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import queue
 import threading
 import time
@@ -26,7 +27,14 @@ from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
-from .measure import MARGIN, TASK_FOOTPRINT, Governor, return_freed_memory_to_os, rss_reader
+from .measure import (
+    MARGIN,
+    MARGIN_BYTES,
+    TASK_FOOTPRINT,
+    Governor,
+    return_freed_memory_to_os,
+    rss_reader,  # fmt: skip
+)
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
 
@@ -65,6 +73,10 @@ class RunStats:
     gate_refusals: int = 0
     gate_idle_time: float = 0.0
     gate_free_refusals: int = 0
+    # Set when memory_limit kept fewer tasks running than the threads asked for, for a
+    # quarter of the tasks or more (a warning says so): the limit at which the runtime's own
+    # rules would run them all (bytes; 0: not the case).
+    limit_for_all_threads: float = 0.0
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -160,6 +172,7 @@ class Hooks:
     baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
     floor: float = 0.0  # the budget for held results never goes below this
     chunk: float = 0.0  # the largest chunk the graph's array metadata names
+    threads_asked: int = 0  # the threads the user asked for (0: as many as the workers have)
     total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
     trace: Trace | None = None
 
@@ -283,6 +296,13 @@ def run(
     dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
+    # Fewer tasks at once than threads asked for (the limit's doing): how many tasks started
+    # so, the limit that would have run them all (the largest estimate seen), and how many
+    # tasks started in all.
+    asked = max(hooks.threads_asked, max_threads)
+    fewer = [0, 0.0, 0]
+    if governor is not None and asked > max_threads:  # chunk metadata lowered them already
+        fewer[1] = _limit_for_threads(governor, asked, governor.guess(0.0), 0.0, hooks)
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -319,6 +339,9 @@ def run(
                 if pretask is not None and not recomputed[i]:  # once per key, as dask's
                     pretask(i)
                 if governor is not None:
+                    fewer[2] += 1
+                    if threads < asked:
+                        fewer[0] += 1
                     running[i] = g = group_of[i]
                     running_in[i] = sum(nbytes[dep_idx[c]]
                                         for c in range(dep_ptr[i], dep_ptr[i + 1]))  # fmt: skip
@@ -385,6 +408,8 @@ def run(
         stats.gate_refusals += n
         if free >= 0:
             stats.gate_free_refusals += n
+        # The limit at which the task would have fitted beside the running ones.
+        fewer[1] = max(fewer[1], _rounded(hooks.cap + short / (1 - MARGIN)))
         if gate_log is not None and len(gate_log) < 5000:
             gate_log.append((round(now - t0, 4), int(short), int(held), int(run_need), int(need),
                              int(rss), int(ceiling), int(governor.usable)))  # fmt: skip
@@ -529,10 +554,14 @@ def run(
                 keep = max(governor.floor, budget - max(0, threads - len(running)) * most)
                 reloads = core.bytes_loaded - loaded_before
                 loaded_before = core.bytes_loaded
+                per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
                                             held)  # fmt: skip
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
+                if threads < asked:
+                    fewer[1] = max(fewer[1], _limit_for_threads(governor, asked, per_task, largest,
+                                                              hooks))  # fmt: skip
                 if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
                     warned = True
                     _warn_over_limit(governor, hooks.cap, graph.group_names)
@@ -604,6 +633,12 @@ def run(
     else:
         pool.close()
         disk.close()
+        # Tasks started with fewer threads than asked, and waits at the gate (a thread idle
+        # beside a running task), against the tasks started.
+        share = min(1.0, (fewer[0] + stats.gate_refusals) / max(1, fewer[2]))
+        if governor is not None and fewer[1] > hooks.cap and share >= FEWER_SHARE:
+            stats.limit_for_all_threads = fewer[1]
+            _warn_fewer_threads(governor, hooks.cap, stats, asked, share, graph.group_names)
     finally:
         LEDGER.close(core)
         if governor is not None:
@@ -767,6 +802,51 @@ def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
         f"start (tasks of {names[group] if group is not None else '?'!r} need about "
         f"{format_bytes(int(foot))} besides their inputs). The smallest memory_limit that "
         f"would work is about {format_bytes(int(smallest))}; or use smaller chunks",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+FEWER_SHARE = 0.25  # of a run's tasks started with fewer threads than asked: then say so
+
+
+def _rounded(nbytes: float) -> float:
+    return math.ceil(nbytes / 2**20) * 2**20  # whole MiB, up
+
+
+def _limit_for_threads(governor: Governor, n: int, per_task: float, largest: float,
+                       hooks: Hooks) -> float:  # fmt: skip
+    """The memory_limit at which :func:`_threads_that_fit`'s rules keep ``n`` threads (the
+    same arithmetic bridge._fit refuses an impossible limit with, for ``n`` tasks): the
+    limit's usable part holds ``n`` footprints of the largest chunk or result, and ``n``
+    times ``per_task`` (the need of the neediest group about to run, as the budget counted
+    it) plus the floor for held results, which scales with the limit as this run's does."""
+    size = max(governor.chunk, largest)
+    share = hooks.floor / hooks.cap if hooks.floor > hooks.chunk else 0.0
+
+    def held(limit: float) -> float:  # what the usable part must hold at this limit
+        return max(n * TASK_FOOTPRINT * size, n * per_task + max(hooks.chunk, share * limit))
+
+    limit = 0.0
+    for _ in range(60):  # a fixed point: the floor grows with the limit, by less than 1:1
+        limit = (held(limit) + MARGIN_BYTES) / (1 - MARGIN)
+    return _rounded(limit)
+
+
+def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked: int,
+                        share: float, names: list) -> None:  # fmt: skip
+    """memory_limit held the run to fewer tasks at once than threads: say by how much, and
+    which limit would run them all (once per compute)."""
+    from dask.utils import format_bytes
+
+    group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    what = (f" (tasks of {names[group]!r} need about {format_bytes(int(foot))} each besides "
+            f"their inputs)" if group is not None else "")  # fmt: skip
+    warnings.warn(
+        f"memory_limit={format_bytes(int(limit))} fits {stats.fewest_threads} of {asked} "
+        f"threads at once for much of this compute ({share:.0%} of its tasks started with "
+        f"a thread idle){what}; about {format_bytes(int(stats.limit_for_all_threads))} would "
+        f"run {asked}. The limit holds; the compute takes longer.",
         RuntimeWarning,
         stacklevel=2,
     )
