@@ -11,11 +11,14 @@ min-max of the peak ratio) and writes JSON.
     python bench/rss.py                 # 2 reps, 2 x 0.8 GB of input in 32 MB chunks
     python bench/rss.py --reps 1 --steps 40
     python bench/rss.py --workloads vorticity --limits 140MB,170MB   # only these cells
+    python bench/rss.py --against /tmp/base/src   # each tidegate cell also on that code,
+                                                 # interleaved (rows "<limit> base")
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -63,6 +66,23 @@ def measured(*args):
     return m, cpu, at_once, gate
 
 
+@contextlib.contextmanager
+def _pythonpath(src):
+    """Children started inside run the code in ``src`` (None: this process's)."""
+    if src is None:
+        yield
+        return
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.path.abspath(src)
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
     if only:  # --limits: these cells only
         return [(f"{b / 1e6:.0f} MB", b) for b in only]
@@ -79,14 +99,20 @@ def main() -> None:
     p.add_argument("--workloads", default=",".join(NAMES))
     p.add_argument("--limits", default=None,
                    help="comma-separated memory limits (e.g. 140MB,170MB) instead of the grid")
+    p.add_argument("--against", default=None,
+                   help="a src folder: run every tidegate cell on it too, alternating order")
+    p.add_argument("--round", type=int, default=0,
+                   help="with --against: an odd round starts with the other code")
     p.add_argument("--json", default=os.path.join(HERE, "results", "rss.json"))
     a = p.parse_args()
+    codes = [None] if a.against is None else [None, a.against]
     workloads = a.workloads.split(",")
     only = [parse_bytes(x) for x in a.limits.split(",")] if a.limits else None
     console = Console(width=160)
     folder = tempfile.mkdtemp(prefix="tidegate-bench-")
     runs: list[dict] = []
     threaded_peak: dict[str, float] = {}
+    flip = [a.round]  # which code runs first in each cell: alternates from cell to cell
     try:
         inputs = make_inputs(folder, a.steps)
         in_bytes = 2 * a.steps * CHUNK_BYTES // 4
@@ -101,10 +127,18 @@ def main() -> None:
                              "cpu": cpu})  # fmt: skip
                 console.print(f"  rep {rep} {w:16s} threaded      {m.wall_time:6.2f} s "
                               f"{m.peak_rss / 1e6:6.0f} MB, cpu {cpu:6.2f} s", highlight=False)  # fmt: skip
+                cells = []  # each cell on both codes, which first alternating from cell to cell
                 for name, limit in limits_for(w, threaded_peak[w], only):
+                    flip[0] += 1
+                    cells += [(name, limit, c) for c in (codes[::-1] if flip[0] % 2 else codes)]
+                for name, limit, code in cells:
+                    if code is not None:
+                        name = f"{name} base"
                     row = {"workload": w, "limit_name": name, "limit": limit}
                     try:
-                        m, cpu, at_once, gate = measured(w, "tidegate", inputs, a.threads, limit)
+                        with _pythonpath(code):
+                            m, cpu, at_once, gate = measured(w, "tidegate", inputs, a.threads,
+                                                             limit)  # fmt: skip
                     except RuntimeError as exc:
                         msg = str(exc).strip().splitlines()[-1]
                         if "smallest memory_limit" not in msg:
@@ -146,7 +180,10 @@ def main() -> None:
         base_cpu = statistics.median(r["cpu"] for r in base)
         table.add_row(w, "threaded", "-", f"{statistics.median(r['peak'] for r in base) / 1e6:.0f}",
                       "-", f"{base_wall:.2f}", "1.00", "1.00", "-", "-", "-", "-")  # fmt: skip
-        for name, _ in limits_for(w, threaded_peak[w], only):
+        names = [n for n, _ in limits_for(w, threaded_peak[w], only)]
+        if a.against is not None:
+            names = [m for n in names for m in (n, f"{n} base")]
+        for name in names:
             rs = [r for r in runs if r["workload"] == w and r["limit_name"] == name]
             if any("refused" in r for r in rs):
                 table.add_row(w, name, f"{rs[0]['limit'] / 1e6:.0f}", "refused", "-", "-", "-",
