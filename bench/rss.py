@@ -83,6 +83,15 @@ def _pythonpath(src):
             os.environ["PYTHONPATH"] = old
 
 
+def _room_now(log: list) -> int:
+    """Gate waits where a fresh RSS reading (after the step's releases) had room for the task
+    if the running tasks already hold all they were counted to need (the optimistic view;
+    ``gate_free`` is the pessimistic one: they may still grow by all of it)."""
+    cols = log[0].split()
+    rows = [dict(zip(cols, x)) for x in log[1:]]
+    return sum(1 for x in rows if x["usable"] - x["rss"] - x["need"] >= 0)
+
+
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
     if only:  # --limits: these cells only
         return [(f"{b / 1e6:.0f} MB", b) for b in only]
@@ -153,11 +162,13 @@ def main() -> None:
                         if gate is not None:  # the fewer-at-once gate (local.RunStats)
                             row |= {"gate_refusals": gate["refusals"],
                                     "gate_idle": gate["idle"], "gate_free": gate["free"],
+                                    "gate_room_now": _room_now(gate["log"]),
                                     "fewest_threads": gate["fewest_threads"],
                                     "gate_log": gate["log"]}  # fmt: skip
                         once = f"{at_once:4.2f}" if at_once is not None else "   -"
-                        gated = (f", gate {gate['refusals']} waits ({gate['free']} with room "
-                                 f"by RSS), {gate['idle']:.1f} s idle, threads >= "
+                        gated = (f", gate {gate['refusals']} waits ({gate['free']} with room by "
+                                 f"RSS, {row['gate_room_now']} if running tasks grow no more), "
+                                 f"{gate['idle']:.1f} s idle, threads >= "
                                  f"{gate['fewest_threads']}") if gate is not None else ""
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
