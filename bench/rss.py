@@ -164,12 +164,16 @@ def main() -> None:
                                     "gate_idle": gate["idle"], "gate_free": gate["free"],
                                     "gate_room_now": _room_now(gate["log"]),
                                     "fewest_threads": gate["fewest_threads"],
+                                    "limit_for_all": gate.get("limit_for_all_threads"),
                                     "gate_log": gate["log"]}  # fmt: skip
                         once = f"{at_once:4.2f}" if at_once is not None else "   -"
                         gated = (f", gate {gate['refusals']} waits ({gate['free']} with room by "
                                  f"RSS, {row['gate_room_now']} if running tasks grow no more), "
                                  f"{gate['idle']:.1f} s idle, threads >= "
                                  f"{gate['fewest_threads']}") if gate is not None else ""
+                        if gate is not None and gate.get("limit_for_all_threads"):
+                            gated += (f"; warned: about {gate['limit_for_all_threads'] / 1e6:.0f}"
+                                      f" MB would run all {a.threads}")  # fmt: skip
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written, cpu {cpu:6.2f} s, "

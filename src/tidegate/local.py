@@ -651,6 +651,7 @@ def run(
                     "refusals": stats.gate_refusals, "idle": stats.gate_idle_time,
                     "free": stats.gate_free_refusals, "threads": max_threads,
                     "fewest_threads": stats.fewest_threads,
+                    "limit_for_all_threads": stats.limit_for_all_threads,
                     "log": ["t short held run_need need rss ceiling usable", *gate_log]}  # fmt: skip
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
         stats.bytes_dropped, stats.tasks_recomputed = core.bytes_dropped, core.n_recomputed
