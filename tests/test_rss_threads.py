@@ -1,14 +1,14 @@
-"""A memory_limit that runs fewer tasks at once than the threads asked for says so, once per
-compute, naming the limit that would run them all (issue 10: vorticity per file at 300 MB
+"""A memory_limit that runs fewer tasks at once than the threads asked for says so (a logged
+warning), once per compute, naming the limit that would run them all (issue 10: vorticity per file at 300 MB
 fits one 218 MB step at a time, not two, and ran ~1.9x threaded's time without a word).
 Normal runs stay silent. The measured case runs in a fresh process (it reads RSS)."""
 
 import json
+import logging
 import os
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import dask.array as da
 import dask.utils
@@ -18,12 +18,12 @@ import tidegate
 from tidegate.measure import MARGIN, TASK_FOOTPRINT
 
 
-def _compute(y, **kw):
+def _compute(caplog, y, **kw):
     stats = tidegate.RunStats()
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="tidegate.local"):
         y.compute(scheduler="tidegate", stats=stats, **kw)
-    said = [str(w.message) for w in seen if "would run" in str(w.message)]
+    said = [r.getMessage() for r in caplog.records if "would run" in r.getMessage()]
     return said, stats
 
 
@@ -31,11 +31,11 @@ def _named(message: str) -> float:
     return dask.utils.parse_bytes(message.split("about ")[-1].split(" would run")[0])
 
 
-def test_a_limit_fitting_fewer_threads_than_asked_names_the_limit_for_all():
+def test_a_limit_fitting_fewer_threads_than_asked_names_the_limit_for_all(caplog):
     """Chunk metadata alone: 16 MiB chunks and 150 MB hold two of four threads' footprints
     (bridge._fit lowers them before the run), so every task starts with threads idle."""
-    x = da.random.random((40 * 2048, 1024), chunks=(2048, 1024))  # 16 MiB chunks
-    said, stats = _compute((x - x.mean(0)).std(0), num_workers=4, memory_limit="150MB")
+    x = da.random.random((12 * 2048, 1024), chunks=(2048, 1024))  # 12 chunks of 16 MiB
+    said, stats = _compute(caplog, (x - x.mean(0)).std(0), num_workers=4, memory_limit="150MB")
     assert len(said) == 1, said  # once per compute
     assert " of 4 threads at once" in said[0]
     named = _named(said[0])
@@ -45,9 +45,9 @@ def test_a_limit_fitting_fewer_threads_than_asked_names_the_limit_for_all():
     assert 4 * TASK_FOOTPRINT * 2**24 / (1 - MARGIN) <= named <= 2 * 4 * TASK_FOOTPRINT * 2**24
 
 
-def test_a_limit_with_room_for_every_thread_says_nothing():
-    x = da.random.random((40 * 2048, 1024), chunks=(2048, 1024))
-    said, stats = _compute((x - x.mean(0)).std(0), num_workers=2, memory_limit="2GB")
+def test_a_limit_with_room_for_every_thread_says_nothing(caplog):
+    x = da.random.random((12 * 2048, 1024), chunks=(2048, 1024))
+    said, stats = _compute(caplog, (x - x.mean(0)).std(0), num_workers=2, memory_limit="2GB")
     assert said == []
     assert stats.limit_for_all_threads == 0.0
     assert stats.fewest_threads == 2
@@ -55,9 +55,13 @@ def test_a_limit_with_room_for_every_thread_says_nothing():
 
 RUNNER = textwrap.dedent(
     """
-    import json, sys, time, warnings
+    import json, logging, sys, time
     import dask.array as da, numpy as np, tidegate
     limit = float(sys.argv[1])
+    said = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    logging.getLogger("tidegate.local").addHandler(handler)
 
     def step(b):
         tmp = np.ones(12_500_000)  # 100 MB of temporaries beside an 8 MB chunk
@@ -67,10 +71,8 @@ RUNNER = textwrap.dedent(
     x = da.random.random((16 * 1000, 1000), chunks=(1000, 1000))  # 8 MB chunks
     y = x.map_blocks(step).sum()
     stats = tidegate.RunStats()
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit, stats=stats)
-    print(json.dumps({"said": [str(w.message) for w in seen if "would run" in str(w.message)],
+    y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit, stats=stats)
+    print(json.dumps({"said": [m for m in said if "would run" in m],
                       "fewest": stats.fewest_threads, "named": stats.limit_for_all_threads,
                       "refusals": stats.gate_refusals}))
     """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
 import math
 import queue
 import threading
@@ -37,6 +38,8 @@ from .measure import (
 )
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
+
+logger = logging.getLogger("tidegate.local")
 
 _STOP = object()
 _WAKE = object()  # the spill writer failed: wake the caller to report it
@@ -74,8 +77,8 @@ class RunStats:
     gate_idle_time: float = 0.0
     gate_free_refusals: int = 0
     # Set when memory_limit kept fewer tasks running than the threads asked for, for a
-    # quarter of the tasks or more (a warning says so): the limit at which the runtime's own
-    # rules would run them all (bytes; 0: not the case).
+    # quarter of the tasks or more (logged as a warning, once per compute): the limit at
+    # which the runtime's own rules would run them all (bytes; 0: not the case).
     limit_for_all_threads: float = 0.0
 
 
@@ -837,20 +840,20 @@ def _limit_for_threads(governor: Governor, n: int, per_task: float, largest: flo
 def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked: int,
                         share: float, names: list) -> None:  # fmt: skip
     """memory_limit held the run to fewer tasks at once than threads: say by how much, and
-    which limit would run them all (once per compute)."""
+    which limit would run them all (once per compute). Logged, not warnings.warn: Python
+    shows a warning once per place in the code, so a second compute would say nothing,
+    and a limit that holds is no error to filter (distributed logs its memory notices)."""
     from dask.utils import format_bytes
 
     group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
     what = (f" (tasks of {names[group]!r} need about {format_bytes(int(foot))} each besides "
             f"their inputs)" if group is not None else "")  # fmt: skip
-    warnings.warn(
-        f"memory_limit={format_bytes(int(limit))} fits {stats.fewest_threads} of {asked} "
-        f"threads at once for much of this compute ({share:.0%} of its tasks started with "
-        f"a thread idle){what}; about {format_bytes(int(stats.limit_for_all_threads))} would "
-        f"run {asked}. The limit holds; the compute takes longer.",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+    logger.warning(
+        "memory_limit=%s fits %d of %d threads at once for much of this compute (%.0f%% of "
+        "its tasks started with a thread idle)%s; about %s would run %d. The limit holds; the "
+        "compute takes longer.", format_bytes(int(limit)), stats.fewest_threads, asked,
+        100 * share, what, format_bytes(int(stats.limit_for_all_threads)), asked,
+    )  # fmt: skip
 
 
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
