@@ -56,14 +56,13 @@ def measured(*args):
         path = os.path.join(d, "trace.jsonl")
         m = run_isolated(*args, trace_path=path)
         cpu = _children_cpu() - c0
-        at_once = gate = None
+        at_once = None
         if os.path.exists(path):
-            trace = Trace.load(path)
-            tasks, gate = trace.tasks, trace.meta.get("gate")
+            tasks = Trace.load(path).tasks
             if tasks:
                 span = max(t.stop for t in tasks) - min(t.start for t in tasks)
                 at_once = sum(t.stop - t.start for t in tasks) / span if span > 0 else None
-    return m, cpu, at_once, gate
+    return m, cpu, at_once
 
 
 @contextlib.contextmanager
@@ -81,15 +80,6 @@ def _pythonpath(src):
             del os.environ["PYTHONPATH"]
         else:
             os.environ["PYTHONPATH"] = old
-
-
-def _room_now(log: list) -> int:
-    """Gate waits where a fresh RSS reading (after the step's releases) had room for the task
-    if the running tasks already hold all they were counted to need (the optimistic view;
-    ``gate_free`` is the pessimistic one: they may still grow by all of it)."""
-    cols = log[0].split()
-    rows = [dict(zip(cols, x)) for x in log[1:]]
-    return sum(1 for x in rows if x["usable"] - x["rss"] - x["need"] >= 0)
 
 
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
@@ -129,7 +119,7 @@ def main() -> None:
                       f"chunks; {a.threads} threads, {a.reps} reps")  # fmt: skip
         for rep in range(a.reps):
             for w in workloads:
-                m, cpu, _, _ = measured(w, "threads", inputs, a.threads)
+                m, cpu, _ = measured(w, "threads", inputs, a.threads)
                 threaded_peak.setdefault(w, m.peak_rss)
                 runs.append({"workload": w, "limit_name": "threaded", "limit": None,
                              "wall": m.wall_time, "peak": m.peak_rss, "written": 0,
@@ -146,7 +136,7 @@ def main() -> None:
                     row = {"workload": w, "limit_name": name, "limit": limit}
                     try:
                         with _pythonpath(code):
-                            m, cpu, at_once, gate = measured(w, "tidegate", inputs, a.threads,
+                            m, cpu, at_once = measured(w, "tidegate", inputs, a.threads,
                                                              limit)  # fmt: skip
                     except RuntimeError as exc:
                         msg = str(exc).strip().splitlines()[-1]
@@ -159,21 +149,23 @@ def main() -> None:
                         row |= {"wall": m.wall_time, "peak": m.peak_rss,
                                 "written": m.written, "spilled": m.spilled, "cpu": cpu,
                                 "at_once": at_once}  # fmt: skip
-                        if gate is not None:  # the fewer-at-once gate (local.RunStats)
-                            row |= {"gate_refusals": gate["refusals"],
-                                    "gate_idle": gate["idle"], "gate_free": gate["free"],
-                                    "gate_room_now": _room_now(gate["log"]),
-                                    "fewest_threads": gate["fewest_threads"],
-                                    "limit_for_all": gate.get("limit_for_all_threads"),
-                                    "gate_log": gate["log"]}  # fmt: skip
+                        st = m.stats or {}  # tidegate's RunStats (older code: fewer fields)
+                        gated = ""
+                        if "gate_refusals" in st:  # the fewer-at-once gate
+                            row |= {"gate_refusals": st["gate_refusals"],
+                                    "gate_idle": st["gate_idle_time"],
+                                    "gate_free": st["gate_refusals_with_room"],
+                                    "gate_room_now": st["gate_refusals_with_room_now"],
+                                    "fewest_threads": st["fewest_threads"],
+                                    "limit_for_all": st["limit_for_all_threads"]}  # fmt: skip
+                            gated = (f", gate {row['gate_refusals']} waits ({row['gate_free']} "
+                                     f"with room by RSS, {row['gate_room_now']} if running tasks "
+                                     f"grow no more), {row['gate_idle']:.1f} s idle, threads >= "
+                                     f"{row['fewest_threads']}")  # fmt: skip
+                            if row["limit_for_all"]:
+                                gated += (f"; said: about {row['limit_for_all'] / 1e6:.0f} MB "
+                                          f"would run all {a.threads}")  # fmt: skip
                         once = f"{at_once:4.2f}" if at_once is not None else "   -"
-                        gated = (f", gate {gate['refusals']} waits ({gate['free']} with room by "
-                                 f"RSS, {row['gate_room_now']} if running tasks grow no more), "
-                                 f"{gate['idle']:.1f} s idle, threads >= "
-                                 f"{gate['fewest_threads']}") if gate is not None else ""
-                        if gate is not None and gate.get("limit_for_all_threads"):
-                            gated += (f"; warned: about {gate['limit_for_all_threads'] / 1e6:.0f}"
-                                      f" MB would run all {a.threads}")  # fmt: skip
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written, cpu {cpu:6.2f} s, "

@@ -69,13 +69,14 @@ class RunStats:
     bytes_dropped: int = 0  # roots' outputs discarded instead of spilled (they ran again)
     tasks_recomputed: int = 0  # runs of such roots again
     # The fewer-at-once gate (limited runs): how often a ready task waited beside a running
-    # one because it did not fit the ceiling, the thread-seconds a thread stood idle so, and
-    # how many of those waits a fresh RSS reading (after the step's releases) says were not
-    # needed: the process had room for the task even if the running ones still grew by all
-    # they are counted to need.
+    # one because it did not fit the ceiling, and the thread-seconds a thread stood idle so.
+    # Of those waits, how many a fresh RSS reading (after the step's releases) says had room
+    # for the task even if the running ones still grow by all they are counted to need
+    # (``_with_room``), and if they grow no more (``_with_room_now``).
     gate_refusals: int = 0
     gate_idle_time: float = 0.0
-    gate_free_refusals: int = 0
+    gate_refusals_with_room: int = 0
+    gate_refusals_with_room_now: int = 0
     # Set when memory_limit kept fewer tasks running than the threads asked for, for a
     # quarter of the tasks or more (logged as a warning, once per compute): the limit at
     # which the runtime's own rules would run them all (bytes; 0: not the case).
@@ -391,8 +392,6 @@ def run(
         roots = graph.root.tolist()
     sampled_moves = 0  # spills and loads seen by the last sample
     gated = [0, None]  # refusals seen so far; since when a thread stands idle at the gate
-    gate_log = [] if trace is not None and governor is not None else None
-    read_rss = rss_reader() if governor is not None else None
 
     def gate_check() -> None:
         """After a step's actions ran: did the gate hold a task back? Then a thread stands
@@ -406,16 +405,15 @@ def run(
         run_need = sum(core._running_need)
         short, ceiling = core.gate_short, min(core.ceiling)
         need = short + ceiling - held - run_need  # the task's own (spilled inputs included)
-        rss = read_rss() - governor.baseline - disk.backlog_bytes
-        free = governor.usable - rss - run_need - need
+        rss = governor.fresh() - disk.backlog_bytes
+        free = governor.usable - rss - need
         stats.gate_refusals += n
+        if free >= run_need:
+            stats.gate_refusals_with_room += n
         if free >= 0:
-            stats.gate_free_refusals += n
+            stats.gate_refusals_with_room_now += n
         # The limit at which the task would have fitted beside the running ones.
         fewer[1] = max(fewer[1], _rounded(hooks.cap + short / (1 - MARGIN)))
-        if gate_log is not None and len(gate_log) < 5000:
-            gate_log.append((round(now - t0, 4), int(short), int(held), int(run_need), int(need),
-                             int(rss), int(ceiling), int(governor.usable)))  # fmt: skip
 
     def sample(now: float) -> None:
         nonlocal last_sample, sampled_moves
@@ -649,13 +647,6 @@ def run(
             stats.peak_memory = governor.peak
         if trace is not None:
             sample(time.perf_counter() - t0)
-            if gate_log is not None:
-                trace.meta["gate"] = {
-                    "refusals": stats.gate_refusals, "idle": stats.gate_idle_time,
-                    "free": stats.gate_free_refusals, "threads": max_threads,
-                    "fewest_threads": stats.fewest_threads,
-                    "limit_for_all_threads": stats.limit_for_all_threads,
-                    "log": ["t short held run_need need rss ceiling usable", *gate_log]}  # fmt: skip
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded
         stats.bytes_dropped, stats.tasks_recomputed = core.bytes_dropped, core.n_recomputed
         stats.spill_file_bytes, stats.spill_time = disk.bytes_written, disk.seconds
