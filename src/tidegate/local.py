@@ -34,7 +34,7 @@ from .measure import (
     TASK_FOOTPRINT,
     Governor,
     return_freed_memory_to_os,
-    rss_reader,  # fmt: skip
+    rss_reader,
 )
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
@@ -839,11 +839,15 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
     what = (f" (tasks of {names[group]!r} need about {format_bytes(int(foot))} each besides "
             f"their inputs)" if group is not None else "")  # fmt: skip
+    # Threads lowered (by chunk metadata or measured needs), or only tasks held back at the
+    # gate beside running ones (the thread count stayed).
+    fits = (f"{stats.fewest_threads} of {asked} threads" if stats.fewest_threads < asked
+            else f"fewer than its {asked} threads")  # fmt: skip
     logger.warning(
-        "memory_limit=%s fits %d of %d threads at once for much of this compute (%.0f%% of "
-        "its tasks started with a thread idle)%s; about %s would run %d. The limit holds; the "
-        "compute takes longer.", format_bytes(int(limit)), stats.fewest_threads, asked,
-        100 * share, what, format_bytes(int(stats.limit_for_all_threads)), asked,
+        "memory_limit=%s fits %s at once for much of this compute (%.0f%% of its tasks "
+        "started with a thread idle)%s; about %s would run %d. The limit holds; the compute "
+        "takes longer.", format_bytes(int(limit)), fits, 100 * share, what,
+        format_bytes(int(stats.limit_for_all_threads)), asked,
     )  # fmt: skip
 
 
