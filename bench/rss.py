@@ -11,11 +11,14 @@ min-max of the peak ratio) and writes JSON.
     python bench/rss.py                 # 2 reps, 2 x 0.8 GB of input in 32 MB chunks
     python bench/rss.py --reps 1 --steps 40
     python bench/rss.py --workloads vorticity --limits 140MB,170MB   # only these cells
+    python bench/rss.py --against /tmp/base/src   # each tidegate cell also on that code,
+                                                 # interleaved (rows "<limit> base")
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -62,6 +65,23 @@ def measured(*args):
     return m, cpu, at_once
 
 
+@contextlib.contextmanager
+def _pythonpath(src):
+    """Children started inside run the code in ``src`` (None: this process's)."""
+    if src is None:
+        yield
+        return
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.path.abspath(src)
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
     if only:  # --limits: these cells only
         return [(f"{b / 1e6:.0f} MB", b) for b in only]
@@ -78,14 +98,20 @@ def main() -> None:
     p.add_argument("--workloads", default=",".join(NAMES))
     p.add_argument("--limits", default=None,
                    help="comma-separated memory limits (e.g. 140MB,170MB) instead of the grid")
+    p.add_argument("--against", default=None,
+                   help="a src folder: run every tidegate cell on it too, alternating order")
+    p.add_argument("--round", type=int, default=0,
+                   help="with --against: an odd round starts with the other code")
     p.add_argument("--json", default=os.path.join(HERE, "results", "rss.json"))
     a = p.parse_args()
+    codes = [None] if a.against is None else [None, a.against]
     workloads = a.workloads.split(",")
     only = [parse_bytes(x) for x in a.limits.split(",")] if a.limits else None
     console = Console(width=160)
     folder = tempfile.mkdtemp(prefix="tidegate-bench-")
     runs: list[dict] = []
     threaded_peak: dict[str, float] = {}
+    flip = [a.round]  # which code runs first in each cell: alternates from cell to cell
     try:
         inputs = make_inputs(folder, a.steps)
         in_bytes = 2 * a.steps * CHUNK_BYTES // 4
@@ -100,10 +126,18 @@ def main() -> None:
                              "cpu": cpu})  # fmt: skip
                 console.print(f"  rep {rep} {w:16s} threaded      {m.wall_time:6.2f} s "
                               f"{m.peak_rss / 1e6:6.0f} MB, cpu {cpu:6.2f} s", highlight=False)  # fmt: skip
+                cells = []  # each cell on both codes, which first alternating from cell to cell
                 for name, limit in limits_for(w, threaded_peak[w], only):
+                    flip[0] += 1
+                    cells += [(name, limit, c) for c in (codes[::-1] if flip[0] % 2 else codes)]
+                for name, limit, code in cells:
+                    if code is not None:
+                        name = f"{name} base"
                     row = {"workload": w, "limit_name": name, "limit": limit}
                     try:
-                        m, cpu, at_once = measured(w, "tidegate", inputs, a.threads, limit)
+                        with _pythonpath(code):
+                            m, cpu, at_once = measured(w, "tidegate", inputs, a.threads,
+                                                             limit)  # fmt: skip
                     except RuntimeError as exc:
                         msg = str(exc).strip().splitlines()[-1]
                         if "smallest memory_limit" not in msg:
@@ -115,18 +149,36 @@ def main() -> None:
                         row |= {"wall": m.wall_time, "peak": m.peak_rss,
                                 "written": m.written, "spilled": m.spilled, "cpu": cpu,
                                 "at_once": at_once}  # fmt: skip
+                        st = m.stats or {}  # tidegate's RunStats (older code: fewer fields)
+                        gated = ""
+                        if "gate_refusals" in st:  # the fewer-at-once gate
+                            row |= {"gate_refusals": st["gate_refusals"],
+                                    "gate_idle": st["gate_idle_time"],
+                                    "gate_free": st["gate_refusals_with_room"],
+                                    "gate_room_now": st["gate_refusals_with_room_now"],
+                                    "fewest_threads": st["fewest_threads"],
+                                    "limit_for_all": st["limit_for_all_threads"]}  # fmt: skip
+                            gated = (f", gate {row['gate_refusals']} waits ({row['gate_free']} "
+                                     f"with room by RSS, {row['gate_room_now']} if running tasks "
+                                     f"grow no more), {row['gate_idle']:.1f} s idle, threads >= "
+                                     f"{row['fewest_threads']}")  # fmt: skip
+                            if row["limit_for_all"]:
+                                gated += (f"; said: about {row['limit_for_all'] / 1e6:.0f} MB "
+                                          f"would run all {a.threads}")  # fmt: skip
                         once = f"{at_once:4.2f}" if at_once is not None else "   -"
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written, cpu {cpu:6.2f} s, "
-                                      f"{once} tasks at once", highlight=False)  # fmt: skip
+                                      f"{once} tasks at once{gated}",
+                                      highlight=False)  # fmt: skip
                     runs.append(row)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
     table = Table(title=f"median of {a.reps} fresh-process runs; input {in_bytes / 1e9:.2f} GB")
     for col in ("workload", "limit", "limit MB", "peak MB", "peak/limit (min-max)",
-                "wall s", "wall/threaded", "cpu/threaded", "written/input", "at once"):  # fmt: skip
+                "wall s", "wall/threaded", "cpu/threaded", "written/input", "at once",
+                "gate waits (room by RSS)", "gate idle s"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("workload", "limit") else "right")
     summary = []
     for w in workloads:
@@ -134,12 +186,15 @@ def main() -> None:
         base_wall = statistics.median(r["wall"] for r in base)
         base_cpu = statistics.median(r["cpu"] for r in base)
         table.add_row(w, "threaded", "-", f"{statistics.median(r['peak'] for r in base) / 1e6:.0f}",
-                      "-", f"{base_wall:.2f}", "1.00", "1.00", "-", "-")  # fmt: skip
-        for name, _ in limits_for(w, threaded_peak[w], only):
+                      "-", f"{base_wall:.2f}", "1.00", "1.00", "-", "-", "-", "-")  # fmt: skip
+        names = [n for n, _ in limits_for(w, threaded_peak[w], only)]
+        if a.against is not None:
+            names = [m for n in names for m in (n, f"{n} base")]
+        for name in names:
             rs = [r for r in runs if r["workload"] == w and r["limit_name"] == name]
             if any("refused" in r for r in rs):
                 table.add_row(w, name, f"{rs[0]['limit'] / 1e6:.0f}", "refused", "-", "-", "-",
-                              "-", "-", "-")  # fmt: skip
+                              "-", "-", "-", "-", "-")  # fmt: skip
                 summary.append({"workload": w, "limit_name": name, "limit": rs[0]["limit"],
                                 "refused": rs[0]["refused"]})  # fmt: skip
                 continue
@@ -155,13 +210,19 @@ def main() -> None:
                 "at_once": statistics.median(o) if (o := [r["at_once"] for r in rs
                                                          if r.get("at_once")]) else None,
             }  # fmt: skip
+            if all("gate_refusals" in r for r in rs):
+                for k in ("gate_refusals", "gate_free", "gate_idle"):
+                    row[k] = statistics.median(r[k] for r in rs)
             summary.append(row)
             table.add_row(w, name, f"{row['limit'] / 1e6:.0f}", f"{row['peak'] / 1e6:.0f}",
                           f"{row['peak_over_limit']:.2f} ({min(ratios):.2f}-{max(ratios):.2f})",
                           f"{wall:.2f}", f"{row['wall_over_threaded']:.2f}",
                           f"{row['cpu_over_threaded']:.2f}",
                           f"{row['written_over_input']:.2f}",
-                          f"{row['at_once']:.2f}" if row["at_once"] else "-")  # fmt: skip
+                          f"{row['at_once']:.2f}" if row["at_once"] else "-",
+                          f"{row['gate_refusals']:.0f} ({row['gate_free']:.0f})"
+                          if "gate_refusals" in row else "-",
+                          f"{row['gate_idle']:.1f}" if "gate_idle" in row else "-")  # fmt: skip
     console.print(table)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:

@@ -485,6 +485,7 @@ def get(
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
                 recompute_roots=bool(config.get("recompute-roots")),
                 trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
+                threads_asked=config.num_workers(num_workers),
             )  # fmt: skip
             try:
                 results = run(core, execute, gather, hooks, stats, data)

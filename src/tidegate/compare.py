@@ -30,6 +30,7 @@ class Measurement:
     spilled: int = 0  # bytes tidegate moved to disk
     peak_held: float = 0.0  # tidegate's own count of held bytes
     written: int = 0  # bytes tidegate wrote to spill files
+    stats: dict | None = None  # tidegate's RunStats
 
 
 def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit,
@@ -67,7 +68,7 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
     return Measurement(
         workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples,
         stats.bytes_spilled if stats else 0, stats.peak_held_bytes if stats else 0.0,
-        stats.spill_file_bytes if stats else 0,
+        stats.spill_file_bytes if stats else 0, asdict(stats) if stats else None,
     )  # fmt: skip
 
 

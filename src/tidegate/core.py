@@ -244,6 +244,10 @@ class Scheduler:
         self.keep = [math.inf] * len(self.workers)
         self._running_need = [0.0] * len(self.workers)
         self._needs: dict[int, float] = {}  # running task -> the need it started with
+        # The fewer-at-once gate (_fill): how often a task waited beside a running one, and
+        # by how many bytes the latest one was short of the ceiling (for the run's stats).
+        self.gate_refusals = 0
+        self.gate_short = 0.0
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
@@ -526,11 +530,13 @@ class Scheduler:
                     if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
-                        if worker.processing and self._room_short(w, i) > 0:
+                        if worker.processing and (short := self._room_short(w, i)) > 0:
                             # Fewer at once rather than spill to start a second task: what
                             # it would spill is the input of the tasks next in line (at
                             # 300 MB vorticity and rechunk-add wrote 32-480 MB so, now 0).
                             heapq.heappush(roots if self._root[i] else ready, (p, i))
+                            self.gate_refusals += 1
+                            self.gate_short = short
                             break
                         self._make_room(w, i, sid, actions)
                     self._transition(i, PROCESSING, sid, actions, w)

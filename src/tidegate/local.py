@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
+import math
 import queue
 import threading
 import time
@@ -26,9 +28,18 @@ from dask.sizeof import sizeof
 
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
-from .measure import MARGIN, TASK_FOOTPRINT, Governor, return_freed_memory_to_os, rss_reader
+from .measure import (
+    MARGIN,
+    MARGIN_BYTES,
+    TASK_FOOTPRINT,
+    Governor,
+    return_freed_memory_to_os,
+    rss_reader,
+)
 from .spill import Loading, SpillStore
 from .trace import Memory, SpillEvent, TaskEnd, Trace
+
+logger = logging.getLogger("tidegate.local")
 
 _STOP = object()
 _WAKE = object()  # the spill writer failed: wake the caller to report it
@@ -57,6 +68,19 @@ class RunStats:
     fewest_threads: int = 0  # threads at once, at the fewest (memory_limit can lower them)
     bytes_dropped: int = 0  # roots' outputs discarded instead of spilled (they ran again)
     tasks_recomputed: int = 0  # runs of such roots again
+    # The fewer-at-once gate (limited runs): how often a ready task waited beside a running
+    # one because it did not fit the ceiling, and the thread-seconds a thread stood idle so.
+    # Of those waits, how many a fresh RSS reading (after the step's releases) says had room
+    # for the task even if the running ones still grow by all they are counted to need
+    # (``_with_room``), and if they grow no more (``_with_room_now``).
+    gate_refusals: int = 0
+    gate_idle_time: float = 0.0
+    gate_refusals_with_room: int = 0
+    gate_refusals_with_room_now: int = 0
+    # Set when memory_limit kept fewer tasks running than the threads asked for, for a
+    # quarter of the tasks or more (logged as a warning, once per compute): the limit at
+    # which the runtime's own rules would run them all (bytes; 0: not the case).
+    limit_for_all_threads: float = 0.0
 
 
 _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -152,6 +176,7 @@ class Hooks:
     baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
     floor: float = 0.0  # the budget for held results never goes below this
     chunk: float = 0.0  # the largest chunk the graph's array metadata names
+    threads_asked: int = 0  # the threads the user asked for (0: as many as the workers have)
     total: Callable[[], float] | None = None  # the process-wide limit (Ledger)
     trace: Trace | None = None
 
@@ -275,6 +300,13 @@ def run(
     dep_ptr, dep_idx = core._dep_ptr, core._dep_idx
     threads = max_threads = sum(w.threads for w in core.workers)
     stats.fewest_threads = threads
+    # Fewer tasks at once than threads asked for (the limit's doing): how many tasks started
+    # so, the limit that would have run them all (the largest estimate seen), and how many
+    # tasks started in all.
+    asked = max(hooks.threads_asked, max_threads)
+    fewer = [0, 0.0, 0]
+    if governor is not None and asked > max_threads:  # chunk metadata lowered them already
+        fewer[1] = _limit_for_threads(governor, asked, governor.guess(0.0), 0.0, hooks)
     core_time = 0.0
     pretask, posttask = hooks.pretask, hooks.posttask
     spills = trace.spills if trace is not None else None
@@ -311,6 +343,9 @@ def run(
                 if pretask is not None and not recomputed[i]:  # once per key, as dask's
                     pretask(i)
                 if governor is not None:
+                    fewer[2] += 1
+                    if threads < asked:
+                        fewer[0] += 1
                     running[i] = g = group_of[i]
                     running_in[i] = sum(nbytes[dep_idx[c]]
                                         for c in range(dep_ptr[i], dep_ptr[i + 1]))  # fmt: skip
@@ -356,6 +391,29 @@ def run(
         groups = [graph.group_names[g] for g in graph.group.tolist()]
         roots = graph.root.tolist()
     sampled_moves = 0  # spills and loads seen by the last sample
+    gated = [0, None]  # refusals seen so far; since when a thread stands idle at the gate
+
+    def gate_check() -> None:
+        """After a step's actions ran: did the gate hold a task back? Then a thread stands
+        idle until the next results; and a fresh reading tells whether memory was free."""
+        if core.gate_refusals == gated[0]:
+            return
+        n, gated[0] = core.gate_refusals - gated[0], core.gate_refusals
+        now = time.perf_counter()
+        gated[1] = now
+        held = sum(w.held for w in core.workers)
+        run_need = sum(core._running_need)
+        short, ceiling = core.gate_short, min(core.ceiling)
+        need = short + ceiling - held - run_need  # the task's own (spilled inputs included)
+        rss = governor.fresh() - disk.backlog_bytes
+        free = governor.usable - rss - need
+        stats.gate_refusals += n
+        if free >= run_need:
+            stats.gate_refusals_with_room += n
+        if free >= 0:
+            stats.gate_refusals_with_room_now += n
+        # The limit at which the task would have fitted beside the running ones.
+        fewer[1] = max(fewer[1], _rounded(hooks.cap + short / (1 - MARGIN)))
 
     def sample(now: float) -> None:
         nonlocal last_sample, sampled_moves
@@ -381,6 +439,9 @@ def run(
             error = None
             viewing: set[int] = set()  # results viewing a buffer held already
             batch = pool.results()
+            if gated[1] is not None:  # a thread stood idle at the gate until now
+                stats.gate_idle_time += time.perf_counter() - gated[1]
+                gated[1] = None
             if loading:  # results viewing an input read back name the copy's buffer
                 _settle_loads(loading, data, core)
             for item in batch:
@@ -494,10 +555,14 @@ def run(
                 keep = max(governor.floor, budget - max(0, threads - len(running)) * most)
                 reloads = core.bytes_loaded - loaded_before
                 loaded_before = core.bytes_loaded
+                per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
                                             held)  # fmt: skip
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
+                if threads < asked:
+                    fewer[1] = max(fewer[1], _limit_for_threads(governor, asked, per_task, largest,
+                                                              hooks))  # fmt: skip
                 if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
                     warned = True
                     _warn_over_limit(governor, hooks.cap, graph.group_names)
@@ -529,6 +594,7 @@ def run(
                 if governor is not None:
                     if not started[0]:  # nothing started: count from after the releases
                         governor.restart()
+                    gate_check()
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -547,6 +613,7 @@ def run(
                 if governor is not None:
                     if not started[0]:
                         governor.restart()
+                    gate_check()
             if trace is not None:
                 now = time.perf_counter() - t0
                 # Spills and loads are rare and change the picture: always sampled.
@@ -567,6 +634,12 @@ def run(
     else:
         pool.close()
         disk.close()
+        # Tasks started with fewer threads than asked, and waits at the gate (a thread idle
+        # beside a running task), against the tasks started.
+        share = min(1.0, (fewer[0] + stats.gate_refusals) / max(1, fewer[2]))
+        if governor is not None and fewer[1] > hooks.cap and share >= FEWER_SHARE:
+            stats.limit_for_all_threads = fewer[1]
+            _warn_fewer_threads(governor, hooks.cap, stats, asked, share, graph.group_names)
     finally:
         LEDGER.close(core)
         if governor is not None:
@@ -727,6 +800,55 @@ def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
         RuntimeWarning,
         stacklevel=2,
     )
+
+
+FEWER_SHARE = 0.25  # of a run's tasks started with fewer threads than asked: then say so
+
+
+def _rounded(nbytes: float) -> float:
+    return math.ceil(nbytes / 2**20) * 2**20  # whole MiB, up
+
+
+def _limit_for_threads(governor: Governor, n: int, per_task: float, largest: float,
+                       hooks: Hooks) -> float:  # fmt: skip
+    """The memory_limit at which :func:`_threads_that_fit`'s rules keep ``n`` threads (the
+    same arithmetic bridge._fit refuses an impossible limit with, for ``n`` tasks): the
+    limit's usable part holds ``n`` footprints of the largest chunk or result, and ``n``
+    times ``per_task`` (the need of the neediest group about to run, as the budget counted
+    it) plus the floor for held results, which scales with the limit as this run's does."""
+    size = max(governor.chunk, largest)
+    share = hooks.floor / hooks.cap if hooks.floor > hooks.chunk else 0.0
+
+    def held(limit: float) -> float:  # what the usable part must hold at this limit
+        return max(n * TASK_FOOTPRINT * size, n * per_task + max(hooks.chunk, share * limit))
+
+    limit = 0.0
+    for _ in range(60):  # a fixed point: the floor grows with the limit, by less than 1:1
+        limit = (held(limit) + MARGIN_BYTES) / (1 - MARGIN)
+    return _rounded(limit)
+
+
+def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked: int,
+                        share: float, names: list) -> None:  # fmt: skip
+    """memory_limit held the run to fewer tasks at once than threads: say by how much, and
+    which limit would run them all (once per compute). Logged, not warnings.warn: Python
+    shows a warning once per place in the code, so a second compute would say nothing,
+    and a limit that holds is no error to filter (distributed logs its memory notices)."""
+    from dask.utils import format_bytes
+
+    group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    what = (f" (tasks of {names[group]!r} need about {format_bytes(int(foot))} each besides "
+            f"their inputs)" if group is not None else "")  # fmt: skip
+    # Threads lowered (by chunk metadata or measured needs), or only tasks held back at the
+    # gate beside running ones (the thread count stayed).
+    fits = (f"{stats.fewest_threads} of {asked} threads" if stats.fewest_threads < asked
+            else f"fewer than its {asked} threads")  # fmt: skip
+    logger.warning(
+        "memory_limit=%s fits %s at once for much of this compute (%.0f%% of its tasks "
+        "started with a thread idle)%s; about %s would run %d. The limit holds; the compute "
+        "takes longer.", format_bytes(int(limit)), fits, 100 * share, what,
+        format_bytes(int(stats.limit_for_all_threads)), asked,
+    )  # fmt: skip
 
 
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,

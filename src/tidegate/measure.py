@@ -199,6 +199,10 @@ class Governor:
             self._max = net
         return above
 
+    def fresh(self) -> int:
+        """RSS above baseline now, read apart from the sampler (its books untouched)."""
+        return self._proc.memory_info().rss - self.baseline
+
     @property
     def latest(self) -> float:
         """The latest reading above baseline, less what was then on its way to disk."""

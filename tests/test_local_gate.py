@@ -1,0 +1,86 @@
+"""The fewer-at-once gate's count (core.gate_refusals, the run's stats) and the limit the
+thread runtime names for running every thread (issue 10). Deterministic: no RSS read."""
+
+import math
+
+from tidegate.core import Scheduler
+from tidegate.local import Hooks, _limit_for_threads, _threads_that_fit
+from tidegate.measure import Governor
+from tidegate.policy import Policy
+from tidegate.testing import drive, make_graph
+
+
+def _graph():
+    deps = {f"r{i}": [] for i in range(4)}
+    deps.update({f"f{i}": [f"r{i}"] for i in range(4)})  # f_i needs 50 while it runs
+    deps["s"] = [f"f{i}" for i in range(4)]
+    g = make_graph(deps, ["s"])
+    g.set_groups([k[0] for k in g.keys])
+    return g
+
+
+def _run(ceiling: float, seed: int) -> tuple[Scheduler, int]:
+    """Drive the graph on 2 threads; count the times a ready task was left waiting while a
+    thread was free and another task ran (what the gate's count must match)."""
+    g = _graph()
+    core = Scheduler(g, [(2, 1e9)], Policy("priority"), validate=True)
+    core.need[core._group[g.keys.index("f0")]] = 50.0
+    core.ceiling[0] = ceiling
+    sizes = {i: 30 if g.keys[i][0] == "r" else 10 for i in range(len(g))}
+    waited = [0]
+    handle = core.handle
+
+    def watched(event):
+        before = core.gate_refusals
+        actions = handle(event)
+        w = core.workers[0]
+        if 0 < w.processing < w.threads and core.n_ready:  # a thread idle, work ready
+            waited[0] += 1
+            assert core.gate_refusals > before  # only the gate leaves it so here
+        return actions
+
+    core.handle = watched
+    drive(core, seed=seed, size=sizes.__getitem__)
+    assert core.done
+    return core, waited[0]
+
+
+def test_the_gate_counts_each_task_it_holds_back():
+    held_back = 0
+    for seed in range(5):
+        core, waited = _run(100.0, seed)  # 30-byte results held, 50 to run: two don't fit
+        assert core.gate_refusals >= waited
+        held_back += core.gate_refusals
+        if core.gate_refusals:
+            assert core.gate_short > 0  # by how much the last one did not fit
+    assert held_back > 0
+    for seed in range(5):
+        core, waited = _run(math.inf, seed)  # no ceiling: the gate never acts
+        assert core.gate_refusals == 0 and waited == 0
+
+
+def _rules_keep(limit: float, n: int, per_task: float, chunk: float) -> int:
+    """How many of n threads _threads_that_fit keeps at ``limit`` when each running task
+    needs ``per_task`` (the room the budget keeps for it) and held results sit at the floor."""
+    gov = Governor(limit, baseline=0, floor=max(chunk, 0.25 * limit), chunk=chunk)
+    gov.overhead = n * per_task
+    gov.room = gov.usable - gov.overhead
+    return _threads_that_fit(gov, n, n, 0, chunk)
+
+
+def test_the_limit_named_for_all_threads_is_where_the_rules_keep_them():
+    """Vorticity per file at 300 MB: a step needs ~130 MB past its inputs, so one thread;
+    the limit named for two must be where the same rules keep two, and no lower than what
+    chunk metadata asks for them (four footprints of a 32 MB chunk each)."""
+    chunk, per_task = 32e6, 130e6
+    assert _rules_keep(300e6, 2, per_task, chunk) == 1
+    hooks = Hooks(cap=300e6, floor=75e6, chunk=chunk)
+    gov = Governor(300e6, baseline=0, floor=75e6, chunk=chunk)
+    named = _limit_for_threads(gov, 2, per_task, chunk, hooks)
+    assert _rules_keep(named, 2, per_task, chunk) == 2
+    assert _rules_keep(0.95 * named, 2, per_task, chunk) == 1  # and not far below it
+    assert 380e6 < named < 420e6
+    # Small needs: the chunk metadata bound (2 x 4 x 32 MB in the usable share) decides.
+    small = _limit_for_threads(gov, 2, 1e6, chunk, hooks)
+    assert small >= 2 * 4 * chunk / 0.92
+    assert _rules_keep(small, 2, 1e6, chunk) == 2
