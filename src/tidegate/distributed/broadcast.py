@@ -178,7 +178,17 @@ class Broadcast:
                 held = True
             return held
 
+        blocked.memo = memo  # read by the plugin's bulk look (hooks.Plugin._skip_held)
         return blocked
+
+    def sig(self, ts) -> frozenset:
+        """The keys of ``ts``'s inputs that :meth:`blocked` treats as shared now (held
+        somewhere, :func:`is_broadcast`). Kept per held reader: while every held reader has
+        the same, the plugin may look at them in bulk. Of a queued task only a new graph
+        can make another input shared (more dependents); one shared can stop being so
+        (fewer dependents, no holder), which the bulk look checks."""
+        return frozenset(d.key for d in ts.dependencies
+                         if d.who_has and is_broadcast(d.nbytes, len(d.dependents)))
 
     def _flight(self, s, d, who) -> dict:
         """Copies of ``d`` on their way, with those that arrived or lost their receiver or
