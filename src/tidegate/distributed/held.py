@@ -29,8 +29,18 @@ class Held:
     Each reader is parked with the worker it is held on and the keys of its shared inputs
     (``sig``); readers are indexed by that worker, and counted per ``sig``."""
 
-    __slots__ = ("_list", "_entry", "_mark", "_ahead", "_seq", "_meta", "_on", "_sigs",
-                 "_ranges", "_ranges_gen")
+    __slots__ = (
+        "_ahead",
+        "_entry",
+        "_list",
+        "_mark",
+        "_meta",
+        "_on",
+        "_ranges",
+        "_ranges_gen",
+        "_seq",
+        "_sigs",
+    )
 
     def __init__(self) -> None:
         self._list = SortedList()  # (priority, seq, ts)
