@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+from itertools import compress
 import math
 import operator
 import traceback
@@ -40,7 +41,7 @@ import dask.config
 from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
-from sortedcontainers import SortedList
+from sortedcontainers import SortedDict, SortedList
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
@@ -780,8 +781,46 @@ class Plugin(SchedulerPlugin):
         changed = self.books.changed
         s = self.scheduler
         workers, running, books, looked = s.workers, s.running, self.books.workers, self._looked
-        open_, waiting, inf = self._open, self._waiting_on, math.inf
+        open_ = self._open
         before = len(looked)
+        if self.memory_limit is None and len(running) == len(workers) \
+                and isinstance(workers, SortedDict):  # fmt: skip
+            known = self._refresh_some(workers, looked, changed)
+        else:
+            known = self._refresh_each(workers, running, books, looked, changed)
+        if known < before:  # gone (dask may tell plugins late): forget them everywhere
+            for addr in [a for a in looked if a not in workers]:
+                del looked[addr]
+                open_.discard(addr)
+                self._idle.discard(addr)
+                self._set_free(addr, None)
+        changed.clear()
+
+    def _refresh_some(self, workers, looked, changed) -> int:
+        """_refresh_each's looks and wakes, found with set operations in C instead of a
+        Python step per worker (1,000 workers: 15 bytecodes each per tick, 5% of the
+        plugin's), then done in the workers' order (a SortedDict: sorted addresses).
+        Without a budget and with every worker running, a worker needs a look when it is
+        new, has no book, changed, or was not running when last looked at; one that does
+        not may wake its parked roots. Returns the count of workers looked at before."""
+        addrs = dict.keys(workers)  # (a SortedDict's own keys() is a Python view)
+        open_, waiting = self._open, self._waiting_on
+        known = len(addrs & looked.keys())
+        redo = (addrs - looked.keys()) | (addrs - self.books.workers.keys()) \
+            | (addrs & changed) \
+            | (addrs & set(compress(looked, map(operator.not_, looked.values()))))  # fmt: skip
+        wake = addrs & open_ & waiting.keys()
+        for addr in sorted(redo | wake):
+            if addr in redo:
+                self._refresh(addr)
+            elif addr in open_ and addr in waiting:  # (a wake before may have emptied it)
+                self._wake(addr)
+        return known
+
+    def _refresh_each(self, workers, running, books, looked, changed) -> int:
+        """Every worker looked at in turn (see _refresh_all); returns the count of
+        workers looked at before."""
+        open_, waiting, inf = self._open, self._waiting_on, math.inf
         known = 0  # workers looked at before: fewer than ``before`` means some are gone
         for addr, ws in workers.items():
             was = looked.get(addr)
@@ -798,13 +837,7 @@ class Plugin(SchedulerPlugin):
                         self._wake(addr)
                     continue
             self._refresh(addr)
-        if known < before:  # gone (dask may tell plugins late): forget them everywhere
-            for addr in [a for a in looked if a not in workers]:
-                del looked[addr]
-                open_.discard(addr)
-                self._idle.discard(addr)
-                self._set_free(addr, None)
-        changed.clear()
+        return known
 
     def _update(self) -> None:
         """Re-examine the workers whose books changed since the last look: O(changed)."""
