@@ -148,6 +148,10 @@ class Held:
             self._meta[key] = (addr, new)
             self._sigs[new] = self._sigs.get(new, 0) + 1
 
+    def addresses(self):
+        """The workers readers are held on (a keys view)."""
+        return self._on.keys()
+
     def only_sig(self):
         """The shared inputs every held reader has, if all have the same; else None."""
         if len(self._sigs) != 1:

@@ -1115,6 +1115,8 @@ class Plugin(SchedulerPlugin):
                 if ws is None or ws not in running:
                     return c, looked, examined
                 checked = False
+                # Held at this generation: by its own stamp, or by a bulk one (Held.skip;
+                # the generation compared first: no call while there is none)
                 if gen != b.generation and not (
                         copies._ranges_gen == b.generation
                         and copies.stamped_key(c.key, b.generation)):  # fmt: skip
@@ -1149,8 +1151,9 @@ class Plugin(SchedulerPlugin):
         the holders, once per run of looks."""
         copies = self._copies
         sig = copies.only_sig()
-        on = copies._on.keys()
-        if not sig or len(s.running) != len(s.workers) or not on <= s.workers.keys():
+        on = copies.addresses()
+        # (dict.keys: a SortedDict's own keys() view compares in Python, one step per key)
+        if not sig or len(s.running) != len(s.workers) or not on <= dict.keys(s.workers):
             return False
         memo = blocked.memo
         covered = None
