@@ -219,10 +219,12 @@ class Broadcast:
         # filters (a root's candidates are every free worker: 1,000 at 1,000 workers).
         holders = set(map(_address, who))  # (who_has keeps only current workers)
         covered = holders.union(flight)
-        # Candidates given as an iterator (a root's free workers, _place) were read once,
-        # so the reorder below found none again and kept no worker: kept as it was.
-        # TODO(issue 9): probably unintended (the root then waits for its copy); changing
-        # it changes decisions.
+        # Candidates given as an iterator (a root's free workers, from _place) are read
+        # once: when copies start, such a root keeps no worker and waits for a copy to
+        # land (an accident of the code before, kept: re-reading them, the root goes with
+        # its copy at once, changed weighted's fingerprints and its twin makespan, 1,000
+        # steps: 29.9 -> 34.0 s at 100x4 and 200 MB/s, 63.5 -> 63.7 s at 20x4; peak and
+        # bytes equal).
         again = candidates if isinstance(candidates, list) else ()
         candidates = list(candidates)
         allowed = list(filter(covered.__contains__, candidates))
