@@ -6,6 +6,10 @@ to the plugin's per-task work can be judged exactly. They weigh every bytecode a
 dict look-up as much as a call), so they bound, not replace, the CPU ratio.
 
     PYTHONHASHSEED=0 python bench/plugin_ops.py [--workers 20] [--scale 0.2] [--only stack-sum]
+                                                [--functions 15]
+
+``--functions N``: also the N plugin functions with most bytecodes per task (their own
+bytecodes, not their callees'), with calls per task: where the plugin's work goes.
 
 Tracing slows the run ~50x: use small graphs, but with more roots than the workers take
 at once (20 workers, scale 0.2), or the plugin's queue is never used.
@@ -31,15 +35,18 @@ PLUGIN = (os.path.join("tidegate", "distributed"), os.path.join("tidegate", "pol
           os.path.join("tidegate", "books.py"))
 
 
-def count(model, workers: int, policy: str) -> dict:
+def count(model, workers: int, policy: str, functions: int = 0) -> dict:
     n = {"ops": 0, "plugin_ops": 0, "calls": 0, "plugin_calls": 0}
     mine: dict = {}  # code object -> in the plugin's code?
+    per: dict = {}  # plugin code object -> [own bytecodes, calls] (with --functions)
 
     def local(frame, event, arg):
         if event == "opcode":
             n["ops"] += 1
             if mine[frame.f_code]:
                 n["plugin_ops"] += 1
+                if functions:
+                    per[frame.f_code][0] += 1
         return local
 
     def call(frame, event, arg):
@@ -49,6 +56,11 @@ def count(model, workers: int, policy: str) -> dict:
             p = mine[code] = any(s in code.co_filename for s in PLUGIN)
         n["calls"] += 1
         n["plugin_calls"] += p
+        if p and functions:
+            c = per.get(code)
+            if c is None:
+                c = per[code] = [0, 0]
+            c[1] += 1
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
         return local
@@ -72,7 +84,14 @@ def count(model, workers: int, policy: str) -> dict:
     finally:
         sim_cluster.SimCluster.scheduler_work = original
     tasks = len(r.trace.tasks)
-    return {"tasks": tasks, **{f"{k}_per_task": v / tasks for k, v in n.items()}}
+    out = {"tasks": tasks, **{f"{k}_per_task": v / tasks for k, v in n.items()}}
+    if functions:
+        top = sorted(per.items(), key=lambda kv: -kv[1][0])[:functions]
+        out["functions"] = {
+            f"{os.path.basename(c.co_filename)}:{c.co_firstlineno} {c.co_qualname}":
+                {"ops_per_task": round(o / tasks, 1), "calls_per_task": round(k / tasks, 2)}
+            for c, (o, k) in top}
+    return out
 
 
 def main(argv=None) -> None:
@@ -80,17 +99,22 @@ def main(argv=None) -> None:
     ap.add_argument("--workers", type=int, default=20)
     ap.add_argument("--scale", type=float, default=0.2)
     ap.add_argument("--only", action="append", choices=sorted(STEPS))
+    ap.add_argument("--functions", type=int, default=0,
+                    help="list the N plugin functions with most bytecodes per task")
     args = ap.parse_args(argv)
     for name in args.only or ["stack-sum", "anomaly"]:
         w = build(name, int(STEPS[name] * args.scale), 190e6)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-        q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate")
+        q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate", args.functions)
         print(json.dumps({"workload": name, "workers": args.workers, "tasks": t["tasks"],
                           "queue": {k: round(v, 1) for k, v in q.items()},
-                          "tidegate": {k: round(v, 1) for k, v in t.items()},
+                          "tidegate": {k: round(v, 1) for k, v in t.items()
+                                       if k != "functions"},
                           "ops_ratio": round(t["ops_per_task"] / q["ops_per_task"], 3),
                           "calls_ratio": round(t["calls_per_task"] / q["calls_per_task"], 3)}),
               flush=True)
+        for f, v in t.get("functions", {}).items():
+            print(f"  {v['ops_per_task']:8.1f} ops/task {v['calls_per_task']:7.2f} calls/task  {f}")
 
 
 if __name__ == "__main__":

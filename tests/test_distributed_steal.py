@@ -32,6 +32,15 @@ def test_fast_thief_is_dasks_thief(monkeypatch, name, workers, steps):
         return get_thief
 
     monkeypatch.setattr(server, "_fast_thief", both)
+    arrays = []  # searches answered by the round's arrays (server._Thieves)
+    best = server._Thieves.best
+
+    def counted(self, *args):
+        found = best(self, *args)
+        arrays.append(found is not False)
+        return found
+
+    monkeypatch.setattr(server._Thieves, "best", counted)
     w = build(name, steps, 190e6)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
@@ -41,6 +50,7 @@ def test_fast_thief_is_dasks_thief(monkeypatch, name, workers, steps):
     assert max(n for _, n, _ in checked) > 10  # many idle workers were asked
     wrong = [c for c in checked if not c[2]]
     assert not wrong, f"{len(wrong)} of {len(checked)} thieves differ: {wrong[:3]}"
+    assert sum(arrays) > len(checked) / 2  # most by the arrays, not the plain scan
 
 
 def test_fast_thief_asks_no_objective_per_worker(monkeypatch):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from dataclasses import dataclass
+from itertools import compress, islice
 
 import numpy as np
 
@@ -462,6 +464,9 @@ def broadcast_pairs(sending: dict, wanting: list, most: int,
     one on its way, best first; ``most``: copies worth starting at all (no more than the
     tasks left to place). Each receiver gets the least busy holder (then the first in
     ``sending``'s order); a holder at ``per_sender`` takes no more."""
+    if per_sender == 1:  # the idle holders in order, one receiver each (as the heap would)
+        idle = compress(sending, map(operator.not_, sending.values()))
+        return list(islice(zip(wanting, idle), max(most, 0)))
     heap = [(n, i, h) for i, (h, n) in enumerate(sending.items()) if n < per_sender]
     heapq.heapify(heap)
     out: list = []

@@ -1,0 +1,221 @@
+"""Queued readers held for a copy of a shared input (broadcast.py), best priority first.
+
+Each held reader is woken (to be looked at again) or parked. Every copy that starts, lands
+or is dropped wakes them all, and the plugin's poke looks at the woken best first, each
+as ``Broadcast.place`` would: nearly all stay held. When every held reader waits for the
+same shared inputs and every holder of them is sending, only a reader held on a worker
+that holds (or awaits) all of them can go; the readers before it stay held. :meth:`skip`
+passes over those in bulk, and their "held at this generation" stamps are kept as ranges
+(:meth:`stamped`) instead of one write each. Why: on the twin's anomaly at 1,000 workers
+every reader waits for the mean, so each copy of it woke all of them: 70,286 looks for
+1,551 pokes, nearly all held again.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_left, bisect_right, insort
+
+from sortedcontainers import SortedList
+
+
+class Held:
+    """Held readers in priority order. :meth:`wake` wakes all in O(1): the parked are
+    those up to a mark in priority order (poke looks at the woken best first, so the mark
+    only moves forward until the next wake), plus those parked beyond it. Before, each
+    wake moved every held reader back into the queue and each look parked it again (twin
+    vorticity, 100 workers: 800 wakes of about 70 readers each).
+
+    Each reader is parked with the worker it is held on and the keys of its shared inputs
+    (``sig``); readers are indexed by that worker, and counted per ``sig``."""
+
+    __slots__ = (
+        "_ahead",
+        "_entry",
+        "_list",
+        "_mark",
+        "_meta",
+        "_on",
+        "_ranges",
+        "_ranges_gen",
+        "_seq",
+        "_sigs",
+    )
+
+    def __init__(self) -> None:
+        self._list = SortedList()  # (priority, seq, ts)
+        self._entry: dict = {}  # key -> its entry
+        self._mark = None  # entries up to here are parked; beyond, woken unless in _ahead
+        self._ahead: set = set()  # keys parked beyond the mark
+        self._seq = itertools.count()
+        self._meta: dict = {}  # key -> (worker address it is held on, sig)
+        self._on: dict = {}  # address -> its readers' entries, sorted (a plain list)
+        self._sigs: dict = {}  # sig -> readers with it
+        # Stamps given in bulk (skip): entries in (lo, hi] but not in exc were held anew
+        # at generation _ranges_gen (ranges of older generations no longer matter).
+        self._ranges: list = []  # [(lo, hi, exc)]
+        self._ranges_gen = None
+
+    def __len__(self) -> int:
+        return len(self._entry)
+
+    def __contains__(self, ts) -> bool:
+        e = self._entry.get(ts.key)
+        return e is not None and e[2] is ts
+
+    def park(self, ts, addr=None, sig=frozenset()) -> None:
+        """``ts`` is held on worker ``addr`` for its shared inputs ``sig``."""
+        self.discard_key(ts.key)
+        key = ts.key
+        e = (ts.priority, next(self._seq), ts)
+        self._entry[key] = e
+        self._list.add(e)
+        self._meta[key] = (addr, sig)
+        on = self._on.get(addr)
+        if on is None:
+            self._on[addr] = [e]
+        else:
+            insort(on, e)
+        self._sigs[sig] = self._sigs.get(sig, 0) + 1
+        if self._mark is None or e > self._mark:
+            self._ahead.add(key)
+
+    def any_parked(self) -> bool:
+        """Is any reader parked (not woken since it was last looked at)?"""
+        return bool(self._ahead) or (self._mark is not None
+                                     and self._list.bisect_right(self._mark) > 0)
+
+    def wake(self) -> None:
+        self._mark = None
+        self._ahead.clear()
+
+    def first(self):
+        """The best woken reader, or None."""
+        return next(self.woken(), None)
+
+    def woken(self):
+        """The woken readers, best first, lazily. Parked ones found before the next woken
+        move the mark past them (amortised O(1) each), so each reader yielded must be
+        reparked (:meth:`repark_first`) before the next is asked for, or the iteration
+        dropped; the line must not change meanwhile."""
+        lst, ahead = self._list, self._ahead
+        it = iter(lst) if self._mark is None else lst.irange(self._mark, inclusive=(False, True))
+        for e in it:
+            if e[2].key in ahead:
+                ahead.discard(e[2].key)
+                self._mark = e
+                continue
+            yield e[2]
+
+    def repark_first(self, ts) -> None:
+        """``ts``, just returned by :meth:`first`, was looked at and stays held."""
+        self._mark = self._entry[ts.key]
+
+    def discard(self, ts, held=None, generation=None) -> None:
+        if ts in self:
+            self.discard_key(ts.key, held, generation)
+
+    def discard_key(self, key, held=None, generation=None) -> None:
+        """Forget ``key``'s reader. ``held`` (``Broadcast.held``): a stamp given in bulk
+        at ``generation`` (the current one) is written there, as a look would have."""
+        e = self._entry.pop(key, None)
+        if e is None:
+            return
+        self._list.remove(e)
+        self._ahead.discard(key)
+        addr, sig = self._meta.pop(key)
+        on = self._on[addr]
+        del on[bisect_left(on, e)]
+        if not on:
+            del self._on[addr]
+        n = self._sigs[sig] - 1
+        if n:
+            self._sigs[sig] = n
+        else:
+            del self._sigs[sig]
+        if held is not None and self._ranges_gen == generation and self.stamped(e, generation):
+            h = held.get(key)
+            if h is not None:
+                held[key] = (h[0], generation)
+
+    def resig(self, sig) -> None:
+        """Each reader's shared inputs found again (``sig(ts)``): after a new graph, which
+        may give an input more readers."""
+        self._sigs.clear()
+        for key, e in self._entry.items():
+            addr, _ = self._meta[key]
+            new = sig(e[2])
+            self._meta[key] = (addr, new)
+            self._sigs[new] = self._sigs.get(new, 0) + 1
+
+    def addresses(self):
+        """The workers readers are held on (a keys view)."""
+        return self._on.keys()
+
+    def only_sig(self):
+        """The shared inputs every held reader has, if all have the same; else None."""
+        if len(self._sigs) != 1:
+            return None
+        (sig,) = self._sigs
+        return sig
+
+    def stamped(self, e, generation) -> bool:
+        """Was entry ``e`` held anew in bulk at ``generation``?"""
+        if self._ranges_gen != generation or generation is None:
+            return False
+        for lo, hi, exc in self._ranges:
+            if lo < e <= hi and e[2].key not in exc:
+                return True
+        return False
+
+    def stamped_key(self, key, generation) -> bool:
+        return self._ranges_gen == generation and self.stamped(self._entry[key], generation)
+
+    def skip(self, covered, bound, limit: int, generation) -> int:
+        """Hold anew the woken readers after the mark, best first, that come before the
+        first woken reader held on a worker in ``covered``, before the first of
+        priority ``bound`` or worse (None: no bound), and at most ``limit``: as many looks
+        would, each holding its reader again at ``generation``. Returns their number.
+
+        The caller vouches that each of them would be held again (their worker covers
+        not all their shared inputs, and every holder of those is sending). Cost:
+        O(log n) per covered worker with readers and per reader parked since the last
+        wake, not per reader passed over."""
+        mark = self._mark
+        lst, ahead, on, entry = self._list, self._ahead, self._on, self._entry
+        start = 0 if mark is None else lst.bisect_right(mark)
+        end = len(lst) if bound is None else lst.bisect_left((bound,))
+        for a in covered:
+            es = on.get(a)
+            if not es:
+                continue
+            i = 0 if mark is None else bisect_right(es, mark)
+            while i < len(es) and es[i][2].key in ahead:
+                i += 1  # parked: not a reader that poke would look at
+            if i < len(es):
+                end = min(end, lst.bisect_left(es[i]))
+        if end <= start:
+            return 0
+        passed = sorted(j for j in (lst.bisect_left(entry[k]) for k in ahead)
+                        if start <= j < end)  # parked ones in the span: not looked at
+        n = end - start - len(passed)
+        if n > limit:  # the window ends at the limit-th woken reader
+            j = start + limit - 1
+            for i in passed:
+                if i > j:
+                    break
+                j += 1
+            end = j + 1
+            passed = [i for i in passed if i < end]
+            n = limit
+        if n <= 0:
+            return 0
+        hi = lst[end - 1]
+        exc = frozenset(lst[i][2].key for i in passed)
+        ahead.difference_update(exc)  # behind the mark now: parked as before
+        if self._ranges_gen != generation:
+            self._ranges, self._ranges_gen = [], generation
+        lo = mark if mark is not None else ()  # () sorts before every entry
+        self._ranges.append((lo, hi, exc))
+        self._mark = hi
+        return n

@@ -1,0 +1,72 @@
+"""The timer's look at every worker (Plugin._refresh_all) by set operations
+(_refresh_some) does what the look at each worker in turn (_refresh_each) does: the same
+looks and wakes, in the same order."""
+
+from __future__ import annotations
+
+import copy
+import math
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sortedcontainers import SortedDict
+
+from tidegate.distributed import hooks
+
+
+class _W:  # a WorkerState: hashed by identity
+    pass
+
+
+class _Fake:
+    """The state _refresh_some/_refresh_each read, with _refresh and _wake that record
+    their calls and change that state as the plugin's do."""
+
+    def __init__(self, n, looked, booked, changed, open_, parked) -> None:
+        self.workers = SortedDict((f"w{i:02d}", _W()) for i in range(n))
+        self.running = set(self.workers.values())
+        self.books = SimpleNamespace(
+            workers={a: SimpleNamespace(budget=math.inf) for a in booked if a in self.workers},
+            changed=set(changed))
+        self._looked = dict(looked)
+        self._open = set(open_)
+        self._waiting_on: dict = {}
+        for task, on in enumerate(parked):  # a root parked on its partners' workers
+            for a in on:
+                self._waiting_on.setdefault(a, set()).add(task)
+        self.calls: list = []
+
+    def _wake(self, k) -> None:
+        self.calls.append(("wake", k))
+        for task in list(self._waiting_on.get(k, ())):
+            for a in [a for a, w in self._waiting_on.items() if task in w]:
+                self._waiting_on[a].discard(task)
+                if not self._waiting_on[a]:
+                    del self._waiting_on[a]
+
+    def _refresh(self, addr) -> None:
+        self.calls.append(("refresh", addr))
+        self._looked[addr] = True
+        self._open.add(addr) if int(addr[1:]) % 3 else self._open.discard(addr)
+        if addr in self._open and addr in self._waiting_on:
+            self._wake(addr)
+
+
+addrs = st.sampled_from([f"w{i:02d}" for i in range(12)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12), st.dictionaries(addrs, st.booleans()), st.sets(addrs),
+       st.sets(addrs), st.sets(addrs), st.lists(st.sets(addrs, min_size=1, max_size=3)))
+def test_refresh_by_sets_looks_and_wakes_as_each_worker_in_turn(
+        n, looked, booked, changed, open_, parked):  # fmt: skip
+    some = _Fake(n, looked, booked, changed, open_, parked)
+    each = copy.deepcopy(some)
+    k1 = hooks.Plugin._refresh_some(some, some.workers, some._looked, some.books.changed)
+    k2 = hooks.Plugin._refresh_each(each, each.workers, each.running, each.books.workers,
+                                    each._looked, each.books.changed)  # fmt: skip
+    assert k1 == k2
+    assert some.calls == each.calls
+    assert (some._looked, some._open, some._waiting_on) == \
+        (each._looked, each._open, each._waiting_on)  # fmt: skip
