@@ -246,7 +246,6 @@ class SimWorker:
             self.state.task_counter = _NoTaskCounter()
             assert not self.state.plugins  # _QuietWorkerState tells plugins nothing
         self.free_threads = list(range(nthreads))  # a heap: the lowest free thread first
-        self.thread_of: dict = {}
         self.incoming_free_at = 0.0  # when this worker's network link is free again
         self.outgoing_free_at = 0.0  # when it may start sending again
         self.peak = 0
@@ -334,21 +333,19 @@ class SimWorker:
     def _execute(self, inst: Execute) -> None:
         key = inst.key
         thread = heappop(self.free_threads)
-        self.thread_of[key] = thread
         start = self.clock.now
         cl = self.cluster
         extra = cl.task_lag  # None: drawn per task
         if extra is None:
             extra = 2 * cl.drawn_lag.draw() if cl.thread_lag is None else cl.thread_lag.draw()
         stop = start + max(MIN_DURATION, cl.model.durations.get(key, 0.0)) + extra
-        self.clock.call_at(stop, self._finished, key, thread, start, stop, inst.stimulus_id)
+        self.clock.call_at(stop, self._finished, key, thread, start, stop)
 
-    def _finished(self, key, thread, start, stop, stimulus_id) -> None:
+    def _finished(self, key, thread, start, stop) -> None:
         heappush(self.free_threads, thread)
-        del self.thread_of[key]
         ts = self.state.tasks.get(key)
-        nbytes = self.cluster.model.sizes.get(key, 0)
         cl = self.cluster
+        nbytes = cl.model.sizes.get(key, 0)
         cl.trace.tasks.append(
             TaskEnd(str(key), cl.group(key), self.address, thread, start, stop, nbytes,
                     cl.is_root(key))
