@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import logging
 import math
+import multiprocessing
 import numbers
 from dataclasses import dataclass
 
@@ -123,7 +124,7 @@ def simulate(
     )
     jobs = [(model, p, seed, plugin_options, opts) for p in policies]
     n = min(len(jobs), cores() if processes is None else int(processes))
-    if n > 1:
+    if n > 1 and not multiprocessing.current_process().daemon:  # a daemon may not fork
         model.priorities, model.hashes  # noqa: B018  (once, before the children share them)
         results = run_all(_run_job, jobs, n, labels=policies)
     else:

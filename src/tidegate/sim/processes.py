@@ -78,14 +78,19 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
             for conn in wait(list(running)):
                 i, p = running.pop(conn)
                 try:
-                    ok, value = conn.recv()
+                    msg = conn.recv()
                 except EOFError:
-                    p.join()
-                    raise ChildDied(f"the twin's process for {labels[i]!r} ended without a "
-                                    f"result (exit code {p.exitcode})") from None
+                    msg = None
+                except BaseException:  # e.g. Ctrl-C while a result is being read
+                    p.terminate()
+                    raise
                 finally:
                     conn.close()
-                p.join()
+                    p.join()
+                if msg is None:
+                    raise ChildDied(f"the twin's process for {labels[i]!r} ended without a "
+                                    f"result (exit code {p.exitcode})")
+                ok, value = msg
                 if not ok:
                     exc, tb = value
                     if hasattr(exc, "add_note"):  # Python >= 3.11
