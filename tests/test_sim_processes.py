@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tidegate.sim import simulate
+from tidegate.sim import processes, simulate
 from tidegate.sim.processes import ChildDied, RemoteTraceback, run_all
 from tidegate.sim.workloads import build
 
@@ -93,3 +93,10 @@ def test_ctrl_c_stops_the_children(tmp_path):
     for pid in map(int, os.listdir(tmp_path)):  # terminated and reaped: gone
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_idle_cores_leave_busy_ones_alone(monkeypatch):
+    monkeypatch.setattr(processes, "cores", lambda: 4)
+    for load, idle in ((0.0, 4), (1.0, 4), (2.0, 3), (4.2, 1), (30.0, 1)):
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+        assert processes.idle_cores() == idle, load

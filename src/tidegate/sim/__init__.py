@@ -22,7 +22,7 @@ from ..trace import Trace
 from .clock import Stalled
 from .cluster import SimCluster
 from .model import Model, build_model
-from .processes import cores, run_all
+from .processes import idle_cores, run_all
 
 __all__ = ["simulate", "SimResult", "Stalled", "POLICIES"]
 
@@ -101,9 +101,10 @@ def simulate(
     workers seed their own). Results
     and traces are identical for identical inputs, in one process or in several, whatever
     their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`). ``processes``: for a list
-    of policies, how many run at once, each in a child process (default: one per core this
-    process may use; 1: one after another, in this process); the same results either way
-    (see :mod:`.processes`). Each child holds its own copy of the run, so peak memory adds up.
+    of policies, how many run at once, each in a child process (default: one per idle
+    core, see :func:`.processes.idle_cores`; 1: one after another, in this process); the
+    same results either way (see :mod:`.processes`). Each child holds its own copy of the
+    run, so peak memory adds up.
     """
     policies = [policy] if isinstance(policy, str) else list(policy)
     for p in policies:
@@ -123,7 +124,7 @@ def simulate(
         validate=validate, record_memory=record_memory,
     )
     jobs = [(model, p, seed, plugin_options, opts) for p in policies]
-    n = min(len(jobs), cores() if processes is None else int(processes))
+    n = min(len(jobs), idle_cores() if processes is None else int(processes))
     if n > 1 and not multiprocessing.current_process().daemon:  # a daemon may not fork
         model.priorities, model.hashes  # noqa: B018  (once, before the children share them)
         results = run_all(_run_job, jobs, n, labels=policies)

@@ -37,6 +37,19 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def idle_cores() -> int:
+    """Cores this process may use that are not busy: :func:`cores` less the 1-minute load
+    average, counting this process's own load as idle (at least 1). On a machine whose
+    cores are all busy, more processes only compete for them (and each copies the pages
+    of the model it touches)."""
+    n = cores()
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform
+        busy = 0.0
+    return max(1, min(n, round(n + 1 - busy)))
+
+
 class RemoteTraceback(Exception):
     """A child's traceback, as text: the cause of the exception re-raised in the parent."""
 
