@@ -85,9 +85,9 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
                 recv, send = ctx.Pipe(duplex=False)
                 p = ctx.Process(target=_child, args=(send, fn, job, config), daemon=True,
                                 name=f"tidegate-twin-{labels[i]}")
+                running[recv] = (i, p)  # before it starts: a Ctrl-C now still stops it
                 p.start()
                 send.close()  # the child's end only: EOF here if it dies without a word
-                running[recv] = (i, p)
             for conn in wait(list(running)):
                 i, p = running.pop(conn)
                 try:
@@ -111,10 +111,12 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
                     raise exc from RemoteTraceback(tb)
                 results[i] = value
     finally:
-        for conn, (_, p) in running.items():
+        started = [(conn, p) for conn, (_, p) in running.items() if p.pid is not None]
+        for _, p in started:
             p.terminate()
-        for conn, (_, p) in running.items():
+        for _, p in started:
             p.join()
+        for conn in running:
             conn.close()
     return results
 
