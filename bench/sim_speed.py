@@ -7,8 +7,13 @@ seconds and tasks per CPU second, the process's peak RSS, and (``--profile``) th
 time per package. ``--against SRC`` runs another checkout's code alternately with this one
 (same graph, same machine load) for a side-by-side ratio.
 
+``--ops``: instead of timing, count the Python bytecodes and calls executed per task inside
+``simulate()``, by area (the twin, dask/distributed, the plugin, the rest). Deterministic,
+where CPU seconds on a shared machine swing 10-20%; tracing is ~50x slower, so use small
+graphs (e.g. ``--tasks 2000 --workers 20``).
+
     python bench/sim_speed.py --tasks 100000 --workers 100 [--policy queue,eager] \
-        [--against /work/main/src] [--repeat 3] [--profile]
+        [--against /work/main/src] [--repeat 3] [--profile | --ops]
 """
 
 from __future__ import annotations
@@ -74,11 +79,16 @@ def child(args) -> dict:
     del dsk
     t_model, c_model = time.perf_counter() - t0, time.process_time() - c0
     prof = cProfile.Profile() if args.profile else None
+    counts = _Counts() if args.ops else None
     t0, c0 = time.perf_counter(), time.process_time()
     if prof:
         prof.enable()
+    if counts:
+        sys.settrace(counts.call)
     r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
                  policy=args.policy, record_memory=False)
+    if counts:
+        sys.settrace(None)
     if prof:
         prof.disable()
     t_sim, c_sim = time.perf_counter() - t0, time.process_time() - c0
@@ -94,7 +104,46 @@ def child(args) -> dict:
     }
     if prof:
         row["time_share"] = where(prof)
+    if counts:
+        n = len(model.dsk)
+        row["ops_per_task"] = {k: round(v / n, 1) for k, v in sorted(counts.ops.items())}
+        row["calls_per_task"] = {k: round(v / n, 2) for k, v in sorted(counts.calls.items())}
+        row["total_ops_per_task"] = round(sum(counts.ops.values()) / n, 1)
     return row
+
+
+class _Counts:
+    """Bytecodes and calls by area of the code (sys.settrace with opcode events)."""
+
+    def __init__(self) -> None:
+        self.ops: dict = {}
+        self.calls: dict = {}
+        self._area: dict = {}  # code object -> area
+
+    @staticmethod
+    def area(filename: str) -> str:
+        f = filename.replace(os.sep, "/")
+        if "tidegate/sim/" in f:
+            return "twin"
+        if "tidegate/" in f:
+            return "plugin"
+        # the twin's quiet copies of dask's methods carry dask's file names (sim/quiet.py)
+        return "dask" if "distributed/" in f else "other"
+
+    def call(self, frame, event, arg):
+        code = frame.f_code
+        a = self._area.get(code)
+        if a is None:
+            a = self._area[code] = self.area(code.co_filename)
+        self.calls[a] = self.calls.get(a, 0) + 1
+        frame.f_trace_opcodes = True
+        return self.local
+
+    def local(self, frame, event, arg):
+        if event == "opcode":
+            a = self._area[frame.f_code]
+            self.ops[a] = self.ops.get(a, 0) + 1
+        return self.local
 
 
 def main() -> None:
@@ -104,6 +153,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--policy", default="queue", help="comma-separated")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--ops", action="store_true", help="count bytecodes per task, no timing")
     ap.add_argument("--against", default=None, metavar="SRC",
                     help="also run another checkout's src/ (e.g. /work/main/src), alternating")
     ap.add_argument("--repeat", type=int, default=1)
@@ -123,7 +173,8 @@ def main() -> None:
             for label, src in codes:
                 cmd = [sys.executable, __file__, "--child", "--tasks", str(args.tasks),
                        "--workers", str(args.workers), "--threads", str(args.threads),
-                       "--policy", policy] + (["--profile"] if args.profile else [])
+                       "--policy", policy] + (["--profile"] if args.profile else []) \
+                    + (["--ops"] if args.ops else [])
                 env = dict(os.environ, PYTHONPATH=src)
                 out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
                 row = json.loads(out.stdout.strip().splitlines()[-1])
@@ -131,7 +182,10 @@ def main() -> None:
                            commit=_commit(src), when=time.strftime("%Y-%m-%d %H:%M"))
                 print(json.dumps(row), flush=True)
                 rows.append(row)
-    table(rows)
+    if args.ops:
+        ops_table(rows)
+    else:
+        table(rows)
     path = Path(args.out)
     old = json.loads(path.read_text()) if path.exists() else []
     path.write_text(json.dumps(old + rows, indent=1))
@@ -143,6 +197,16 @@ def _commit(src: str) -> str:
     dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "."],
                            capture_output=True, text=True).stdout.strip()
     return out.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def ops_table(rows: list) -> None:
+    print(f"\n{'policy':8} {'code':8} {'ops/task':>9} {'twin':>7} {'dask':>7} {'plugin':>7} "
+          f"{'other':>7} {'twin calls':>10} {'other calls':>11}")
+    for r in rows:
+        o, c = r["ops_per_task"], r["calls_per_task"]
+        print(f"{r['policy']:8} {r['code']:8} {r['total_ops_per_task']:>9.0f} "
+              f"{o.get('twin', 0):>7.0f} {o.get('dask', 0):>7.0f} {o.get('plugin', 0):>7.0f} "
+              f"{o.get('other', 0):>7.0f} {c.get('twin', 0):>10.1f} {c.get('other', 0):>11.1f}")
 
 
 def table(rows: list) -> None:

@@ -391,6 +391,35 @@ def test_clock_stopped_within_an_instant_keeps_the_rest_in_order():
     assert seen == ["first", "second", "joined", "late", "next"] and clock.now == 2.0
 
 
+def test_clock_marked_only_asks_done_after_marked_events():
+    """With ``marked_only``, ``done()`` is asked at the start and after marked events alone:
+    a plain event that makes it true does not stop the run; the next marked one does, and
+    the rest of its instant waits."""
+    clock = Clock(marked_only=True)
+    seen, asked = [], []
+
+    def done():
+        asked.append(list(seen))
+        return "a" in seen
+
+    clock.call_at(1.0, seen.append, "a")  # done() turns true here, unasked
+    clock.call_at(1.0, seen.append, "b")
+    clock.call_at(2.0, seen.append, "c")
+    clock.call_at_marked(3.0, seen.append, "m")
+    clock.call_at(3.0, seen.append, "after-m")
+    clock.run(done, lambda: len(seen))
+    assert seen == ["a", "b", "c", "m"] and clock.now == 3.0
+    assert asked == [[], ["a", "b", "c", "m"]]
+    clock.run(lambda: seen[-1:] == ["after-m"], lambda: len(seen))
+    assert seen[-1] == "after-m"
+    # by default, done() is asked after every event
+    clock, seen = Clock(), []
+    clock.call_at(1.0, seen.append, "a")
+    clock.call_at(1.0, seen.append, "b")
+    clock.run(lambda: "a" in seen, lambda: len(seen))
+    assert seen == ["a"]
+
+
 def test_clock_keeps_an_instant_whose_event_raised():
     """An event that raises leaves the rest of its instant waiting, in order, as a stop by
     ``done()`` does (it was lost: the instant was off the heap, its list orphaned)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import logging
 import math
+import multiprocessing
 import numbers
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from ..trace import Trace
 from .clock import Stalled
 from .cluster import SimCluster
 from .model import Model, build_model
+from .processes import idle_cores, run_all
 
 __all__ = ["simulate", "SimResult", "Stalled", "POLICIES"]
 
@@ -65,6 +67,7 @@ def simulate(
     stealing: bool | None = None,
     validate: bool = False,
     record_memory: bool = True,
+    processes: int | None = None,
     **plugin_options,
 ):
     """Run ``x`` (a dask collection, a list of them, a graph mapping with ``keys=``, or a
@@ -97,7 +100,11 @@ def simulate(
     drawn from generators seeded by ``seed`` too; there is no other randomness (dask's
     workers seed their own). Results
     and traces are identical for identical inputs, in one process or in several, whatever
-    their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`).
+    their ``PYTHONHASHSEED`` (see :mod:`tidegate.sim.hashing`). ``processes``: for a list
+    of policies, how many run at once, each in a child process (default: one per idle
+    core, see :func:`.processes.idle_cores`; 1: one after another, in this process); the
+    same results either way (see :mod:`.processes`). Each child holds its own copy of the
+    run, so peak memory adds up.
     """
     policies = [policy] if isinstance(policy, str) else list(policy)
     for p in policies:
@@ -116,8 +123,18 @@ def simulate(
                   if stealing is None else stealing),
         validate=validate, record_memory=record_memory,
     )
-    results = [_run(model, p, seed, plugin_options, **opts) for p in policies]
+    jobs = [(model, p, seed, plugin_options, opts) for p in policies]
+    n = min(len(jobs), idle_cores() if processes is None else int(processes))
+    if n > 1 and not multiprocessing.current_process().daemon:  # a daemon may not fork
+        model.priorities, model.hashes  # noqa: B018  (once, before the children share them)
+        results = run_all(_run_job, jobs, n, labels=policies)
+    else:
+        results = [_run_job(*job) for job in jobs]
     return results[0] if isinstance(policy, str) else results
+
+
+def _run_job(model: Model, policy: str, seed: int, plugin_options: dict, opts: dict):
+    return _run(model, policy, seed, plugin_options, **opts)
 
 
 def _lag(value):

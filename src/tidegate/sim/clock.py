@@ -20,13 +20,21 @@ class Clock:
     1M-task run on 1,000 workers); the events at an instant wait in a list, first
     scheduled first. Nearly every instant has one event (100k tasks on 100 workers: 1.1
     events per instant), so an instant's list is a plain list, read by index while events
-    scheduled for that same instant join its end."""
+    scheduled for that same instant join its end.
 
-    def __init__(self) -> None:
+    ``marked_only``: ``run`` asks ``done()`` only after events scheduled with
+    :meth:`call_at_marked` (and once at the start), for a caller that knows no other event
+    can finish the run (the twin: only scheduler work changes the scheduler's tasks). By
+    default it asks after every event."""
+
+    def __init__(self, marked_only: bool = False) -> None:
         self.now = 0.0
         self._times: list = []  # heap of the instants that have events
-        self._at: dict = {}  # instant -> list of (timer, fn, args)
+        # instant -> list of (timer, fn, args); timer: True, False, or None (not a timer,
+        # and ``done()`` is asked after it: call_at_marked)
+        self._at: dict = {}
         self._pending = 0  # events waiting that are not timers
+        self._every = not marked_only
 
     def call_at(self, when: float, fn: Callable, *args, timer: bool = False) -> None:
         if not timer:
@@ -43,6 +51,11 @@ class Clock:
     def call_later(self, delay: float, fn: Callable, *args, timer: bool = False) -> None:
         self.call_at(self.now + delay, fn, *args, timer=timer)
 
+    def call_at_marked(self, when: float, fn: Callable, *args) -> None:
+        """``call_at``, for an event after which ``run`` asks ``done()`` (see
+        ``marked_only``)."""
+        self.call_at(when, fn, *args, timer=None)
+
     def run(self, done: Callable[[], bool], progress: Callable[[], int],
             idle_ticks: int = 64) -> None:
         """Run events until ``done()``. Raise :class:`Stalled` when only timers are left
@@ -50,7 +63,12 @@ class Clock:
         same. (A long task is a pending event: timers may tick through it.)"""
         times, at = self._times, self._at
         idle, last = 0, None
-        while times and not done():
+        every, check = self._every, True
+        while times:
+            if check:
+                if done():
+                    return
+                check = every
             when = heappop(times)
             q = at[when]  # stays in ``at`` while it runs: events for this instant join it
             self.now = when
@@ -72,11 +90,15 @@ class Clock:
                 except BaseException:  # the rest of this instant stays runnable
                     self._unrun(when, q, i)
                     raise
+                if timer is None:
+                    check = True
                 if i == len(q):
                     break
-                if done():
-                    self._unrun(when, q, i)
-                    return
+                if check:
+                    if done():
+                        self._unrun(when, q, i)
+                        return
+                    check = every
             del at[when]
         if not done():
             raise Stalled(f"no events left at t={self.now:.3f}s and work remains")

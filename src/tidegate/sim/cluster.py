@@ -249,7 +249,9 @@ class SimCluster:
                  stealing: bool, record_memory: bool, trace,
                  outgoing_bandwidth: float | None = None, loop_lag=0.0, thread_lag=None,
                  seed: int = 0) -> None:
-        self.clock = Clock()
+        # Only scheduler work (scheduler_work) changes the scheduler's tasks, so only after
+        # it can every output be in memory: ``done`` is asked after those events alone.
+        self.clock = Clock(marked_only=True)
         self.model = model
         self.bandwidth = bandwidth
         # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
@@ -322,7 +324,7 @@ class SimCluster:
         time per message."""
         start = max(self.clock.now, self._busy_until)
         self._busy_until = start + self.scheduler_time * messages
-        self.clock.call_at(self._busy_until, fn, *args)
+        self.clock.call_at_marked(self._busy_until, fn, *args)
 
     def from_worker(self, worker: str, msgs: list) -> None:
         """A batch from a worker's stream arrives: handled in one go, as dask's
