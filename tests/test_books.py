@@ -127,6 +127,22 @@ def test_admission_probe_and_budget():
     assert b.admits("a", "r2", 1e6, "g", False)  # a known size beats the group's largest
 
 
+def test_a_worker_expecting_work_is_not_idle():
+    """Readers held for a copy of a shared input (the plugin's broadcast gate) will run on
+    the worker they wait on: with nothing processing there it is still not idle, so the
+    progress rule starts no root past its count (twin vorticity, store form)."""
+    b = books(saturation=1.0, threads=1, budget=100e6, workers=("a", "b"))
+    for w in ("a", "b"):
+        b.on_run(f"r{w}", w, True, "g", NAN)
+        b.on_finished(f"r{w}", 4e6, (), False, True)  # loaded, untouched: count full
+    assert b.workers["a"].processing == 0 and b.workers["a"].roots_untouched == 1
+    b.expecting = {"a"}
+    assert not b.admits("a", "r1", NAN, "g", False)  # held readers: not idle
+    assert b.admits("b", "r2", NAN, "g", False)  # idle: the progress rule
+    b.expecting = frozenset()
+    assert b.admits("a", "r1", NAN, "g", False)
+
+
 def test_completes_consumer_is_asked_only_when_it_matters():
     b = books(saturation=1.0, threads=1)  # cap 1
     b.on_run("busy", "a", False, "x", NAN)

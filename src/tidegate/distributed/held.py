@@ -40,9 +40,14 @@ class Held:
         "_ranges_gen",
         "_seq",
         "_sigs",
+        "_changed",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, changed: set | None = None) -> None:
+        # Workers that gain their first held reader or lose their last are added to
+        # ``changed`` (the books' set): held readers keep a worker from counting as idle
+        # (Books.expecting), so the plugin must look at it again.
+        self._changed = set() if changed is None else changed
         self._list = SortedList()  # (priority, seq, ts)
         self._entry: dict = {}  # key -> its entry
         self._mark = None  # entries up to here are parked; beyond, woken unless in _ahead
@@ -74,6 +79,7 @@ class Held:
         on = self._on.get(addr)
         if on is None:
             self._on[addr] = [e]
+            self._changed.add(addr)
         else:
             insort(on, e)
         self._sigs[sig] = self._sigs.get(sig, 0) + 1
@@ -128,6 +134,7 @@ class Held:
         del on[bisect_left(on, e)]
         if not on:
             del self._on[addr]
+            self._changed.add(addr)
         n = self._sigs[sig] - 1
         if n:
             self._sigs[sig] = n

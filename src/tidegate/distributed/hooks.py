@@ -470,8 +470,10 @@ class Plugin(SchedulerPlugin):
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are
         # woken whenever a copy starts, lands or is dropped (and by the timer and a worker
-        # leaving), and nearly all stay held.
-        self._copies = Held()
+        # leaving), and nearly all stay held. A worker they are held on is not idle
+        # (Books.expecting): they run there once the copy lands.
+        self._copies = Held(self.books.changed)
+        self.books.expecting = self._copies.addresses()
         # A root without partners that nobody could take, and the count of workers that
         # opened or became free so far: until another does, poke stops at it again
         # without walking its graph (slot openings far outnumber workers opening).
@@ -732,7 +734,9 @@ class Plugin(SchedulerPlugin):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                if book.processing == 0 or (
+                # (books.may_progress inlined: hot)
+                idle = book.processing == 0 and addr not in self.books.expecting
+                if idle or (
                     book.roots_processing + book.roots_untouched < book.cap
                     and book.held + book.estimated < book.budget
                 ):  # fmt: skip
@@ -743,7 +747,7 @@ class Plugin(SchedulerPlugin):
                         self._set_free(addr, key)
                 elif addr in self._free_key:
                     self._set_free(addr, None)
-                if book.processing == 0:
+                if idle:
                     self._idle.add(addr)
                 else:
                     self._idle.discard(addr)
