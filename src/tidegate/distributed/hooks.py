@@ -1327,8 +1327,8 @@ def _constant(ts) -> bool:
 
 def _chained(ts) -> bool:
     """Does a single-input task take ts's result on (open -> read)? Inputs embedded in
-    the graph (constants) are not a second input, as for ``single`` in _left_processing.
-    (core.py's ``_chained``, like its ``single``, counts a DataNode input too.)"""
+    the graph (constants) are not a second input, as for ``single`` in _left_processing
+    and as core.py counts them (``TaskGraph.constant``)."""
     for d in ts.dependents:
         n = 0
         for x in d.dependencies:  # stops at a second input: a final task may have many
