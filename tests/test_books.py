@@ -47,6 +47,39 @@ def test_root_in_flight_until_its_chain_end_is_combined():
     assert [e[1] for e in b.story("open")][-1] == "landed"
 
 
+def test_a_join_of_pieces_of_one_array_holds_its_data_until_combined():
+    """A rechunk: two loads split into pieces, pieces of both joined (one task group) into
+    a chunk as large as its pieces: the join's output counts on its worker until the add
+    combines it with other data, whatever the pieces weighed (a view reports ~nothing)."""
+    b = books(threads=1)
+    a = b.workers["a"]
+    for r in ("load-0", "load-1"):
+        b.on_run(r, "a", True, "load", NAN)
+        b.on_finished(r, 100e6, (), False, True)
+    assert a.roots_untouched == 2
+    for i, r in enumerate(("load-0", "load-1")):
+        b.on_run(f"split-{i}", "a", False, "split", NAN)
+        b.on_finished(f"split-{i}", 1024, [r], True, True)  # a slice: reported tiny
+    assert a.roots_untouched == 0  # a reduction by its size: the loads landed
+    b.on_run("merge", "a", False, "merge", NAN)
+    b.on_finished("merge", 100e6, ["split-0", "split-1"], False, True, pieces=2048)
+    assert a.roots_untouched == 1 and b.in_flight("merge")
+    assert a.cap == 1 and not b.admits("a", "load-2", NAN, "load", False, progress=False)
+    b.on_run("add", "a", False, "add", NAN)
+    b.on_finished("add", 100e6, ["merge", "other"], False, True)
+    assert a.roots_untouched == 0 and not b.in_flight("merge")
+    assert b.admits("a", "load-2", NAN, "load", False, progress=False)
+    # Not a join that holds data: a reduction of its pieces, a tiny edge, an unused output.
+    for task, nbytes, pieces, feeds in (("partial", 8, 200e6, True), ("edge", 1e3, 2e3, True),
+                                        ("combine", 100e6, 400e6, True),  # 4 partials' mean
+                                        ("last", 100e6, 2e3, False)):
+        b.on_run(task, "a", False, task, NAN)
+        b.on_finished(task, nbytes, ["x", "y"], False, feeds, pieces=pieces)
+        assert a.roots_untouched == 0, task
+    assert b.estimate(NAN, "load") == 100e6  # a join is no root: estimates ignore it
+    b.validate()
+
+
 def test_a_reduction_ends_the_chain():
     b = books()
     b.on_run("load", "a", True, "load", NAN)

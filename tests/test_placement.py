@@ -522,6 +522,26 @@ def test_twin_rechunk_add_moves_no_more_than_queuing():
     assert tide.makespan <= 1.05 * queue.makespan
 
 
+def test_twin_rechunk_merges_count_until_their_add():
+    """rechunk-add in the store form at 200 MB/s: a merge joins slices of two loads of one
+    array and waits for the other array's merge. Its loads' slots freed at the split (a
+    slice weighs ~nothing), so loads ran on while merges piled up (twin 20x4, 600 steps:
+    1.27x queuing's peak). A join of pieces of one array now counts as data in flight
+    until its add (policy.joins_pieces): here 0.93 -> 0.79x queuing's peak, 0.82 -> 0.05x
+    its bytes moved, 37.0 -> 34.9 s."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    model = build("rechunk-add", 120, 190e6, store=True).model()
+    queue, tide = simulate(model, workers=6, threads_per_worker=4, bandwidth="200MB/s",
+                           policy=["queue", "tidegate"])
+    ratio = max(tide.peak_memory_per_worker) / max(queue.peak_memory_per_worker)
+    assert ratio <= 0.85, ratio
+    assert tide.bytes_transferred <= 0.25 * queue.bytes_transferred
+    assert tide.makespan <= queue.makespan
+
+
 @pytest.mark.parametrize("name", ["slice-add", "stack-sum"])
 def test_twin_a_worker_opens_no_more_meetings_than_its_slots_hold(name):
     """Each step's u and v loads meet. The u loads' store handle finishes first, so every

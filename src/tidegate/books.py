@@ -19,6 +19,9 @@ when a carrier is consumed by a task that combines it with other inputs or reduc
 (output below ``Policy.chain_keep`` of its input), or when every carrier is released. A
 carrier whose data went on down a chain stops counting (its successor holds the data now)
 but may still be extended by its other single-input dependents (an open feeding two reads).
+A task that joins pieces of one array into an output as large (a rechunk's merge:
+``policy.joins_pieces``) neither reduced nor combined the data: its output counts on its
+worker as a root's loaded data does, until a consumer uses it.
 
 Roots owed: a root whose data meets other roots' data that nobody loads yet (u-t placed,
 v-t not) reserves those roots on its worker (``WorkerBook.owed``) until they are placed,
@@ -36,7 +39,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from .policy import Policy, estimate_output, may_admit_root, place_root
+from .policy import Policy, estimate_output, joins_pieces, may_admit_root, place_root
 
 LOG_SIZE = 100_000
 
@@ -199,12 +202,14 @@ class Books:
 
     def on_finished(
         self, task, nbytes: float, inputs: Iterable, single_input: bool, feeds: bool,
-        stimulus_id=None,
+        stimulus_id=None, pieces: float = math.nan,
     ) -> None:  # fmt: skip
         """Task finished with ``nbytes`` of output. ``inputs``: its inputs' ids (only those
         that carry a root's data matter); ``single_input``: it has exactly one input;
         ``feeds``: some task still needs its output. A root never extends another root's
-        chain (a shared handle read by many loaders lands at the first)."""
+        chain (a shared handle read by many loaders lands at the first). ``pieces``: the
+        task joins two or more inputs all of one task group, of these bytes together (NaN:
+        it does not); see ``policy.joins_pieces``."""
         rec = self._processing.pop(task, None)
         root = False
         if rec is not None and (self._consuming or self._queued_consumers):
@@ -234,6 +239,9 @@ class Books:
                         if book is not None:
                             book.roots_untouched += 1
         carriers = self._carriers
+        if pieces == pieces and feeds and rec is not None and not root:
+            if joins_pieces(nbytes, pieces, self._roots_max):
+                self._joined(task, rec[0], nbytes, stimulus_id)
         if not carriers:
             return
         for x in inputs:
@@ -250,7 +258,8 @@ class Books:
                     # passed carrier may outlive it, and the root may run again, dropped)
                     carriers[task] = (r, nbytes)
                     live[1] += 1
-                    self._loaded(live[2], nbytes)
+                    if live[2] is not None:  # (a join's data is no root's size)
+                        self._loaded(live[2], nbytes)
                 if x in self._passed:
                     continue
                 self._passed.add(x)
@@ -274,6 +283,19 @@ class Books:
                 if self._owing:
                     self._unowe(r)
                 self.log.append((r, "landed", "consumed", x, stimulus_id))
+
+    def _joined(self, task, w, nbytes, stimulus_id) -> None:
+        """``task`` joined pieces of one array on w (policy.joins_pieces): its output is data
+        in flight there, as a root's, until a consumer uses it; its inputs' roots land as
+        usual (their data is in it now). Not a root: admission and estimates ignore it."""
+        book = self.workers.get(w)
+        if book is None or task in self._carriers:
+            return
+        self._carriers[task] = (task, nbytes)
+        self._live[task] = [w, 1, None]
+        book.roots_untouched += 1
+        self.changed.add(w)
+        self.log.append((task, "joined", w, nbytes, stimulus_id))
 
     def on_consuming(self, task, inputs: Iterable, stimulus_id=None) -> None:
         """``task`` (processing, reported by ``on_run``) combines several inputs and every

@@ -288,9 +288,12 @@ class Plugin(SchedulerPlugin):
                 single, inputs = False, ()
             nbytes = max(ts.nbytes, 0)
             feeds = bool(ts.dependents)
+            pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
                 feeds = self._root_finished(ts, nbytes, feeds)
-            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id)
+            elif feeds and len(deps) > 1:
+                pieces = _pieces(deps)
+            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
             deps = [d.key for d in ts.dependencies] if ts is not None else ()
@@ -1319,6 +1322,22 @@ class _Line:
                 return ts
             heapq.heappop(heap)
         raise KeyError("peek into an empty line")
+
+
+def _pieces(deps) -> float:
+    """The bytes of deps together when two or more of them (constants aside) are all of
+    one task group, pieces of one array (books.on_finished's ``pieces``); else NaN."""
+    group, total, n = None, 0, 0
+    for d in deps:
+        if _constant(d):
+            continue
+        if group is None:
+            group = d.group
+        elif d.group is not group:
+            return math.nan
+        total += max(d.nbytes, 0)
+        n += 1
+    return total if n > 1 else math.nan
 
 
 def _constant(ts) -> bool:
