@@ -186,6 +186,11 @@ def main(args) -> int:
                 tr.meta["name"] = f"threads: {label}"
                 traces.append(tr)
             console.print(f"  one process, {label}: {m.wall_time:.1f} s")
+            more = (m.stats or {}).get("limit_for_all_threads", 0)
+            if more:  # the run's own notice (logged in its process): say it here too
+                console.print(f"    {args.memory_limit} ran fewer tasks at once than "
+                              f"{args.threads} threads; about {format_bytes(int(more))} "
+                              f"would run {args.threads}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if args.twin_steps:
