@@ -647,30 +647,13 @@ def test_a_consumer_whose_inputs_one_worker_holds_most_of_skips_dasks_objective(
     assert fast < slow / 4, (fast, slow)
 
 
-def _pairs_by_heap(sending, wanting, most, per_sender):
-    """broadcast_pairs' general rule (a heap of holders by copies sending, then order)."""
-    import heapq
-
-    heap = [(n, i, h) for i, (h, n) in enumerate(sending.items()) if n < per_sender]
-    heapq.heapify(heap)
-    out = []
-    for w in wanting:
-        if len(out) >= most or not heap:
-            break
-        n, i, h = heapq.heappop(heap)
-        out.append((w, h))
-        if n + 1 < per_sender:
-            heapq.heappush(heap, (n + 1, i, h))
-    return out
-
-
 def test_broadcast_pairs_one_per_sender_is_the_heap_rule():
     """The one-copy-per-holder shortcut (idle holders in order, one receiver each) pairs
     exactly as the heap does."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from tidegate.policy import broadcast_pairs
+    from tidegate.policy import broadcast_pairs, pairs_by_heap
 
     @settings(max_examples=300, deadline=None)
     @given(st.dictionaries(st.text("abcdef", min_size=1, max_size=2), st.integers(0, 3)),
@@ -678,6 +661,6 @@ def test_broadcast_pairs_one_per_sender_is_the_heap_rule():
            st.integers(-1, 8))
     def check(sending, wanting, most):
         assert broadcast_pairs(sending, wanting, most, 1) == \
-            _pairs_by_heap(sending, wanting, most, 1)  # fmt: skip
+            pairs_by_heap(sending, wanting, most, 1)  # fmt: skip
 
     check()

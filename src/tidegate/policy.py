@@ -487,6 +487,12 @@ def broadcast_pairs(sending: dict, wanting: list, most: int,
     if per_sender == 1:  # the idle holders in order, one receiver each (as the heap would)
         idle = compress(sending, map(operator.not_, sending.values()))
         return list(islice(zip(wanting, idle), max(most, 0)))
+    return pairs_by_heap(sending, wanting, most, per_sender)
+
+
+def pairs_by_heap(sending: dict, wanting: list, most: int, per_sender: int) -> list:
+    """:func:`broadcast_pairs`' general rule: a heap of holders by copies sending, then
+    by order."""
     heap = [(n, i, h) for i, (h, n) in enumerate(sending.items()) if n < per_sender]
     heapq.heapify(heap)
     out: list = []
