@@ -34,6 +34,7 @@ fewer peaks (bench/results/sim_fidelity.txt).
 
     python bench/sim_fidelity.py [--steps 32] [--repeat 5] [--only vorticity] \
         [--policy eager,queue,tidegate] [--twin-seeds 7]
+    python bench/sim_fidelity.py --rejudge bench/results/sim_fidelity_session7_quiet.json
 """
 
 from __future__ import annotations
@@ -86,6 +87,29 @@ def _real_child(spec: str) -> None:
     print(json.dumps(dataclasses.asdict(run)))
 
 
+def rejudge(path: str, seeds: int) -> None:
+    """The real runs recorded in ``path`` (a JSON this bench wrote) against today's twin as
+    judged (median over ``seeds`` seeds, each cell's median real overrun as thread_lag);
+    runs the twin only."""
+    d = json.loads(Path(path).read_text())
+    net = dict(bandwidth=d["bandwidth"], outgoing_bandwidth=math.inf, latency=LATENCY)
+    ok = 0
+    for r in d["rows"]:
+        graph = GRAPHS[r["graph"]](steps=d["steps"])
+        runs = [run_twin(graph, r["policy"], thread_lag=2 * r["loop_lag"], seed=seed, **net)
+                for seed in range(seeds)]
+        peaks = [statistics.median(col) for col in
+                 zip(*(sorted(t.peak_memory_per_worker) for t in runs))]
+        err = max(abs(t - x) / x for x, t in zip(r["real_peaks"], peaks) if x)
+        make = statistics.median(t.makespan for t in runs)
+        ok += err <= 0.15
+        mb = lambda xs: [round(x / 1e6) for x in xs]  # noqa: E731
+        print(f"{r['graph']:15s} {r['policy']:8s} real {mb(r['real_peaks'])} twin "
+              f"{mb(peaks)} peak error {err:.0%} (as recorded: {r['peak_error']:.0%}), "
+              f"makespan {(make - r['real_makespan']) / r['real_makespan']:+.0%}")
+    print(f"peaks within 15%: {ok}/{len(d['rows'])}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=32)
@@ -96,9 +120,13 @@ def main() -> None:
     ap.add_argument("--twin-seeds", type=int, default=7, help="twin runs (seeds) per cell")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--real-child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--rejudge", default=None, metavar="JSON",
+                    help="no real runs: the twin against the real runs recorded in JSON")
     args = ap.parse_args()
     if args.real_child:
         return _real_child(args.real_child)
+    if args.rejudge:
+        return rejudge(args.rejudge, args.twin_seeds)
     logging.getLogger("distributed").setLevel(logging.ERROR)
     console = Console(width=160)
     rows = []
