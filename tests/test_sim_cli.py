@@ -43,6 +43,30 @@ def test_cli_policy_subset_and_bad_workload(tmp_path):
         main(["simulate", "--workload", "nope"])
 
 
+
+def test_cli_processes_sets_how_many_policies_run_at_once(tmp_path, monkeypatch):
+    import tidegate.sim as sim
+
+    calls = []
+    real = sim.run_all
+
+    def spy(fn, jobs, processes, labels=None):
+        calls.append(processes)
+        return real(fn, jobs, processes, labels=labels)
+
+    monkeypatch.setattr(sim, "run_all", spy)
+    argv = ["simulate", "--workload", "slice-add", "--steps", "10", "--chunk", "4MB",
+            "--workers", "3", "--threads", "2"]
+    outs = []
+    for n in ("1", "2"):
+        out = tmp_path / f"{n}.json"
+        assert main([*argv, "--processes", n, "--json", str(out)]) == 0
+        outs.append(json.loads(out.read_text()))
+    assert calls == [2]  # 1: in this process, no children
+    assert outs[0] == outs[1] and list(outs[0]) == ["eager", "queue", "tidegate"]
+    with pytest.raises(SystemExit):
+        main([*argv, "--processes", "0"])
+
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_every_workload_runs_on_the_twin_with_validation(name):
     w = build(name, 10, 4e6)

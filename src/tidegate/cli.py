@@ -60,6 +60,7 @@ def simulate(args) -> int:
             work.model(),
             workers=args.workers, threads_per_worker=args.threads, policy=policies,
             bandwidth=args.bandwidth, latency=args.latency, record_memory=False,
+            processes=args.processes,
         )
     wall = time.perf_counter() - t0
     n = len(results[0].trace.tasks)
@@ -89,6 +90,13 @@ def simulate(args) -> int:
             json.dump(out, f, indent=1)
         console.print(f"results: {os.path.abspath(args.json)}")
     return 0
+
+
+def _positive_int(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
 
 
 def main(argv=None) -> int:
@@ -123,6 +131,9 @@ def main(argv=None) -> int:
     s.add_argument("--latency", default="1ms")
     s.add_argument("--store", action="store_true",
                    help="as a computed da.store / to_zarr: stores return None, one final task")
+    s.add_argument("--processes", type=_positive_int, default=None, metavar="N",
+                   help="policies run at once, one child process each (default: one per "
+                        "idle core; 1: one after another in this process)")
     s.add_argument("--json", default=None, help="write {policy: numbers} here")
     args = parser.parse_args(argv)
     if args.command == "demo":

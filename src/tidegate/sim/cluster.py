@@ -112,8 +112,9 @@ class SimScheduler(SchedulerState):
         ts = super().new_task(key, *args, **kwargs)
         # Before the task enters any set: sets of tasks then iterate alike for every
         # PYTHONHASHSEED (dask hashes a TaskState by its key; see .hashing).
-        h = self._hashes.get(key)
-        ts._hash = stable_hash(key) if h is None else h
+        salt = self.cluster.seed
+        h = None if salt else self._hashes.get(key)  # model.hashes: unsalted
+        ts._hash = stable_hash(key, salt) if h is None else h
         return ts
 
     def _generate_taskstates(self, *args, **kwargs):
@@ -253,6 +254,7 @@ class SimCluster:
         # it can every output be in memory: ``done`` is asked after those events alone.
         self.clock = Clock(marked_only=True)
         self.model = model
+        self.seed = seed  # salts the hashes dask orders its sets by (see .hashing)
         self.bandwidth = bandwidth
         # A sender's link, shared by its transfers; inf: not modelled (only receivers queue).
         self.outgoing_bandwidth = bandwidth if outgoing_bandwidth is None else outgoing_bandwidth

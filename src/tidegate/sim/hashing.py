@@ -2,7 +2,11 @@
 PYTHONHASHSEED.
 
 dask iterates sets of tasks, keys and addresses, and the order of a set follows the hashes
-of its members; ``hash()`` of a string changes with PYTHONHASHSEED. The twin gives what it
+of its members; ``hash()`` of a string changes with PYTHONHASHSEED. That order decides real
+placements: under eager, which of a task's inputs (a set) the scheduler assigns first, hence
+which worker each batch of co-assigned roots lands on, so a real cluster's placement changes
+with its scheduler's PYTHONHASHSEED. The twin's ``seed`` stands for it: a seed other than 0
+salts the scheduler's task hashes (and its worker addresses, for a real worker's random id). The twin gives what it
 creates hashes of their text (crc32): worker addresses (:class:`StableStr`), the
 scheduler's TaskStates and WorkerStates (``cluster.py``), the workers' TaskStates, which
 dask hashes by id() (``worker.py``); the keys dask.order sees are numbered
@@ -17,8 +21,10 @@ from dask._task_spec import DataNode, GraphNode
 from dask.order import order as dask_order
 
 
-def stable_hash(key) -> int:
-    return zlib.crc32(repr(key).encode())
+def stable_hash(key, salt: int = 0) -> int:
+    """crc32 of ``repr(key)``; ``salt`` (an int; 0: none) gives another, as a process with
+    another PYTHONHASHSEED would."""
+    return zlib.crc32((f"{salt}:{key!r}" if salt else repr(key)).encode())
 
 
 class StableStr(str):
