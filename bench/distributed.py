@@ -1,7 +1,7 @@
 """dask's default queuing vs eager (worker-saturation inf) vs tidegate's plugin, on one
 LocalCluster setup (2 worker processes x 2 threads, dask's spilling and pausing off, so
 nothing hides overproduction), a fresh cluster per run so RSS starts clean. Runs are
-interleaved (queue, eager, tidegate, queue, ...); medians of ``--reps`` runs.
+interleaved (queue, eager, tidegate; eager, tidegate, queue; ...); medians of ``--reps`` runs.
 
 Per run: peak RSS of the busiest worker (sampled every 10 ms inside each worker process),
 peak managed bytes of the busiest worker (``worker.state.nbytes``), wall time, bytes
@@ -81,6 +81,27 @@ def offset_slices(side=6000, chunk=1000):
     return (a[1:] - b[1:]).std(axis=0)
 
 
+def _laplace(x):
+    """A five-point stencil on one block (with its one-cell halo)."""
+    y = np.zeros_like(x)
+    y[1:-1, 1:-1] = x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] - 4 * x[1:-1, 1:-1]
+    return y
+
+
+def stencil(side=6000, chunk=1000):
+    """A halo exchange (map_overlap, depth 1): each block's edges feed up to eight
+    neighbours' overlaps, so blocks that meet should be on one worker (issue 9, part 2)."""
+    a = da.random.RandomState(2).random((side, side), chunks=chunk)
+    return a.map_overlap(_laplace, depth=1, boundary="none").std(axis=0)
+
+
+def rechunk(side=6000, chunk=1000):
+    """A rechunk whose output blocks (2000 x 500) each take pieces of two input blocks and
+    whose input blocks each feed four outputs: merges of pieces, then a reduction."""
+    a = da.random.RandomState(3).random((side, side), chunks=chunk)
+    return (a.rechunk((2 * chunk, chunk // 2)) * 2).std(axis=0)
+
+
 def _open(i):
     return ("handle", i)  # a tiny root: opening a file
 
@@ -135,11 +156,12 @@ def vorticity_files():
 
 WORKLOADS = {"loaders": loaders, "open-read-select": open_read_select,
              "stack-sum": stack_sum, "offset-slices": offset_slices,
-             "vorticity-files": vorticity_files}
+             "stencil": stencil, "rechunk": rechunk, "vorticity-files": vorticity_files}
 # The seed's workloads (dask/distributed#6360) on the same zarr inputs: --only seed-anomaly.
 SEED = ("slice-add", "rechunk-add", "weighted", "anomaly")
 WORKLOADS.update({f"seed-{n}": (lambda n=n: _zarr(n)) for n in SEED})
-DEFAULT = ("loaders", "open-read-select", "stack-sum", "offset-slices", "vorticity-files")
+DEFAULT = ("loaders", "open-read-select", "stack-sum", "offset-slices", "stencil", "rechunk",
+           "vorticity-files")
 
 
 # -- one run ----------------------------------------------------------------------------
@@ -155,6 +177,7 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
     from tidegate.demo import _peaks, _worker_plugins
 
     SlowNetwork, PeakMemory = _worker_plugins()
+    load1 = os.getloadavg()[0]
 
     with dask.config.set(config), LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0,
@@ -178,6 +201,7 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
         del f
         stats = client.run(_peaks)
     return {
+        "load1": load1,  # the shared machine's 1-minute load at the start: walls follow it
         "wall_s": wall,
         "peak_rss_mb": max(s["rss"] + s["base"] for s in stats.values()) / 2**20,
         "peak_rss_growth_mb": max(s["rss"] for s in stats.values()) / 2**20,
@@ -202,7 +226,8 @@ def main(argv=None):
     runs: dict = {w: {m: [] for m in modes} for w in workloads}
     for rep in range(args.reps):
         for w in workloads:
-            for m in modes:
+            # Mode order turns each rep so no mode always runs right after another's teardown.
+            for m in modes[rep % len(modes):] + modes[:rep % len(modes)]:
                 r = run(w, m, config, args.workers, args.threads, args.bandwidth)
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
