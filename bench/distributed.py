@@ -210,6 +210,22 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
     }
 
 
+def _save(args, argv, runs) -> dict:
+    """Write the runs so far and their medians to ``args.out``; the medians."""
+    medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+                   for m, rs in ms.items() if rs} for w, ms in runs.items()}
+    net = f"{args.bandwidth / 1e6:.0f} MB/s" if args.bandwidth else "free"
+    out = Path(args.out)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({
+        "cluster": f"LocalCluster(n_workers={args.workers}, threads_per_worker="
+                   f"{args.threads}, processes=True), spill/pause/terminate off, network {net}",
+        "command": "python bench/distributed.py " + " ".join(argv or sys.argv[1:]),
+        "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
+    }, indent=1))
+    return medians
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
@@ -232,10 +248,8 @@ def main(argv=None):
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
                     f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+                medians = _save(args, argv, runs)  # each run: a matrix cut short keeps its runs
 
-    metrics = list(next(iter(next(iter(runs.values())).values()))[0])
-    medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in metrics}
-                   for m, rs in ms.items()} for w, ms in runs.items()}
     net = f"{args.bandwidth / 1e6:.0f} MB/s" if args.bandwidth else "free"
     setup = f"{args.workers} workers x {args.threads} threads, network {net}"
     table = Table(title=f"dask.distributed, {setup}, median of {args.reps} (min-max)")
@@ -257,15 +271,7 @@ def main(argv=None):
                           f"{v['transferred_mb'] / q['transferred_mb']:.2f}"
                           if q and q["transferred_mb"] else "-")
     Console(width=150).print(table)
-    out = Path(args.out)
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({
-        "cluster": f"LocalCluster(n_workers={args.workers}, threads_per_worker="
-                   f"{args.threads}, processes=True), spill/pause/terminate off, network {net}",
-        "command": "python bench/distributed.py " + " ".join(argv or sys.argv[1:]),
-        "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
-    }, indent=1))
-    print(f"wrote {out}")
+    print(f"wrote {args.out}")
     if "folder" in _INPUTS:
         import shutil
 
