@@ -135,16 +135,16 @@ def open_read_select(n=80, mb=16):
 _INPUTS: dict = {}
 
 
-def _zarr(name, steps=48):
+def _zarr(name):
     """A workload of tidegate.workloads on zarr inputs (steps x 1000 x 1000 float64, 32 MB
-    chunks), written once per bench run, its result stored to zarr."""
+    chunks; --steps, default 48), written once per bench run, its result stored to zarr."""
     import tempfile
 
     from tidegate.workloads import build, make_inputs
 
     if "folder" not in _INPUTS:
         _INPUTS["folder"] = tempfile.mkdtemp(prefix="tidegate-bench-")
-        _INPUTS["paths"] = make_inputs(_INPUTS["folder"], steps)
+        _INPUTS["paths"] = make_inputs(_INPUTS["folder"], _INPUTS.get("steps", 48))
     return build(name, _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
 
 
@@ -235,7 +235,9 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--bandwidth", type=float, default=None, help="bytes/s into each worker")
+    ap.add_argument("--steps", type=int, default=48, help="time steps of the zarr workloads")
     args = ap.parse_args(argv)
+    _INPUTS["steps"] = args.steps
     modes = args.modes.split(",")
     workloads = args.only or list(DEFAULT)
     config = {**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}
