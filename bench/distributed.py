@@ -242,11 +242,16 @@ def main(argv=None):
     workloads = args.only or list(DEFAULT)
     config = {**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}
     runs: dict = {w: {m: [] for m in modes} for w in workloads}
+    medians: dict = {}
     for rep in range(args.reps):
         for w in workloads:
             # Mode order turns each rep so no mode always runs right after another's teardown.
             for m in modes[rep % len(modes):] + modes[:rep % len(modes)]:
-                r = run(w, m, config, args.workers, args.threads, args.bandwidth)
+                try:
+                    r = run(w, m, config, args.workers, args.threads, args.bandwidth)
+                except Exception as e:  # e.g. a cluster's close timing out on a loaded machine
+                    print(f"rep {rep} {w} {m} failed: {e!r}", flush=True)
+                    continue
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
                     f"{k}={v:.2f}" for k, v in r.items()), flush=True)
