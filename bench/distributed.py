@@ -1,7 +1,7 @@
 """dask's default queuing vs eager (worker-saturation inf) vs tidegate's plugin, on one
 LocalCluster setup (2 worker processes x 2 threads, dask's spilling and pausing off, so
 nothing hides overproduction), a fresh cluster per run so RSS starts clean. Runs are
-interleaved (queue, eager, tidegate, queue, ...); medians of ``--reps`` runs.
+interleaved (queue, eager, tidegate; eager, tidegate, queue; ...); medians of ``--reps`` runs.
 
 Per run: peak RSS of the busiest worker (sampled every 10 ms inside each worker process),
 peak managed bytes of the busiest worker (``worker.state.nbytes``), wall time, bytes
@@ -81,6 +81,27 @@ def offset_slices(side=6000, chunk=1000):
     return (a[1:] - b[1:]).std(axis=0)
 
 
+def _laplace(x):
+    """A five-point stencil on one block (with its one-cell halo)."""
+    y = np.zeros_like(x)
+    y[1:-1, 1:-1] = x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] - 4 * x[1:-1, 1:-1]
+    return y
+
+
+def stencil(side=6000, chunk=1000):
+    """A halo exchange (map_overlap, depth 1): each block's edges feed up to eight
+    neighbours' overlaps, so blocks that meet should be on one worker (issue 9, part 2)."""
+    a = da.random.RandomState(2).random((side, side), chunks=chunk)
+    return a.map_overlap(_laplace, depth=1, boundary="none").std(axis=0)
+
+
+def rechunk(side=6000, chunk=1000):
+    """A rechunk whose output blocks (2000 x 500) each take pieces of two input blocks and
+    whose input blocks each feed four outputs: merges of pieces, then a reduction."""
+    a = da.random.RandomState(3).random((side, side), chunks=chunk)
+    return (a.rechunk((2 * chunk, chunk // 2)) * 2).std(axis=0)
+
+
 def _open(i):
     return ("handle", i)  # a tiny root: opening a file
 
@@ -114,16 +135,16 @@ def open_read_select(n=80, mb=16):
 _INPUTS: dict = {}
 
 
-def _zarr(name, steps=48):
+def _zarr(name):
     """A workload of tidegate.workloads on zarr inputs (steps x 1000 x 1000 float64, 32 MB
-    chunks), written once per bench run, its result stored to zarr."""
+    chunks; --steps, default 48), written once per bench run, its result stored to zarr."""
     import tempfile
 
     from tidegate.workloads import build, make_inputs
 
     if "folder" not in _INPUTS:
         _INPUTS["folder"] = tempfile.mkdtemp(prefix="tidegate-bench-")
-        _INPUTS["paths"] = make_inputs(_INPUTS["folder"], steps)
+        _INPUTS["paths"] = make_inputs(_INPUTS["folder"], _INPUTS.get("steps", 48))
     return build(name, _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
 
 
@@ -135,11 +156,12 @@ def vorticity_files():
 
 WORKLOADS = {"loaders": loaders, "open-read-select": open_read_select,
              "stack-sum": stack_sum, "offset-slices": offset_slices,
-             "vorticity-files": vorticity_files}
+             "stencil": stencil, "rechunk": rechunk, "vorticity-files": vorticity_files}
 # The seed's workloads (dask/distributed#6360) on the same zarr inputs: --only seed-anomaly.
 SEED = ("slice-add", "rechunk-add", "weighted", "anomaly")
 WORKLOADS.update({f"seed-{n}": (lambda n=n: _zarr(n)) for n in SEED})
-DEFAULT = ("loaders", "open-read-select", "stack-sum", "offset-slices", "vorticity-files")
+DEFAULT = ("loaders", "open-read-select", "stack-sum", "offset-slices", "stencil", "rechunk",
+           "vorticity-files")
 
 
 # -- one run ----------------------------------------------------------------------------
@@ -155,6 +177,7 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
     from tidegate.demo import _peaks, _worker_plugins
 
     SlowNetwork, PeakMemory = _worker_plugins()
+    load1 = os.getloadavg()[0]
 
     with dask.config.set(config), LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0,
@@ -178,12 +201,29 @@ def run(workload, mode, config, workers=2, threads=2, bandwidth=None):
         del f
         stats = client.run(_peaks)
     return {
+        "load1": load1,  # the shared machine's 1-minute load at the start: walls follow it
         "wall_s": wall,
         "peak_rss_mb": max(s["rss"] + s["base"] for s in stats.values()) / 2**20,
         "peak_rss_growth_mb": max(s["rss"] for s in stats.values()) / 2**20,
         "peak_managed_mb": max(s["managed"] for s in stats.values()) / 2**20,
         "transferred_mb": sum(s["sent"] for s in stats.values()) / 2**20,
     }
+
+
+def _save(args, argv, runs) -> dict:
+    """Write the runs so far and their medians to ``args.out``; the medians."""
+    medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+                   for m, rs in ms.items() if rs} for w, ms in runs.items()}
+    net = f"{args.bandwidth / 1e6:.0f} MB/s" if args.bandwidth else "free"
+    out = Path(args.out)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({
+        "cluster": f"LocalCluster(n_workers={args.workers}, threads_per_worker="
+                   f"{args.threads}, processes=True), spill/pause/terminate off, network {net}",
+        "command": "python bench/distributed.py " + " ".join(argv or sys.argv[1:]),
+        "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
+    }, indent=1))
+    return medians
 
 
 def main(argv=None):
@@ -195,22 +235,28 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--bandwidth", type=float, default=None, help="bytes/s into each worker")
+    ap.add_argument("--steps", type=int, default=48, help="time steps of the zarr workloads")
     args = ap.parse_args(argv)
+    _INPUTS["steps"] = args.steps
     modes = args.modes.split(",")
     workloads = args.only or list(DEFAULT)
     config = {**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}
     runs: dict = {w: {m: [] for m in modes} for w in workloads}
+    medians: dict = {}
     for rep in range(args.reps):
         for w in workloads:
-            for m in modes:
-                r = run(w, m, config, args.workers, args.threads, args.bandwidth)
+            # Mode order turns each rep so no mode always runs right after another's teardown.
+            for m in modes[rep % len(modes):] + modes[:rep % len(modes)]:
+                try:
+                    r = run(w, m, config, args.workers, args.threads, args.bandwidth)
+                except Exception as e:  # e.g. a cluster's close timing out on a loaded machine
+                    print(f"rep {rep} {w} {m} failed: {e!r}", flush=True)
+                    continue
                 runs[w][m].append(r)
                 print(f"rep {rep} {w:14} {m:8} " + " ".join(
                     f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+                medians = _save(args, argv, runs)  # each run: a matrix cut short keeps its runs
 
-    metrics = list(next(iter(next(iter(runs.values())).values()))[0])
-    medians = {w: {m: {k: statistics.median(r[k] for r in rs) for k in metrics}
-                   for m, rs in ms.items()} for w, ms in runs.items()}
     net = f"{args.bandwidth / 1e6:.0f} MB/s" if args.bandwidth else "free"
     setup = f"{args.workers} workers x {args.threads} threads, network {net}"
     table = Table(title=f"dask.distributed, {setup}, median of {args.reps} (min-max)")
@@ -232,15 +278,7 @@ def main(argv=None):
                           f"{v['transferred_mb'] / q['transferred_mb']:.2f}"
                           if q and q["transferred_mb"] else "-")
     Console(width=150).print(table)
-    out = Path(args.out)
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({
-        "cluster": f"LocalCluster(n_workers={args.workers}, threads_per_worker="
-                   f"{args.threads}, processes=True), spill/pause/terminate off, network {net}",
-        "command": "python bench/distributed.py " + " ".join(argv or sys.argv[1:]),
-        "cpu_count": os.cpu_count(), "reps": args.reps, "median": medians, "runs": runs,
-    }, indent=1))
-    print(f"wrote {out}")
+    print(f"wrote {args.out}")
     if "folder" in _INPUTS:
         import shutil
 
