@@ -902,9 +902,6 @@ class Plugin(SchedulerPlugin):
             if book.held + book.estimated >= book.budget:
                 s.idle.pop(ws.address, None)
 
-    def _stimulus(self, *, stimulus_id: str) -> None:
-        self.poke(stimulus_id)
-
     def _tick(self) -> None:
         """The live scheduler's timer: notice an unregistered plugin, else poke."""
         s = self.scheduler
