@@ -212,7 +212,7 @@ class Books:
         it does not); see ``policy.joins_pieces``."""
         rec = self._processing.pop(task, None)
         root = False
-        if rec is not None and (self._consuming or self._queued_consumers):
+        if rec is not None and (task in self._consuming or self._queued_consumers):
             self._consumer_left(task, rec[0], stimulus_id)
         if rec is not None:
             w, est, root, group = rec
@@ -367,7 +367,7 @@ class Books:
         if rec is None:
             return
         w, est, root, group = rec
-        if self._consuming or self._queued_consumers:
+        if task in self._consuming or self._queued_consumers:
             self._consumer_left(task, w, stimulus_id)
         if root and self._owing:
             self._unowe(task)  # placed again later, it reserves again

@@ -33,7 +33,7 @@ def attach(plugin, s) -> None:
     }
     if hasattr(s, "stimulus_queue_slots_maybe_opened"):
         s.stimulus_queue_slots_maybe_opened = plugin._guard(
-            "stimulus_queue_slots_maybe_opened", plugin._stimulus,
+            "stimulus_queue_slots_maybe_opened", plugin.poke,  # (called by keyword)
             s.stimulus_queue_slots_maybe_opened,
         )  # fmt: skip
     original_remove = getattr(s, "remove_plugin", None)
