@@ -18,10 +18,12 @@ from dask.callbacks import Callback
 import tidegate
 from tidegate.core import MEMORY, Finished, Run, Scheduler
 from tidegate.policy import Policy
-from tidegate.testing import make_graph
+from tidegate.testing import drive, make_graph
 
 distributed = pytest.importorskip("distributed")
+from dask.utils import key_split
 from distributed.scheduler import TaskGroup, TaskPrefix, TaskState
+from distributed.utils import key_split_group
 
 from tidegate.distributed import hooks
 
@@ -72,6 +74,20 @@ GRAPHS = {
         },
         {"store"},
     ),
+    # a rechunk: loads split into pieces, pieces of neighbours merged (one array: tuple
+    # keys of one name), each merge added to a load of another array
+    "rechunk": (
+        {
+            **{("u", i): [] for i in range(3)},
+            **{("split", i, j): [("u", i)] for i in range(3) for j in range(2)},
+            ("merge", 0): [("split", 0, 0), ("split", 0, 1), ("split", 1, 0)],
+            ("merge", 1): [("split", 1, 1), ("split", 2, 0), ("split", 2, 1)],
+            **{("v", k): [] for k in range(2)},
+            **{("add", k): [("merge", k), ("v", k)] for k in range(2)},
+            "total": [("add", 0), ("add", 1)],
+        },
+        set(),
+    ),
     # a shared handle (no inputs, read by 8 loads), a chain open -> read -> select, and a
     # task whose inputs are two constants and one datum
     "mixed": (
@@ -96,13 +112,26 @@ def _func(*args):
     return None
 
 
+def _graph(deps: dict, constants: set):
+    """The core's graph, with groups as the bridge names them (key_split)."""
+    g = make_graph(
+        deps, [k for k in deps if not any(k in v for v in deps.values())], constants=constants
+    )
+    g.set_groups([key_split(k) for k in g.keys])
+    return g
+
+
 def _taskstates(deps: dict, constants: set) -> dict:
-    """The plugin's view of the graph: dask TaskStates, DataNodes among them."""
+    """The plugin's view of the graph: dask TaskStates, DataNodes among them, in task groups
+    as dask's scheduler makes them (key_split_group)."""
     prefix = TaskPrefix("p")
+    groups: dict = {}
     tasks = {}
     for k in deps:
         spec = DataNode(k, None) if k in constants else Task(k, _func)
-        tasks[k] = TaskState(k, spec, "released", TaskGroup(k, prefix), False)
+        name = key_split_group(k)
+        group = groups.get(name) or groups.setdefault(name, TaskGroup(name, prefix))
+        tasks[k] = TaskState(k, spec, "released", group, False)
     for k, ins in deps.items():
         for d in ins:
             tasks[k].add_dependency(tasks[d])
@@ -127,9 +156,7 @@ def _plugin_single(tasks: dict, key) -> bool:
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_core_counts_inputs_as_the_plugin_does(name):
     deps, constants = GRAPHS[name]
-    g = make_graph(
-        deps, [k for k in deps if not any(k in v for v in deps.values())], constants=constants
-    )
+    g = _graph(deps, constants)
     core = Scheduler(g, [(2, math.inf)])
     tasks = _taskstates(deps, constants)
     for i, k in enumerate(g.keys):
@@ -138,6 +165,34 @@ def test_core_counts_inputs_as_the_plugin_does(name):
         assert bool(g.root[i]) == hooks._structural_root(ts), (k, "root")
         if ts.dependencies:
             assert core._single[i] == _plugin_single(tasks, k), (k, "single")
+        if not g.root[i]:  # a join of pieces of one array (policy.joins_pieces)
+            joins = not math.isnan(hooks._pieces(ts.dependencies))
+            assert core._joins[i] == joins, (k, "joins")
+
+
+def test_a_rechunk_merge_counts_in_the_thread_runtime_as_in_the_plugin():
+    """The core passes a join's pieces to the books as the plugin does (issue 9, item 4):
+    a rechunk's merge, as large as the pieces it joined, holds its loads' data on its worker
+    until the add combines it. Before, only the plugin passed them: the core freed the
+    loads' slots at the merge and counted nothing while merges waited for their adds."""
+    deps, constants = GRAPHS["rechunk"]
+    g = _graph(deps, constants)
+    core = Scheduler(g, [(1, math.inf)], Policy("tidegate", 1.0), validate=True)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    sizes = {"u": 8 << 20, "split": 4 << 20, "merge": 12 << 20, "v": 12 << 20}
+    merge = ix[("merge", 0)]
+    seen = []
+
+    def on_event(c):
+        if c.state[merge] == MEMORY:
+            seen.append(c.books.in_flight(merge))
+
+    drive(core, size=lambda i: sizes.get(g.keys[i][0], 100) if type(g.keys[i]) is tuple
+          else 100, on_event=on_event)  # fmt: skip
+    assert core.done
+    assert seen and all(seen), core.books.story(merge)
+    events = [e[1] for e in core.books.story(merge)]
+    assert events[:1] == ["joined"] and "landed" in events, core.books.story(merge)
 
 
 def test_an_open_feeding_a_read_that_also_takes_a_datanode_stays_in_flight():
