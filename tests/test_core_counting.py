@@ -17,7 +17,7 @@ from dask.callbacks import Callback
 
 import tidegate
 from tidegate.core import MEMORY, Finished, Run, Scheduler
-from tidegate.policy import Policy
+from tidegate.policy import Policy, meeting_partners
 from tidegate.testing import drive, make_graph
 
 distributed = pytest.importorskip("distributed")
@@ -87,6 +87,18 @@ GRAPHS = {
             "total": [("add", 0), ("add", 1)],
         },
         set(),
+    ),
+    # an open of a path (a DataNode) read by 8 loads, combined in pairs: the open is a
+    # shared handle, as when get() hands the path in as a value, and the loads are roots
+    "opened-path": (
+        {
+            "path": [],
+            "h": ["path"],
+            **{f"r{i}": ["h"] for i in range(8)},
+            **{f"p{k}": [f"r{2 * k}", f"r{2 * k + 1}"] for k in range(4)},
+            "end": [f"p{k}" for k in range(4)],
+        },
+        {"path"},
     ),
     # a shared handle (no inputs, read by 8 loads), a chain open -> read -> select, and a
     # task whose inputs are two constants and one datum
@@ -307,3 +319,35 @@ def test_thread_runtime_open_read_with_a_datanode(tmp_path):
         assert core._chained[o]
         ((carrier, finished),) = _landed(core, o)
         assert carrier == f"read-{k}" and f"step-{k}" in finished, core.books.story(o)
+
+
+def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
+    """``h = open(path)`` with path a DataNode, read by 8 loads combined in pairs (issue 9,
+    item 4). Both bodies find the loads as roots (the core counted path as h's input when
+    the DataNode was a task, the plugin always did: their roots were path and h, and the
+    8 loads of data ran unwithheld). The meeting walk treats h as a handle: where h is held
+    makes no worker a partner of r0, and r0's meeting lacks r1, the root below h (before:
+    h's worker was every load's partner and nothing was lacked)."""
+    deps, constants = GRAPHS["opened-path"]
+    g = _graph(deps, constants)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    assert {g.keys[i] for i in np.flatnonzero(g.root)} == {"path", "h"} | {f"r{i}" for i in range(8)}
+    tasks = _taskstates(deps, constants)
+    assert all(hooks._structural_root(tasks[f"r{i}"]) for i in range(8))
+
+    # The core's walk over its int graph: h held on worker 0, nothing else placed.
+    core = Scheduler(g, [(1, math.inf), (1, math.inf)])
+    core.state[ix["path"]] = core.state[ix["h"]] = MEMORY
+    core.where[ix["h"]] = 0
+    lacks: set = set()
+    got = meeting_partners(ix["r0"], core._dependents, core._dependencies, core._where,
+                           lacks=lacks, constant=core._constant.__getitem__)  # fmt: skip
+    assert got == {} and lacks == {ix["r1"]}
+    assert not core._completes_consumer(ix["r0"], 0)
+
+    # The plugin's walk over dask's TaskStates, the same answer.
+    held = {tasks["h"]: ["a"], tasks["path"]: ["a"]}
+    lacks = set()
+    got = meeting_partners(tasks["r0"], hooks._dependents, hooks._dependencies,
+                           lambda t: held.get(t, []), lacks=lacks, constant=hooks._constant)  # fmt: skip
+    assert got == {} and lacks == {tasks["r1"]}

@@ -1200,7 +1200,7 @@ class Plugin(SchedulerPlugin):
                                stimulus_id, lacks, shared), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
-        hint, whole = further_meeting(ts, _dependents, _dependencies, _where)
+        hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1372,8 +1372,18 @@ def _structural_root(ts) -> bool:
     deps = ts.dependencies
     if not deps:
         return is_root((), marked)
-    return is_root(((len(d.dependencies), len(d.dependents), _constant(d)) for d in deps),
-                   marked)  # fmt: skip
+    return is_root(map(_as_input, deps), marked)
+
+
+def _as_input(d) -> tuple:
+    """``(ndeps, ndependents, constant)`` of input d for policy.is_root: ``ndeps`` counts
+    d's inputs besides constants (``h = open(path)``, path a DataNode, read by 8 loads is a
+    handle, as in the core), scanned only where is_root reads it (a wide fan-out)."""
+    ins = d.dependencies
+    n = len(d.dependents)
+    if ins and n >= SHARED_FANOUT:
+        return sum(not _constant(x) for x in ins), n, _constant(d)
+    return len(ins), n, _constant(d)
 
 
 def _where(ts) -> list:
@@ -1386,7 +1396,8 @@ def _where(ts) -> list:
 
 def _partners(ts, lacks=None, shared=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
-    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared)
+    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
+                            constant=_constant)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
