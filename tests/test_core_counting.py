@@ -351,3 +351,91 @@ def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
     got = meeting_partners(tasks["r0"], hooks._dependents, hooks._dependencies,
                            lambda t: held.get(t, []), lacks=lacks, constant=hooks._constant)  # fmt: skip
     assert got == {} and lacks == {tasks["r1"]}
+
+
+class _Worker:
+    """A dask WorkerState as the plugin's walks read it: its address (hashable by identity)."""
+
+    __slots__ = ("address",)
+
+    def __init__(self, address):
+        self.address = address
+
+
+# (graph, constants, {task: worker holding it}, {(root, worker): completes a consumer?})
+COMPLETES = {
+    # A stencil input read by two consumers: 0 feeds 2 and 4; 3 completes 4 where 0 is
+    # (the plugin said no: 0 is read by another task too, so it counted only as "shared").
+    "stencil": (
+        {0: [], 1: [], 2: [0, 1], 3: [], 4: [0, 3]},
+        set(),
+        {0: 0, 1: 1},
+        {(3, 0): True, (3, 1): False},
+    ),
+    # vorticity-files, 2 steps: the grid (a root chain) is held on worker 0, read by every
+    # step. The open of step 0's u completes nothing: its v is nowhere yet (the core said
+    # yes on the grid's worker: any partner counted). Once u's read is on worker 0, v's
+    # open completes the step there, not where only a copy of the grid is.
+    "grid-series": (
+        {
+            "og": [], "g": ["og"],
+            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
+            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
+            "end": ["w0", "w1"],
+        },
+        set(),
+        {"g": 0},
+        {("oa0", 0): False, ("oa0", 1): False},
+    ),
+    "grid-series, u read": (
+        {
+            "og": [], "g": ["og"],
+            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
+            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
+            "end": ["w0", "w1"],
+        },
+        set(),
+        {"g": 0, "a0": 0},
+        {("ob0", 0): True, ("ob0", 1): False, ("oa1", 0): False},
+    ),
+    # A meeting of three loads with one placed: the second completes nothing while the
+    # third is nowhere (both bodies said yes where the first is).
+    "three": (
+        {"x": [], "y": [], "z": [], "m": ["x", "y", "z"], "other": [], "end": ["m", "other"]},
+        set(),
+        {"x": 0},
+        {("y", 0): False, ("y", 1): False},
+    ),
+    "three, two placed": (
+        {"x": [], "y": [], "z": [], "m": ["x", "y", "z"], "other": [], "end": ["m", "other"]},
+        set(),
+        {"x": 0, "y": 1},
+        {("z", 0): False, ("z", 1): False},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(COMPLETES))
+def test_both_bodies_ask_one_question_for_completes_a_consumer(name):
+    """Issue 9, item 4: "completes a consumer" (a root that may pass its worker's in-flight
+    count) is one rule, ``meeting_partners(..., complete=)``, asked by the core
+    (``_completes_consumer``) and by the plugin (``hooks._partners`` -> ``books.place``):
+    some meeting of the root's data has every other input held or processing on that
+    worker. On main the core counted any partner there and the plugin only partners no
+    other task reads; each was wrong in one of these graphs."""
+    deps, constants, held, expected = COMPLETES[name]
+    g = _graph(deps, constants)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(1, math.inf), (1, math.inf)])
+    for k, w in held.items():
+        core.state[ix[k]] = MEMORY
+        core.where[ix[k]] = w
+    tasks = _taskstates(deps, constants)
+    workers = [_Worker("a"), _Worker("b")]
+    for k, w in held.items():
+        tasks[k].who_has = {workers[w]}
+    for (root, w), want in expected.items():
+        assert core._completes_consumer(ix[root], w) == want, (root, w, "core")
+        complete: set = set()
+        hooks._partners(tasks[root], set(), {}, complete)
+        assert (workers[w].address in complete) == want, (root, w, "plugin")

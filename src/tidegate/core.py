@@ -631,10 +631,12 @@ class Scheduler:
         )
 
     def _completes_consumer(self, i: int, w: int) -> bool:
-        """Does root i's data meet, on worker w, inputs held or processing there?"""
-        return meeting_partners(
-            i, self._dependents, self._dependencies, self._where, constant=self._constant.__getitem__
-        ).get(w, 0) > 0
+        """Would root i's data complete a consumer on worker w (``meeting_partners``'
+        ``complete``, the plugin's rule too)?"""
+        complete: set = set()
+        meeting_partners(i, self._dependents, self._dependencies, self._where,
+                         constant=self._constant.__getitem__, complete=complete)  # fmt: skip
+        return w in complete
 
     def _dependents(self, t: int) -> list:
         return self._dependent_idx[self._dependent_ptr[t] : self._dependent_ptr[t + 1]]

@@ -292,6 +292,7 @@ def spill_candidates(
 def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
+    complete: set | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -323,27 +324,53 @@ def meeting_partners(
 
     ``constant(t)``, when given: t is data embedded in the graph (a DataNode), which does
     not keep a task from being a handle (see :func:`_up`).
+
+    ``complete``, when given, gets the workers where this root's data would complete a
+    consumer: some meeting has every other input held or processing there (inputs read by
+    more than ``fanout`` tasks and constants aside; at least one counted). Such a root may
+    pass a worker's in-flight count (:func:`may_admit_root`): its data is used as soon as
+    it lands. Both bodies ask this one question. Before, the core counted any partner on
+    the worker (a grid read by every step of a short series let every open of vorticity's
+    steps past the count on the grid's worker, though each step's other read was nowhere)
+    and the plugin only partners not read by other tasks (a stencil's input, read by two
+    consumers, never completed one).
     """
     scores: dict = {}
     for m, via in _meetings(task, dependents, dependencies, depth, fanout):
         inputs = dependencies(m)
         if len(inputs) > fanout:
             continue
+        meet = None  # with complete: the workers holding every other input of m so far
         for t in inputs:
             # Identity first: a dask TaskState's == is a Python call (by key); the same
             # object is the same task for every task type used here.
-            if t is not via and t != via:
-                if shared is not None and len(dependents(t)) > 1:
-                    found: dict = {}
-                    r = _up(t, dependents, dependencies, where, depth, fanout, found, constant)
-                    for w, k in found.items():
-                        scores[w] = scores.get(w, 0) + k
+            if t is via or t == via:
+                continue
+            wide = shared is not None and len(dependents(t)) > 1
+            if wide or complete is not None:
+                found: dict = {}
+                r = _up(t, dependents, dependencies, where, depth, fanout, found, constant)
+                for w, k in found.items():
+                    scores[w] = scores.get(w, 0) + k
+                    if wide:
                         shared[w] = shared.get(w, 0) + k
-                else:
-                    r = _up(t, dependents, dependencies, where, depth, fanout, scores, constant)
-                if r is not None and lacks is not None and r is not task:
-                    lacks.add(r)
+                if complete is not None and r is not task and not _everywhere(
+                    t, dependents, fanout, constant
+                ):
+                    meet = found.keys() if meet is None else meet & found.keys()
+            else:
+                r = _up(t, dependents, dependencies, where, depth, fanout, scores, constant)
+            if r is not None and lacks is not None and r is not task:
+                lacks.add(r)
+        if meet:
+            complete.update(meet)
     return scores
+
+
+def _everywhere(t, dependents, fanout, constant) -> bool:
+    """Is meeting input t no bar to completing the meeting on any worker: read by more
+    tasks than ``fanout`` (copied wherever it is used) or a constant (embedded data)?"""
+    return len(dependents(t)) > fanout or (constant is not None and constant(t))
 
 
 def further_partners(

@@ -1188,8 +1188,9 @@ class Plugin(SchedulerPlugin):
         listed = free()
         lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
         shared: dict = {}  # partners through inputs other tasks read too (a grid)
+        complete: set = set()  # workers where ts's data completes a consumer
         partners, allowed = self._broadcast.restrict(
-            self.scheduler, ts, _partners(ts, lacks, shared), listed, stimulus_id)
+            self.scheduler, ts, _partners(ts, lacks, shared, complete), listed, stimulus_id)
         lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
@@ -1197,7 +1198,7 @@ class Plugin(SchedulerPlugin):
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id, lacks, shared), own  # fmt: skip
+                               stimulus_id, lacks, shared, complete), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant)
@@ -1214,8 +1215,9 @@ class Plugin(SchedulerPlugin):
             ok = self._open if whole else self._free_key
         hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
+            # (a worker of the further meeting counts as completing it: see ``whole``)
             addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
-                               stimulus_id, lacks)  # fmt: skip
+                               stimulus_id, lacks, None, hint.keys())  # fmt: skip
             if addr is not None:
                 return addr, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, free(),
@@ -1394,10 +1396,10 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts, lacks=None, shared=None) -> dict:
+def _partners(ts, lacks=None, shared=None, complete=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
-                            constant=_constant)  # fmt: skip
+                            constant=_constant, complete=complete)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
