@@ -219,7 +219,7 @@ def test_a_root_opening_a_meeting_reserves_the_roots_it_lacks():
     assert (a.roots_in_flight, a.owed, a.slots_used) == (3, 3, 6)
     assert b.place("u-3", NAN, "u", {}, ["a"], lacks={"v-3"}) is None
     # v-0 completes its meeting (u-0 is its partner here): admitted, its reservation used.
-    assert b.place("v-0", NAN, "v", {"a": 1}, ["a"], lacks=set()) == "a"
+    assert b.place("v-0", NAN, "v", {"a": 1}, ["a"], lacks=set(), complete={"a"}) == "a"
     b.on_run("v-0", "a", True, "v", NAN)
     assert (a.roots_in_flight, a.owed) == (4, 2)
     b.validate()

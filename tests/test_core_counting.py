@@ -17,11 +17,13 @@ from dask.callbacks import Callback
 
 import tidegate
 from tidegate.core import MEMORY, Finished, Run, Scheduler
-from tidegate.policy import Policy
-from tidegate.testing import make_graph
+from tidegate.policy import Policy, meeting_partners
+from tidegate.testing import drive, make_graph
 
 distributed = pytest.importorskip("distributed")
+from dask.utils import key_split
 from distributed.scheduler import TaskGroup, TaskPrefix, TaskState
+from distributed.utils import key_split_group
 
 from tidegate.distributed import hooks
 
@@ -72,6 +74,32 @@ GRAPHS = {
         },
         {"store"},
     ),
+    # a rechunk: loads split into pieces, pieces of neighbours merged (one array: tuple
+    # keys of one name), each merge added to a load of another array
+    "rechunk": (
+        {
+            **{("u", i): [] for i in range(3)},
+            **{("split", i, j): [("u", i)] for i in range(3) for j in range(2)},
+            ("merge", 0): [("split", 0, 0), ("split", 0, 1), ("split", 1, 0)],
+            ("merge", 1): [("split", 1, 1), ("split", 2, 0), ("split", 2, 1)],
+            **{("v", k): [] for k in range(2)},
+            **{("add", k): [("merge", k), ("v", k)] for k in range(2)},
+            "total": [("add", 0), ("add", 1)],
+        },
+        set(),
+    ),
+    # an open of a path (a DataNode) read by 8 loads, combined in pairs: the open is a
+    # shared handle, as when get() hands the path in as a value, and the loads are roots
+    "opened-path": (
+        {
+            "path": [],
+            "h": ["path"],
+            **{f"r{i}": ["h"] for i in range(8)},
+            **{f"p{k}": [f"r{2 * k}", f"r{2 * k + 1}"] for k in range(4)},
+            "end": [f"p{k}" for k in range(4)],
+        },
+        {"path"},
+    ),
     # a shared handle (no inputs, read by 8 loads), a chain open -> read -> select, and a
     # task whose inputs are two constants and one datum
     "mixed": (
@@ -96,13 +124,26 @@ def _func(*args):
     return None
 
 
+def _graph(deps: dict, constants: set):
+    """The core's graph, with groups as the bridge names them (key_split)."""
+    g = make_graph(
+        deps, [k for k in deps if not any(k in v for v in deps.values())], constants=constants
+    )
+    g.set_groups([key_split(k) for k in g.keys])
+    return g
+
+
 def _taskstates(deps: dict, constants: set) -> dict:
-    """The plugin's view of the graph: dask TaskStates, DataNodes among them."""
+    """The plugin's view of the graph: dask TaskStates, DataNodes among them, in task groups
+    as dask's scheduler makes them (key_split_group)."""
     prefix = TaskPrefix("p")
+    groups: dict = {}
     tasks = {}
     for k in deps:
         spec = DataNode(k, None) if k in constants else Task(k, _func)
-        tasks[k] = TaskState(k, spec, "released", TaskGroup(k, prefix), False)
+        name = key_split_group(k)
+        group = groups.get(name) or groups.setdefault(name, TaskGroup(name, prefix))
+        tasks[k] = TaskState(k, spec, "released", group, False)
     for k, ins in deps.items():
         for d in ins:
             tasks[k].add_dependency(tasks[d])
@@ -127,9 +168,7 @@ def _plugin_single(tasks: dict, key) -> bool:
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_core_counts_inputs_as_the_plugin_does(name):
     deps, constants = GRAPHS[name]
-    g = make_graph(
-        deps, [k for k in deps if not any(k in v for v in deps.values())], constants=constants
-    )
+    g = _graph(deps, constants)
     core = Scheduler(g, [(2, math.inf)])
     tasks = _taskstates(deps, constants)
     for i, k in enumerate(g.keys):
@@ -138,6 +177,34 @@ def test_core_counts_inputs_as_the_plugin_does(name):
         assert bool(g.root[i]) == hooks._structural_root(ts), (k, "root")
         if ts.dependencies:
             assert core._single[i] == _plugin_single(tasks, k), (k, "single")
+        if not g.root[i]:  # a join of pieces of one array (policy.joins_pieces)
+            joins = not math.isnan(hooks._pieces(ts.dependencies))
+            assert core._joins[i] == joins, (k, "joins")
+
+
+def test_a_rechunk_merge_counts_in_the_thread_runtime_as_in_the_plugin():
+    """The core passes a join's pieces to the books as the plugin does (issue 9, item 4):
+    a rechunk's merge, as large as the pieces it joined, holds its loads' data on its worker
+    until the add combines it. Before, only the plugin passed them: the core freed the
+    loads' slots at the merge and counted nothing while merges waited for their adds."""
+    deps, constants = GRAPHS["rechunk"]
+    g = _graph(deps, constants)
+    core = Scheduler(g, [(1, math.inf)], Policy("tidegate", 1.0), validate=True)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    sizes = {"u": 8 << 20, "split": 4 << 20, "merge": 12 << 20, "v": 12 << 20}
+    merge = ix[("merge", 0)]
+    seen = []
+
+    def on_event(c):
+        if c.state[merge] == MEMORY:
+            seen.append(c.books.in_flight(merge))
+
+    drive(core, size=lambda i: sizes.get(g.keys[i][0], 100) if type(g.keys[i]) is tuple
+          else 100, on_event=on_event)  # fmt: skip
+    assert core.done
+    assert seen and all(seen), core.books.story(merge)
+    events = [e[1] for e in core.books.story(merge)]
+    assert events[:1] == ["joined"] and "landed" in events, core.books.story(merge)
 
 
 def test_an_open_feeding_a_read_that_also_takes_a_datanode_stays_in_flight():
@@ -252,3 +319,117 @@ def test_thread_runtime_open_read_with_a_datanode(tmp_path):
         assert core._chained[o]
         ((carrier, finished),) = _landed(core, o)
         assert carrier == f"read-{k}" and f"step-{k}" in finished, core.books.story(o)
+
+
+def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
+    """``h = open(path)`` with path a DataNode, read by 8 loads combined in pairs (issue 9,
+    item 4). Both bodies find the loads as roots (the core counted path as h's input when
+    the DataNode was a task, the plugin always did: their roots were path and h, and the
+    8 loads of data ran unwithheld). The meeting walk treats h as a handle: where h is held
+    makes no worker a partner of r0, and r0's meeting lacks r1, the root below h (before:
+    h's worker was every load's partner and nothing was lacked)."""
+    deps, constants = GRAPHS["opened-path"]
+    g = _graph(deps, constants)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    assert {g.keys[i] for i in np.flatnonzero(g.root)} == {"path", "h"} | {f"r{i}" for i in range(8)}
+    tasks = _taskstates(deps, constants)
+    assert all(hooks._structural_root(tasks[f"r{i}"]) for i in range(8))
+
+    # The core's walk over its int graph: h held on worker 0, nothing else placed.
+    core = Scheduler(g, [(1, math.inf), (1, math.inf)])
+    core.state[ix["path"]] = core.state[ix["h"]] = MEMORY
+    core.where[ix["h"]] = 0
+    lacks: set = set()
+    got = meeting_partners(ix["r0"], core._dependents, core._dependencies, core._where,
+                           lacks=lacks, constant=core._constant.__getitem__)  # fmt: skip
+    assert got == {} and lacks == {ix["r1"]}
+    assert not core._completes_consumer(ix["r0"], 0)
+
+    # The plugin's walk over dask's TaskStates, the same answer.
+    held = {tasks["h"]: ["a"], tasks["path"]: ["a"]}
+    lacks = set()
+    got = meeting_partners(tasks["r0"], hooks._dependents, hooks._dependencies,
+                           lambda t: held.get(t, []), lacks=lacks, constant=hooks._constant)  # fmt: skip
+    assert got == {} and lacks == {tasks["r1"]}
+
+
+class _Worker:
+    """A dask WorkerState as the plugin's walks read it: its address (hashable by identity)."""
+
+    __slots__ = ("address",)
+
+    def __init__(self, address):
+        self.address = address
+
+
+# (graph, constants, {task: worker holding it}, {(root, worker): completes a consumer?})
+COMPLETES = {
+    # A stencil input read by two consumers: 0 feeds 2 and 4; 3 completes 4 where 0 is
+    # (the plugin said no: 0 is read by another task too, so it counted only as "shared").
+    "stencil": (
+        {0: [], 1: [], 2: [0, 1], 3: [], 4: [0, 3]},
+        set(),
+        {0: 0, 1: 1},
+        {(3, 0): True, (3, 1): False},
+    ),
+    # vorticity-files, 2 steps: the grid (a root chain) is held on worker 0, read by every
+    # step. The open of step 0's u completes nothing: its v is nowhere yet (the core said
+    # yes on the grid's worker: any partner counted). Once u's read is on worker 0, v's
+    # open completes the step there, not where only a copy of the grid is.
+    "grid-series": (
+        {
+            "og": [], "g": ["og"],
+            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
+            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
+            "end": ["w0", "w1"],
+        },
+        set(),
+        {"g": 0},
+        {("oa0", 0): False, ("oa0", 1): False},
+    ),
+    "grid-series, u read": (
+        {
+            "og": [], "g": ["og"],
+            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
+            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
+            "end": ["w0", "w1"],
+        },
+        set(),
+        {"g": 0, "a0": 0},
+        {("ob0", 0): True, ("ob0", 1): False, ("oa1", 0): False},
+    ),
+    # A meeting of three loads with one placed: the second load completes nothing, but
+    # the first waits for it alone (read by no other task): a partner that counts.
+    "three": (
+        {"x": [], "y": [], "z": [], "m": ["x", "y", "z"], "other": [], "end": ["m", "other"]},
+        set(),
+        {"x": 0},
+        {("y", 0): True, ("y", 1): False},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(COMPLETES))
+def test_both_bodies_ask_one_question_for_completes_a_consumer(name):
+    """Issue 9, item 4: "completes a consumer" (a root that may pass its worker's in-flight
+    count) is one rule, ``meeting_partners(..., complete=)``, asked by the core
+    (``_completes_consumer``) and by the plugin (``hooks._partners`` -> ``books.place``):
+    a partner on that worker that no other task reads, or a meeting with every other input
+    there. On main the core counted any partner there (the grid of a short series) and the
+    plugin only partners no other task reads (the stencil); each was wrong in one graph."""
+    deps, constants, held, expected = COMPLETES[name]
+    g = _graph(deps, constants)
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(1, math.inf), (1, math.inf)])
+    for k, w in held.items():
+        core.state[ix[k]] = MEMORY
+        core.where[ix[k]] = w
+    tasks = _taskstates(deps, constants)
+    workers = [_Worker("a"), _Worker("b")]
+    for k, w in held.items():
+        tasks[k].who_has = {workers[w]}
+    for (root, w), want in expected.items():
+        assert core._completes_consumer(ix[root], w) == want, (root, w, "core")
+        complete: set = set()
+        hooks._partners(tasks[root], set(), {}, complete)
+        assert (workers[w].address in complete) == want, (root, w, "plugin")

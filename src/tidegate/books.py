@@ -519,7 +519,7 @@ class Books:
         )
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
-              lacks=None, shared=None):  # fmt: skip
+              lacks=None, shared=None, complete=()):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -527,7 +527,9 @@ class Books:
         (``meeting_partners(..., lacks=)``): placed, task reserves them on its worker, and
         is itself no longer reserved where another root reserved it. ``shared``: of
         ``partners``, those through inputs that other tasks read too (a grid): they rank
-        workers but neither make a root wait nor let it past a worker's in-flight count.
+        workers but make no root wait. ``complete``: the workers where task's data would
+        complete a consumer (``meeting_partners(..., complete=)``): there it may pass the
+        in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -550,7 +552,7 @@ class Books:
             idle.append(book.processing == 0)
             load.append((book.roots_processing + book.roots_untouched + book.processing)
                         / book.threads)  # (roots_in_flight, without the property's call)
-            ok = self._admits(book, w, task, est, p > c, stimulus_id, True, int(w == mine))
+            ok = self._admits(book, w, task, est, w in complete, stimulus_id, True, int(w == mine))
             admissible.append(ok)
             return ok
 

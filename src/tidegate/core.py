@@ -192,6 +192,10 @@ class Scheduler:
         chained = np.zeros(n, bool)
         chained[graph.dep_idx[data_in[owner] <= 1]] = True
         self._chained = chained.tolist()
+        # Joins of pieces of one array (a rechunk's merge): their inputs' bytes are passed
+        # to the books, as the plugin passes them (``hooks._pieces``).
+        self._joins = graph.joins().tolist()
+        self._constant = graph.constant.tolist()
         self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
@@ -426,7 +430,7 @@ class Scheduler:
                 self._largest_root = nbytes
         self.books.on_finished(
             i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), self._single[i],
-            feeds, sid,
+            feeds, sid, self._pieces(i) if feeds and self._joins[i] else math.nan,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
@@ -461,6 +465,14 @@ class Scheduler:
             waiting_on[d] -= 1
             if waiting_on[d] == 0:
                 transition(d, READY, sid)
+
+    def _pieces(self, i: int) -> float:
+        """The bytes of join i's inputs together, constants aside (``books.on_finished``'s
+        ``pieces``); NaN for a root (it loads, it joins nothing)."""
+        if self._root[i]:
+            return math.nan
+        nbytes, constant = self.nbytes, self._constant
+        return sum(nbytes[d] for d in self._dependencies(i) if not constant[d])
 
     def _done_with_inputs(self, i: int, sid: int, actions: list) -> None:
         needed_by = self.needed_by
@@ -619,8 +631,12 @@ class Scheduler:
         )
 
     def _completes_consumer(self, i: int, w: int) -> bool:
-        """Does root i's data meet, on worker w, inputs held or processing there?"""
-        return meeting_partners(i, self._dependents, self._dependencies, self._where).get(w, 0) > 0
+        """Would root i's data complete a consumer on worker w (``meeting_partners``'
+        ``complete``, the plugin's rule too)?"""
+        complete: set = set()
+        meeting_partners(i, self._dependents, self._dependencies, self._where,
+                         constant=self._constant.__getitem__, complete=complete)  # fmt: skip
+        return w in complete
 
     def _dependents(self, t: int) -> list:
         return self._dependent_idx[self._dependent_ptr[t] : self._dependent_ptr[t + 1]]

@@ -139,6 +139,31 @@ class TaskGraph:
     def ndependents(self) -> np.ndarray:
         return np.diff(self.dependent_ptr)
 
+    def joins(self) -> np.ndarray:
+        """Tasks joining pieces of one array: two or more inputs besides constants, all of
+        one array (a tuple key's name, else the task's group: dask's task groups, as the
+        plugin sees them), e.g. a rechunk's merge (``policy.joins_pieces``). O(edges)."""
+        n = len(self)
+        owner = np.repeat(np.arange(n), np.diff(self.dep_ptr))
+        data = ~self.constant[self.dep_idx]
+        out = np.bincount(owner[data], minlength=n) >= 2
+        if not out.any():
+            return out
+        edges = data & out[owner]
+        inputs, inverse = np.unique(self.dep_idx[edges], return_inverse=True)
+        names: dict = {}
+        keys, group, group_names = self.keys, self.group, self.group_names
+        ids = np.fromiter(
+            (names.setdefault(keys[j][0] if type(keys[j]) is tuple else group_names[group[j]],
+                              len(names)) for j in inputs.tolist()),
+            np.int64, len(inputs),
+        )[inverse]  # fmt: skip
+        lo = np.full(n, len(names), np.int64)
+        hi = np.full(n, -1, np.int64)
+        np.minimum.at(lo, owner[edges], ids)
+        np.maximum.at(hi, owner[edges], ids)
+        return out & (lo == hi)
+
     def set_groups(self, names: Sequence[str]) -> None:
         uniq, inverse = np.unique(np.asarray(names, dtype=object).astype(str), return_inverse=True)
         self.group_names = uniq.tolist()

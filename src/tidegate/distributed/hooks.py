@@ -1200,8 +1200,9 @@ class Plugin(SchedulerPlugin):
         listed = free()
         lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
         shared: dict = {}  # partners through inputs other tasks read too (a grid)
+        complete: set = set()  # workers where ts's data completes a consumer
         partners, allowed = self._broadcast.restrict(
-            self.scheduler, ts, _partners(ts, lacks, shared), listed, stimulus_id)
+            self.scheduler, ts, _partners(ts, lacks, shared, complete), listed, stimulus_id)
         lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
@@ -1209,10 +1210,10 @@ class Plugin(SchedulerPlugin):
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id, lacks, shared), own  # fmt: skip
+                               stimulus_id, lacks, shared, complete), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
-        hint, whole = further_meeting(ts, _dependents, _dependencies, _where)
+        hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1226,8 +1227,9 @@ class Plugin(SchedulerPlugin):
             ok = self._open if whole else self._free_key
         hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
+            # (a worker of the further meeting counts as completing it: see ``whole``)
             addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
-                               stimulus_id, lacks)  # fmt: skip
+                               stimulus_id, lacks, None, hint.keys())  # fmt: skip
             if addr is not None:
                 return addr, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, free(),
@@ -1384,8 +1386,18 @@ def _structural_root(ts) -> bool:
     deps = ts.dependencies
     if not deps:
         return is_root((), marked)
-    return is_root(((len(d.dependencies), len(d.dependents), _constant(d)) for d in deps),
-                   marked)  # fmt: skip
+    return is_root(map(_as_input, deps), marked)
+
+
+def _as_input(d) -> tuple:
+    """``(ndeps, ndependents, constant)`` of input d for policy.is_root: ``ndeps`` counts
+    d's inputs besides constants (``h = open(path)``, path a DataNode, read by 8 loads is a
+    handle, as in the core), scanned only where is_root reads it (a wide fan-out)."""
+    ins = d.dependencies
+    n = len(d.dependents)
+    if ins and n >= SHARED_FANOUT:
+        return sum(not _constant(x) for x in ins), n, _constant(d)
+    return len(ins), n, _constant(d)
 
 
 def _where(ts) -> list:
@@ -1396,9 +1408,10 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts, lacks=None, shared=None) -> dict:
+def _partners(ts, lacks=None, shared=None, complete=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
-    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared)
+    return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
+                            constant=_constant, complete=complete)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
