@@ -77,6 +77,20 @@ def _zarr_inputs(folder: str) -> dict:
     return paths
 
 
+def config_model(name: str, steps, store: bool, paths: dict, folder: str):
+    """The twin model of one configuration of :func:`configs`: a zarr graph of the bench
+    (``steps`` None), or a seed workload in the store form or as computed arrays."""
+    from tidegate import workloads as zw
+
+    base = name[len("store:"):] if store else name
+    if steps is None:
+        return build_model(zw.build(base[len("zarr-"):], paths, folder), finalize=store)
+    if store:
+        return build(base, steps, 190e6, store=True).model()
+    w = build(name, steps, 190e6)
+    return build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
@@ -86,21 +100,12 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         sys.exit("set PYTHONHASHSEED=0: fingerprints compare runs across processes")
-    from tidegate import workloads as zw
-
     # A fixed folder: the zarr graphs' keys follow their paths (as bench/twin_workloads.py).
     folder = os.path.join(tempfile.gettempdir(), "tidegate-twin-zarr")
     paths = _zarr_inputs(folder)
     out = {}
     for name, opts, steps, popts, store in configs(args.form):
-        base = name[len("store:"):] if store else name
-        if steps is None:
-            model = build_model(zw.build(base[len("zarr-"):], paths, folder), finalize=store)
-        elif store:
-            model = build(base, steps, 190e6, store=True).model()
-        else:
-            w = build(name, steps, 190e6)
-            model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+        model = config_model(name, steps, store, paths, folder)
         t0 = time.process_time()
         r = simulate(model, policy="tidegate", **opts, **popts)
         label = f"{name}|{opts}|{steps}|{popts}"

@@ -17,8 +17,6 @@ sys.path.insert(0, _bench)
 import plugin_fingerprints as pf  # noqa: E402
 
 from tidegate.sim import simulate  # noqa: E402
-from tidegate.sim.model import build_model  # noqa: E402
-from tidegate.sim.workloads import build  # noqa: E402
 
 
 def main() -> None:
@@ -26,7 +24,6 @@ def main() -> None:
     ap.add_argument("prefixes", nargs="+")
     ap.add_argument("--policies", default="tidegate")
     args = ap.parse_args()
-    from tidegate import workloads as zw
 
     folder = os.path.join(tempfile.gettempdir(), "tidegate-twin-zarr")
     paths = pf._zarr_inputs(folder)
@@ -34,15 +31,8 @@ def main() -> None:
         label = f"{name}|{opts}|{steps}|{popts}"
         if not any(label.startswith(p) for p in args.prefixes):
             continue
-        base = name[len("store:"):] if store else name
+        model = pf.config_model(name, steps, store, paths, folder)
         for policy in args.policies.split(","):
-            if steps is None:
-                model = build_model(zw.build(base[len("zarr-"):], paths, folder), finalize=store)
-            elif store:
-                model = build(base, steps, 190e6, store=True).model()
-            else:
-                w = build(name, steps, 190e6)
-                model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
             r = simulate(model, policy=policy, **opts, **(popts if policy == "tidegate" else {}))
             print(f"{policy:8s} {label}: peak {max(r.peak_memory_per_worker) / 1e9:.3f} GB"
                   f" makespan {r.makespan:.2f} s moved {r.bytes_transferred / 1e9:.2f} GB",
