@@ -362,6 +362,14 @@ class _Worker:
         self.address = address
 
 
+# vorticity-files, 2 steps: a grid chain (og -> g) read by every step's combine w.
+GRID_SERIES = {
+    "og": [], "g": ["og"],
+    "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
+    "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
+    "end": ["w0", "w1"],
+}
+
 # (graph, constants, {task: worker holding it}, {(root, worker): completes a consumer?})
 COMPLETES = {
     # A stencil input read by two consumers: 0 feeds 2 and 4; 3 completes 4 where 0 is
@@ -377,23 +385,13 @@ COMPLETES = {
     # yes on the grid's worker: any partner counted). Once u's read is on worker 0, v's
     # open completes the step there, not where only a copy of the grid is.
     "grid-series": (
-        {
-            "og": [], "g": ["og"],
-            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
-            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
-            "end": ["w0", "w1"],
-        },
+        GRID_SERIES,
         set(),
         {"g": 0},
         {("oa0", 0): False, ("oa0", 1): False},
     ),
     "grid-series, u read": (
-        {
-            "og": [], "g": ["og"],
-            "oa0": [], "a0": ["oa0"], "ob0": [], "b0": ["ob0"], "w0": ["a0", "b0", "g"],
-            "oa1": [], "a1": ["oa1"], "ob1": [], "b1": ["ob1"], "w1": ["a1", "b1", "g"],
-            "end": ["w0", "w1"],
-        },
+        GRID_SERIES,
         set(),
         {"g": 0, "a0": 0},
         {("ob0", 0): True, ("ob0", 1): False, ("oa1", 0): False},
