@@ -35,6 +35,7 @@ from rich.table import Table  # noqa: E402
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import WORKLOADS, build  # noqa: E402
+from tidegate.workloads import NAMES as ZARR_NAMES  # noqa: E402
 
 POLICIES = ("eager", "queue", "tidegate")
 
@@ -61,13 +62,20 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--chunk", type=float, default=190e6)
     ap.add_argument("--bandwidth", default="1GB/s")
-    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
+    # Both families' names: the twin's synthetic ones, and with --zarr tidegate.workloads'
+    # (vorticity-files is only the latter); checked against the chosen family below.
+    ap.add_argument("--only", action="append", choices=sorted(set(WORKLOADS) | set(ZARR_NAMES)))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default=None)
     ap.add_argument("--form", choices=("today", "store", "both"), default="today")
     ap.add_argument("--zarr", type=int, default=None, metavar="STEPS",
                     help="bench/distributed.py's zarr workloads instead (see above)")
     args = ap.parse_args(argv)
+    family = ZARR_NAMES if args.zarr else WORKLOADS
+    unknown = sorted(set(args.only or ()) - set(family))
+    if unknown:
+        ap.error(f"--only {', '.join(unknown)}: not a {'--zarr' if args.zarr else 'twin'} "
+                 f"workload (choose from {', '.join(sorted(family))})")
     policies = args.policies.split(",")
     out = {"command": "python bench/twin_workloads.py " + " ".join(argv or sys.argv[1:]),
            "workers": args.workers, "threads": args.threads, "steps": args.steps,
