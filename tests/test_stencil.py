@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import dask
 import dask.array as da
 import numpy as np
 import pytest
@@ -104,3 +105,28 @@ def test_twin_stencil_moves_no_whole_blocks():
     assert tide.bytes_transferred <= queue.bytes_transferred
     assert not any(t.nbytes >= 8e6 for t in tide.trace.transfers)
     assert tide.makespan <= 1.1 * queue.makespan
+
+
+def test_cluster_stencil_moves_halos_not_blocks():
+    """On a LocalCluster (2 x 1) with the plugin: the 16 interior blocks (9 readers each)
+    stay where they were made, only halo slices and the edge blocks' pieces travel. Taken
+    for handles, their pieces were roots placed apart and whole blocks moved."""
+    distributed = pytest.importorskip("distributed")
+    import tidegate.distributed as td
+    from tidegate.testing import QUIET_MEMORY
+
+    def interior_blocks_moved(dask_worker):
+        return sum(1 for t in dask_worker.transfer_incoming_log for k in t["keys"]
+                   if k[0].startswith("random_sample") and 0 < k[1] < 5 and 0 < k[2] < 5)
+
+    a = da.random.RandomState(1).random((1800, 1800), chunks=300)  # 720 kB blocks
+    x = a.map_overlap(lambda b: b * 2, depth=1, boundary="none").sum()
+    # (no stealing: a stolen piece would fetch its block, whatever the policy)
+    config = {**QUIET_MEMORY, "distributed.scheduler.work-stealing": False}
+    with dask.config.set(config), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+        client.register_plugin(td.Plugin())
+        assert x.compute() == pytest.approx(x.compute(scheduler="sync"))
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+        assert sum(client.run(interior_blocks_moved).values()) == 0
