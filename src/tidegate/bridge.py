@@ -42,11 +42,13 @@ OPTIONS = (
 def to_taskgraph(
     dsk: Mapping, keys: list, supplied: Mapping | None = None, order: str = "dfs",
     dependencies: Mapping | None = None, order_graph: Mapping | None = None,
+    sizes: dict | None = None,
 ) -> TaskGraph:  # fmt: skip
     """A validated TaskGraph of a converted dask graph (``{key: GraphNode}``).
 
     ``dependencies`` (default: each node's own) lets the caller redirect edges, e.g. past
-    aliases; ``order_graph`` is the graph dask.order ranks when ``order="dask"``.
+    aliases; ``order_graph`` is the graph dask.order ranks when ``order="dask"``;
+    ``sizes``: :func:`chunk_sizes`, the estimates of the roots' outputs (``graph.size``).
     """
     supplied = supplied or {}
     uncallable = []
@@ -67,7 +69,13 @@ def to_taskgraph(
     n = len(nodes)
     constant = np.fromiter((type(v) is DataNode for v in nodes), bool, n)
     marked = np.fromiter((v.data_producer for v in nodes), bool, n)
-    graph.root = find_roots(graph.dep_ptr, graph.dep_idx, graph.ndependents, constant, marked)
+    # Only input-free tasks' estimates are read (a handle or data?) and kept (roots'):
+    # their layer metadata is exact (a loaded chunk); intermediate layers can claim full
+    # chunks where a reduction returns far less.
+    est = estimate_sizes(graph.keys, sizes or {})
+    graph.root = find_roots(graph.dep_ptr, graph.dep_idx, graph.ndependents, constant, marked,
+                            np.where(np.diff(graph.dep_ptr) == 0, est, np.nan))
+    graph.size = np.where(graph.root, est, np.nan)
     # (get() hands DataNodes in as supplied values, not tasks, so there this is all False;
     # a caller converting a whole graph keeps them as tasks: core must not count them.)
     graph.constant = constant
@@ -436,11 +444,8 @@ def get(
                 if how == "dask":
                     order_graph = {**{k: DataNode(k, None) for k in cache if k not in dsk}, **dsk}
                 graph = to_taskgraph(plan.tasks, plan.outputs, plan.supplied, how,
-                                     plan.dependencies, order_graph)  # fmt: skip
+                                     plan.dependencies, order_graph, sizes)  # fmt: skip
                 annotations.annotate_graph(graph, collection, dsk, config.current_limits())
-                # Only roots: their layer metadata is exact (a loaded chunk); intermediate
-                # layers can claim full chunks where a reduction returns far less.
-                graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(flat, dsk, sizes, cap)
                 threads, budget, floor, chunk = _fit(graph, threads, cap)

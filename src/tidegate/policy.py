@@ -17,8 +17,15 @@ import numpy as np
 POLICIES = ("tidegate", "priority")
 
 # A task with no inputs that feeds this many tasks is a shared handle (an opened file, a
-# store, broadcast weights), not a load: its dependents still count as roots.
+# store), not a load: its dependents still count as roots.
 SHARED_FANOUT = 8
+# ... unless its output is known to weigh this much: a handle describes data and is tiny
+# (a zarr array object: ~100 bytes); a stencil's 8 MB block read by its 9 overlap pieces
+# is data. Taken for a handle, its pieces became roots, placed apart from it: the whole
+# block was copied to their workers (twin, 4x1 at 200 MB/s: 260 MiB moved against
+# queuing's 31). Known sizes: an array layer's chunk metadata before a run (core), the
+# measured result once the input ran (plugin: its readers are classified when ready).
+HANDLE_MAX_BYTES = 1 << 16
 # An input read by more tasks than this has no single meeting place: it is copied to every
 # worker that uses it (a grid, broadcast weights, a store handle).
 MEETING_FANOUT = 16
@@ -67,20 +74,25 @@ def find_roots(
     ndependents: np.ndarray,
     constant: np.ndarray,
     marked: np.ndarray,
+    nbytes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Root = a task whose inputs are all constants, by structure alone.
 
     ``constant[i]``: task i holds data already (a DataNode: a store handle, an embedded
     chunk). A task with no inputs besides constants and a wide fan-out is a shared handle
     and counts as constant too (``h = open(path)`` read by 8 loads, whether ``path`` is a
-    DataNode task, as on a cluster, or a value handed in, as in ``get``).
+    DataNode task, as on a cluster, or a value handed in, as in ``get``), unless
+    ``nbytes[i]`` (its known output size, NaN unknown) says it is data (HANDLE_MAX_BYTES).
     ``marked[i]``: declared a data producer or annotated as root. Key names and group
     sizes play no part, so unique keys and small groups are found.
     """
     n = len(dep_ptr) - 1
     owner = np.repeat(np.arange(n), np.diff(dep_ptr))
     data_in = np.bincount(owner, weights=~constant[dep_idx], minlength=n)
-    shared = constant | ((data_in == 0) & (ndependents >= SHARED_FANOUT))
+    handle = (data_in == 0) & (ndependents >= SHARED_FANOUT)
+    if nbytes is not None:
+        handle &= ~(nbytes >= HANDLE_MAX_BYTES)  # (NaN, unknown: a handle by structure)
+    shared = constant | handle
     nonconstant_inputs = np.bincount(owner, weights=~shared[dep_idx], minlength=n)
     return (nonconstant_inputs == 0) | marked
 
@@ -169,16 +181,19 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
 def is_root(inputs, marked: bool = False) -> bool:
     """One task's form of :func:`find_roots`, for runtimes that see one task at a time.
 
-    ``inputs``: ``(ndeps, ndependents, constant)`` of each of the task's inputs, ``ndeps``
-    counting its own inputs besides constants (it matters only when ``ndependents`` reaches
-    ``SHARED_FANOUT``). The task is a root when every input is a constant (a DataNode, data
-    already held) or a shared handle (no inputs of its own besides constants, fed to
-    ``SHARED_FANOUT`` or more tasks), or when ``marked``.
+    ``inputs``: ``(ndeps, ndependents, constant, nbytes)`` of each of the task's inputs,
+    ``ndeps`` counting its own inputs besides constants (it matters only when
+    ``ndependents`` reaches ``SHARED_FANOUT``), ``nbytes`` its output's size (< 0 or NaN:
+    unknown). The task is a root when every input is a constant (a DataNode, data already
+    held) or a shared handle (no inputs of its own besides constants, fed to
+    ``SHARED_FANOUT`` or more tasks, not known to weigh ``HANDLE_MAX_BYTES``), or when
+    ``marked``.
     """
     if marked:
         return True
-    for ndeps, ndependents, constant in inputs:
-        if not (constant or (ndeps == 0 and ndependents >= SHARED_FANOUT)):
+    for ndeps, ndependents, constant, nbytes in inputs:
+        if not (constant or (ndeps == 0 and ndependents >= SHARED_FANOUT
+                             and not nbytes >= HANDLE_MAX_BYTES)):
             return False
     return True
 

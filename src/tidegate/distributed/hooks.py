@@ -1390,14 +1390,16 @@ def _structural_root(ts) -> bool:
 
 
 def _as_input(d) -> tuple:
-    """``(ndeps, ndependents, constant)`` of input d for policy.is_root: ``ndeps`` counts
-    d's inputs besides constants (``h = open(path)``, path a DataNode, read by 8 loads is a
-    handle, as in the core), scanned only where is_root reads it (a wide fan-out)."""
+    """``(ndeps, ndependents, constant, nbytes)`` of input d for policy.is_root: ``ndeps``
+    counts d's inputs besides constants (``h = open(path)``, path a DataNode, read by 8
+    loads is a handle, as in the core), scanned only where is_root reads it (a wide
+    fan-out). ``nbytes``: d's measured output (-1 before it ran); dask asks is_rootish of
+    a task when it is ready, its inputs held, so a reader sees its handle's size."""
     ins = d.dependencies
     n = len(d.dependents)
     if ins and n >= SHARED_FANOUT:
-        return sum(not _constant(x) for x in ins), n, _constant(d)
-    return len(ins), n, _constant(d)
+        return sum(not _constant(x) for x in ins), n, _constant(d), d.nbytes
+    return len(ins), n, _constant(d), d.nbytes
 
 
 def _where(ts) -> list:

@@ -1,0 +1,132 @@
+"""A stencil (issue 9): ``map_overlap`` reads each block through 9 pieces (8 halo slices
+and the block itself), so an interior block has 9 readers and no inputs: the shape of a
+shared handle (``h = open(path)`` read by 8 loads). A block is data, not a handle: its
+readers are consumers that run where it is, never roots placed apart from it (which
+copied whole 8 MB blocks to the pieces' workers). Told apart by size, the one signal that
+separates a handle from data, where each body knows it: the core from an array layer's
+chunk metadata before the run, the plugin from the measured block when its readers are
+ready (dask asks ``is_rootish`` then)."""
+
+from __future__ import annotations
+
+import math
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import tidegate
+from tidegate.graph import TaskGraph
+from tidegate.policy import HANDLE_MAX_BYTES, SHARED_FANOUT, find_roots, is_root
+
+
+def _fan_out(n: int) -> dict:
+    """A source read by n single-input tasks, all combined at the end."""
+    deps = {"src": []}
+    deps.update({f"read{i}": ["src"] for i in range(n)})
+    deps["sum"] = [f"read{i}" for i in range(n)]
+    return deps
+
+
+def _roots(deps: dict, nbytes: dict | None = None) -> set:
+    g = TaskGraph.from_dependencies(deps, ["sum"])
+    none = np.zeros(len(g.keys), bool)
+    sizes = None
+    if nbytes is not None:
+        sizes = np.array([nbytes.get(k, math.nan) for k in g.keys], float)
+    r = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, none, none, sizes)
+    return {k for k, flag in zip(g.keys, r) if flag}
+
+
+def test_a_block_read_by_its_pieces_is_data_not_a_handle():
+    deps = _fan_out(SHARED_FANOUT + 1)  # an interior block: 9 pieces
+    readers = {f"read{i}" for i in range(SHARED_FANOUT + 1)}
+    assert _roots(deps, {"src": 8e6}) == {"src"}  # a block: its pieces are consumers
+    # A handle stays one: tiny, or of unknown size (nothing says it is data).
+    assert _roots(deps, {"src": 100}) == {"src"} | readers
+    assert _roots(deps, {}) == {"src"} | readers
+    assert _roots(deps) == {"src"} | readers
+
+
+def test_is_root_reads_its_inputs_size_as_the_core_does():
+    n = SHARED_FANOUT + 1
+    assert not is_root([(0, n, False, 8_000_000)])  # a block's piece: a consumer
+    assert not is_root([(0, n, False, HANDLE_MAX_BYTES)])
+    assert is_root([(0, n, False, HANDLE_MAX_BYTES - 1)])  # a read of an open's handle
+    assert is_root([(0, n, False, -1)])  # not run yet (dask's nbytes): by structure
+    assert is_root([(0, n, False, math.nan)])
+    assert is_root([(0, 1, True, 8_000_000)])  # a DataNode is a constant whatever it weighs
+
+
+def _stencil():
+    a = da.random.RandomState(0).random((600, 600), chunks=100)  # 6 x 6 blocks of 80 kB
+    return a.map_overlap(lambda x: x * 2, depth=1, boundary="none").sum()
+
+
+def test_thread_runtime_takes_a_blocks_pieces_for_consumers(monkeypatch):
+    """The core (tidegate.get) decides from the layer's chunk metadata: with blocks known
+    to be data the pieces (getitem) are no roots; taken for handles, 128 were."""
+    import tidegate.bridge as bridge
+
+    seen = []
+    real = bridge.find_roots
+
+    def spy(*args):
+        roots = real(*args)
+        seen.append(roots)
+        return roots
+
+    monkeypatch.setattr(bridge, "find_roots", spy)
+    x = _stencil()
+    assert x.compute(scheduler=tidegate.get) == pytest.approx(x.compute(scheduler="sync"))
+    (roots,) = seen
+    assert int(roots.sum()) == 36  # the blocks only (main: 164)
+
+
+def test_twin_stencil_moves_no_whole_blocks():
+    """bench/distributed.py's stencil in the twin (4 x 1, 200 MB/s): the pieces run where
+    their block is; taken for a handle's readers they were roots placed apart from it and
+    260 MiB moved against queuing's 31 (with the var chunks' real size, 24 kB)."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+
+    def laplace(x):
+        y = np.zeros_like(x)
+        y[1:-1, 1:-1] = x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] - 4 * x[1:-1, 1:-1]
+        return y
+
+    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
+    x = a.map_overlap(laplace, depth=1, boundary="none").std(axis=0)
+    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    queue, tide = simulate(model, workers=4, threads_per_worker=1, bandwidth="200MB/s",
+                           policy=["queue", "tidegate"], record_memory=False, processes=1)
+    assert tide.bytes_transferred <= queue.bytes_transferred
+    assert not any(t.nbytes >= 8e6 for t in tide.trace.transfers)
+    assert tide.makespan <= 1.1 * queue.makespan
+
+
+def test_cluster_stencil_moves_halos_not_blocks():
+    """On a LocalCluster (2 x 1) with the plugin: the 16 interior blocks (9 readers each)
+    stay where they were made, only halo slices and the edge blocks' pieces travel. Taken
+    for handles, their pieces were roots placed apart and whole blocks moved."""
+    distributed = pytest.importorskip("distributed")
+    import tidegate.distributed as td
+    from tidegate.testing import QUIET_MEMORY
+
+    def interior_blocks_moved(dask_worker):
+        return sum(1 for t in dask_worker.transfer_incoming_log for k in t["keys"]
+                   if k[0].startswith("random_sample") and 0 < k[1] < 5 and 0 < k[2] < 5)
+
+    a = da.random.RandomState(1).random((1800, 1800), chunks=300)  # 720 kB blocks
+    x = a.map_overlap(lambda b: b * 2, depth=1, boundary="none").sum()
+    # (no stealing: a stolen piece would fetch its block, whatever the policy)
+    config = {**QUIET_MEMORY, "distributed.scheduler.work-stealing": False}
+    with dask.config.set(config), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+        client.register_plugin(td.Plugin())
+        assert x.compute() == pytest.approx(x.compute(scheduler="sync"))
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+        assert sum(client.run(interior_blocks_moved).values()) == 0
