@@ -363,34 +363,33 @@ def meeting_partners(
             # object is the same task for every task type used here.
             if t is via or t == via:
                 continue
-            read_by_others = (shared is not None or complete is not None) and len(
-                dependents(t)
-            ) > 1
-            if read_by_others or complete is not None:
-                found: dict = {}
-                r = _up(t, dependents, dependencies, where, depth, fanout, found, constant)
-                for w, k in found.items():
-                    scores[w] = scores.get(w, 0) + k
-                    if read_by_others and shared is not None:
-                        shared[w] = shared.get(w, 0) + k
-                if complete is not None and r is not task:
-                    if not read_by_others:
-                        complete.update(found)  # data that waits for this root's alone
-                    if not _everywhere(t, dependents, fanout, constant):
-                        meet = found.keys() if meet is None else meet & found.keys()
-            else:
-                r = _up(t, dependents, dependencies, where, depth, fanout, scores, constant)
-            if r is not None and lacks is not None and r is not task:
+            held, r = _chain_top(t, dependents, dependencies, where, depth, fanout, constant)
+            if r is task:
+                continue  # t's chain starts at this root: no other data
+            for w in held:
+                scores[w] = scores.get(w, 0) + 1
+            if r is not None and lacks is not None:
                 lacks.add(r)
+            if shared is None and complete is None:
+                continue
+            n = len(dependents(t))
+            if n > 1 and held and shared is not None:  # read by others too
+                for w in held:
+                    shared[w] = shared.get(w, 0) + 1
+            if complete is None:
+                continue
+            if n <= 1:
+                complete.update(held)  # data that waits for this root's alone
+            # Once no worker holds every input so far, m completes nowhere: no more tests.
+            # Inputs read by more than fanout tasks (copied wherever used) and constants
+            # (embedded data) are no bar.
+            if (meet is None or meet) and n <= fanout and not (
+                constant is not None and constant(t)
+            ):
+                meet = set(held) if meet is None else meet.intersection(held)
         if meet:
             complete.update(meet)
     return scores
-
-
-def _everywhere(t, dependents, fanout, constant) -> bool:
-    """Is meeting input t no bar to completing the meeting on any worker: read by more
-    tasks than ``fanout`` (copied wherever it is used) or a constant (embedded data)?"""
-    return len(dependents(t)) > fanout or (constant is not None and constant(t))
 
 
 def further_partners(
@@ -478,30 +477,41 @@ def _count(found, scores) -> bool:
 
 
 def _up(t, dependents, dependencies, where, depth, fanout, scores, constant=None):
-    """Up t's single-input chain to the first task held or processing: count its workers.
-    When none is and the chain starts at a root (a task with no inputs, or whose one input
-    is a handle: no inputs besides constants, read by many, a store), returns that root:
-    still to be placed. ``constant``: see :func:`meeting_partners`."""
+    """:func:`_chain_top`, its workers counted in ``scores``: returns the root."""
+    held, root = _chain_top(t, dependents, dependencies, where, depth, fanout, constant)
+    _count(held, scores)
+    return root
+
+
+def _chain_top(t, dependents, dependencies, where, depth, fanout, constant=None) -> tuple:
+    """Up t's single-input chain to the first task held or processing: ``(its workers,
+    None)``. When none is: ``((), root)`` if the chain starts at a root (a task with no
+    inputs, or whose one input is a handle: no inputs besides constants, read by many, a
+    store), still to be placed; else ``((), None)``. ``constant``: see
+    :func:`meeting_partners`."""
     below = None  # the task whose input t is
     for _ in range(depth):
         n = len(dependents(t))
         if n > fanout:  # shared by many: no meeting place
             # a handle: below is a root
-            return below if below is not None and _no_data(t, dependencies, constant) else None
+            if below is not None and _no_data(t, dependencies, constant):
+                return (), below
+            return (), None
         if below is not None and n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
             # A handle by is_root's rule (a store read by 8-16 loads: a short series), so
             # below is a root: where the handle is held says nothing. Counted, every load
             # had the handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran
             # every load on one worker (twin: peak 608 MB against queuing's 416).
-            return below
-        if _count(where(t), scores):
-            return None
+            return (), below
+        held = where(t)
+        if held:
+            return held, None
         ins = dependencies(t)
         if len(ins) != 1:
-            return None if ins else t
+            return (), (None if ins else t)
         below = t
         (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
-    return None
+    return (), None
 
 
 def _no_data(t, dependencies, constant) -> bool:
