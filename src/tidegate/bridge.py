@@ -24,7 +24,7 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .measure import MARGIN, TASK_FOOTPRINT, rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, one_thread_needs, rss_reader
 from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -440,10 +440,11 @@ def get(
                 annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 # Only roots: their layer metadata is exact (a loaded chunk); intermediate
                 # layers can claim full chunks where a reduction returns far less.
-                graph.size = np.where(graph.root, estimate_sizes(graph.keys, sizes), np.nan)
+                estimated = estimate_sizes(graph.keys, sizes)
+                graph.size = np.where(graph.root, estimated, np.nan)
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(flat, dsk, sizes, cap)
-                threads, budget, floor, chunk = _fit(graph, threads, cap)
+                threads, budget, floor, chunk = _fit(graph, threads, cap, estimated)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
@@ -509,27 +510,30 @@ def get(
 FLOOR_SHARE = 0.25  # of memory_limit: the budget for held results never goes below it
 
 
-def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, float, float]:
+def _fit(graph: TaskGraph, threads: int, limit: float, sizes: np.ndarray | None = None
+         ) -> tuple[int, float, float, float]:  # fmt: skip
     """Threads, first budget for held results, its floor and the largest chunk (array
     metadata), for a run whose process memory must stay within ``limit``.
 
     Threads are fewer when the limit cannot hold each one's footprint (from chunk
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
-    that cannot hold even one thread is refused, naming the smallest that would work.
+    that cannot hold even one task (measure.one_thread_needs, from ``sizes``: every task's
+    chunk metadata) is refused, naming the smallest that would work.
     """
     if limit == float("inf"):
         return threads, limit, 0.0, 0.0
-    i, chunk = largest_footprint(graph.size)
+    _, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    if per_thread and per_thread > usable:
-        smallest = math.ceil(per_thread / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
+    needs = one_thread_needs(graph, graph.size if sizes is None else sizes)
+    i = int(np.argmax(needs)) if len(needs) else 0
+    if len(needs) and needs[i] > usable:
+        smallest = math.ceil(needs[i] / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
         raise ValueError(
             f"memory_limit={format_bytes(limit)} cannot run task {graph.keys[i]!r} even on one "
-            f"thread: its chunk is {format_bytes(chunk)}, and a task needs about "
-            f"{TASK_FOOTPRINT} times that (input, output, temporaries). The smallest "
-            f"memory_limit that would work is {format_bytes(smallest)}; or use "
-            f"smaller chunks"
+            f"thread: it needs about {format_bytes(needs[i])} at once (from chunk metadata: "
+            f"the data it reads, its output and temporaries). The smallest memory_limit that "
+            f"would work is {format_bytes(smallest)}; or use smaller chunks"
         )
     if chunk > 0:
         threads = max(1, min(threads, int(usable // per_thread)))
