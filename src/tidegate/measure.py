@@ -79,21 +79,23 @@ TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 def one_thread_needs(graph, sizes: np.ndarray) -> np.ndarray:
     """Bytes each task of ``graph`` needs at least when it runs alone, from chunk metadata
-    (``sizes``: output bytes per task from its layer, NaN where none tells): a root loads
-    its chunk, ``TASK_FOOTPRINT`` of them (input, output, temporaries); any task holds the
-    roots it reads and its own chunk at once. A root no metadata sizes (a file read through
-    ``delayed``) is guessed at the chunk it feeds. Other inputs count nothing: only roots'
-    metadata is exact (a store's layer claims the chunk it wrote, a reduction's the chunks
-    it reduced). (Roots alone missed a step fed by several reads: vorticity-files' step
-    holds two 32 MB reads and three 8 MB grid fields and needed 218 MB; 128 and 180 MB
-    limits were not refused and ran it at 1.7x and 1.2x.)"""
-    own = np.nan_to_num(np.asarray(sizes, dtype=float), nan=0.0)
+    (``sizes``: the chunk each task's layer says passes through it, NaN where none tells): a
+    root loads its chunk, ``TASK_FOOTPRINT`` of them (input, output, temporaries); a task
+    making a chunk holds it and the roots it reads, those no metadata sizes (a file read
+    through ``delayed``) guessed at its chunk. Other inputs count nothing: a layer's chunk
+    is what passes through a task, not what it returns (a store returns nothing; summing
+    stores as a finalize's inputs named 830 MiB for weighted, which runs in 140 MB).
+    (Root chunks alone missed a step fed by several reads: vorticity-files' step holds two
+    32 MB reads and three 8 MB grid fields and needed 218 MB; 128 and 180 MB limits were
+    not refused and ran it at 1.7x and 1.2x.)"""
+    sizes = np.asarray(sizes, dtype=float)
+    own = np.nan_to_num(sizes, nan=0.0)
     root = graph.root
     n = len(own)
     consumer = np.repeat(np.arange(n), np.diff(graph.dep_ptr))
     dep = graph.dep_idx
     read = np.where(root[dep], np.where(np.isnan(sizes[dep]), own[consumer], own[dep]), 0.0)
-    held = np.bincount(consumer, read, minlength=n) + own
+    held = np.where(np.isnan(sizes), 0.0, np.bincount(consumer, read, minlength=n) + own)
     return np.maximum(np.where(root, TASK_FOOTPRINT * own, 0.0), held)
 
 
