@@ -24,7 +24,7 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .measure import MARGIN, TASK_FOOTPRINT, rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, one_thread_needs, rss_reader
 from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -76,6 +76,7 @@ def to_taskgraph(
     graph.root = find_roots(graph.dep_ptr, graph.dep_idx, graph.ndependents, constant, marked,
                             np.where(np.diff(graph.dep_ptr) == 0, est, np.nan))
     graph.size = np.where(graph.root, est, np.nan)
+    graph.layer_size = est
     # (get() hands DataNodes in as supplied values, not tasks, so there this is all False;
     # a caller converting a whole graph keeps them as tasks: core must not count them.)
     graph.constant = constant
@@ -520,21 +521,23 @@ def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, floa
 
     Threads are fewer when the limit cannot hold each one's footprint (from chunk
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
-    that cannot hold even one thread is refused, naming the smallest that would work.
+    that cannot hold even one task (measure.one_thread_needs, from every task's chunk
+    metadata, ``graph.layer_size``) is refused, naming the smallest that would work.
     """
     if limit == float("inf"):
         return threads, limit, 0.0, 0.0
-    i, chunk = largest_footprint(graph.size)
+    _, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    if per_thread and per_thread > usable:
-        smallest = math.ceil(per_thread / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
+    needs = one_thread_needs(graph, graph.layer_size)
+    i = int(np.argmax(needs)) if len(needs) else 0
+    if len(needs) and needs[i] > usable:
+        smallest = math.ceil(needs[i] / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
         raise ValueError(
             f"memory_limit={format_bytes(limit)} cannot run task {graph.keys[i]!r} even on one "
-            f"thread: its chunk is {format_bytes(chunk)}, and a task needs about "
-            f"{TASK_FOOTPRINT} times that (input, output, temporaries). The smallest "
-            f"memory_limit that would work is {format_bytes(smallest)}; or use "
-            f"smaller chunks"
+            f"thread: it needs about {format_bytes(needs[i])} at once (from chunk metadata: "
+            f"the data it reads, its output and temporaries). The smallest memory_limit that "
+            f"would work is {format_bytes(smallest)}; or use smaller chunks"
         )
     if chunk > 0:
         threads = max(1, min(threads, int(usable // per_thread)))

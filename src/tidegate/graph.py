@@ -56,6 +56,9 @@ class TaskGraph:
     root: np.ndarray = field(init=False)
     constant: np.ndarray = field(init=False)
     size: np.ndarray = field(init=False)
+    # Every task's estimate from its layer's chunk metadata (NaN where none tells); ``size``
+    # keeps only the roots' (see bridge.to_taskgraph), this one sizes a limit's floor.
+    layer_size: np.ndarray = field(init=False)
     duration: np.ndarray = field(init=False)
     group: np.ndarray = field(init=False)
     group_names: list = field(init=False, default_factory=list)
@@ -73,6 +76,7 @@ class TaskGraph:
         self.root = np.diff(self.dep_ptr) == 0
         self.constant = np.zeros(n, dtype=bool)
         self.size = np.full(n, np.nan)
+        self.layer_size = np.full(n, np.nan)
         self.duration = np.full(n, np.nan)
         self.group = np.zeros(n, dtype=np.int64)
         self.group_names = [""]
