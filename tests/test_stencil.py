@@ -18,7 +18,14 @@ import pytest
 
 import tidegate
 from tidegate.graph import TaskGraph
-from tidegate.policy import HANDLE_MAX_BYTES, SHARED_FANOUT, find_roots, is_root
+from tidegate.policy import (
+    HANDLE_MAX_BYTES,
+    MEETING_SPREAD,
+    SHARED_FANOUT,
+    find_roots,
+    is_root,
+    meeting_partners,
+)
 
 
 def _fan_out(n: int) -> dict:
@@ -130,3 +137,45 @@ def test_cluster_stencil_moves_halos_not_blocks():
         assert x.compute() == pytest.approx(x.compute(scheduler="sync"))
         assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
         assert sum(client.run(interior_blocks_moved).values()) == 0
+
+
+def _halo_meetings(n: int) -> set:
+    """``meeting_partners(complete=)`` of a block whose n pieces each meet a held halo of a
+    neighbour (read by nothing else, on worker 0) and a piece of a block not loaded yet."""
+    deps = {"b": [], "far": []}
+    for k in range(n):
+        deps.update({f"p{k}": ["b"], f"h{k}": [], f"f{k}": ["far"]})
+        deps[f"m{k}"] = [f"p{k}", f"h{k}", f"f{k}"]
+    readers: dict = {}
+    for t, ins in deps.items():
+        for x in ins:
+            readers.setdefault(x, []).append(t)
+    complete: set = set()
+    meeting_partners("b", lambda t: readers.get(t, []), deps.__getitem__,
+                     lambda t: (0,) if t.startswith("h") else (), complete=complete)
+    return complete
+
+
+def test_a_block_spread_over_many_meetings_completes_none_by_a_halo():
+    """A held halo that nothing else reads lets a root pass the in-flight count when the
+    root's data goes to few meetings (a pair's other half); a stencil's block goes to 9,
+    each waiting for 8 blocks, so it may not (main: every block passed; twin stencil 20x4
+    1.39x queuing's peak)."""
+    assert _halo_meetings(MEETING_SPREAD) == {0}
+    assert _halo_meetings(MEETING_SPREAD + 1) == set()
+
+
+def test_twin_stencil_peak_within_queuings():
+    """bench/distributed.py's stencil in the twin (4 x 2, 200 MB/s): peak per worker at most
+    queuing's (main: 1.86x; the halo rule and the slice that "consumed" a block read by 8
+    others each let loads run ahead)."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+
+    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
+    x = a.map_overlap(lambda b: b * 2, depth=1, boundary="none").std(axis=0)
+    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    queue, tide = simulate(model, workers=4, threads_per_worker=2, bandwidth="200MB/s",
+                           policy=["queue", "tidegate"], record_memory=False, processes=1)
+    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)

@@ -34,7 +34,14 @@ import numpy as np
 
 from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
-from .policy import Policy, holds_data, largest_footprint, meeting_partners, spill_candidates
+from .policy import (
+    MEETING_SPREAD,
+    Policy,
+    holds_data,
+    largest_footprint,
+    meeting_partners,
+    spill_candidates,
+)
 
 __all__ = [
     "State", "WAITING", "READY", "PROCESSING", "MEMORY", "RELEASED", "ERRED", "SPILLED", "DROPPED",
@@ -431,6 +438,7 @@ class Scheduler:
         self.books.on_finished(
             i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), self._single[i],
             feeds, sid, self._pieces(i) if feeds and self._joins[i] else math.nan,
+            self._read_on(i) if self._single[i] else None,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
@@ -465,6 +473,19 @@ class Scheduler:
             waiting_on[d] -= 1
             if waiting_on[d] == 0:
                 transition(d, READY, sid)
+
+    def _read_on(self, i: int):
+        """``books.on_finished``'s ``read_on`` for single-input task i: is input x read by
+        more than ``MEETING_SPREAD`` tasks, another single-input one still to run? (As the
+        plugin's ``_read_on``.)"""
+        def read_on(x: int) -> bool:
+            single, state = self._single, self.state
+            readers = self._dependents(x)
+            return len(readers) > MEETING_SPREAD and any(
+                d != i and single[d] and state[d] in (WAITING, READY, PROCESSING)
+                for d in readers
+            )
+        return read_on
 
     def _pieces(self, i: int) -> float:
         """The bytes of join i's inputs together, constants aside (``books.on_finished``'s

@@ -49,6 +49,7 @@ from . import broadcast, restricted
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
+    MEETING_SPREAD,
     SHARED_FANOUT,
     Policy,
     further_meeting,
@@ -294,7 +295,8 @@ class Plugin(SchedulerPlugin):
                 feeds = self._root_finished(ts, nbytes, feeds)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
-            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces)
+            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces,
+                              _read_on(ts) if single else None)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
             deps = [d.key for d in ts.dependencies] if ts is not None else ()
@@ -1400,6 +1402,34 @@ def _as_input(d) -> tuple:
     if ins and n >= SHARED_FANOUT:
         return sum(not _constant(x) for x in ins), n, _constant(d), d.nbytes
     return len(ins), n, _constant(d), d.nbytes
+
+
+def _read_on(ts):
+    """``books.on_finished``'s ``read_on`` for single-input ts: is input key x read by more
+    than ``MEETING_SPREAD`` tasks (a stencil's block), another single-input one (constants
+    aside) still to run? Asked only of a reduction of a carrier."""
+    def read_on(x) -> bool:
+        for d in ts.dependencies:
+            if d.key == x:
+                if len(d.dependents) <= MEETING_SPREAD:
+                    return False
+                return any(o is not ts and o.state not in _DONE and _one_input(o)
+                           for o in d.dependents)
+        return False
+    return read_on
+
+
+_DONE = frozenset({"memory", "erred", "released", "forgotten"})
+
+
+def _one_input(ts) -> bool:
+    n = 0
+    for x in ts.dependencies:
+        if not _constant(x):
+            n += 1
+            if n > 1:
+                return False
+    return n == 1
 
 
 def _where(ts) -> list:
