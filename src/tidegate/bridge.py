@@ -281,14 +281,22 @@ def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: flo
     they go to disk as they finish and all come back at the end. Say so up front. An output
     of unknown size (compute()'s final concatenation) counts the known sizes of its inputs,
     which it holds all at once."""
+    def node(k):  # through aliases: a finalize's inputs are aliases of fused store chunks
+        n = dsk.get(k)
+        for _ in range(8):
+            if type(n) is not Alias:
+                break
+            n = dsk.get(n.target)
+        return n
+
     total = 0.0
     for k, est in zip(outputs, estimate_sizes(outputs, sizes).tolist()):
-        if _returns_nothing(dsk.get(k)):
+        if _returns_nothing(node(k)):
             continue
         if est == est:
             total += est
-        elif (node := dsk.get(k)) is not None:
-            held = [d for d in node.dependencies if not _returns_nothing(dsk.get(d))]
+        elif (n := node(k)) is not None:
+            held = [d for d in n.dependencies if not _returns_nothing(node(d))]
             total += float(np.nansum(estimate_sizes(held, sizes)))
     if total > cap:
         warnings.warn(
@@ -448,7 +456,7 @@ def get(
                                      plan.dependencies, order_graph, sizes)  # fmt: skip
                 annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 if sizes and cap < float("inf"):
-                    _warn_outputs_over_budget(flat, dsk, sizes, cap)
+                    _warn_outputs_over_budget(plan.outputs, dsk, sizes, cap)
                 threads, budget, floor, chunk = _fit(graph, threads, cap)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
