@@ -35,11 +35,11 @@ import numpy as np
 from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
-    MEETING_SPREAD,
     Policy,
     holds_data,
     largest_footprint,
     meeting_partners,
+    read_on,
     spill_candidates,
 )
 
@@ -475,17 +475,12 @@ class Scheduler:
                 transition(d, READY, sid)
 
     def _read_on(self, i: int):
-        """``books.on_finished``'s ``read_on`` for single-input task i: is input x read by
-        more than ``MEETING_SPREAD`` tasks, another single-input one still to run? (As the
-        plugin's ``_read_on``.)"""
-        def read_on(x: int) -> bool:
-            single, state = self._single, self.state
-            readers = self._dependents(x)
-            return len(readers) > MEETING_SPREAD and any(
-                d != i and single[d] and state[d] in (WAITING, READY, PROCESSING)
-                for d in readers
-            )
-        return read_on
+        """``books.on_finished``'s ``read_on`` for single-input task i (policy.read_on)."""
+        single, state = self._single, self.state
+        return lambda x: read_on(
+            self._dependents(x), i, single.__getitem__,
+            lambda d: state[d] in (WAITING, READY, PROCESSING),
+        )  # fmt: skip
 
     def _pieces(self, i: int) -> float:
         """The bytes of join i's inputs together, constants aside (``books.on_finished``'s

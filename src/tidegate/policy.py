@@ -182,6 +182,18 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
     return nbytes >= JOIN_KEEP * pieces and NOT_DATA_RATIO * nbytes >= largest_root
 
 
+def read_on(readers, task, single_input, pending) -> bool:
+    """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
+    ``task`` (a single-input task, just finished) reduced still to be read by another
+    single-input task of ``readers`` (its input's readers)? Asked only of data read by more
+    than ``MEETING_SPREAD`` tasks (a stencil's block and its overlap pieces): a halo slice
+    does not consume the block its siblings still take on. ``single_input(r)``,
+    ``pending(r)``: r has one input besides constants; r is still to finish."""
+    return len(readers) > MEETING_SPREAD and any(
+        r is not task and r != task and single_input(r) and pending(r) for r in readers
+    )
+
+
 def is_root(inputs, marked: bool = False) -> bool:
     """One task's form of :func:`find_roots`, for runtimes that see one task at a time.
 

@@ -49,7 +49,6 @@ from . import broadcast, restricted
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
-    MEETING_SPREAD,
     SHARED_FANOUT,
     Policy,
     further_meeting,
@@ -57,6 +56,7 @@ from ..policy import (
     is_root,
     meeting_partners,
     place_consumer,
+    read_on,
     sole_holder,
 )
 
@@ -1405,18 +1405,13 @@ def _as_input(d) -> tuple:
 
 
 def _read_on(ts):
-    """``books.on_finished``'s ``read_on`` for single-input ts: is input key x read by more
-    than ``MEETING_SPREAD`` tasks (a stencil's block), another single-input one (constants
-    aside) still to run? Asked only of a reduction of a carrier."""
-    def read_on(x) -> bool:
+    """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key."""
+    def read_on_key(x) -> bool:
         for d in ts.dependencies:
             if d.key == x:
-                if len(d.dependents) <= MEETING_SPREAD:
-                    return False
-                return any(o is not ts and o.state not in _DONE and _one_input(o)
-                           for o in d.dependents)
+                return read_on(d.dependents, ts, _one_input, lambda o: o.state not in _DONE)
         return False
-    return read_on
+    return read_on_key
 
 
 _DONE = frozenset({"memory", "erred", "released", "forgotten"})
