@@ -48,7 +48,8 @@ def to_taskgraph(
 
     ``dependencies`` (default: each node's own) lets the caller redirect edges, e.g. past
     aliases; ``order_graph`` is the graph dask.order ranks when ``order="dask"``;
-    ``sizes``: :func:`chunk_sizes`, the estimates of the roots' outputs (``graph.size``).
+    ``sizes``: :func:`chunk_sizes`, layers' chunk metadata: every task's estimate goes to
+    ``graph.layer_size``, the roots' to ``graph.size``.
     """
     supplied = supplied or {}
     uncallable = []
