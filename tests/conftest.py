@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
 
 import tidegate
+
+
+def run_fresh(script: str, *args, spill_dir, flags: tuple = ()) -> dict:
+    """``script`` run in a fresh interpreter (its own RSS baseline: what memory_limit is
+    measured from) with ``args``, spill files under ``spill_dir``: the JSON its last line
+    prints. A failing script fails the test with its stderr."""
+    proc = subprocess.run(
+        [sys.executable, *flags, "-c", script, *map(str, args)],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(spill_dir)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def tidegate_threads() -> list[threading.Thread]:

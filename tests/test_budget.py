@@ -3,11 +3,8 @@
 Each budgeted run happens in a fresh process so that its peak RSS is its own.
 """
 
-import json
 import math
 import os
-import subprocess
-import sys
 import textwrap
 import threading
 import warnings
@@ -19,6 +16,8 @@ import numpy as np
 import pytest
 
 import tidegate
+
+from conftest import run_fresh
 
 RUNNER = textwrap.dedent(
     """
@@ -54,13 +53,7 @@ RUNNER = textwrap.dedent(
 
 
 def budgeted_run(tmp_path, case, budget):
-    proc = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(tmp_path), str(budget), case],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_fresh(RUNNER, tmp_path, budget, case, spill_dir=tmp_path)
 
 
 # The largest footprint in chunks: x - mean and std's chunk step hold an input, an output

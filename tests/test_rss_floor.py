@@ -1,13 +1,11 @@
 """The floor of memory_limit (issue 10): a limit below what one task holds at once is refused
 before anything runs, naming the smallest limit that would work, and that limit holds."""
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import dask.utils
+
+from conftest import run_fresh
 
 # vorticity-files: per time step two file reads (delayed, no chunk metadata) and three
 # shared grid fields feed one step; the step holds them all, its output and temporaries
@@ -35,13 +33,7 @@ RUNNER = textwrap.dedent(
 
 
 def run(folder, limit):
-    proc = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(folder), str(limit)],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(folder)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_fresh(RUNNER, folder, limit, spill_dir=folder)
 
 
 def test_a_step_fed_by_file_reads_is_refused_below_what_it_holds(tmp_path):

@@ -4,10 +4,7 @@ anomaly, a rechunk and a store to zarr. The limits are below what dask's threade
 needs for the same graph (measured in the same process), so a scheduler that did not hold
 the process back would fail."""
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import dask.array as da
@@ -15,6 +12,8 @@ import dask.utils
 import pytest
 
 import tidegate
+
+from conftest import run_fresh
 
 RUNNER = textwrap.dedent(
     """
@@ -55,13 +54,7 @@ RUNNER = textwrap.dedent(
 
 
 def run(tmp_path, case, limit):
-    proc = subprocess.run(
-        [sys.executable, "-c", RUNNER, case, str(limit), str(tmp_path / "out.zarr")],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_fresh(RUNNER, case, limit, tmp_path / "out.zarr", spill_dir=tmp_path)
 
 
 @pytest.mark.parametrize("case,limit", [
@@ -140,13 +133,7 @@ def test_zarr_reads_run_again_rather_than_go_to_disk(tmp_path):
     less than writing it to disk and reading it back, so the chunks are dropped and read
     again: within the limit, with little written to disk (spilling wrote 304 MB here)."""
     limit = 200e6
-    proc = subprocess.run(
-        [sys.executable, "-c", ZARR_ANOMALY, str(tmp_path), str(limit)],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = run_fresh(ZARR_ANOMALY, tmp_path, limit, spill_dir=tmp_path)
     assert r["close"]
     assert r["peak"] <= 1.1 * limit, r
     assert r["dropped"] > 0 and r["recomputed"] > 0, r
@@ -238,13 +225,7 @@ def test_vorticity_at_the_smallest_limit_named_stays_within_it(tmp_path):
     what the process grew by, needs valid only up to the inputs they were measured with,
     buffers named so that a spill that frees nothing is not room (session 6): 0.70-0.76x
     in 8 runs, 4 of them beside a CPU-bound process; before: 0.67-0.98x locally)."""
-    proc = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", VORTICITY, str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "DASK_TIDEGATE__SPILL_DIRECTORY": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = run_fresh(VORTICITY, tmp_path, spill_dir=tmp_path, flags=("-W", "ignore"))
     assert r["refused"] is not None and "even on one thread" in r["refused"], r
     assert 128e6 < r["smallest"] <= 150e6, r
     assert r["peak"] <= 1.1 * r["smallest"], r
