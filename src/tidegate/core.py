@@ -435,10 +435,11 @@ class Scheduler:
                 feeds = False
             if nbytes > self._largest_root:
                 self._largest_root = nbytes
+        carriers = self.books._carriers  # none: no input carries anything, nothing to ask
         self.books.on_finished(
-            i, nbytes, self._dep_idx[p:q] if self.books._carriers else (), self._single[i],
+            i, nbytes, self._dep_idx[p:q] if carriers else (), self._single[i],
             feeds, sid, self._pieces(i) if feeds and self._joins[i] else math.nan,
-            self._read_on(i) if self._single[i] else None,
+            self._read_on(i) if carriers and self._single[i] else None,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
