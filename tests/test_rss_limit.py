@@ -145,16 +145,18 @@ def test_zarr_reads_run_again_rather_than_go_to_disk(tmp_path):
     assert r["written"] <= 0.2 * 320e6, r
 
 
-def test_a_fused_root_is_sized_from_its_last_layer_before_it_runs(tmp_path):
-    """from_zarr fused with stack and sum (the seed's stack-sum) has no chunk metadata of
-    its own name: its size comes from the last layer of the fusion, so a limit too small
-    for one task is refused up front, naming the fused task."""
+def test_a_fused_task_is_sized_from_its_last_layer_before_it_runs(tmp_path):
+    """The seed's stack-sum fuses from_zarr with stack and sum, and the aggregate with the
+    store: no task has chunk metadata of its own name. Each size comes from the last layer
+    of its fusion, so a limit too small for one task is refused up front, naming the
+    neediest: the aggregate (two 32 MB partial sums, concatenated, summed; a root needs
+    4 x 32 MB)."""
     import zarr
 
     from tidegate.workloads import build, make_inputs
 
     y = build("stack-sum", make_inputs(str(tmp_path), 8), str(tmp_path))  # 32 MB chunks
-    with pytest.raises(ValueError, match=r"cannot run task .*from-zarr-stack-sum.* even on one"):
+    with pytest.raises(ValueError, match=r"cannot run task .*sum-aggregate-store-map.* needs about 15[0-9]"):
         y.compute(scheduler="tidegate", num_workers=2, memory_limit="100MB")
     y.compute(scheduler="tidegate", num_workers=2, memory_limit="200MB")
     a, b = (zarr.open_array(str(tmp_path / f"{n}.zarr")) for n in "ab")

@@ -12,7 +12,7 @@ from typing import Any
 
 import dask.config
 import numpy as np
-from dask._task_spec import Alias, DataNode, GraphNode, Task, convert_legacy_graph
+from dask._task_spec import Alias, DataNode, GraphNode, Task, TaskRef, convert_legacy_graph
 from dask.callbacks import local_callbacks, unpack_callbacks
 from dask.core import flatten
 from dask.local import nested_get
@@ -260,21 +260,79 @@ def _gatherer(plan: _Plan, graph: TaskGraph):
     return gather_extra
 
 
-def _returns_nothing(node) -> bool:
-    """A ``da.store`` chunk (``load_store_chunk`` without ``return_stored``), possibly inside
-    a fused subgraph: it writes its chunk and returns an empty array, whatever its layer's
-    chunk metadata claims. Matched by name: dask.array is an optional dependency."""
+def _store_call(node):
+    """The ``load_store_chunk`` call of a ``da.store`` chunk, possibly inside a fused
+    subgraph, and that subgraph's task (None if unfused); None if the task stores nothing.
+    Matched by name: dask.array is an optional dependency."""
+    outer = None
     for _ in range(8):  # fused subgraphs nest a few levels at most
         func = getattr(node, "func", None)
         name = getattr(func, "__name__", None)
         if name == "load_store_chunk" and getattr(func, "__module__", "") == "dask.array.core":
-            return not node.kwargs.get("return_stored", False)
+            return node, outer
         args = getattr(node, "args", ())
-        if name == "_execute_subgraph" and len(args) > 1 and isinstance(args[0], dict):
-            node = args[0].get(args[1])
+        if name == "_execute_subgraph" and len(args) > 2 and isinstance(args[0], dict):
+            outer, node = node, args[0].get(args[1])
             continue
-        return False
-    return False
+        return None
+    return None
+
+
+def _returns_nothing(node) -> bool:
+    """A ``da.store`` chunk (without ``return_stored``): it writes its chunk and returns an
+    empty array, whatever its layer's chunk metadata claims."""
+    call = _store_call(node)
+    return call is not None and not call[0].kwargs.get("return_stored", False)
+
+
+def _literal(arg, outer):
+    """An argument's value where the graph embeds it (through one fused subgraph's inputs),
+    else None."""
+    if type(arg) is DataNode:
+        return arg.value
+    if isinstance(arg, TaskRef):
+        inkeys = list(outer.args[2]) if outer is not None else []
+        return _literal(outer.args[3 + inkeys.index(arg.key)], None) if arg.key in inkeys else None
+    return None if isinstance(arg, GraphNode) else arg
+
+
+def store_cut_bytes(node) -> float:
+    """What a store chunk holds while it writes, if its region cuts its target's chunks:
+    zarr (like any chunked store) writes whole chunks, so it first reads back each chunk the
+    region covers only in part and merges into it, and it encodes each chunk it writes (a copy
+    up to its size): the bytes of the chunks touched plus those cut. Measured (zstd): a 32 MB
+    write across two zarr chunks held 183 MB, 151 more than its data (this counts 128);
+    aligned, 31 more (a store that cuts nothing counts 0 here: its need is its chunk's)."""
+    call = _store_call(node)
+    if call is None:
+        return 0.0
+    (store, outer), n = call, len(call[0].args)
+    target = _literal(store.args[1], outer) if n > 1 else None
+    index = _literal(store.args[2], outer) if n > 2 else None
+    region = _literal(store.kwargs.get("region"), outer)
+    chunks, shape = getattr(target, "chunks", None), getattr(target, "shape", None)
+    itemsize = getattr(getattr(target, "dtype", None), "itemsize", 0)
+    if region:
+        from dask.array.optimization import fuse_slice
+
+        index = fuse_slice(region, index) if index else region
+    if not (isinstance(chunks, tuple) and isinstance(index, tuple) and shape and itemsize):
+        return 0.0
+    if len(chunks) != len(shape) or len(index) != len(shape):
+        return 0.0
+    touched = whole = 1
+    for s, c, size in zip(index, chunks, shape):
+        if not isinstance(s, slice) or not isinstance(c, int) or c <= 0:
+            return 0.0
+        start, stop, _ = s.indices(size)
+        if stop <= start:
+            return 0.0
+        first, last = start // c, (stop - 1) // c
+        touched *= last - first + 1
+        whole *= sum(start <= j * c and min((j + 1) * c, size) <= stop
+                     for j in range(first, last + 1))  # fmt: skip
+    cut = touched - whole
+    return (touched + cut) * math.prod(chunks) * itemsize if cut else 0.0
 
 
 def _warn_outputs_over_budget(outputs: list, dsk: Mapping, sizes: dict, cap: float) -> None:
@@ -458,7 +516,8 @@ def get(
                 annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(plan.outputs, dsk, sizes, cap)
-                threads, budget, floor, chunk = _fit(graph, threads, cap)
+                cuts = _store_cuts(graph, plan.tasks) if cap < float("inf") else None
+                threads, budget, floor, chunk = _fit(graph, threads, cap, cuts)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
@@ -524,21 +583,33 @@ def get(
 FLOOR_SHARE = 0.25  # of memory_limit: the budget for held results never goes below it
 
 
-def _fit(graph: TaskGraph, threads: int, limit: float) -> tuple[int, float, float, float]:
+def _store_cuts(graph: TaskGraph, tasks: Mapping) -> np.ndarray:
+    """:func:`store_cut_bytes` of each task; only da.store's layers ("store-map-...", fused
+    or not) are looked into: the walk costs microseconds a task."""
+    cuts = np.zeros(len(graph.keys))
+    stores = [i for i, g in enumerate(graph.group_names) if "store" in g.split("-")]
+    for i in np.flatnonzero(np.isin(graph.group, stores)).tolist():
+        cuts[i] = store_cut_bytes(tasks[graph.keys[i]])
+    return cuts
+
+
+def _fit(graph: TaskGraph, threads: int, limit: float,
+         cuts: np.ndarray | None = None) -> tuple[int, float, float, float]:
     """Threads, first budget for held results, its floor and the largest chunk (array
     metadata), for a run whose process memory must stay within ``limit``.
 
     Threads are fewer when the limit cannot hold each one's footprint (from chunk
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
     that cannot hold even one task (measure.one_thread_needs, from every task's chunk
-    metadata, ``graph.layer_size``) is refused, naming the smallest that would work.
+    metadata, ``graph.layer_size``, and ``cuts``: :func:`store_cut_bytes` per task) is
+    refused, naming the smallest that would work.
     """
     if limit == float("inf"):
         return threads, limit, 0.0, 0.0
     _, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    needs = one_thread_needs(graph, graph.layer_size)
+    needs = one_thread_needs(graph, graph.layer_size, cuts)
     i = int(np.argmax(needs)) if len(needs) else 0
     if len(needs) and needs[i] > usable:
         smallest = math.ceil(needs[i] / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up

@@ -77,7 +77,7 @@ RECENT = 8
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
-def one_thread_needs(graph, sizes: np.ndarray) -> np.ndarray:
+def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None) -> np.ndarray:
     """Bytes each task of ``graph`` needs at least when it runs alone, from chunk metadata
     (``sizes``: the chunk each task's layer says passes through it, NaN where none tells): a
     root loads its chunk, ``TASK_FOOTPRINT`` of them (input, output, temporaries); a task
@@ -90,7 +90,11 @@ def one_thread_needs(graph, sizes: np.ndarray) -> np.ndarray:
     vorticity-files' step holds two 32 MB reads and three 8 MB grid fields and needed 218 MB;
     128 and 180 MB limits were not refused and ran it at 1.7x and 1.2x. Where such reads
     are guessed, a temporary of the chunk's size counts too: without it the limit named
-    (200 MiB) peaked at 1.04-1.10x, once just over the bound."""
+    (200 MiB) peaked at 1.04-1.10x, once just over the bound.
+
+    A store writing across its target's chunks (``cuts``: bytes it reads back and merges)
+    holds those, its chunk and its inputs while it writes: slice-add's stores (a[1:] + b[1:]
+    into chunks of 4 steps) peaked at 248 MB at one thread while roots alone named 133 MiB."""
     sizes = np.asarray(sizes, dtype=float)
     own = np.nan_to_num(sizes, nan=0.0)
     n = len(own)
@@ -98,7 +102,17 @@ def one_thread_needs(graph, sizes: np.ndarray) -> np.ndarray:
     dep = graph.dep_idx
     unsized_root = graph.root[dep] & np.isnan(sizes[dep])
     reads = np.bincount(consumer, np.where(unsized_root, own[consumer], 0.0), minlength=n)
-    return np.where(graph.root, TASK_FOOTPRINT * own, reads + np.where(reads > 0, 2, 1) * own)
+    need = np.where(graph.root, TASK_FOOTPRINT * own, reads + np.where(reads > 0, 2, 1) * own)
+    # A tree reduction's aggregate (dask names it so) concatenates its inputs, partial
+    # results each shaped like its output (their layers' metadata can claim whole input
+    # chunks), and reduces the concatenation: it holds its inputs twice and its output.
+    names = getattr(graph, "group_names", None) or []
+    aggregate = np.array(["aggregate" in g.split("-") for g in names] or [False])[graph.group]
+    need = np.where(aggregate, np.maximum(need, (2 * np.diff(graph.dep_ptr) + 1) * own), need)
+    if cuts is not None and cuts.any():
+        inputs = np.bincount(consumer, own[dep], minlength=n)
+        need = np.where(cuts > 0, np.maximum(need, inputs + own + cuts), need)
+    return need
 
 
 def _libc():
