@@ -179,3 +179,76 @@ def test_twin_stencil_peak_within_queuings():
     queue, tide = simulate(model, workers=4, threads_per_worker=2, bandwidth="200MB/s",
                            policy=["queue", "tidegate"], record_memory=False, processes=1)
     assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)
+
+
+def _block_meeting() -> tuple:
+    """Block b and its neighbour nb, each read by 9 pieces (an interior block's shape);
+    b's pieces each meet a piece of nb. Returns (readers, inputs) callables."""
+    n = SHARED_FANOUT + 1
+    deps: dict = {"b": [], "nb": []}
+    for k in range(n):
+        deps.update({f"p{k}": ["b"], f"q{k}": ["nb"]})
+        deps[f"m{k}"] = [f"p{k}", f"q{k}"]
+    readers: dict = {}
+    for t, ins in deps.items():
+        for x in ins:
+            readers.setdefault(x, []).append(t)
+    return (lambda t: readers.get(t, [])), deps.__getitem__
+
+
+def test_a_walk_takes_a_block_read_by_its_pieces_for_data():
+    """The meetings of block b lack its neighbour nb, not nb's pieces: a graph walk tells
+    a handle from data by size as find_roots and is_root do (policy.is_handle). Taken
+    for a handle, nb's pieces were reported as roots still to load and the books reserved
+    them on b's worker, where they never ran as roots (twin stencil 4x2: 55 reservations on
+    a worker for 36 roots; the in-flight count never admitted). Fails on main (no
+    ``nbytes``)."""
+    readers, inputs = _block_meeting()
+
+    def lacks(size):
+        out: set = set()
+        meeting_partners("b", readers, inputs, lambda t: (), lacks=out, nbytes=size)
+        return out
+
+    assert lacks(lambda t: 8e6) == {"nb"}
+    # A handle stays one: tiny, or of unknown size (nothing says it is data).
+    assert lacks(lambda t: 100) == {f"q{k}" for k in range(SHARED_FANOUT + 1)}
+    assert lacks(lambda t: math.nan) == lacks(None) == lacks(lambda t: 100)
+
+
+def test_a_reservation_ends_when_the_task_runs_though_no_root():
+    """A task reserved as a root its meetings lack (books.place's ``lacks``) frees its slot
+    when it runs, root or not: a piece reserved while its block's size was unknown (a
+    handle by structure) runs as a consumer. Main kept it owed until the opener's data
+    was used, and the count stayed full. Fails on main."""
+    from tidegate.books import Books
+
+    books = Books()
+    books.add_worker("w", 2, math.inf)
+    assert books.place("b", math.nan, "g", {}, ["w"], lacks={"piece"}) == "w"
+    assert books.workers["w"].owed == 1
+    books.on_run("piece", "w", False, "p", math.nan)
+    assert books.workers["w"].owed == 0
+    books.validate()
+
+
+def test_twin_stencil_loads_beside_the_slicing():
+    """The twin stencil (4 x 2, 200 MB/s): a 2-thread worker starts a block beside the
+    slicing of the last (policy.may_load_beside). Main: a block's data is held until its
+    9 overlaps ran, the in-flight count stayed full and a block started only where
+    nothing was processing, 1 in 36 beside other work (1.31x queuing's time)."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+
+    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
+    x = a.map_overlap(lambda b: b * 2, depth=1, boundary="none").std(axis=0)
+    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    tide = simulate(model, workers=4, threads_per_worker=2, bandwidth="200MB/s",
+                    policy="tidegate", record_memory=False)
+    tasks = tide.trace.tasks
+    beside = sum(
+        any(o.worker == r.worker and o.start < r.start < o.stop for o in tasks)
+        for r in tasks if r.root
+    )
+    assert beside >= 12, beside

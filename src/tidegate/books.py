@@ -39,7 +39,9 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from .policy import Policy, estimate_output, joins_pieces, may_admit_root, place_root
+from .policy import (
+    Policy, estimate_output, joins_pieces, may_admit_root, may_load_beside, place_root,
+)
 
 LOG_SIZE = 100_000
 
@@ -186,11 +188,13 @@ class Books:
     def on_run(self, task, w, root: bool, group, known: float, stimulus_id=None) -> float:
         """Task starts processing on w; returns the estimate of its output."""
         book = self.workers[w]
+        if self._owed and task in self._owed:
+            # It came (placed by any path). Also a task reserved as a root that is none:
+            # a reader of a block whose size was unknown when a walk took it for a handle.
+            self._unreserve(task)
         if root:
             est = self.estimate(known, group)
             book.roots_processing += 1
-            if self._owed and task in self._owed:
-                self._unreserve(task)  # it came (placed by any path)
         else:
             est = known if known == known else 0.0
         book.processing += 1
@@ -491,8 +495,9 @@ class Books:
                             completes_consumer, stimulus_id, progress, reserved)  # fmt: skip
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0) -> bool:  # fmt: skip
-        """``admits`` with the root's estimate given (``place`` finds it once per root)."""
+                reserved=0, spread=False) -> bool:  # fmt: skip
+        """``admits`` with the root's estimate given (``place`` finds it once per root).
+        ``spread``: see ``place``."""
         idle = progress and self.may_progress(book, w)
         if (
             self.policy.probe
@@ -508,6 +513,8 @@ class Books:
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved,
+                spread and may_load_beside(book.threads, book.roots_processing,
+                                           book.roots_untouched, book.cap),
             )  # fmt: skip
         if not ok:
             self.log.append((task, "withheld", w, stimulus_id))
@@ -529,7 +536,7 @@ class Books:
         )
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
-              lacks=None, shared=None, complete=()):  # fmt: skip
+              lacks=None, shared=None, complete=(), spread=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -540,6 +547,9 @@ class Books:
         workers but make no root wait. ``complete``: the workers where task's data would
         complete a consumer (``meeting_partners(..., complete=)``): there it may pass the
         in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
+        ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
+        (``meeting_partners(..., spread=)``): it may load beside other work
+        (``policy.may_load_beside``).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -562,7 +572,8 @@ class Books:
             idle.append(book.processing == 0)
             load.append((book.roots_processing + book.roots_untouched + book.processing)
                         / book.threads)  # (roots_in_flight, without the property's call)
-            ok = self._admits(book, w, task, est, w in complete, stimulus_id, True, int(w == mine))
+            ok = self._admits(book, w, task, est, w in complete, stimulus_id, True, int(w == mine),
+                              spread)  # fmt: skip
             admissible.append(ok)
             return ok
 

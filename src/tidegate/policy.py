@@ -93,12 +93,40 @@ def find_roots(
     n = len(dep_ptr) - 1
     owner = np.repeat(np.arange(n), np.diff(dep_ptr))
     data_in = np.bincount(owner, weights=~constant[dep_idx], minlength=n)
-    handle = (data_in == 0) & (ndependents >= SHARED_FANOUT)
-    if nbytes is not None:
-        handle &= ~(nbytes >= HANDLE_MAX_BYTES)  # (NaN, unknown: a handle by structure)
-    shared = constant | handle
+    shared = constant | is_handle(data_in, ndependents, np.nan if nbytes is None else nbytes)
     nonconstant_inputs = np.bincount(owner, weights=~shared[dep_idx], minlength=n)
     return (nonconstant_inputs == 0) | marked
+
+
+def is_handle(data_inputs, readers, nbytes):
+    """Is a task a shared handle (an opened file, a store), not data: no inputs besides
+    constants (``data_inputs`` == 0), read by ``SHARED_FANOUT`` or more tasks, and not
+    known to weigh ``HANDLE_MAX_BYTES`` (``nbytes``: NaN or < 0, unknown: a handle by
+    structure)? Its readers are then roots. One rule for :func:`find_roots` (numpy
+    arrays), :func:`is_root` and the graph walks (:func:`_chain_top`): a walk that took a
+    stencil's 8 MB block for a handle reported its halo slices as roots still to load,
+    and the books reserved them (books.Books.place) on the opener's worker, where they
+    were never placed as roots: twin stencil 4x2, 55 such reservations on a worker for
+    36 roots, so the in-flight count never admitted a root."""
+    return (data_inputs == 0) & (readers >= SHARED_FANOUT) & np.logical_not(
+        nbytes >= HANDLE_MAX_BYTES)
+
+
+def may_load_beside(threads: int, roots_processing: int, roots_untouched: int,
+                    cap: float) -> bool:
+    """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
+    block, read by 9 overlaps, each waiting for 8 other blocks) start on a worker beside
+    its other work? Where no root is processing, the worker has a second thread, and its
+    loaded data no consumer used yet (``roots_untouched``) is below the count: the roots
+    its meetings reserve (``owed``: up to 24 blocks around a stencil's) do not count, as
+    every block's meetings lack its neighbours. Counted, the count stayed full and only
+    the progress rule (nothing processing) admitted them, one at a time after the slicing
+    of the last: a 2-thread worker loaded on one thread, then sliced, never both (twin
+    stencil 4x2, 200 MB/s: 1.31x queuing's time; so 1.03x). With no bound on the data
+    untouched, 0.91x but up to 1.33x queuing's peak on another key naming of the same
+    graph. On one thread a root sent beside other work only waits in the worker's queue,
+    loaded early (2x1: peak 0.88x -> 1.37x queuing's)."""
+    return threads > 1 and roots_processing == 0 and roots_untouched < cap
 
 
 def may_admit_root(
@@ -111,6 +139,7 @@ def may_admit_root(
     budget: float,
     idle: bool,
     owed: int = 0,
+    beside: bool = False,
 ) -> bool:
     """May one more root start on this worker now?
 
@@ -121,7 +150,8 @@ def may_admit_root(
     one, called only when it matters) may exceed that count, never the
     processing cap. ``owed``: roots that meetings opened here still lack (see
     :func:`meeting_partners`), counted as in flight for a root that does not complete a
-    consumer: each opened meeting holds its data until they arrive. ``idle`` (nothing
+    consumer: each opened meeting holds its data until they arrive. ``beside``
+    (:func:`may_load_beside`) passes the count within the budget. ``idle`` (nothing
     processing on the worker) always admits: progress is guaranteed even when a single root
     does not fit the budget.
     """
@@ -129,7 +159,7 @@ def may_admit_root(
         return True
     if held_bytes + estimate > budget or roots_processing >= cap:
         return False
-    if roots_processing + roots_untouched + owed < cap:
+    if beside or roots_processing + roots_untouched + owed < cap:
         return True
     # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
     return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
@@ -208,8 +238,7 @@ def is_root(inputs, marked: bool = False) -> bool:
     if marked:
         return True
     for ndeps, ndependents, constant, nbytes in inputs:
-        if not (constant or (ndeps == 0 and ndependents >= SHARED_FANOUT
-                             and not nbytes >= HANDLE_MAX_BYTES)):
+        if not (constant or is_handle(ndeps, ndependents, nbytes)):
             return False
     return True
 
@@ -323,7 +352,7 @@ def spill_candidates(
 def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
-    complete: set | None = None,
+    complete: set | None = None, nbytes=None, spread: list | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -370,13 +399,20 @@ def meeting_partners(
     whose data feeds more than ``MEETING_SPREAD`` meetings: a stencil's block waits for its
     9 overlaps, each for 8 other blocks, and a held halo of a neighbour let every root pass
     (twin stencil 20x4: 1.39x queuing's peak; only complete meetings count: 0.72x).
+    ``spread``, when given with ``complete``, gets True appended for such a root (see
+    :func:`may_load_beside`).
+
+    ``nbytes(t)``, when given: t's known output size (NaN or < 0: unknown), for
+    :func:`is_handle`'s test on the way up.
     """
     scores: dict = {}
     meetings = _meetings(task, dependents, dependencies, depth, fanout)
     # Spread over many meetings, this root's data waits for all of them (see MEETING_SPREAD).
-    spread = complete is not None and sum(
+    spread_ = complete is not None and sum(
         len(dependencies(m)) <= fanout for m, _ in meetings
     ) > MEETING_SPREAD
+    if spread_ and spread is not None:
+        spread.append(True)
     for m, via in meetings:
         inputs = dependencies(m)
         if len(inputs) > fanout:
@@ -387,7 +423,8 @@ def meeting_partners(
             # object is the same task for every task type used here.
             if t is via or t == via:
                 continue
-            held, r = _chain_top(t, dependents, dependencies, where, depth, fanout, constant)
+            held, r = _chain_top(t, dependents, dependencies, where, depth, fanout, constant,
+                                 nbytes)
             if r is task:
                 continue  # t's chain starts at this root: no other data
             for w in held:
@@ -402,7 +439,7 @@ def meeting_partners(
                     shared[w] = shared.get(w, 0) + 1
             if complete is None:
                 continue
-            if n <= 1 and not spread:
+            if n <= 1 and not spread_:
                 complete.update(held)  # data that waits for this root's alone
             # Once no worker holds every input so far, m completes nowhere: no more tests.
             # Inputs read by more than fanout tasks (copied wherever used) and constants
@@ -418,7 +455,7 @@ def meeting_partners(
 
 def further_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
-    constant=None,
+    constant=None, nbytes=None,
 ) -> dict:
     """Partners one meeting further, for a root with none at its first (nothing there is
     placed yet): where that meeting's output alone meets another (rechunk: the merge of
@@ -428,12 +465,13 @@ def further_partners(
     twin anomaly 100x4, 1.19x queuing's time). Twin rechunk-add, 1,000 steps of 190 MB
     (bench/twin_workloads.py): moved 141 GB against queuing's 165 at 20x4, 45 against 186
     at 100x4."""
-    return further_meeting(task, dependents, dependencies, where, depth, fanout, constant)[0]
+    return further_meeting(task, dependents, dependencies, where, depth, fanout, constant,
+                           nbytes)[0]
 
 
 def further_meeting(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
-    constant=None,
+    constant=None, nbytes=None,
 ) -> tuple[dict, bool]:
     """``(further_partners, whole)``: ``whole`` when every other input of each further
     meeting was found somewhere, so that this root's side is all that meeting still
@@ -465,7 +503,8 @@ def further_meeting(
             ins = dependencies(t)
             if len(ins) <= fanout:
                 for u in ins:
-                    _up(u, dependents, dependencies, where, depth, fanout, scores, constant)
+                    _up(u, dependents, dependencies, where, depth, fanout, scores, constant,
+                        nbytes)
             found = sum(scores.values()) > before
             whole = found and whole is not False
     return scores, bool(whole) and bool(scores)
@@ -500,33 +539,31 @@ def _count(found, scores) -> bool:
     return bool(found)
 
 
-def _up(t, dependents, dependencies, where, depth, fanout, scores, constant=None):
+def _up(t, dependents, dependencies, where, depth, fanout, scores, constant=None, nbytes=None):
     """:func:`_chain_top`, its workers counted in ``scores``: returns the root."""
-    held, root = _chain_top(t, dependents, dependencies, where, depth, fanout, constant)
+    held, root = _chain_top(t, dependents, dependencies, where, depth, fanout, constant, nbytes)
     _count(held, scores)
     return root
 
 
-def _chain_top(t, dependents, dependencies, where, depth, fanout, constant=None) -> tuple:
+def _chain_top(t, dependents, dependencies, where, depth, fanout, constant=None,
+               nbytes=None) -> tuple:
     """Up t's single-input chain to the first task held or processing: ``(its workers,
     None)``. When none is: ``((), root)`` if the chain starts at a root (a task with no
-    inputs, or whose one input is a handle: no inputs besides constants, read by many, a
-    store), still to be placed; else ``((), None)``. ``constant``: see
-    :func:`meeting_partners`."""
+    inputs, or whose one input is a handle, :func:`is_handle`), still to be placed; else
+    ``((), None)``. ``constant``, ``nbytes``: see :func:`meeting_partners`."""
     below = None  # the task whose input t is
     for _ in range(depth):
         n = len(dependents(t))
-        if n > fanout:  # shared by many: no meeting place
-            # a handle: below is a root
-            if below is not None and _no_data(t, dependencies, constant):
-                return (), below
-            return (), None
-        if below is not None and n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
-            # A handle by is_root's rule (a store read by 8-16 loads: a short series), so
-            # below is a root: where the handle is held says nothing. Counted, every load
-            # had the handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran
-            # every load on one worker (twin: peak 608 MB against queuing's 416).
+        if below is not None and n >= SHARED_FANOUT and _handle(t, n, dependencies, constant,
+                                                                nbytes):  # fmt: skip
+            # A handle (a store read by 8-16 loads: a short series), so below is a root:
+            # where the handle is held says nothing. Counted, every load had the handle's
+            # worker as partner: the zarr anomaly at 2x1 (12 chunks) ran every load on one
+            # worker (twin: peak 608 MB against queuing's 416).
             return (), below
+        if n > fanout:  # shared by many: no meeting place
+            return (), None
         held = where(t)
         if held:
             return held, None
@@ -538,11 +575,14 @@ def _chain_top(t, dependents, dependencies, where, depth, fanout, constant=None)
     return (), None
 
 
-def _no_data(t, dependencies, constant) -> bool:
-    """Has t no inputs besides constants (``h = open(path)``, path a DataNode)? Asked only
-    of a task read by many (a handle's test), never on a walk's every step."""
+def _handle(t, readers, dependencies, constant, nbytes) -> bool:
+    """:func:`is_handle` for t, read by ``readers`` tasks. Asked only of a task read by
+    many, never on a walk's every step."""
     ins = dependencies(t)
-    return not ins or (constant is not None and all(map(constant, ins)))
+    # (no inputs besides constants: h = open(path), path a DataNode)
+    no_data = not ins or (constant is not None and all(map(constant, ins)))
+    return bool(is_handle(0 if no_data else 1, readers, math.nan if nbytes is None
+                          else nbytes(t)))
 
 
 def largest_footprint(size) -> tuple[int, float]:

@@ -651,6 +651,13 @@ class Plugin(SchedulerPlugin):
             self._limit_cache[ts.key] = names
         return names
 
+    def _size(self, ts) -> float:
+        """ts's output size for policy.is_handle on a graph walk: measured, else the
+        largest result a root of its group returned (a task with no inputs not yet run
+        loads as much as its siblings did), else NaN (unknown: a handle by structure)."""
+        n = ts.nbytes
+        return n if n >= 0 else self._root_results.get(ts.group.name, math.nan)
+
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
@@ -1098,7 +1105,7 @@ class Plugin(SchedulerPlugin):
         for ts in heapq.nsmallest(len(idle), waiting, key=lambda t: t.priority):
             lacks: set = set()
             partners, allowed = self._broadcast.restrict(
-                s, ts, _partners(ts, lacks, {}), idle, stimulus_id)
+                s, ts, _partners(ts, lacks, {}, None, self._size), idle, stimulus_id)
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
                 if book is None or book.processing:
@@ -1203,8 +1210,10 @@ class Plugin(SchedulerPlugin):
         lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
         shared: dict = {}  # partners through inputs other tasks read too (a grid)
         complete: set = set()  # workers where ts's data completes a consumer
+        spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
         partners, allowed = self._broadcast.restrict(
-            self.scheduler, ts, _partners(ts, lacks, shared, complete), listed, stimulus_id)
+            self.scheduler, ts, _partners(ts, lacks, shared, complete, self._size, spread),
+            listed, stimulus_id)  # fmt: skip
         lacks = {r.key for r in lacks}
         if allowed is not listed:
             def free():
@@ -1212,10 +1221,11 @@ class Plugin(SchedulerPlugin):
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, free(),
-                               stimulus_id, lacks, shared, complete), own  # fmt: skip
+                               stimulus_id, lacks, shared, complete, bool(spread)), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
-        hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant)
+        hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
+                                      nbytes=self._size)  # fmt: skip
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1435,10 +1445,11 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts, lacks=None, shared=None, complete=None) -> dict:
+def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
-                            constant=_constant, complete=complete)  # fmt: skip
+                            constant=_constant, complete=complete, nbytes=nbytes,
+                            spread=spread)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
