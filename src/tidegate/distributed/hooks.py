@@ -1024,7 +1024,9 @@ class Plugin(SchedulerPlugin):
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
-                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                root = self._is_root_cache.get(ts.key)  # (_root's cache first: hot)
+                if not (self._root(ts) if root is None else root):
+                    # limited, or reads a shared input not yet everywhere
                     examined += 1
                     b = self._broadcast
                     ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
@@ -1293,8 +1295,9 @@ class _Lines:
         self._others.discard(ts)
 
     def discard_key(self, key) -> None:
-        self._roots.discard_key(key)
-        self._others.discard_key(key)
+        # (the lines' dicts directly: once per queued task)
+        self._roots._live.pop(key, None)
+        self._others._live.pop(key, None)
 
     def has_roots(self) -> bool:
         return bool(self._roots)
@@ -1343,9 +1346,6 @@ class _Line:
         e = self._live.get(ts.key)
         if e is not None and e[0] is ts:
             del self._live[ts.key]
-
-    def discard_key(self, key) -> None:
-        self._live.pop(key, None)
 
     def peek(self):
         heap, live = self._heap, self._live
