@@ -531,7 +531,8 @@ class Books:
     def may_take_some(self, w) -> bool:
         """A cheap necessary condition for ``admits`` on w (any root, any size)."""
         book = self.workers[w]
-        return self.may_progress(book, w) or (
+        # (may_progress inlined: asked once per worker looked at, about once per task)
+        return (book.processing == 0 and w not in self.expecting) or (
             book.roots_processing < book.cap and book.held + book.estimated < book.budget
         )
 

@@ -129,7 +129,10 @@ class Broadcast:
         if comms is None or not self.enabled:
             return partners, candidates
         for d in ts.dependencies:
-            if not d.who_has or not is_broadcast(d.nbytes, len(d.dependents)):
+            # (SHARED_FANOUT first, as in shared: a root's handle or a mean's input is
+            # no broadcast, found without a call; 2 calls per task on the twin's anomaly)
+            n = len(d.dependents)
+            if n < SHARED_FANOUT or not d.who_has or not is_broadcast(d.nbytes, n):
                 continue
             candidates = self._allowed(s, comms, d, candidates, stimulus_id)
             if partners:

@@ -282,9 +282,8 @@ class Plugin(SchedulerPlugin):
                 return
             deps = ts.dependencies
             if books._carriers:  # else no input carries anything: neither matters
-                single = len(deps) == 1 or (
-                    len(deps) > 1 and sum(not _constant(d) for d in deps) == 1
-                )  # data embedded in the graph (a DataNode, a handle) is not a second input
+                # data embedded in the graph (a DataNode, a handle) is not a second input
+                single = len(deps) == 1 or (len(deps) > 1 and _one_input(ts))
                 inputs = list(map(_key, deps))
             else:
                 single, inputs = False, ()
@@ -328,13 +327,19 @@ class Plugin(SchedulerPlugin):
         addr = ws.address
         if addr not in books.workers:
             self._book(ws)
-        root = self._root(ts)
+        root = self._is_root_cache.get(key)  # (_root's cache first: once per task)
+        if root is None:
+            root = self._root(ts)
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
             inputs = [d for d in deps if not _constant(d)]
-            if len(inputs) > 1 and all(ws in d.who_has for d in inputs):
-                books.on_consuming(key, [d.key for d in inputs], stimulus_id)
+            if len(inputs) > 1:
+                for d in inputs:  # (a loop, not all() of a generator: once per task)
+                    if ws not in d.who_has:
+                        break
+                else:
+                    books.on_consuming(key, [d.key for d in inputs], stimulus_id)
         if self.limits.caps:
             names = self._limit_names(ts)
             if names:
@@ -668,8 +673,12 @@ class Plugin(SchedulerPlugin):
     def _is_rootish(self, ts) -> bool:
         # Limited tasks go through the queue too: sent to a worker only with room; so do
         # readers of a widely shared input: sent only where it is or is on its way.
-        if self._root(ts) or (self.limits.caps and self._limit_names(ts)
-                              and not restricted.restricted(ts)) \
+        cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
+        root = cache.get(ts.key)
+        if root is None:
+            root = cache[ts.key] = _structural_root(ts)
+        if root or (self.limits.caps and self._limit_names(ts)
+                    and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
             context = self._context
             if context is None or context[0] is not ts:  # keep poke's choice for ts
@@ -1022,7 +1031,9 @@ class Plugin(SchedulerPlugin):
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
-                if not self._root(ts):  # limited, or reads a shared input not yet everywhere
+                root = self._is_root_cache.get(ts.key)  # (_root's cache first: hot)
+                if not (self._root(ts) if root is None else root):
+                    # limited, or reads a shared input not yet everywhere
                     examined += 1
                     b = self._broadcast
                     ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
@@ -1278,7 +1289,13 @@ class _Lines:
         return len(self._roots) + len(self._others)
 
     def __contains__(self, ts) -> bool:
-        return ts in self._roots or ts in self._others
+        # (the lines' dicts, not _Line.__contains__: asked 1-2 times per task)
+        key = ts.key
+        e = self._roots._live.get(key)
+        if e is not None and e[0] is ts:
+            return True
+        e = self._others._live.get(key)
+        return e is not None and e[0] is ts
 
     def add(self, ts) -> None:
         (self._roots if self._is_root(ts) else self._others).add(ts)
@@ -1288,8 +1305,9 @@ class _Lines:
         self._others.discard(ts)
 
     def discard_key(self, key) -> None:
-        self._roots.discard_key(key)
-        self._others.discard_key(key)
+        # (the lines' dicts directly: once per queued task)
+        self._roots._live.pop(key, None)
+        self._others._live.pop(key, None)
 
     def has_roots(self) -> bool:
         return bool(self._roots)
@@ -1323,21 +1341,21 @@ class _Line:
         return e is not None and e[0] is ts
 
     def add(self, ts) -> None:
-        if ts in self:
+        live, key = self._live, ts.key
+        e = live.get(key)  # (self.__contains__ inlined: once per queued task)
+        if e is not None and e[0] is ts:
             return
         seq = next(self._seq)
-        self._live[ts.key] = (ts, seq)
+        live[key] = (ts, seq)
         heapq.heappush(self._heap, (ts.priority, seq, ts))
         if len(self._heap) > 2 * len(self._live) + 1024:  # mostly stale: rebuild
             self._heap = [(t.priority, q, t) for t, q in self._live.values()]
             heapq.heapify(self._heap)
 
     def discard(self, ts) -> None:
-        if ts in self:
+        e = self._live.get(ts.key)
+        if e is not None and e[0] is ts:
             del self._live[ts.key]
-
-    def discard_key(self, key) -> None:
-        self._live.pop(key, None)
 
     def peek(self):
         heap, live = self._heap, self._live

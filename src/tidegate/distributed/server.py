@@ -85,7 +85,11 @@ def _patch_stealing(plugin, s) -> None:
 
     def steal_time_ratio(ts):
         try:
-            if plugin._root(ts):
+            # (the plugin's cache first, plugin._root only on a miss: once per task)
+            root = plugin._is_root_cache.get(ts.key)  # (rebuilt by _resync: read here)
+            if root is None:
+                root = plugin._root(ts)
+            if root:
                 return None, None  # never stolen: keeps co-assignment and the caps
         except Exception as exc:  # never break dask's stealing bookkeeping
             plugin._error("steal_time_ratio", exc)
