@@ -70,7 +70,7 @@ def test_a_step_fed_by_file_reads_is_refused_below_what_it_holds(tmp_path):
         # write cuts a target chunk, which zarr reads back and merges whole, beside the
         # store's inputs, its chunk and the chunks it encodes. Sizing roots alone named
         # 133 MiB, where a store held 248 MB (1.8x); 174 MB ran at 1.4x.
-        ("slice-add", 174e6, 200e6, 280e6),  # 2 x 32 MB in, 32 out, 3.5 x 32 written or cut
+        ("slice-add", 174e6, 200e6, 300e6),  # 2 x 32 MB in, 32 out, 5 x 32 written or cut
         # stack-sum's aggregate concatenates its two 32 MB partial sums and sums them: 160 MB;
         # 133 MiB (a root's 4 x 32 MB) ran at 1.16x.
         ("stack-sum", 139e6, 150e6, 200e6),
@@ -100,13 +100,15 @@ def store_tasks(x, target, **kw):
         ((4, 4), [0, 0]),  # aligned: zarr writes whole chunks, reads nothing back
         ((3, 5), [1 + 1.5, 2 + 1.5]),  # [0:3] cuts chunk 0; [3:8] cuts 0 and covers 1
         ((2, 2, 2, 2), [1 + 1.5, 1 + 1.5, 1 + 1.5, 1 + 1.5]),
+        ((3, 4), [1 + 1.5, 2 + 3]),  # shape 7: the edge chunk [4:8) is cut by [3:7]
     ],
 )
 def test_store_cut_bytes_counts_target_chunks_written_and_read_back(tmp_path, chunks, cut):
     """Bytes a store chunk holds for its target: each target chunk it touches (encoded) and
     1.5 times more each it covers only in part (read back, merged into a copy), in zarr chunks
     of 4 x 10 x 8 bytes."""
-    z = zarr.create_array(tmp_path / "z.zarr", shape=(8, 10), chunks=(4, 10), dtype="f8")
-    x = da.ones((8, 10), chunks=(chunks, 10))
+    n = sum(chunks)
+    z = zarr.create_array(tmp_path / "z.zarr", shape=(n, 10), chunks=(4, 10), dtype="f8")
+    x = da.ones((n, 10), chunks=(chunks, 10))
     got = sorted(store_cut_bytes(n) for n in store_tasks(x, z, lock=True))
     assert got == sorted(c * 4 * 10 * 8 for c in cut)

@@ -332,8 +332,9 @@ def store_cut_bytes(node) -> float:
             return 0.0
         first, last = start // c, (stop - 1) // c
         touched *= last - first + 1
-        whole *= sum(start <= j * c and min((j + 1) * c, size) <= stop
-                     for j in range(first, last + 1))  # fmt: skip
+        # An edge chunk is whole only written whole: zarr keeps it at full size (writing
+        # 3 of its 4 rows cost 55 MB beside 30 for 4 rows of 32 MB).
+        whole *= sum(start <= j * c and (j + 1) * c <= stop for j in range(first, last + 1))
     cut = touched - whole
     return (touched + 1.5 * cut) * math.prod(chunks) * itemsize if cut else 0.0
 
