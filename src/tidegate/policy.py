@@ -482,23 +482,20 @@ def meeting_partners(
                 held, r = _top(tops, end, handle, inner, where, nbytes)
             if r is task:
                 continue  # t's chain starts at this root: no other data
-            for w in held:
-                scores[w] = scores.get(w, 0) + 1
-            if r is not None and lacks is not None:
-                lacks.add(r)
-            if shared is None and complete is None:
-                continue
-            if others and held and shared is not None:  # read by others too
+            if held:  # (then r is None)
                 for w in held:
-                    shared[w] = shared.get(w, 0) + 1
-            if complete is None:
-                continue
-            if not others and not spread_:
-                complete.update(held)  # data that waits for this root's alone
+                    scores[w] = scores.get(w, 0) + 1
+                if others and shared is not None:  # read by others too
+                    for w in held:
+                        shared[w] = shared.get(w, 0) + 1
+                if not others and not spread_ and complete is not None:
+                    complete.update(held)  # data that waits for this root's alone
+            elif r is not None and lacks is not None:
+                lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
             # Inputs read by more than fanout tasks (copied wherever used) and constants
             # (embedded data) are no bar.
-            if (meet is None or meet) and bar:
+            if bar and complete is not None and (meet is None or meet):
                 meet = set(held) if meet is None else meet.intersection(held)
         if meet:
             complete.update(meet)
