@@ -6,10 +6,14 @@ to the plugin's per-task work can be judged exactly. They weigh every bytecode a
 dict look-up as much as a call), so they bound, not replace, the CPU ratio.
 
     PYTHONHASHSEED=0 python bench/plugin_ops.py [--workers 20] [--scale 0.2] [--only stack-sum]
-                                                [--functions 15]
+                                                [--functions 15] [--against OTHER/src]
+                                                [--out OUT.json]
 
 ``--functions N``: also the N plugin functions with most bytecodes per task (their own
 bytecodes, not their callees'), with calls per task: where the plugin's work goes.
+``--against OTHER/src``: the same counts for another version of the code (run in its own
+process, this script with PYTHONPATH=OTHER/src), side by side: ``change`` is this code's
+plugin bytecodes per task over the other's. ``--out``: every line, as JSON.
 
 Tracing slows the run ~50x: use small graphs, but with more roots than the workers take
 at once (20 workers, scale 0.2), or the plugin's queue is never used.
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -101,20 +106,42 @@ def main(argv=None) -> None:
     ap.add_argument("--only", action="append", choices=sorted(STEPS))
     ap.add_argument("--functions", type=int, default=0,
                     help="list the N plugin functions with most bytecodes per task")
+    ap.add_argument("--against", help="another version's src folder, counted alongside")
+    ap.add_argument("--out", help="write the results here as JSON")
     args = ap.parse_args(argv)
+    lines = []
     for name in args.only or ["stack-sum", "anomaly"]:
         w = build(name, int(STEPS[name] * args.scale), 190e6)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate", args.functions)
-        print(json.dumps({"workload": name, "workers": args.workers, "tasks": t["tasks"],
-                          "queue": {k: round(v, 1) for k, v in q.items()},
-                          "tidegate": {k: round(v, 1) for k, v in t.items()
-                                       if k != "functions"},
-                          "ops_ratio": round(t["ops_per_task"] / q["ops_per_task"], 3),
-                          "calls_ratio": round(t["calls_per_task"] / q["calls_per_task"], 3)}),
-              flush=True)
+        line = {"workload": name, "workers": args.workers, "scale": args.scale,
+                "tasks": t["tasks"], "queue": {k: round(v, 1) for k, v in q.items()},
+                "tidegate": {k: round(v, 1) for k, v in t.items() if k != "functions"},
+                "ops_ratio": round(t["ops_per_task"] / q["ops_per_task"], 3),
+                "calls_ratio": round(t["calls_per_task"] / q["calls_per_task"], 3)}
+        if args.against:
+            other = _other(args.against, name, args.workers, args.scale)
+            line["against"] = {"src": args.against, **{k: other[k] for k in (
+                "queue", "tidegate", "ops_ratio", "calls_ratio")}}
+            line["change"] = round(t["plugin_ops_per_task"]
+                                   / other["tidegate"]["plugin_ops_per_task"], 3)
+        lines.append(line)
+        print(json.dumps(line), flush=True)
         for f, v in t.get("functions", {}).items():
             print(f"  {v['ops_per_task']:8.1f} ops/task {v['calls_per_task']:7.2f} calls/task  {f}")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"command": "python bench/plugin_ops.py " + " ".join(argv or sys.argv[1:]),
+                       "lines": lines}, f, indent=1)
+
+
+def _other(src: str, name: str, workers: int, scale: float) -> dict:
+    """This script's line for one workload, run on the code in ``src``."""
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(src)}
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--workers", str(workers),
+                          "--scale", str(scale), "--only", name],
+                         env=env, capture_output=True, text=True, check=True).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import math
 import operator
 from dataclasses import dataclass
 from itertools import compress, islice
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,7 +104,7 @@ def is_handle(data_inputs, readers, nbytes):
     constants (``data_inputs`` == 0), read by ``SHARED_FANOUT`` or more tasks, and not
     known to weigh ``HANDLE_MAX_BYTES`` (``nbytes``: NaN or < 0, unknown: a handle by
     structure)? Its readers are then roots. One rule for :func:`find_roots` (numpy
-    arrays), :func:`is_root` and the graph walks (:func:`_chain_top`): a walk that took a
+    arrays), :func:`is_root` and the graph walks (:func:`_chain`): a walk that took a
     stencil's 8 MB block for a handle reported its halo slices as roots still to load,
     and the books reserved them (books.Books.place) on the opener's worker, where they
     were never placed as roots: twin stencil 4x2, 55 such reservations on a worker for
@@ -349,10 +350,59 @@ def spill_candidates(
     return out
 
 
+class MeetingPlan(NamedTuple):
+    """The structural part of :func:`meeting_partners`' walk from one root: what the
+    graph's dependents and dependencies say, nothing of where tasks are held.
+
+    ``spread``: the root's data feeds more than ``MEETING_SPREAD`` meetings. ``inputs``:
+    per meeting with at most ``fanout`` inputs, for each of its other inputs
+    ``(tops, end, handle, inner, others, bar)``: its chain (:func:`_chain`), read by
+    other tasks too (``shared``), and a bar to completing the meeting elsewhere (read by
+    at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'."""
+
+    spread: bool
+    inputs: tuple
+    meetings: list
+
+
+def meeting_plan(task, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, constant=None,
+                 chains: dict | None = None) -> MeetingPlan:
+    """:class:`MeetingPlan` of root ``task`` (arguments as :func:`meeting_partners`).
+
+    It holds while the graph's tasks and edges do: a body may keep it for a root until a
+    graph is added or a task forgotten. Why: a queued root is placed about twice and each
+    placement walked its meetings again (twin anomaly 100x4: a fifth of the plugin's
+    bytecodes); only ``where`` (and sizes, for handles) changes meanwhile. ``chains``,
+    when given, keeps the chains walked, ``{id(t): (t, chain)}``, under the same terms:
+    the roots meeting in one task walk each other's chains (a tree reduction's combine of
+    4 loads: each chain walked for 3 roots)."""
+    meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    inputs = []
+    for m, via in meetings:
+        ins = dependencies(m)
+        if len(ins) > fanout:
+            continue
+        plans = []
+        for t in ins:
+            # Identity first: a dask TaskState's == is a Python call (by key); the same
+            # object is the same task for every task type used here.
+            if t is via or t == via:
+                continue
+            n = len(dependents(t))
+            if n > fanout:
+                continue  # (a chain of no task: no score, no root, no bar; a mean, a grid)
+            chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
+            plans.append(chain + (n > 1, not (constant is not None and constant(t))))
+        inputs.append(tuple(plans))
+    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings)
+
+
 def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
     complete: set | None = None, nbytes=None, spread: list | None = None,
+    plan: MeetingPlan | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -383,7 +433,7 @@ def meeting_partners(
     but data that any worker using it gets a copy of (see :func:`place_root`).
 
     ``constant(t)``, when given: t is data embedded in the graph (a DataNode), which does
-    not keep a task from being a handle (see :func:`_up`).
+    not keep a task from being a handle (see :func:`_chain`).
 
     ``complete``, when given, gets the workers where this root "completes a consumer" and
     may pass the in-flight count (:func:`may_admit_root`), one rule for both bodies: a
@@ -404,49 +454,48 @@ def meeting_partners(
 
     ``nbytes(t)``, when given: t's known output size (NaN or < 0: unknown), for
     :func:`is_handle`'s test on the way up.
+
+    ``plan``, when given: :func:`meeting_plan` of ``task`` with these ``depth``,
+    ``fanout`` and ``constant``, made while the graph was as it is now.
     """
+    if plan is None:
+        plan = meeting_plan(task, dependents, dependencies, depth, fanout, constant)
     scores: dict = {}
-    meetings = _meetings(task, dependents, dependencies, depth, fanout)
     # Spread over many meetings, this root's data waits for all of them (see MEETING_SPREAD).
-    spread_ = complete is not None and sum(
-        len(dependencies(m)) <= fanout for m, _ in meetings
-    ) > MEETING_SPREAD
+    spread_ = complete is not None and plan.spread
     if spread_ and spread is not None:
         spread.append(True)
-    for m, via in meetings:
-        inputs = dependencies(m)
-        if len(inputs) > fanout:
-            continue
+    for inputs in plan.inputs:
         meet = None  # with complete: the workers holding every other input of m so far
-        for t in inputs:
-            # Identity first: a dask TaskState's == is a Python call (by key); the same
-            # object is the same task for every task type used here.
-            if t is via or t == via:
-                continue
-            held, r = _chain_top(t, dependents, dependencies, where, depth, fanout, constant,
-                                 nbytes)
+        for tops, end, handle, inner, others, bar in inputs:
+            if inner is None:  # (_top inlined: the chains of nearly every graph)
+                held, r = (), end
+                for c in tops:
+                    found = where(c)
+                    if found:
+                        held, r = found, None
+                        break
+                else:
+                    if handle is not None and _sized_as_handle(handle, nbytes):
+                        r = tops[-1]
+            else:
+                held, r = _top(tops, end, handle, inner, where, nbytes)
             if r is task:
                 continue  # t's chain starts at this root: no other data
-            for w in held:
-                scores[w] = scores.get(w, 0) + 1
-            if r is not None and lacks is not None:
-                lacks.add(r)
-            if shared is None and complete is None:
-                continue
-            n = len(dependents(t))
-            if n > 1 and held and shared is not None:  # read by others too
+            if held:  # (then r is None)
                 for w in held:
-                    shared[w] = shared.get(w, 0) + 1
-            if complete is None:
-                continue
-            if n <= 1 and not spread_:
-                complete.update(held)  # data that waits for this root's alone
+                    scores[w] = scores.get(w, 0) + 1
+                if others and shared is not None:  # read by others too
+                    for w in held:
+                        shared[w] = shared.get(w, 0) + 1
+                if not others and not spread_ and complete is not None:
+                    complete.update(held)  # data that waits for this root's alone
+            elif r is not None and lacks is not None:
+                lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
             # Inputs read by more than fanout tasks (copied wherever used) and constants
             # (embedded data) are no bar.
-            if (meet is None or meet) and n <= fanout and not (
-                constant is not None and constant(t)
-            ):
+            if bar and complete is not None and (meet is None or meet):
                 meet = set(held) if meet is None else meet.intersection(held)
         if meet:
             complete.update(meet)
@@ -471,7 +520,7 @@ def further_partners(
 
 def further_meeting(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
-    constant=None, nbytes=None,
+    constant=None, nbytes=None, meetings: list | None = None, chains: dict | None = None,
 ) -> tuple[dict, bool]:
     """``(further_partners, whole)``: ``whole`` when every other input of each further
     meeting was found somewhere, so that this root's side is all that meeting still
@@ -479,10 +528,13 @@ def further_meeting(
     worker's in-flight count like a root that completes a consumer; a part of a wider
     meeting (a tree reduction's next level, most of whose inputs are nowhere yet) may not:
     piling those onto the first subtrees' workers raised anomaly 100x4's peak 1.24x
-    (with ``whole``: 1.05x)."""
+    (with ``whole``: 1.05x). ``meetings``, ``chains``, when given: ``task``'s
+    :attr:`MeetingPlan.meetings`, the chains kept (see :func:`meeting_plan`)."""
     scores: dict = {}
     whole = None
-    for m, _ in _meetings(task, dependents, dependencies, depth, fanout):
+    if meetings is None:
+        meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
             continue
@@ -503,8 +555,9 @@ def further_meeting(
             ins = dependencies(t)
             if len(ins) <= fanout:
                 for u in ins:
-                    _up(u, dependents, dependencies, where, depth, fanout, scores, constant,
-                        nbytes)
+                    chain = _chain_of(u, dependents, dependencies, depth, fanout, constant,
+                                      chains)
+                    _count(_top(*chain, where, nbytes)[0], scores)
             found = sum(scores.values()) > before
             whole = found and whole is not False
     return scores, bool(whole) and bool(scores)
@@ -539,50 +592,85 @@ def _count(found, scores) -> bool:
     return bool(found)
 
 
-def _up(t, dependents, dependencies, where, depth, fanout, scores, constant=None, nbytes=None):
-    """:func:`_chain_top`, its workers counted in ``scores``: returns the root."""
-    held, root = _chain_top(t, dependents, dependencies, where, depth, fanout, constant, nbytes)
-    _count(held, scores)
-    return root
+def _chain_of(t, dependents, dependencies, depth, fanout, constant, chains) -> tuple:
+    """:func:`_chain` of t, from ``chains`` (``{id(t): (t, chain)}``, or None) if kept
+    there, else walked (and kept)."""
+    kept = None if chains is None else chains.get(id(t))
+    if kept is not None and kept[0] is t:
+        return kept[1]
+    chain = _chain(t, dependents, dependencies, depth, fanout, constant)
+    if chains is not None:
+        chains[id(t)] = (t, chain)
+    return chain
 
 
-def _chain_top(t, dependents, dependencies, where, depth, fanout, constant=None,
-               nbytes=None) -> tuple:
-    """Up t's single-input chain to the first task held or processing: ``(its workers,
+def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
+    """The structural part of a walk up t's single-input chain (:func:`_top` is the live
+    part, where its tasks are now): ``(tops, end, handle, inner)``.
+
+    ``tops``: t's single-input chain upwards, the tasks whose workers count if one is
+    held or processing, in order; ``end``: the root when none is (a task with no inputs),
+    or None (a task with several inputs, a fan-out wider than ``fanout``, ``depth`` steps
+    without either). Handles to test by their size (:func:`_sized_as_handle`), each a
+    task read by ``SHARED_FANOUT`` or more without data inputs: then the task reading it
+    is the root. ``handle``: the task past the last of ``tops`` (read by more than
+    ``fanout``), or None; ``inner``: None, or the indices i where ``tops[i]`` is one,
+    tested before its workers (rare: a store read by 8-16 loads)."""
+    tops: list = []
+    inner = handle = None
+    end = None
+    for step in range(depth):
+        n = len(dependents(t))
+        if step and n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
+            # A handle (a store read by 8-16 loads: a short series), so the task below is
+            # a root: where the handle is held says nothing. Counted, every load had the
+            # handle's worker as partner: the zarr anomaly at 2x1 (12 chunks) ran every
+            # load on one worker (twin: peak 608 MB against queuing's 416).
+            if n > fanout:
+                handle = t
+            else:
+                inner = (inner or ()) + (len(tops),)
+        if n > fanout:  # shared by many: no meeting place
+            break
+        tops.append(t)
+        ins = dependencies(t)
+        if len(ins) != 1:
+            end = None if ins else t
+            break
+        (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
+    return tuple(tops), end, handle, inner
+
+
+def _top(tops, end, handle, inner, where, nbytes) -> tuple:
+    """Up a chain (:func:`_chain`) to the first task held or processing: ``(its workers,
     None)``. When none is: ``((), root)`` if the chain starts at a root (a task with no
     inputs, or whose one input is a handle, :func:`is_handle`), still to be placed; else
-    ``((), None)``. ``constant``, ``nbytes``: see :func:`meeting_partners`."""
-    below = None  # the task whose input t is
-    for _ in range(depth):
-        n = len(dependents(t))
-        if below is not None and n >= SHARED_FANOUT and _handle(t, n, dependencies, constant,
-                                                                nbytes):  # fmt: skip
-            # A handle (a store read by 8-16 loads: a short series), so below is a root:
-            # where the handle is held says nothing. Counted, every load had the handle's
-            # worker as partner: the zarr anomaly at 2x1 (12 chunks) ran every load on one
-            # worker (twin: peak 608 MB against queuing's 416).
-            return (), below
-        if n > fanout:  # shared by many: no meeting place
-            return (), None
+    ``((), None)``."""
+    for i, t in enumerate(tops):
+        if inner is not None and i in inner and _sized_as_handle(t, nbytes):
+            return (), tops[i - 1]
         held = where(t)
         if held:
             return held, None
-        ins = dependencies(t)
-        if len(ins) != 1:
-            return (), (None if ins else t)
-        below = t
-        (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
-    return (), None
+    if handle is not None and _sized_as_handle(handle, nbytes):
+        return (), tops[-1]
+    return (), end
 
 
-def _handle(t, readers, dependencies, constant, nbytes) -> bool:
-    """:func:`is_handle` for t, read by ``readers`` tasks. Asked only of a task read by
-    many, never on a walk's every step."""
+def _sized_as_handle(t, nbytes) -> bool:
+    """:func:`is_handle` for t, already found read by ``SHARED_FANOUT`` or more tasks
+    without data inputs: unless its size (``nbytes(t)``; NaN or < 0 unknown) is known to
+    reach ``HANDLE_MAX_BYTES``. (is_handle's test, for one number without numpy: asked at
+    each placement of a root whose meetings read such a chain.)"""
+    return nbytes is None or not nbytes(t) >= HANDLE_MAX_BYTES
+
+
+def _no_data(t, dependencies, constant) -> bool:
+    """Has t no inputs besides constants (``h = open(path)``, path a DataNode), so that
+    read by many it is a handle unless its size says otherwise (:func:`is_handle`)?
+    Asked only of a task read by many, never on a walk's every step."""
     ins = dependencies(t)
-    # (no inputs besides constants: h = open(path), path a DataNode)
-    no_data = not ins or (constant is not None and all(map(constant, ins)))
-    return bool(is_handle(0 if no_data else 1, readers, math.nan if nbytes is None
-                          else nbytes(t)))
+    return not ins or (constant is not None and all(map(constant, ins)))
 
 
 def largest_footprint(size) -> tuple[int, float]:

@@ -55,6 +55,7 @@ from ..policy import (
     holds_data,
     is_root,
     meeting_partners,
+    meeting_plan,
     place_consumer,
     read_on,
     sole_holder,
@@ -73,6 +74,7 @@ STATE_HOOKS = {
     "decide_worker_non_rootish": ("ts",),
 }
 WINDOW = 256  # queued roots examined per poke, at most
+CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 
 
 def _budget(value):
@@ -197,6 +199,7 @@ class Plugin(SchedulerPlugin):
     def update_graph(self, scheduler, **kwargs) -> None:
         if self.scheduler is None:
             return
+        self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
         results = self._root_results
@@ -251,6 +254,8 @@ class Plugin(SchedulerPlugin):
                     self._ready.add(ts)
             elif finish == "forgotten":
                 self._is_root_cache.pop(key, None)
+                if self._plans or self._chains:  # its neighbours' edges changed
+                    self._forget_plans()
                 b = self._broadcast
                 if b.flight or b.held or b._seen:
                     b.forget(key)
@@ -330,6 +335,8 @@ class Plugin(SchedulerPlugin):
         root = self._is_root_cache.get(key)  # (_root's cache first: once per task)
         if root is None:
             root = self._root(ts)
+        if root and self._plans:
+            self._plans.pop(key, None)  # placed: not walked again unless it runs again
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
@@ -456,6 +463,12 @@ class Plugin(SchedulerPlugin):
         self._limit_cache: dict = {}
         self._shared_pids = None
         self._is_root_cache: dict = {}
+        # Queued roots' meeting plans (policy.meeting_plan), key -> (ts, plan): what their
+        # meeting walks find in the graph, kept while no graph is added and no task is
+        # forgotten (either may change the edges), each until its root starts; and the
+        # chains they walked, shared by the roots of one meeting (at most CHAINS_KEPT).
+        self._plans: dict = {}
+        self._chains: dict = {}
         # Largest result a root of each group returned (kept while the group is: per
         # computation, as the books' group statistics) and the largest over them: a root's
         # result far smaller is no data in flight (policy.holds_data).
@@ -1116,7 +1129,7 @@ class Plugin(SchedulerPlugin):
         for ts in heapq.nsmallest(len(idle), waiting, key=lambda t: t.priority):
             lacks: set = set()
             partners, allowed = self._broadcast.restrict(
-                s, ts, _partners(ts, lacks, {}, None, self._size), idle, stimulus_id)
+                s, ts, self._partners(ts, lacks, {}, None), idle, stimulus_id)
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
                 if book is None or book.processing:
@@ -1223,7 +1236,7 @@ class Plugin(SchedulerPlugin):
         complete: set = set()  # workers where ts's data completes a consumer
         spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
         partners, allowed = self._broadcast.restrict(
-            self.scheduler, ts, _partners(ts, lacks, shared, complete, self._size, spread),
+            self.scheduler, ts, self._partners(ts, lacks, shared, complete, spread),
             listed, stimulus_id)  # fmt: skip
         lacks = {r.key for r in lacks}
         if allowed is not listed:
@@ -1236,7 +1249,8 @@ class Plugin(SchedulerPlugin):
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
-                                      nbytes=self._size)  # fmt: skip
+                                      nbytes=self._size, meetings=self._plan(ts).meetings,
+                                      chains=self._chains)  # fmt: skip
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1257,6 +1271,27 @@ class Plugin(SchedulerPlugin):
                 return addr, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, free(),
                            stimulus_id, lacks), partners  # fmt: skip
+
+    def _partners(self, ts, lacks=None, shared=None, complete=None, spread=None) -> dict:
+        """_partners by ts's kept plan."""
+        return _partners(ts, lacks, shared, complete, self._size, spread, self._plan(ts))
+
+    def _plan(self, ts):
+        """ts's meeting plan: kept, else walked now and kept."""
+        entry = self._plans.get(ts.key)
+        if entry is not None and entry[0] is ts:
+            return entry[1]
+        if len(self._chains) > CHAINS_KEPT:
+            self._chains.clear()  # a big graph's: those of roots placed long ago
+        plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
+                            chains=self._chains)
+        self._plans[ts.key] = (ts, plan)
+        return plan
+
+    def _forget_plans(self) -> None:
+        """The graph changed (a graph added, a task forgotten): no kept walk holds."""
+        self._plans.clear()
+        self._chains.clear()
 
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
@@ -1463,11 +1498,12 @@ def _where(ts) -> list:
     return []
 
 
-def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None) -> dict:
+def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
+              plan=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
                             constant=_constant, complete=complete, nbytes=nbytes,
-                            spread=spread)  # fmt: skip
+                            spread=spread, plan=plan)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
