@@ -252,3 +252,52 @@ def test_twin_stencil_loads_beside_the_slicing():
         for r in tasks if r.root
     )
     assert beside >= 12, beside
+
+
+def _twin_stencil(workers: int, threads: int):
+    """bench/distributed.py's stencil in the twin (200 MB/s), keys named by a function
+    that tokenizes alike in every checkout (a lambda's or a local function's token
+    follows its file's path): queue and tidegate results."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+
+    a = da.random.RandomState(0).random((6000, 6000), chunks=1000)
+    x = a.map_overlap(np.negative, depth=1, boundary="none").std(axis=0)
+    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    return simulate(model, workers=workers, threads_per_worker=threads, bandwidth="200MB/s",
+                    policy=["queue", "tidegate"], record_memory=False, processes=1)
+
+
+BLOCK = 8e6  # one block of the twin stencil: its peaks move by whole blocks
+
+
+def test_twin_stencil_two_threads_load_side_by_side():
+    """2 x 2: a block starts on a thread left free while another loads (the worker's
+    queue is empty, policy.may_load_beside), not only where no root processes and fewer
+    blocks than the count wait for their neighbours (3-5 always did: one load, one idle
+    thread, then both slice). Main: 1.49x queuing's time (1.31-1.49x over 8 namings);
+    now 1.08x (0.97-1.08x)."""
+    queue, tide = _twin_stencil(2, 2)
+    assert tide.makespan <= 1.15 * queue.makespan, tide.makespan / queue.makespan
+    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) + BLOCK
+    assert tide.bytes_transferred <= queue.bytes_transferred
+
+
+def test_twin_stencil_one_thread_sends_the_next_block_before_idle():
+    """2 x 1: the next block is sent while the worker's last task runs (no root
+    processing, nothing waiting for its thread) and waits in its queue, as queuing's
+    second task does; main sent it once the worker was idle, every block after a
+    scheduler round trip (36 of 36 roots started after a gap; now 10)."""
+    queue, tide = _twin_stencil(2, 1)
+    tasks = tide.trace.tasks
+    stops: dict = {}
+    for t in tasks:
+        stops.setdefault((t.worker, t.thread), []).append(t.stop)
+
+    def after_a_gap(r) -> bool:
+        before = [s for s in stops[(r.worker, r.thread)] if s <= r.start]
+        return not before or r.start - max(before) > 1e-3
+
+    assert sum(after_a_gap(r) for r in tasks if r.root) <= 12
+    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) + BLOCK

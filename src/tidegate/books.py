@@ -514,7 +514,7 @@ class Books:
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved,
                 spread and may_load_beside(book.threads, book.roots_processing,
-                                           book.roots_untouched, book.cap),
+                                           book.processing),
             )  # fmt: skip
         if not ok:
             self.log.append((task, "withheld", w, stimulus_id))
@@ -550,7 +550,7 @@ class Books:
         in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
         ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
         (``meeting_partners(..., spread=)``): it may load beside other work
-        (``policy.may_load_beside``).
+        (``policy.may_load_beside``). The plugin says so of a root with partners only.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded

@@ -113,21 +113,32 @@ def is_handle(data_inputs, readers, nbytes):
         nbytes >= HANDLE_MAX_BYTES)
 
 
-def may_load_beside(threads: int, roots_processing: int, roots_untouched: int,
-                    cap: float) -> bool:
+def may_load_beside(threads: int, roots_processing: int, processing: int) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
-    block, read by 9 overlaps, each waiting for 8 other blocks) start on a worker beside
-    its other work? Where no root is processing, the worker has a second thread, and its
-    loaded data no consumer used yet (``roots_untouched``) is below the count: the roots
-    its meetings reserve (``owed``: up to 24 blocks around a stencil's) do not count, as
-    every block's meetings lack its neighbours. Counted, the count stayed full and only
-    the progress rule (nothing processing) admitted them, one at a time after the slicing
-    of the last: a 2-thread worker loaded on one thread, then sliced, never both (twin
-    stencil 4x2, 200 MB/s: 1.31x queuing's time; so 1.03x). With no bound on the data
-    untouched, 0.91x but up to 1.33x queuing's peak on another key naming of the same
-    graph. On one thread a root sent beside other work only waits in the worker's queue,
-    loaded early (2x1: peak 0.88x -> 1.37x queuing's)."""
-    return threads > 1 and roots_processing == 0 and roots_untouched < cap
+    block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
+    placed (``Books.place``'s ``spread``: it has partners) start on a worker beside its
+    other work, whatever the worker's in-flight count?
+
+    Its data waits for its neighbours' whatever this worker does, so the count (held
+    blocks whose overlaps wait for blocks not loaded yet: 3-5 on a 2-thread worker of a
+    6 x 6 stencil, against a cap of 3) says nothing of loads running ahead of their
+    consumers. The worker's own queue does: a root may start where no task waits for a
+    thread (``processing <= threads``) and no root is processing, or where a thread is
+    free and fewer than two roots are processing. Why:
+    - with the count, and one root at a time only where nothing waited (main), a 2-thread
+      worker loaded a block on one thread while the other sat idle, then sliced: twin
+      stencil (6000^2, 200 MB/s), 8 key namings, 2x2 1.31-1.49x queuing's time, 4x2
+      1.11-1.27x; two loads side by side, then 18 slices on both threads: 0.97-1.09x.
+    - on one thread, nothing was sent until the worker was idle: a scheduler round trip
+      per root (2x1: 1.04-1.06x). Sent while the last task runs, it waits in the worker's
+      queue: 1.00-1.03x.
+    - a thread free alone, however many roots process (4 loads at once on 4 threads):
+      twin 20x4 (30000^2) peak 130 MiB per worker against 115 with at most two (main 76,
+      queuing 123). A root without partners loaded beside (its meetings hold nothing
+      yet) raised 4x2's peak to 1.33x queuing's: it keeps the count.
+    """
+    return roots_processing == 0 and processing <= threads or (
+        processing < threads and roots_processing < 2)
 
 
 def may_admit_root(
