@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 
 SCHEDULERS = ("threads", "tidegate", "priority")
+USAGE = ("utime", "stime", "minflt", "majflt", "nvcsw", "nivcsw")
 
 
 @dataclass
@@ -31,6 +33,9 @@ class Measurement:
     peak_held: float = 0.0  # tidegate's own count of held bytes
     written: int = 0  # bytes tidegate wrote to spill files
     stats: dict | None = None  # tidegate's RunStats
+    # The compute's own rusage (graph building and input reads excluded): user and system
+    # CPU seconds, minor page faults, context switches (voluntary, involuntary).
+    usage: dict | None = None
 
 
 def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit,
@@ -58,9 +63,11 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
     from .trace import collecting
 
     with collecting() as traces, RSSSampler(0.01) as rss:
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         dask.compute(work, **kwargs)
         wall = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
     if trace_path and traces:  # tidegate's runs leave their trace for reports
         traces[0].save(trace_path)
     step = max(1, len(rss.samples) // 400)
@@ -69,6 +76,7 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
         workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples,
         stats.bytes_spilled if stats else 0, stats.peak_held_bytes if stats else 0.0,
         stats.spill_file_bytes if stats else 0, asdict(stats) if stats else None,
+        {k: getattr(r1, f"ru_{k}") - getattr(r0, f"ru_{k}") for k in USAGE},
     )  # fmt: skip
 
 
