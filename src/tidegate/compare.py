@@ -96,7 +96,7 @@ def run_isolated(
     out = tempfile.mkdtemp(prefix="tidegate-out-")
     try:
         cmd = [
-            sys.executable, "-m", "tidegate.compare",
+            sys.executable, "-X", "faulthandler", "-m", "tidegate.compare",
             "--workload", workload, "--scheduler", scheduler,
             "--inputs", json.dumps(inputs), "--out", out, "--threads", str(threads),
         ]  # fmt: skip
@@ -106,7 +106,8 @@ def run_isolated(
             cmd += ["--trace", str(trace_path)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         if proc.returncode:
-            raise RuntimeError(f"{workload} under {scheduler} failed:\n{proc.stderr[-4000:]}")
+            raise RuntimeError(f"{workload} under {scheduler} failed (exit {proc.returncode}):\n"
+                               f"{proc.stderr[-4000:]}")
         return Measurement(**json.loads(proc.stdout.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -181,20 +181,22 @@ def advise_huge_pages() -> bool:
     global HUGE_PAGES
     if HUGE_PAGES or _LIBC is None or not _glibc_in(_MP_VERSIONS) or _thp_mode() != "madvise":
         return HUGE_PAGES
-    if _large_blocks_advised():  # the tunable was set
-        HUGE_PAGES = True
-        return True
     word = _find_malloc_parameters()
     if word is None:
         return False
     import ctypes
 
     page = ctypes.c_size_t.from_address(word + 8 * _MP_THP_PAGESIZE)
-    page.value = _huge_page_size()
-    HUGE_PAGES = _large_blocks_advised()
-    if not HUGE_PAGES:
-        page.value = 0
-    return HUGE_PAGES
+    if page.value == 0:  # else the tunable was set
+        page.value = _huge_page_size()
+        if not _large_blocks_advised():
+            page.value = 0
+            return False
+    HUGE_PAGES = True
+    return True
+
+
+HEAP_MAX = 64 * 2**20  # a thread arena's heap at most: a block past it is mapped
 
 
 def _glibc_in(versions) -> bool:
@@ -229,8 +231,9 @@ def _huge_page_size() -> int:
 
 def _find_malloc_parameters() -> int | None:
     """The address of glibc's ``mp_``: the one word in libc's writable data that holds the
-    marker trim threshold, our mmap threshold two words on and no hugepage sizes; the
-    marker then replaced by our trim threshold through ``mallopt`` must show there."""
+    marker trim threshold, our mmap threshold two words on, no THP size or the kernel's
+    and no hugetlb size; the marker then replaced by our trim threshold through
+    ``mallopt`` must show there."""
     import ctypes
 
     M_TRIM_THRESHOLD = -1
@@ -240,7 +243,8 @@ def _find_malloc_parameters() -> int | None:
         for start, stop in _libc_data():
             raw = np.frombuffer(ctypes.string_at(start, stop - start), dtype=np.uint64)
             for k in np.flatnonzero(raw[: len(raw) - _MP_HP_PAGESIZE] == _MARKER):
-                if (raw[k + _MP_MMAP_THRESHOLD] == 128 * 1024 and raw[k + _MP_THP_PAGESIZE] == 0
+                if (raw[k + _MP_MMAP_THRESHOLD] == 128 * 1024
+                        and raw[k + _MP_THP_PAGESIZE] in (0, _huge_page_size())
                         and raw[k + _MP_HP_PAGESIZE] == 0):  # fmt: skip
                     words.append(start + 8 * int(k))
     finally:
@@ -268,16 +272,20 @@ def _libc_data() -> list[tuple[int, int]]:
 
 
 def _large_blocks_advised() -> bool:
-    """Whether a block glibc maps now carries the hugepage advice (smaps' VmFlags ``hg``)."""
+    """Whether a block glibc maps now carries the hugepage advice (smaps' VmFlags ``hg``).
+    The block is larger than a thread's heap and never touched; one carved from the main
+    heap (its chunk header's IS_MMAPPED bit clear) tells nothing: no."""
     import ctypes
 
     _LIBC.malloc.restype = ctypes.c_void_p
+    _LIBC.malloc.argtypes = [ctypes.c_size_t]
     _LIBC.free.argtypes = [ctypes.c_void_p]
-    p = _LIBC.malloc(4 * _huge_page_size())
+    p = _LIBC.malloc(2 * HEAP_MAX)
     if not p:
         return False
     try:
-        return "hg" in _vm_flags(p)
+        mapped = ctypes.c_size_t.from_address(p - 8).value & 2
+        return bool(mapped) and "hg" in _vm_flags(p)
     finally:
         _LIBC.free(p)
 
