@@ -134,6 +134,8 @@ def _libc():
 
 _LIBC = _libc()
 _tuned = False
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters
+TRIM_THRESHOLD, MMAP_THRESHOLD = 65536, 128 * 1024  # bytes: see return_freed_memory_to_os
 
 
 def return_freed_memory_to_os() -> None:
@@ -148,13 +150,12 @@ def return_freed_memory_to_os() -> None:
     if _tuned or _LIBC is None:
         return
     _tuned = True
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-    _LIBC.mallopt(M_TRIM_THRESHOLD, 65536)
+    _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     # Setting the trim threshold freezes the mmap threshold where it is: after the process
     # freed a 32 MB array before its first compute (writing the inputs, say), glibc had
     # raised it past 32 MB, and the chunks freed in the compute stayed in RSS (100 MB of
     # vorticity's 200 at one thread). Back to glibc's default.
-    _LIBC.mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+    _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     advise_huge_pages()
 
 
@@ -170,9 +171,9 @@ def advise_huge_pages() -> bool:
     """Make glibc advise transparent huge pages (``madvise(MADV_HUGEPAGE)``) for each block
     it maps, as ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` does when set before the process
     starts. With every large array a fresh mapping (``return_freed_memory_to_os``), the
-    kernel otherwise faults it in 4 KiB pages: a 32 MB chunk read from zarr is 8,000 faults,
-    and tidegate took 2.7x dask threaded's page faults and 1.4-1.7x its system CPU on the
-    seed workloads (bench/results/excess13-findings.txt). numpy advises its own arrays; the
+    kernel otherwise faults it in 4 KiB pages: a 32 MB chunk read from zarr is 7,813 faults,
+    and tidegate took 2.4-3.1x dask threaded's page faults and 1.4-1.9x its system CPU on
+    the seed workloads at 300 MB, its user CPU unchanged (bench/results/excess13-findings.txt). numpy advises its own arrays; the
     bytes zarr reads files into and compressors write into are glibc's.
 
     glibc reads that tunable at startup only, so this writes the hugepage size into its
@@ -236,38 +237,37 @@ def _find_malloc_parameters() -> int | None:
     ``mallopt`` must show there."""
     import ctypes
 
-    M_TRIM_THRESHOLD = -1
     words = []
-    _LIBC.mallopt(M_TRIM_THRESHOLD, _MARKER)
+    _LIBC.mallopt(M_TRIM_THRESHOLD, _MARKER)  # meanwhile no heap is trimmed: harmless
     try:
         for start, stop in _libc_data():
             raw = np.frombuffer(ctypes.string_at(start, stop - start), dtype=np.uint64)
             for k in np.flatnonzero(raw[: len(raw) - _MP_HP_PAGESIZE] == _MARKER):
-                if (raw[k + _MP_MMAP_THRESHOLD] == 128 * 1024
+                if (raw[k + _MP_MMAP_THRESHOLD] == MMAP_THRESHOLD
                         and raw[k + _MP_THP_PAGESIZE] in (0, _huge_page_size())
                         and raw[k + _MP_HP_PAGESIZE] == 0):  # fmt: skip
                     words.append(start + 8 * int(k))
     finally:
-        _LIBC.mallopt(M_TRIM_THRESHOLD, 65536)
-    if len(words) != 1 or ctypes.c_size_t.from_address(words[0]).value != 65536:
+        _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    if len(words) != 1 or ctypes.c_size_t.from_address(words[0]).value != TRIM_THRESHOLD:
         return None
     return words[0]
 
 
 def _libc_data() -> list[tuple[int, int]]:
-    """libc's writable mappings (its data, and the anonymous one after it: its bss)."""
-    out, after_libc = [], False
+    """libc's writable mappings as (start, stop): its data, and its bss (the anonymous
+    writable mapping right after it)."""
     with open("/proc/self/maps") as f:
-        for line in f:
-            fields = line.split()
+        maps = [line.split() for line in f]
+    out = []
+    for fields, after in zip(maps, maps[1:] + [None]):
+        if fields[1].startswith("rw") and os.path.basename(fields[-1]).startswith("libc.so"):
             start, stop = (int(x, 16) for x in fields[0].split("-"))
-            path = fields[5] if len(fields) > 5 else ""
-            writable = fields[1].startswith("rw")
-            if writable and (os.path.basename(path).startswith("libc.so") or
-                             (after_libc and not path)):  # fmt: skip
-                out.append((start, stop))
-            after_libc = os.path.basename(path).startswith("libc.so") or (after_libc and not path
-                                                                        and writable)  # fmt: skip
+            out.append((start, stop))
+            if after is not None and len(after) == 5 and after[1].startswith("rw"):
+                a, b = (int(x, 16) for x in after[0].split("-"))
+                if a == stop:
+                    out.append((a, b))
     return out
 
 
