@@ -138,17 +138,18 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters
 TRIM_THRESHOLD, MMAP_THRESHOLD = 65536, 128 * 1024  # bytes: see return_freed_memory_to_os
 
 
-def return_freed_memory_to_os() -> None:
+def return_freed_memory_to_os() -> bool:
     """Make glibc give freed memory back to the OS at once, so RSS reflects what is held.
 
     glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
     mmap threshold so the next ones of that size come from the heap too (freed, they stay
     in RSS). Setting the trim threshold, as distributed's nanny does with
     ``MALLOC_TRIM_THRESHOLD_=65536``, pins both: large arrays are mapped and unmapped, and a
-    heap's free top goes back above 64 KiB. Once per process, for computes with a limit."""
+    heap's free top goes back above 64 KiB. Once per process, for computes with a limit
+    (True the first time)."""
     global _tuned
     if _tuned or _LIBC is None:
-        return
+        return False
     _tuned = True
     _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     # Setting the trim threshold freezes the mmap threshold where it is: after the process
@@ -157,6 +158,7 @@ def return_freed_memory_to_os() -> None:
     # vorticity's 200 at one thread). Back to glibc's default.
     _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     advise_huge_pages()
+    return True
 
 
 # glibc's malloc parameters (``mp_`` in malloc.c, the same from 2.35 to 2.42): words of 8
