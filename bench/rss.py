@@ -69,6 +69,20 @@ def measured(*args):
     return m, cpu, at_once
 
 
+def _usage(m) -> dict:
+    """The compute's own user and system CPU seconds and minor page faults (older
+    tidegate.compare: none)."""
+    u = m.usage or {}
+    return {k: u[k] for k in ("utime", "stime", "minflt") if k in u}
+
+
+def _said(m) -> str:
+    u = _usage(m)
+    if not u:
+        return ""
+    return f" (compute: user {u['utime']:.2f} s, sys {u['stime']:.2f} s, {u['minflt']} faults)"
+
+
 @contextlib.contextmanager
 def _pythonpath(src):
     """Children started inside run the code in ``src`` (None: this process's)."""
@@ -127,9 +141,10 @@ def main() -> None:
                 threaded_peak.setdefault(w, m.peak_rss)
                 runs.append({"workload": w, "limit_name": "threaded", "limit": None,
                              "wall": m.wall_time, "peak": m.peak_rss, "written": 0,
-                             "cpu": cpu})  # fmt: skip
+                             "cpu": cpu, **_usage(m)})  # fmt: skip
                 console.print(f"  rep {rep} {w:16s} threaded      {m.wall_time:6.2f} s "
-                              f"{m.peak_rss / 1e6:6.0f} MB, cpu {cpu:6.2f} s", highlight=False)  # fmt: skip
+                              f"{m.peak_rss / 1e6:6.0f} MB, cpu {cpu:6.2f} s{_said(m)}",
+                              highlight=False)  # fmt: skip
                 cells = []  # each cell on both codes, which first alternating from cell to cell
                 for name, limit in limits_for(w, threaded_peak[w], only):
                     flip[0] += 1
@@ -152,7 +167,7 @@ def main() -> None:
                     else:
                         row |= {"wall": m.wall_time, "peak": m.peak_rss,
                                 "written": m.written, "spilled": m.spilled, "cpu": cpu,
-                                "at_once": at_once}  # fmt: skip
+                                "at_once": at_once, **_usage(m)}  # fmt: skip
                         st = m.stats or {}  # tidegate's RunStats (older code: fewer fields)
                         gated = ""
                         if "gate_refusals" in st:  # the fewer-at-once gate
@@ -173,7 +188,7 @@ def main() -> None:
                         console.print(f"  rep {rep} {w:16s} {name:13s} {m.wall_time:6.2f} s "
                                       f"{m.peak_rss / 1e6:6.0f} MB (limit {limit / 1e6:.0f}), "
                                       f"{m.written / 1e6:6.0f} MB written, cpu {cpu:6.2f} s, "
-                                      f"{once} tasks at once{gated}",
+                                      f"{once} tasks at once{_said(m)}{gated}",
                                       highlight=False)  # fmt: skip
                     runs.append(row)
     finally:
@@ -214,6 +229,9 @@ def main() -> None:
                 "at_once": statistics.median(o) if (o := [r["at_once"] for r in rs
                                                          if r.get("at_once")]) else None,
             }  # fmt: skip
+            for k in ("utime", "stime", "minflt"):
+                if all(k in r for r in rs):
+                    row[k] = statistics.median(r[k] for r in rs)
             if all("gate_refusals" in r for r in rs):
                 for k in ("gate_refusals", "gate_free", "gate_idle"):
                     row[k] = statistics.median(r[k] for r in rs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 
 SCHEDULERS = ("threads", "tidegate", "priority")
+USAGE = ("utime", "stime", "minflt", "majflt", "nvcsw", "nivcsw")
 
 
 @dataclass
@@ -31,6 +33,9 @@ class Measurement:
     peak_held: float = 0.0  # tidegate's own count of held bytes
     written: int = 0  # bytes tidegate wrote to spill files
     stats: dict | None = None  # tidegate's RunStats
+    # The compute's own rusage (graph building and input reads excluded): user and system
+    # CPU seconds, minor page faults, context switches (voluntary, involuntary).
+    usage: dict | None = None
 
 
 def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int, memory_limit,
@@ -58,9 +63,11 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
     from .trace import collecting
 
     with collecting() as traces, RSSSampler(0.01) as rss:
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         dask.compute(work, **kwargs)
         wall = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
     if trace_path and traces:  # tidegate's runs leave their trace for reports
         traces[0].save(trace_path)
     step = max(1, len(rss.samples) // 400)
@@ -69,6 +76,7 @@ def _measure(workload: str, scheduler: str, inputs: dict, out: str, threads: int
         workload, scheduler, memory_limit, wall, rss.peak_above_baseline, ntasks, samples,
         stats.bytes_spilled if stats else 0, stats.peak_held_bytes if stats else 0.0,
         stats.spill_file_bytes if stats else 0, asdict(stats) if stats else None,
+        {k: getattr(r1, f"ru_{k}") - getattr(r0, f"ru_{k}") for k in USAGE},
     )  # fmt: skip
 
 
@@ -88,7 +96,7 @@ def run_isolated(
     out = tempfile.mkdtemp(prefix="tidegate-out-")
     try:
         cmd = [
-            sys.executable, "-m", "tidegate.compare",
+            sys.executable, "-X", "faulthandler", "-m", "tidegate.compare",
             "--workload", workload, "--scheduler", scheduler,
             "--inputs", json.dumps(inputs), "--out", out, "--threads", str(threads),
         ]  # fmt: skip
@@ -98,7 +106,8 @@ def run_isolated(
             cmd += ["--trace", str(trace_path)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         if proc.returncode:
-            raise RuntimeError(f"{workload} under {scheduler} failed:\n{proc.stderr[-4000:]}")
+            raise RuntimeError(f"{workload} under {scheduler} failed (exit {proc.returncode}):\n"
+                               f"{proc.stderr[-4000:]}")
         return Measurement(**json.loads(proc.stdout.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(out, ignore_errors=True)
