@@ -287,6 +287,7 @@ def run(
         rep_inputs = _representative_inputs(graph)
         feet, ready_in = governor.footprint, core.ready_in
         fed: set[int] = set()  # groups of tasks fed by a task handed out
+        begun: set[int] = set()  # groups with a task handed out
         dependent_ptr, dependent_idx = core._dependent_ptr, core._dependent_idx
         buffers = _Buffers()
     else:
@@ -347,6 +348,7 @@ def run(
                     if threads < asked:
                         fewer[0] += 1
                     running[i] = g = group_of[i]
+                    begun.add(g)
                     running_in[i] = sum(nbytes[dep_idx[c]]
                                         for c in range(dep_ptr[i], dep_ptr[i + 1]))  # fmt: skip
                     for c in range(dependent_ptr[i], dependent_ptr[i + 1]):
@@ -511,9 +513,14 @@ def run(
                         if out > largest_of.get(g, -1):
                             largest_of[g] = out
                 # Room is kept for groups measured, and for unmeasured ones about to run:
-                # ready, or fed by a task handed out (a group whose only task comes last
-                # would hold the budget back all run long).
-                soon = [g for g in upcoming if g in feet or g in fed or ready_in[g] or g in ran]
+                # ready, or fed by a task handed out while all their input groups have
+                # begun (a group whose only task comes last would hold the budget back all
+                # run long; an anomaly's stores, fed by the reads, wait for the mean: kept
+                # room for them ran its first half on one thread at 25% of threaded's peak).
+                # Each with its tasks left: a group of one task (a reduction's aggregate)
+                # takes one thread's room, not every thread's.
+                soon = {g: left[g] for g in upcoming if g in feet or ready_in[g] or g in ran or (
+                    g in fed and begun.issuperset(rep_inputs.get(g, ())))}
                 inputs = _unseen_inputs(soon, feet, rep_inputs, largest_of)
                 # Held bytes as RSS sees them: a buffer viewed by several held results once.
                 surplus = buffers.surplus()

@@ -480,10 +480,19 @@ class Governor:
                 sized[g] = max(sized.get(g, 0.0), b)
         guess = self.guess(largest)
         inputs = inputs or {}
-        need = max((feet[g] if g in feet else _guessed(g, guess, inputs) for g in upcoming),
-                   default=0.0)  # fmt: skip
+        needs = sorted(((feet[g] if g in feet else _guessed(g, guess, inputs), g) for g in upcoming),
+                       reverse=True)  # fmt: skip
+        need = needs[0][0] if needs else 0.0
         # Room kept for running tasks: what they may need, less what the reading shows of it.
-        self.overhead = threads * need
+        # The threads go to the neediest groups first, each taking no more threads than it
+        # has tasks left (``upcoming`` as a dict: group -> tasks left; else each may fill all).
+        self.overhead, free = 0.0, threads
+        for n, g in needs:
+            take = min(free, upcoming[g]) if isinstance(upcoming, dict) else free
+            self.overhead += take * n
+            free -= take
+            if not free:
+                break
         reserve = max(0.0, self.overhead - over)
         # Relative to what is held, so that results dask.sizeof counts more than once (views
         # of one buffer) cost what they cost; values on their way to disk are about to go.
