@@ -24,8 +24,7 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .measure import (MARGIN, TASK_FOOTPRINT, one_thread_needs, return_freed_memory_to_os,
-                      rss_reader)
+from .measure import MARGIN, TASK_FOOTPRINT, one_thread_needs, rss_reader
 from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -474,11 +473,6 @@ def get(
             total = _process_limit()
         except ValueError:  # a bad tidegate.memory-limit does not void an explicit one
             total = cap
-    # glibc tuned (once) before the baseline and ingestion: tuned later, in run(), the heap
-    # ingestion left grew in huge pages on the budget's account, and stack-sum at 300 MB
-    # lost its second thread in 10 of 14 runs (0 of 8 so).
-    if cap < float("inf") and return_freed_memory_to_os():
-        baseline = rss_reader()()
     pol = Policy(config.get("policy", policy), config.get("saturation", saturation))
     how = config.order(order)
     if rerun_exceptions_locally is None:
