@@ -178,7 +178,9 @@ def test_twin_stencil_peak_within_queuings():
     model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
     queue, tide = simulate(model, workers=4, threads_per_worker=2, bandwidth="200MB/s",
                            policy=["queue", "tidegate"], record_memory=False, processes=1)
-    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)
+    # Within 2%: the lambda's key token depends on the checkout's path, and with it
+    # dask.order's tie-breaks; one fresh clone read 56.18 MB against queue's 56.15.
+    assert max(tide.peak_memory_per_worker) <= 1.02 * max(queue.peak_memory_per_worker)
 
 
 def _block_meeting() -> tuple:
