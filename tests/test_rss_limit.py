@@ -192,6 +192,22 @@ def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
     assert gov.overhead == 2 * 3 * 32e6
 
 
+def test_a_group_takes_no_more_threads_room_than_it_has_tasks_left():
+    """Room for running tasks goes to the neediest groups first, each on at most as many
+    threads as it has tasks left: an anomaly's one aggregate (guessed at 3 chunks) took
+    every thread's room and dropped the run to one thread at 25% of threaded's peak."""
+    from tidegate.measure import Governor
+
+    gov = Governor(300e6, baseline=0, floor=0.0, chunk=32e6)
+    gov.footprint[7] = 10e6  # measured; group 5 is not: guessed at 3 x 32 MB
+    gov.budget(0, 0, [], 2, {5: 1, 7: 100}, 32e6)
+    assert gov.overhead == 3 * 32e6 + 10e6
+    gov.budget(0, 0, [], 2, {5: 2, 7: 100}, 32e6)
+    assert gov.overhead == 2 * 3 * 32e6
+    gov.budget(0, 0, [], 3, {5: 1, 7: 1}, 32e6)  # fewer tasks left than threads
+    assert gov.overhead == 3 * 32e6 + 10e6
+
+
 VORTICITY = textwrap.dedent(
     """
     import json, sys

@@ -138,18 +138,17 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters
 TRIM_THRESHOLD, MMAP_THRESHOLD = 65536, 128 * 1024  # bytes: see return_freed_memory_to_os
 
 
-def return_freed_memory_to_os() -> bool:
+def return_freed_memory_to_os() -> None:
     """Make glibc give freed memory back to the OS at once, so RSS reflects what is held.
 
     glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
     mmap threshold so the next ones of that size come from the heap too (freed, they stay
     in RSS). Setting the trim threshold, as distributed's nanny does with
     ``MALLOC_TRIM_THRESHOLD_=65536``, pins both: large arrays are mapped and unmapped, and a
-    heap's free top goes back above 64 KiB. Once per process, for computes with a limit
-    (True the first time)."""
+    heap's free top goes back above 64 KiB. Once per process, for computes with a limit."""
     global _tuned
     if _tuned or _LIBC is None:
-        return False
+        return
     _tuned = True
     _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     # Setting the trim threshold freezes the mmap threshold where it is: after the process
@@ -158,7 +157,6 @@ def return_freed_memory_to_os() -> bool:
     # vorticity's 200 at one thread). Back to glibc's default.
     _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     advise_huge_pages()
-    return True
 
 
 # glibc's malloc parameters (``mp_`` in malloc.c, the same from 2.35 to 2.42): words of 8
@@ -175,8 +173,9 @@ def advise_huge_pages() -> bool:
     starts. With every large array a fresh mapping (``return_freed_memory_to_os``), the
     kernel otherwise faults it in 4 KiB pages: a 32 MB chunk read from zarr is 7,813 faults,
     and tidegate took 2.4-3.1x dask threaded's page faults and 1.4-1.9x its system CPU on
-    the seed workloads at 300 MB, its user CPU unchanged (bench/results/excess13-findings.txt). numpy advises its own arrays; the
-    bytes zarr reads files into and compressors write into are glibc's.
+    the seed workloads at 300 MB, its user CPU unchanged
+    (bench/results/excess13-findings.txt). numpy advises its own arrays; the bytes zarr
+    reads files into and compressors write into are glibc's.
 
     glibc reads that tunable at startup only, so this writes the hugepage size into its
     parameters, found by a marker set through ``mallopt`` and checked by a block mapped
