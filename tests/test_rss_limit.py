@@ -200,6 +200,7 @@ def test_a_group_takes_no_more_threads_room_than_it_has_tasks_left():
 
     gov = Governor(300e6, baseline=0, floor=0.0, chunk=32e6)
     gov.footprint[7] = 10e6  # measured; group 5 is not: guessed at 3 x 32 MB
+    gov.finished[7] = 2  # on two tasks finished (one reading alone is not trusted)
     gov.budget(0, 0, [], 2, {5: 1, 7: 100}, 32e6)
     assert gov.overhead == 3 * 32e6 + 10e6
     gov.budget(0, 0, [], 2, {5: 2, 7: 100}, 32e6)
@@ -336,6 +337,28 @@ def test_a_footprint_is_what_the_process_grew_by_whatever_held_counts():
     gov._max = 1e6  # a 1-row edge of the same group: it may not lower the footprint
     gov.budget(1e6, 0, [7], 1, [7], ran_inputs=[32e3], fresh=0.0)
     assert gov.footprint[7] > 26e6 and gov.sized[7] == 32e6
+
+
+def test_a_reading_is_shared_by_what_each_group_needs_and_trusted_after_two_tasks():
+    """One reading of a task that ran beside another is shared in proportion to what each
+    group is thought to need, and a footprint replaces the guess only once two of its tasks
+    finished. (Split evenly, a reduction's 10 MB product beside a load read as 5 MB; tasks
+    started on that took the process to 1.12x the limit in 1 run of 10: the reduction case
+    of test_process_memory_stays_within_the_limit.)"""
+    import psutil
+
+    from tidegate.measure import Governor
+
+    now = psutil.Process().memory_info().rss
+    gov = Governor(300e6, baseline=now, chunk=10e6)  # not started: readings by hand
+    gov.footprint[1], gov.finished[1] = 2e6, 5  # the load: 2 MB past its output, trusted
+    gov.restart()
+    gov._max = 12e6  # beside the load, a product of 10 MB
+    gov.budget(0, 0, [1, 2], 2, {1: 10, 2: 10}, 10e6)
+    assert gov.footprint[2] > 9e6  # group 2 (unmeasured, guessed at 30 MB) takes the most
+    assert gov.need(2, 10e6, {}, 0.0) == 30e6  # no task of it finished: still the guess
+    gov.finished[2] = 2
+    assert 9e6 < gov.need(2, 10e6, {}, 0.0) < 12e6
 
 
 def test_held_views_count_their_buffer_once():

@@ -285,7 +285,7 @@ def run(
         largest = 0.0
         largest_of: dict[int, float] = {}  # group -> its largest result so far
         rep_inputs = _representative_inputs(graph)
-        feet, ready_in = governor.footprint, core.ready_in
+        feet, ready_in, done_in = governor.footprint, core.ready_in, governor.finished
         fed: set[int] = set()  # groups of tasks fed by a task handed out
         begun: set[int] = set()  # groups with a task handed out
         dependent_ptr, dependent_idx = core._dependent_ptr, core._dependent_idx
@@ -503,6 +503,7 @@ def run(
                     if not left[g]:
                         upcoming.discard(g)
                     if type(e) is Finished:
+                        done_in[g] = done_in.get(g, 0) + 1
                         held += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes

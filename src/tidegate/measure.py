@@ -75,6 +75,12 @@ MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books
 # none when numpy reused the temporary), and a footprint that decayed towards the low ones
 # was a need 23 MB short for the next high one.
 RECENT = 8
+# A footprint replaces the guess once this many of the group's tasks finished: the 2 ms
+# sampler can miss a short task's temporary, or catch it half faulted in (a reduction's
+# 10 MB product read as 4-5 MB, and the next tasks, started on it, took the process to
+# 1.12x the limit in 1 run of 10). Counted in tasks, not readings: a task running across
+# several asks gives a reading at each.
+TRUSTED = 2
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
@@ -321,7 +327,8 @@ class Governor:
     meanwhile. The rest of the highest reading is what those tasks needed besides their
     held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
     too), shared among them: each group's footprint is the largest of its latest
-    ``RECENT`` shares. A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
+    ``RECENT`` shares, trusted once ``TRUSTED`` of its tasks finished. A group not seen yet
+    (or not trusted yet, then the larger) is guessed as ``TASK_FOOTPRINT - 1``
     times the larger of ``chunk`` (array metadata) and the largest result so far, or times
     its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
     inputs per unseen group whose input groups all ran; a task combining small results
@@ -349,6 +356,7 @@ class Governor:
         self.footprint: dict = {}  # group -> bytes a running task of it needs past its inputs
         self.sized: dict = {}  # group -> the largest input bytes its footprint was read with
         self._recent: dict = {}  # group -> its latest readings (RECENT of them)
+        self.finished: dict = {}  # group -> its tasks finished (the runtime counts them)
         self.overhead = 0.0  # room kept for running tasks at the latest ask
         self.room = math.inf  # the latest budget before its floor
         self.ceiling = math.inf  # what held results plus running tasks' needs may reach
@@ -411,9 +419,12 @@ class Governor:
         footprint (past the result it returned) plus that result, else the guess (as for
         the room in :meth:`budget`)."""
         f = self.footprint.get(group)
-        if f is not None:
-            return f + output
-        return _guessed(group, self.guess(largest), inputs)
+        guess = _guessed(group, self.guess(largest), inputs)
+        if f is None:
+            return guess
+        if self.finished.get(group, 0) < TRUSTED:
+            return max(f + output, guess)
+        return f + output
 
     def readings(self, group) -> int:
         """How many of the group's latest readings its footprint rests on."""
@@ -461,15 +472,23 @@ class Governor:
             backlog = 0.0  # each reading is already less what was on its way to disk
         over = max(0.0, high - held - backlog)
         feet, sized = self.footprint, self.sized
+        guess = self.guess(largest)
+        inputs = inputs or {}
         if ran:
             grew = high - self._start - fresh if fresh is not None else 0.0
-            share = max(over, grew) / len(ran)
             size: dict = {}
             for k, g in enumerate(ran):
                 b = ran_inputs[k] if ran_inputs is not None else 0.0
                 size[g] = max(size.get(g, 0.0), b)
+            # Shared in proportion to what each group is thought to need (a tenth of the
+            # guess at least, so a group read as needing nothing can be read again): split
+            # evenly, a reduction's 10 MB product beside a load gave each 5 MB, and tasks
+            # started on that took the process to 1.12x the limit in 1 run of 10.
+            weight = {g: max(self._footprint(g, guess, inputs), 0.1 * guess) for g in size}
+            per = max(over, grew) / (sum(weight[g] for g in ran) or 1.0)
             recent = self._recent
             for g, b in size.items():
+                share = per * weight[g]
                 seen = recent.get(g)
                 if seen is None:
                     seen = recent[g] = deque(maxlen=RECENT)
@@ -477,10 +496,7 @@ class Governor:
                     seen.append(share)
                     feet[g] = max(seen)
                 sized[g] = max(sized.get(g, 0.0), b)
-        guess = self.guess(largest)
-        inputs = inputs or {}
-        needs = sorted(((feet[g] if g in feet else _guessed(g, guess, inputs), g) for g in upcoming),
-                       reverse=True)  # fmt: skip
+        needs = sorted(((self._footprint(g, guess, inputs), g) for g in upcoming), reverse=True)
         need = needs[0][0] if needs else 0.0
         # Room kept for running tasks: what they may need, less what the reading shows of it.
         # The threads go to the neediest groups first, each taking no more threads than it
@@ -504,6 +520,15 @@ class Governor:
         self.ceiling = held + usable - (high - backlog) + over
         self.history.append((high, held, backlog, over, need, room))
         return max(self.floor, room)
+
+    def _footprint(self, group, guess: float, inputs: dict) -> float:
+        """The group's footprint, or while fewer than ``TRUSTED`` of its tasks finished the
+        larger of it and the guess."""
+        f = self.footprint.get(group)
+        if f is not None and self.finished.get(group, 0) >= TRUSTED:
+            return f
+        g = _guessed(group, guess, inputs)
+        return g if f is None else max(f, g)
 
 
 def _guessed(group, guess: float, inputs: dict) -> float:
