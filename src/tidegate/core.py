@@ -644,8 +644,14 @@ class Scheduler:
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         return self.books.admits(
             w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid,
-            progress, waiting=len(self._ready),
+            progress, waiting=self._waiting(w),
         )
+
+    def _waiting(self, w: int) -> int:
+        """Ready tasks that would wait for a thread if a root took one of w's free threads
+        (``policy.may_admit_root``'s ``queued``): those beyond w's other free threads."""
+        worker = self.workers[w]
+        return max(0, len(self._ready) - (worker.threads - worker.processing - 1))
 
     def _completes_consumer(self, i: int, w: int) -> bool:
         """Would root i's data complete a consumer on worker w (``meeting_partners``'
