@@ -170,7 +170,7 @@ def may_admit_root(
     stencil's halo slices, ready once their block is held and what frees it, come after
     the next column's blocks: admitted ahead of them, every block completing a meeting
     loaded and none freed; tidegate.get's 6000^2 stencil on 2 threads held up to 15
-    blocks, 9 with them counted). A body passes them where a refused root loses nothing:
+    blocks, 9-10 with them counted). A body passes them where a refused root loses nothing:
     the core, which asks as a thread frees and starts the root as soon as nothing else is
     ready. The plugin passes none: dask sends ready tasks to their worker's queue at
     once, and a root it withholds is placed anew later, maybe elsewhere (tried, counting
