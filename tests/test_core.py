@@ -456,3 +456,23 @@ def test_roots_whose_results_are_not_data_leave_their_slots():
         assert core.done
         # the weights, then one store alone (its size unknown yet), then two at a time
         assert at_once[3:n] == [2] * (n - 3), (seed, at_once)  # before: 2, 1, 1, 2, 1, 1, ...
+
+
+def test_a_root_completing_a_consumer_waits_for_ready_tasks_past_the_count():
+    """A root may pass the in-flight count when it completes a consumer, but not while a
+    ready task waits for the thread (policy.may_admit_root's ``queued``): that task comes
+    later in priority order and may be what frees held data (a stencil's halo slice, ready
+    once its block is held; admitted ahead of them, tidegate.get's 6000^2 stencil on 2
+    threads held up to 15 blocks, 9-10 now). Here x's slice s is ready when v, which
+    completes t beside u, heads the roots at a full count. Fails on main (v ran first)."""
+    deps = {"u": [], "x": [], "v": [], "s": ["x"], "t": ["u", "v"]}
+    g = make_graph(deps, ["s", "t"])
+    g.priority = np.array([["u", "x", "v", "s", "t"].index(k) for k in g.keys])
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(2, math.inf)], Policy("tidegate", 1.0), validate=True)  # cap 2
+    assert {a.task for a in core.start()} == {ix["u"], ix["x"]}
+    # x lands untouched beside u still processing: the count is full (1 + 1 of 2).
+    assert core._completes_consumer(ix["v"], 0)
+    assert [a.task for a in core.handle(Finished(ix["x"], 8_000_000))] == [ix["s"]]
+    # The slice ran and consumed x: the count frees, v starts.
+    assert ix["v"] in {a.task for a in core.handle(Finished(ix["s"], 100)) if type(a) is Run}

@@ -315,3 +315,46 @@ def test_twin_stencil_one_thread_sends_the_next_block_before_idle():
 
     assert sum(after_a_gap(r) for r in tasks if r.root) <= 12
     assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) + BLOCK
+
+
+def test_core_and_plugin_complete_a_block_meeting_alike():
+    """"Completes a consumer" for block b, whose 9 pieces each meet a piece of block nb,
+    held unsliced on worker 0: both bodies' walks read nb's size (core: the array
+    layer's chunk metadata, as its find_roots does; plugin: the measured block), so nb
+    is data and each meeting completes on worker 0. Main: the core's walk passed no
+    sizes, took nb for a handle and found nothing held (the plugin said worker 0):
+    tidegate.get on a 10 x 10 stencil of 720 kB blocks said yes 122 times in 855
+    questions, the same walk with sizes 213 in 471. Fails on main (core)."""
+    from tidegate.core import MEMORY, Scheduler
+    from tidegate.distributed import hooks
+    from tidegate.testing import make_graph
+
+    readers, inputs = _block_meeting()
+    deps = {t: list(inputs(t)) for t in ["b", "nb"] + [f"{p}{k}" for p in "pqm"
+                                                        for k in range(SHARED_FANOUT + 1)]}
+    g = make_graph(deps, [f"m{k}" for k in range(SHARED_FANOUT + 1)])
+    g.size = np.array([8e6 if k in ("b", "nb") else math.nan for k in g.keys])
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(1, math.inf), (1, math.inf)])
+    core.state[ix["nb"]], core.where[ix["nb"]] = MEMORY, 0
+    assert core._completes_consumer(ix["b"], 0)
+    assert not core._completes_consumer(ix["b"], 1)
+
+    distributed = pytest.importorskip("distributed")
+    from dask._task_spec import Task
+
+    group = distributed.scheduler.TaskGroup("g", distributed.scheduler.TaskPrefix("p"))
+    tasks = {k: distributed.scheduler.TaskState(k, Task(k, max), "released", group, False)
+             for k in deps}  # fmt: skip
+    for k, ins in deps.items():
+        for d in ins:
+            tasks[k].add_dependency(tasks[d])
+
+    class Worker:  # a WorkerState as the walks read it
+        address = "w0"
+
+    tasks["nb"].who_has = {Worker()}
+    complete: set = set()
+    hooks._partners(tasks["b"], set(), {}, complete,
+                    lambda ts: 8e6 if ts.key in ("b", "nb") else math.nan)  # fmt: skip
+    assert complete == {"w0"}

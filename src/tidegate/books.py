@@ -487,17 +487,20 @@ class Books:
         return estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
 
     def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None,
-               progress: bool = True, reserved: int = 0) -> bool:  # fmt: skip
+               progress: bool = True, reserved: int = 0, waiting: int = 0) -> bool:  # fmt: skip
         """May root ``task`` start on worker ``w`` now? Logs a refusal. ``progress=False``:
         the body has other work for an idle worker, so the progress rule need not apply.
-        ``reserved``: of w's owed roots, those reserved for task itself."""
+        ``reserved``: of w's owed roots, those reserved for task itself. ``waiting``: ready
+        tasks that a free thread of w would take instead (``policy.may_admit_root``'s
+        ``queued``: the core's; the plugin passes none)."""
         return self._admits(self.workers[w], w, task, self.estimate(known, group),
-                            completes_consumer, stimulus_id, progress, reserved)  # fmt: skip
+                            completes_consumer, stimulus_id, progress, reserved,
+                            waiting=waiting)  # fmt: skip
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0, spread=False) -> bool:  # fmt: skip
+                reserved=0, spread=False, waiting=0) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
-        ``spread``: see ``place``."""
+        ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``."""
         idle = progress and self.may_progress(book, w)
         if (
             self.policy.probe
@@ -515,6 +518,7 @@ class Books:
                 book.owed - reserved,
                 spread and may_load_beside(book.threads, book.roots_processing,
                                            book.processing),
+                waiting,
             )  # fmt: skip
         if not ok:
             self.log.append((task, "withheld", w, stimulus_id))
