@@ -1458,6 +1458,13 @@ def _structural_root(ts) -> bool:
     deps = ts.dependencies
     if not deps:
         return is_root((), marked)
+    if not marked:
+        # An input read by fewer than SHARED_FANOUT tasks is no handle (policy.is_handle):
+        # data, unless a constant. Most tasks' first input is such: found here, without a
+        # tuple per input for is_root (asked once per task).
+        for d in deps:
+            if len(d.dependents) < SHARED_FANOUT and not _constant(d):
+                return False
     return is_root(map(_as_input, deps), marked)
 
 
