@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from bisect import bisect_left, insort
 import logging
 from itertools import compress, filterfalse
 import math
@@ -41,7 +42,7 @@ import dask.config
 from dask._task_spec import DataNode
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
-from sortedcontainers import SortedDict, SortedList
+from sortedcontainers import SortedDict
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
@@ -227,8 +228,10 @@ class Plugin(SchedulerPlugin):
         One method, the commonest moves first and nothing looked up that a move does not
         need: dask calls it 4-5 times per task (twin stack-sum, 100 workers: a quarter of
         the plugin's CPU)."""
-        if finish == "waiting" and start == "released" and not kwargs:
-            return  # the commonest move (every task's first) changes nothing booked
+        if finish == "waiting" and (start == "released" or start == "waiting") and not kwargs:
+            # the commonest move (every task's first) changes nothing booked, nor does
+            # waiting -> waiting (a root dask queues: reported before waiting -> queued)
+            return
         if self.scheduler is None:
             return
         try:
@@ -299,8 +302,10 @@ class Plugin(SchedulerPlugin):
                 feeds = self._root_finished(ts, nbytes, feeds)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
-            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces,
-                              _read_on(ts) if single else None)
+            # (read_on is asked only of an input that carries data: no closure otherwise)
+            read_on = _read_on(ts) if single and not books._carriers.keys().isdisjoint(inputs) \
+                else None  # fmt: skip
+            books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
             deps = [d.key for d in ts.dependencies] if ts is not None else ()
@@ -480,8 +485,10 @@ class Plugin(SchedulerPlugin):
         self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
         # Workers that may take a root without partners (in flight below the count, under
         # budget, or idle) as (load, address): the least loaded first, without a sort per
-        # decision. _free_key: address -> its entry.
-        self._free = SortedList()
+        # decision. _free_key: address -> its entry. A plain sorted list: its add and remove
+        # are one bisect and one memmove in C, where a SortedList's cost ~45 bytecodes
+        # (a worker's load changes at nearly every task start and end).
+        self._free: list = []
         self._free_key: dict = {}
         # Queued tasks poke may try, best first: dask's queue minus the parked ones.
         self._ready = _Lines(self._root)
@@ -800,7 +807,7 @@ class Plugin(SchedulerPlugin):
         if key is None:
             old = self._free_key.pop(addr, None)
             if old is not None:
-                self._free.remove(old)
+                del self._free[bisect_left(self._free, old)]
             return
         old = self._free_key.get(addr)
         if old == key:
@@ -808,8 +815,8 @@ class Plugin(SchedulerPlugin):
         if old is None:
             self._epoch += 1
         else:
-            self._free.remove(old)
-        self._free.add(key)
+            del self._free[bisect_left(self._free, old)]
+        insort(self._free, key)
         self._free_key[addr] = key
 
     def _refresh_all(self) -> None:
@@ -1451,6 +1458,13 @@ def _structural_root(ts) -> bool:
     deps = ts.dependencies
     if not deps:
         return is_root((), marked)
+    if not marked:
+        # An input read by fewer than SHARED_FANOUT tasks is no handle (policy.is_handle):
+        # data, unless a constant. Most tasks' first input is such: found here, without a
+        # tuple per input for is_root (asked once per task).
+        for d in deps:
+            if len(d.dependents) < SHARED_FANOUT and not _constant(d):
+                return False
     return is_root(map(_as_input, deps), marked)
 
 
