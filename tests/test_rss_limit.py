@@ -184,11 +184,11 @@ def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
     from tidegate.measure import Governor
 
     gov = Governor(300e6, baseline=0, floor=0.0, chunk=32e6)
-    gov.budget(0, 0, [], 2, [5], 32e6)
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6)
     assert gov.overhead == 2 * 3 * 32e6
-    gov.budget(0, 0, [], 2, [5], 32e6, inputs={5: 1e3})
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6, inputs={5: 1e3})
     assert gov.overhead == 2 * 3 * 1e3
-    gov.budget(0, 0, [], 2, [5], 32e6, inputs={5: 1e9})  # never above the chunk guess
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6, inputs={5: 1e9})  # never above the chunk guess
     assert gov.overhead == 2 * 3 * 32e6
 
 
@@ -206,6 +206,29 @@ def test_a_group_takes_no_more_threads_room_than_it_has_tasks_left():
     assert gov.overhead == 2 * 3 * 32e6
     gov.budget(0, 0, [], 3, {5: 1, 7: 1}, 32e6)  # fewer tasks left than threads
     assert gov.overhead == 3 * 32e6 + 10e6
+
+
+def test_one_high_reading_does_not_take_a_thread_away():
+    """The room kept for running tasks decides how many threads run; each task still
+    starts within its group's highest reading (the core's gate). Counted at that highest
+    reading, one 99 MB store among readings of 62-80 MB left held results 74.9 MB against
+    a floor of 75 at 300 MB, and stack-sum ran on one thread from there on. Fails on main
+    (room 2 x 99 MB, one thread)."""
+    from collections import deque
+
+    import psutil
+
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor
+
+    now = psutil.Process().memory_info().rss
+    gov = Governor(300e6, baseline=now, floor=90e6, chunk=32e6)  # not started
+    gov._recent[2] = deque([62e6, 66e6, 99e6, 68e6, 72e6])
+    gov.footprint[2] = 99e6  # the gate's need: the highest reading
+    gov.budget(0, 0, [], 2, {2: 20}, 32e6)
+    assert gov.overhead == 2 * 68e6
+    assert gov.room > gov.floor
+    assert _threads_that_fit(gov, 2, 2, 0, 32e6) == 2
 
 
 VORTICITY = textwrap.dedent(
@@ -307,11 +330,11 @@ def test_a_footprint_is_read_after_the_runtime_acted_on_the_last_budget():
     gov = Governor(300e6, baseline=now, chunk=32e6)  # not started: readings by hand
     gov._max = 80e6  # read at the ask, before the runtime released 80 MB of inputs
     gov.restart()
-    gov.budget(0, 0, [7], 1, [7])
+    gov.budget(0, 0, [7], 1, {7: 1})
     assert gov.footprint[7] < 16e6  # the process grew by about nothing since
     gov = Governor(300e6, baseline=now - 60e6, chunk=32e6, pending=lambda: 50e6)
     gov.restart()
-    gov.budget(0, 0, [7], 1, [7])
+    gov.budget(0, 0, [7], 1, {7: 1})
     assert 5e6 < gov.footprint[7] < 26e6  # 60 MB above baseline, 50 of them leaving
 
 
@@ -329,12 +352,12 @@ def test_a_footprint_is_what_the_process_grew_by_whatever_held_counts():
     gov.restart()  # about 0 above baseline: where the task starts from
     gov._max = 64e6  # the task's highest reading: its 32 MB output and a 32 MB temporary
     # held, counted: its output and 100 MB of views of buffers RSS holds once
-    gov.budget(132e6, 0, [7], 1, [7], ran_inputs=[32e6], fresh=32e6)
+    gov.budget(132e6, 0, [7], 1, {7: 1}, ran_inputs=[32e6], fresh=32e6)
     assert 26e6 < gov.footprint[7] < 38e6  # 64 - 32 out (counted from held: 0)
     assert gov.sized[7] == 32e6
     gov.restart()
     gov._max = 1e6  # a 1-row edge of the same group: it may not lower the footprint
-    gov.budget(1e6, 0, [7], 1, [7], ran_inputs=[32e3], fresh=0.0)
+    gov.budget(1e6, 0, [7], 1, {7: 1}, ran_inputs=[32e3], fresh=0.0)
     assert gov.footprint[7] > 26e6 and gov.sized[7] == 32e6
 
 
