@@ -177,6 +177,25 @@ def test_a_thread_is_added_only_when_what_is_held_still_fits():
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=192e6) == 1  # 248 - 96 < 192
 
 
+def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
+    """Vorticity at 200 MB: usable 180 MB holds one footprint of 4 x 32 MB chunks, and its
+    tasks were measured to need 62-65 MB past their inputs: two of them fit beside what is
+    held (each still starts only within its room, the core's gate). The chunk rule alone
+    (main) ran the whole compute on one thread. A limit whose margin is smaller than what
+    the governor does not see of the process keeps the chunk rule."""
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor
+
+    gov = Governor(200e6, baseline=0, floor=50e6, chunk=32e6)  # not started: no sampling
+    gov.room, gov.overhead = 150e6, 65e6  # one thread's room kept
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=65e6) == 2
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=0.0) == 1  # unmeasured
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, need=65e6) == 1  # 150 - 65 < 90
+    small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
+    small.room, small.overhead = 40e6, 10e6
+    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
+
+
 def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
     """A group not run yet is guessed at 3 chunks past its input, unless its tasks' inputs
     are known to be smaller (a final task gathering store results): the guess held the
