@@ -233,17 +233,18 @@ def test_one_high_reading_does_not_take_a_thread_away():
     reading, one 99 MB store among readings of 62-80 MB left held results 74.9 MB against
     a floor of 75 at 300 MB, and stack-sum ran on one thread from there on. Fails on main
     (room 2 x 99 MB, one thread)."""
-    from collections import deque
-
     import psutil
 
     from tidegate.local import _threads_that_fit
     from tidegate.measure import Governor
 
     now = psutil.Process().memory_info().rss
-    gov = Governor(300e6, baseline=now, floor=90e6, chunk=32e6)  # not started
-    gov._recent[2] = deque([62e6, 66e6, 99e6, 68e6, 72e6])
-    gov.footprint[2] = 99e6  # the gate's need: the highest reading
+    gov = Governor(300e6, baseline=now, floor=90e6, chunk=32e6)  # not started: readings by hand
+    for reading in (62e6, 66e6, 99e6, 68e6, 72e6):  # a store alone, nothing held
+        gov.restart()
+        gov._max = reading
+        gov.budget(0, 0, [2], 1, {2: 20}, 32e6, ran_inputs=[32e6], fresh=0.0)
+    assert gov.footprint[2] == 99e6  # the gate's need: the highest reading
     gov.budget(0, 0, [], 2, {2: 20}, 32e6)
     assert gov.overhead == 2 * 68e6
     assert gov.room > gov.floor
