@@ -12,6 +12,7 @@ min-max of the peak ratio) and writes JSON.
     python bench/rss.py                 # 2 reps, 2 x 0.8 GB of input in 32 MB chunks
     python bench/rss.py --reps 1 --steps 40
     python bench/rss.py --workloads vorticity --limits 140MB,170MB   # only these cells
+    python bench/rss.py --limits 300MB,25%   # 25%: of threaded's peak on that workload
     python bench/rss.py --against /tmp/base/src   # each tidegate cell also on that code,
                                                  # interleaved (rows "<limit> base")
 """
@@ -101,8 +102,9 @@ def _pythonpath(src):
 
 
 def limits_for(workload: str, threaded_peak: float, only=None) -> list[tuple[str, float]]:
-    if only:  # --limits: these cells only
-        return [(f"{b / 1e6:.0f} MB", b) for b in only]
+    if only:  # --limits: these cells only; "25%": that share of threaded's peak
+        return [(f"{x} threaded", float(x[:-1]) / 100 * threaded_peak) if x.endswith("%")
+                else (f"{parse_bytes(x) / 1e6:.0f} MB", parse_bytes(x)) for x in only]
     out = [("300 MB", 300e6), ("400 MB", 400e6), ("25% threaded", 0.25 * threaded_peak)]
     out += [(f"{b / 1e6:.0f} MB", b) for b in BELOW_WORKING_SET.get(workload, ())]
     return out
@@ -115,7 +117,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workloads", default=",".join(NAMES))
     p.add_argument("--limits", default=None,
-                   help="comma-separated memory limits (e.g. 140MB,170MB) instead of the grid")
+                   help="comma-separated memory limits instead of the grid (e.g. 140MB,25%%: a "
+                        "share of threaded's peak)")
     p.add_argument("--against", default=None,
                    help="a src folder: run every tidegate cell on it too, alternating order")
     p.add_argument("--round", type=int, default=0,
@@ -124,7 +127,7 @@ def main() -> None:
     a = p.parse_args()
     codes = [None] if a.against is None else [None, a.against]
     workloads = a.workloads.split(",")
-    only = [parse_bytes(x) for x in a.limits.split(",")] if a.limits else None
+    only = a.limits.split(",") if a.limits else None
     console = Console(width=160)
     folder = tempfile.mkdtemp(prefix="tidegate-bench-")
     runs: list[dict] = []

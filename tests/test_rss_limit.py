@@ -177,6 +177,25 @@ def test_a_thread_is_added_only_when_what_is_held_still_fits():
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=192e6) == 1  # 248 - 96 < 192
 
 
+def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
+    """Vorticity at 200 MB: usable 180 MB holds one footprint of 4 x 32 MB chunks, and its
+    tasks were measured to need 62-65 MB past their inputs: two of them fit beside what is
+    held (each still starts only within its room, the core's gate). The chunk rule alone
+    (main) ran the whole compute on one thread. A limit whose margin is smaller than what
+    the governor does not see of the process keeps the chunk rule."""
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor
+
+    gov = Governor(200e6, baseline=0, floor=50e6, chunk=32e6)  # not started: no sampling
+    gov.room, gov.overhead = 150e6, 65e6  # one thread's room kept
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=65e6) == 2
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=0.0) == 1  # unmeasured
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, need=65e6) == 1  # 150 - 65 < 90
+    small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
+    small.room, small.overhead = 40e6, 10e6
+    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
+
+
 def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
     """A group not run yet is guessed at 3 chunks past its input, unless its tasks' inputs
     are known to be smaller (a final task gathering store results): the guess held the
@@ -184,11 +203,11 @@ def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
     from tidegate.measure import Governor
 
     gov = Governor(300e6, baseline=0, floor=0.0, chunk=32e6)
-    gov.budget(0, 0, [], 2, [5], 32e6)
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6)
     assert gov.overhead == 2 * 3 * 32e6
-    gov.budget(0, 0, [], 2, [5], 32e6, inputs={5: 1e3})
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6, inputs={5: 1e3})
     assert gov.overhead == 2 * 3 * 1e3
-    gov.budget(0, 0, [], 2, [5], 32e6, inputs={5: 1e9})  # never above the chunk guess
+    gov.budget(0, 0, [], 2, {5: 2}, 32e6, inputs={5: 1e9})  # never above the chunk guess
     assert gov.overhead == 2 * 3 * 32e6
 
 
@@ -207,6 +226,31 @@ def test_a_group_takes_no_more_threads_room_than_it_has_tasks_left():
     assert gov.overhead == 2 * 3 * 32e6
     gov.budget(0, 0, [], 3, {5: 1, 7: 1}, 32e6)  # fewer tasks left than threads
     assert gov.overhead == 3 * 32e6 + 10e6
+
+
+def test_one_high_reading_does_not_take_a_thread_away():
+    """The room kept for running tasks decides how many threads run; each task still
+    starts within its group's highest reading (the core's gate). Counted at that highest
+    reading, one 99 MB store among readings of 62-80 MB left held results 74.9 MB against
+    a floor of 75 at 300 MB, and stack-sum ran on one thread from there on. Fails on main
+    (room 2 x 99 MB, one thread)."""
+    import psutil
+
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor
+
+    now = psutil.Process().memory_info().rss
+    gov = Governor(300e6, baseline=now, floor=90e6, chunk=32e6)  # not started: readings by hand
+    for reading in (62e6, 66e6, 99e6, 68e6, 72e6):  # a store alone, nothing held
+        gov.restart()
+        gov._max = reading
+        gov.budget(0, 0, [2], 1, {2: 20}, 32e6, ran_inputs=[32e6], fresh=0.0)
+        gov.finished[2] = gov.finished.get(2, 0) + 1  # as the runtime counts them
+    assert gov.footprint[2] == 99e6  # the gate's need: the highest reading
+    gov.budget(0, 0, [], 2, {2: 20}, 32e6)
+    assert gov.overhead == 2 * 68e6
+    assert gov.room > gov.floor
+    assert _threads_that_fit(gov, 2, 2, 0, 32e6) == 2
 
 
 VORTICITY = textwrap.dedent(
@@ -308,11 +352,11 @@ def test_a_footprint_is_read_after_the_runtime_acted_on_the_last_budget():
     gov = Governor(300e6, baseline=now, chunk=32e6)  # not started: readings by hand
     gov._max = 80e6  # read at the ask, before the runtime released 80 MB of inputs
     gov.restart()
-    gov.budget(0, 0, [7], 1, [7])
+    gov.budget(0, 0, [7], 1, {7: 1})
     assert gov.footprint[7] < 16e6  # the process grew by about nothing since
     gov = Governor(300e6, baseline=now - 60e6, chunk=32e6, pending=lambda: 50e6)
     gov.restart()
-    gov.budget(0, 0, [7], 1, [7])
+    gov.budget(0, 0, [7], 1, {7: 1})
     assert 5e6 < gov.footprint[7] < 26e6  # 60 MB above baseline, 50 of them leaving
 
 
@@ -330,12 +374,12 @@ def test_a_footprint_is_what_the_process_grew_by_whatever_held_counts():
     gov.restart()  # about 0 above baseline: where the task starts from
     gov._max = 64e6  # the task's highest reading: its 32 MB output and a 32 MB temporary
     # held, counted: its output and 100 MB of views of buffers RSS holds once
-    gov.budget(132e6, 0, [7], 1, [7], ran_inputs=[32e6], fresh=32e6)
+    gov.budget(132e6, 0, [7], 1, {7: 1}, ran_inputs=[32e6], fresh=32e6)
     assert 26e6 < gov.footprint[7] < 38e6  # 64 - 32 out (counted from held: 0)
     assert gov.sized[7] == 32e6
     gov.restart()
     gov._max = 1e6  # a 1-row edge of the same group: it may not lower the footprint
-    gov.budget(1e6, 0, [7], 1, [7], ran_inputs=[32e3], fresh=0.0)
+    gov.budget(1e6, 0, [7], 1, {7: 1}, ran_inputs=[32e3], fresh=0.0)
     assert gov.footprint[7] > 26e6 and gov.sized[7] == 32e6
 
 
