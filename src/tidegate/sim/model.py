@@ -14,7 +14,12 @@ durations (per thread, seconds)
     array loads (``getter``) at ``LOAD_RATE``, stores (``store_chunk``) at ``STORE_RATE``,
     anything else at ``COMPUTE_RATE``. A task whose inputs are all constants and that calls
     no getter is a load of its output. Chunk bytes: the output's size, else the largest
-    chunk of the layers fused into it, else its inputs' bytes.
+    chunk of the layers fused into it, else its inputs' bytes; and at least its largest
+    input's bytes (a reduction, or an overlap's concatenate-and-compute, reads its whole
+    input however small its output). Views cost ``TASK_OVERHEAD`` plus their output's bytes
+    (at ``COMPUTE_RATE``), not their input's: an ``Alias`` (a block passed on as is) and a
+    ``getitem`` by slices and integers (a halo, a rechunk's split), whose output, when
+    the array metadata does not give it, is sized from the sliced chunk's shape.
     Loads slower than a 1 GB/s network and stores slower than loads, as from object storage.
 """
 
@@ -23,7 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from dask._task_spec import DataNode, GraphNode, convert_legacy_graph
+import operator
+
+from dask._task_spec import Alias, DataNode, GraphNode, convert_legacy_graph
 from dask.core import flatten
 from dask.sizeof import sizeof
 from dask.utils import key_split
@@ -227,6 +234,8 @@ def _build_model(x, keys, sizes, durations, finalize=False) -> Model:
                 v = est[i]
             elif type(node) is DataNode:
                 v = sizeof(node.value)
+            elif (v := _view_bytes(node, meta)) is not None:
+                pass
             else:
                 v = UNKNOWN_SIZE
                 unknown.add(key)
@@ -249,19 +258,65 @@ def default_duration(key, node: GraphNode, sizes: dict, dsk: dict, meta: dict | 
                      unknown: set = frozenset()) -> float:
     if type(node) is DataNode:
         return 0.0
+    if _is_view(node):
+        return TASK_OVERHEAD + (sizes[key] if key not in unknown else 0) / COMPUTE_RATE
     funcs, layers = _calls(node)
     size = sizes[key] if key not in unknown else 0
     if not size and meta:
         size = max((_chunk_bytes(meta[n]) for n in layers if n in meta), default=0)
     deps = node.dependencies
+    known = [sizes.get(d, 0) for d in deps if d not in unknown]
     if not size:
-        size = sum(sizes.get(d, 0) for d in deps)
+        size = sum(known)
+    size = max(size, max(known, default=0))  # it reads its largest input at least once
     loads = sum(f in LOADS for f in funcs)
     stores = sum(f in STORES for f in funcs)
     compute = len(funcs) - loads - stores
     if not loads and all(type(dsk.get(d)) is DataNode for d in deps):
         loads, compute = 1, max(0, compute - 1)  # a load of its own kind (no array getter)
     return TASK_OVERHEAD + size * (loads / LOAD_RATE + stores / STORE_RATE + compute / COMPUTE_RATE)
+
+
+def _is_view(node) -> bool:
+    """An ``Alias``, or a ``getitem`` by slices and integers: numpy returns a view."""
+    if type(node) is Alias:
+        return True
+    return _basic_index(node) is not None
+
+
+def _basic_index(node):
+    """``(input key, index)`` of a ``getitem`` by slices and integers, else None."""
+    if getattr(node, "func", None) is not operator.getitem or len(node.args) != 2:
+        return None
+    src, index = node.args
+    src = getattr(src, "target", None) if type(src) is Alias else getattr(src, "key", None)
+    index = index if isinstance(index, tuple) else (index,)
+    if src is None or not all(isinstance(i, (slice, int)) for i in index):
+        return None
+    return src, index
+
+
+def _view_bytes(node, meta: dict) -> int | None:
+    """Output bytes of a basic ``getitem`` of an array chunk whose shape the metadata
+    gives (an overlap's halo: a row of its block); None if unknown."""
+    got = _basic_index(node)
+    if got is None or not meta:
+        return None
+    src, index = got
+    if type(src) is not tuple or src[0] not in meta:
+        return None
+    chunks, itemsize = meta[src[0]]
+    if len(src) - 1 != len(chunks) or len(index) > len(chunks):
+        return None
+    n = itemsize
+    for dim, c in enumerate(chunks):
+        try:
+            length = c[src[1 + dim]]
+        except (IndexError, TypeError):
+            return None
+        i = index[dim] if dim < len(index) else slice(None)
+        n *= 1 if isinstance(i, int) else len(range(*i.indices(length)))
+    return int(n)
 
 
 def _calls(node) -> tuple[list[str], list[str]]:
