@@ -1,0 +1,65 @@
+"""The twin's default durations follow what a task does to its bytes: a slice costs nothing
+of its input, a task that computes on its inputs costs at least its largest input."""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+import pytest
+
+from tidegate.sim.model import COMPUTE_RATE, TASK_OVERHEAD, build_model
+from tidegate.sim.workloads import NoData, build
+
+
+BLOCK = 1000 * 1000 * 8
+
+
+def inc(*args):
+    return None
+
+
+def _by_group(model, prefix):
+    return {k: model.durations[k] for k in model.dsk
+            if type(k) is tuple and k[0].startswith(prefix + "-")}
+
+
+def test_stencil_halo_slices_cost_nothing_and_the_overlap_its_block():
+    """map_overlap: each halo is a getitem of one row (or corner) of a block, a numpy view;
+    the overlap task concatenates the block with its halos and computes on it. Main timed
+    each halo by its whole block (9 ms) and the overlap by its small output (1 ms)."""
+    a = da.from_array(NoData((4000, 4000)), chunks=1000, name="open")
+    x = a.map_overlap(np.negative, depth=1, boundary="none").std(axis=0)
+    m = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    halos = {k: d for k, d in _by_group(m, "getitem").items() if type(m.dsk[k]).__name__ == "Task"}
+    overlaps = _by_group(m, "overlap-var")
+    assert len(halos) > 40 and len(overlaps) == 16
+    assert set(halos.values()) == {TASK_OVERHEAD}
+    assert {m.sizes[k] for k in halos} == {8, 1000 * 8}  # corners and rows, not unknown
+    assert m.unknown == 0
+    for d in overlaps.values():
+        assert d >= TASK_OVERHEAD + BLOCK / COMPUTE_RATE
+    assert max(halos.values()) * 5 < min(overlaps.values())
+
+
+def test_views_cost_the_overhead_and_a_copying_split_its_output():
+    """``a[1:]`` and aliases are views whatever their bytes; a rechunk's split (dask's
+    chunk.getitem copies a selection under half its input) costs its half chunk, sized
+    from the chunk's shape (main: an unknown size, timed by its whole input)."""
+    m = build("slice-add", 4, 8e6).model()
+    views = _by_group(m, "getitem")
+    assert views and set(views.values()) == {TASK_OVERHEAD}
+    assert {m.sizes[k] for k in views} == {BLOCK}
+    m = build("rechunk-add", 4, 8e6).model()
+    splits = _by_group(m, "rechunk-split")
+    assert len(splits) == 16  # 2 arrays x 4 steps x 2 halves
+    for k, d in splits.items():
+        assert m.sizes[k] == 500 * 1000 * 8
+        assert d == pytest.approx(TASK_OVERHEAD + m.sizes[k] / COMPUTE_RATE)
+    assert m.unknown == 0
+
+
+def test_a_task_reads_its_largest_input_however_small_its_output():
+    dsk = {"x": (inc,), "y": (inc, "x"), "z": (inc, "x", "y")}
+    m = build_model(dsk, keys=["z"], sizes={"x": BLOCK, "y": 8, "z": 8})
+    assert m.durations["y"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
+    assert m.durations["z"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
