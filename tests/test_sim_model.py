@@ -43,8 +43,8 @@ def test_stencil_halo_slices_cost_nothing_and_the_overlap_its_block():
 
 def test_views_cost_the_overhead_and_a_copying_split_its_output():
     """``a[1:]`` and aliases are views whatever their bytes; a rechunk's split (dask's
-    chunk.getitem copies a selection under half its input) costs its half chunk, sized
-    from the chunk's shape (main: an unknown size, timed by its whole input)."""
+    chunk.getitem copies a selection of at most half its input) costs its half chunk,
+    sized from the chunk's shape (main: an unknown size, timed by its whole input)."""
     m = build("slice-add", 4, 8e6).model()
     views = _by_group(m, "getitem")
     assert views and set(views.values()) == {TASK_OVERHEAD}
@@ -52,10 +52,15 @@ def test_views_cost_the_overhead_and_a_copying_split_its_output():
     m = build("rechunk-add", 4, 8e6).model()
     splits = _by_group(m, "rechunk-split")
     assert len(splits) == 16  # 2 arrays x 4 steps x 2 halves
-    for k, d in splits.items():
-        assert m.sizes[k] == 500 * 1000 * 8
-        assert d == pytest.approx(TASK_OVERHEAD + m.sizes[k] / COMPUTE_RATE)
+    assert {m.sizes[k] for k in splits} == {BLOCK // 2}
+    assert set(splits.values()) == {TASK_OVERHEAD + BLOCK // 2 / COMPUTE_RATE}
     assert m.unknown == 0
+    a = da.from_array(NoData((2800, 1000)), chunks=1000, name="open")
+    m = build_model(a.rechunk((1400, 1000)) + 1)  # the middle chunk split at row 400
+    got = {m.sizes[k]: d for k, d in _by_group(m, "rechunk-split").items()}
+    row = 1000 * 8
+    assert got == {400 * row: pytest.approx(TASK_OVERHEAD + 400 * row / COMPUTE_RATE),
+                   600 * row: TASK_OVERHEAD}  # over half its chunk: a view
 
 
 def test_a_task_reads_its_largest_input_however_small_its_output():
