@@ -16,9 +16,9 @@ durations (per thread, seconds)
     no getter is a load of its output. Chunk bytes: the output's size, else the largest
     chunk of the layers fused into it, else its inputs' bytes; and at least its largest
     input's bytes (a reduction, or an overlap's concatenate-and-compute, reads its whole
-    input however small its output). Slices never cost their input's bytes: an ``Alias``
-    (a block passed on as is) and Python's ``getitem`` by slices and integers (a halo,
-    ``a[1:]``: numpy returns a view) cost ``TASK_OVERHEAD`` only; dask's own
+    input however small its output). Slices never cost their input's bytes: Python's
+    ``getitem`` by slices and integers (a halo: numpy returns a view) costs
+    ``TASK_OVERHEAD`` only; dask's own
     ``chunk.getitem`` (a rechunk's split) copies a selection of at most half its input,
     which costs its output's bytes. A slice's output, when the array metadata does not
     give it, is sized from the sliced chunk's shape.
@@ -262,8 +262,6 @@ def default_duration(key, node: GraphNode, sizes: dict, dsk: dict, meta: dict | 
                      unknown: set = frozenset()) -> float:
     if type(node) is DataNode:
         return 0.0
-    if type(node) is Alias:  # the same object, passed on
-        return TASK_OVERHEAD
     sliced = _basic_index(node)
     if sliced is not None:  # a view (measured 0.02 ms at 20 MB), never its input's bytes
         out = sizes[key] if key not in unknown else 0
