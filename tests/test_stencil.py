@@ -15,6 +15,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask.utils import key_split
 
 import tidegate
 from tidegate.graph import TaskGraph
@@ -274,11 +275,24 @@ def _twin_stencil(workers: int, threads: int):
     follows its file's path): queue and tidegate results."""
     pytest.importorskip("distributed")
     from tidegate.sim import simulate
-    from tidegate.sim.model import build_model
+    from tidegate.sim.model import COMPUTE_RATE, TASK_OVERHEAD, UNKNOWN_SIZE, build_model
 
     a = da.random.RandomState(0).random((6000, 6000), chunks=1000)
     x = a.map_overlap(np.negative, depth=1, boundary="none").std(axis=0)
-    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    # The model these tests were measured with, before model14 timed a halo as a view (1 ms,
+    # was 9: its block's bytes), sized it (8 kB, was unknown) and timed overlap-var by its
+    # block (17 ms, was 1). With model14's: 2x1 starts 25 blocks after a gap, 2x2 moves
+    # 3 halo rows more than queuing (bench/results/model14-findings.txt).
+    durations = {"getitem": TASK_OVERHEAD + BLOCK / COMPUTE_RATE,
+                 "overlap-var": TASK_OVERHEAD + 24402 / COMPUTE_RATE}
+
+    def sizes(key):
+        if key_split(key[0]) in ("overlap-var", "var"):
+            return 24402
+        halo = key_split(key[0]) == "getitem" and any(type(i) is float for i in key[1:])
+        return UNKNOWN_SIZE if halo else None
+
+    model = build_model(x, sizes=sizes, durations=durations)
     return simulate(model, workers=workers, threads_per_worker=threads, bandwidth="200MB/s",
                     policy=["queue", "tidegate"], record_memory=False, processes=1)
 

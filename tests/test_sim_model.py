@@ -1,0 +1,71 @@
+"""The twin's default durations follow what a task does to its bytes: a slice costs nothing
+of its input, a task that computes on its inputs costs at least its largest input."""
+
+from __future__ import annotations
+
+import dask.array as da
+import dask.base
+import numpy as np
+import pytest
+
+from tidegate.sim.model import COMPUTE_RATE, TASK_OVERHEAD, build_model
+from tidegate.sim.workloads import NoData, build
+
+BLOCK = 1000 * 1000 * 8
+# older dask (< 2025.4) builds these graphs with other layers and fusion
+needs_expr = pytest.mark.skipif(not hasattr(dask.base, "collections_to_expr"),
+                                reason="dask < 2025.4: other graphs")
+
+
+def inc(*args):
+    return None
+
+
+def _by_group(model, prefix):
+    return {k: model.durations[k] for k in model.dsk
+            if type(k) is tuple and k[0].startswith(prefix + "-")}
+
+
+@needs_expr
+def test_stencil_halo_slices_cost_nothing_and_the_overlap_its_block():
+    """map_overlap: each halo is a getitem of one row (or corner) of a block, a numpy view;
+    the overlap task concatenates the block with its halos and computes on it. Main timed
+    each halo by its whole block (9 ms) and the overlap by its small output (1 ms)."""
+    a = da.from_array(NoData((4000, 4000)), chunks=1000, name="open")
+    x = a.map_overlap(np.negative, depth=1, boundary="none").std(axis=0)
+    m = build_model(x, sizes={"overlap-var": 24402, "var": 24402})
+    halos = {k: d for k, d in _by_group(m, "getitem").items() if type(m.dsk[k]).__name__ == "Task"}
+    overlaps = _by_group(m, "overlap-var")
+    assert len(halos) > 40 and len(overlaps) == 16
+    assert set(halos.values()) == {TASK_OVERHEAD}
+    assert {m.sizes[k] for k in halos} == {8, 1000 * 8}  # corners and rows, not unknown
+    assert m.unknown == 0
+    for d in overlaps.values():
+        assert d >= TASK_OVERHEAD + BLOCK / COMPUTE_RATE
+    assert max(halos.values()) * 5 < min(overlaps.values())
+
+
+@needs_expr
+def test_a_split_costs_its_output_when_dask_copies_it():
+    """A rechunk's split (dask's chunk.getitem copies a selection of at most half its
+    input) costs its half chunk, sized from the chunk's shape (main: an unknown size,
+    timed by its whole input); a larger selection is a view."""
+    m = build("rechunk-add", 4, 8e6).model()
+    splits = _by_group(m, "rechunk-split")
+    assert len(splits) == 16  # 2 arrays x 4 steps x 2 halves
+    assert {m.sizes[k] for k in splits} == {BLOCK // 2}
+    assert set(splits.values()) == {TASK_OVERHEAD + BLOCK // 2 / COMPUTE_RATE}
+    assert m.unknown == 0
+    a = da.from_array(NoData((2800, 1000)), chunks=1000, name="open")
+    m = build_model(a.rechunk((1400, 1000)) + 1)  # the middle chunk split at row 400
+    got = {m.sizes[k]: d for k, d in _by_group(m, "rechunk-split").items()}
+    row = 1000 * 8
+    assert got == {400 * row: pytest.approx(TASK_OVERHEAD + 400 * row / COMPUTE_RATE),
+                   600 * row: TASK_OVERHEAD}  # over half its chunk: a view
+
+
+def test_a_task_reads_its_largest_input_however_small_its_output():
+    dsk = {"x": (inc,), "y": (inc, "x"), "z": (inc, "x", "y")}
+    m = build_model(dsk, keys=["z"], sizes={"x": BLOCK, "y": 8, "z": 8})
+    assert m.durations["y"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
+    assert m.durations["z"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
