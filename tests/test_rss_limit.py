@@ -215,11 +215,17 @@ def test_a_group_takes_no_more_threads_room_than_it_has_tasks_left():
     """Room for running tasks goes to the neediest groups first, each on at most as many
     threads as it has tasks left: an anomaly's one aggregate (guessed at 3 chunks) took
     every thread's room and dropped the run to one thread at 25% of threaded's peak."""
+    import psutil
+
     from tidegate.measure import Governor
 
-    gov = Governor(300e6, baseline=0, floor=0.0, chunk=32e6)
-    gov.footprint[7] = 10e6  # measured; group 5 is not: guessed at 3 x 32 MB
-    gov.finished[7] = 2  # on two tasks finished (one reading alone is not trusted)
+    gov = Governor(300e6, baseline=psutil.Process().memory_info().rss, floor=0.0, chunk=32e6)
+    for _ in range(2):  # group 7 measured at 10 MB on two tasks; group 5 is not: 3 x 32 MB
+        gov.restart()
+        gov._max = 10e6
+        gov.budget(0, 0, [7], 1, {7: 100}, 32e6)
+        gov.finished[7] = gov.finished.get(7, 0) + 1  # as the runtime counts them
+    assert gov.footprint[7] == 10e6
     gov.budget(0, 0, [], 2, {5: 1, 7: 100}, 32e6)
     assert gov.overhead == 3 * 32e6 + 10e6
     gov.budget(0, 0, [], 2, {5: 2, 7: 100}, 32e6)
@@ -395,14 +401,37 @@ def test_a_reading_is_shared_by_what_each_group_needs_and_trusted_after_two_task
 
     now = psutil.Process().memory_info().rss
     gov = Governor(300e6, baseline=now, chunk=10e6)  # not started: readings by hand
-    gov.footprint[1], gov.finished[1] = 2e6, 5  # the load: 2 MB past its output, trusted
+    for _ in range(2):  # the load alone: 2 MB past its output, on two tasks (trusted)
+        gov.restart()
+        gov._max = 2e6
+        gov.budget(0, 0, [1], 1, {1: 10}, 10e6)
+        gov.finished[1] = gov.finished.get(1, 0) + 1
     gov.restart()
     gov._max = 12e6  # beside the load, a product of 10 MB
     gov.budget(0, 0, [1, 2], 2, {1: 10, 2: 10}, 10e6)
     assert gov.footprint[2] > 9e6  # group 2 (unmeasured, guessed at 30 MB) takes the most
     assert gov.need(2, 10e6, {}, 0.0) == 30e6  # no task of it finished: still the guess
-    gov.finished[2] = 2
+    gov.finished[2] = 2  # two tasks ended in that one batch: one reading, not trusted
+    assert gov.need(2, 10e6, {}, 0.0) == 30e6
+    gov.restart()
+    gov._max = 11e6  # a second reading, the product alone
+    gov.budget(0, 0, [2], 2, {1: 10, 2: 10}, 10e6)
     assert 9e6 < gov.need(2, 10e6, {}, 0.0) < 12e6
+
+
+def test_with_nothing_to_guess_from_a_reading_is_shared_evenly():
+    """No chunk metadata and no result yet (a delayed graph's first asks): the reading is
+    shared evenly, not lost (weighted by a guess of 0, every share was 0)."""
+    import psutil
+
+    from tidegate.measure import Governor
+
+    now = psutil.Process().memory_info().rss
+    gov = Governor(300e6, baseline=now, chunk=0.0)
+    gov.restart()
+    gov._max = 50e6
+    gov.budget(0, 0, [3, 4], 2, {3: 5, 4: 5}, 0.0)
+    assert 20e6 < gov.footprint[3] < 30e6 and 20e6 < gov.footprint[4] < 30e6
 
 
 def test_held_views_count_their_buffer_once():

@@ -334,9 +334,10 @@ class Governor:
     inputs per unseen group whose input groups all ran; a task combining small results
     needs no room for a chunk). The room kept for running tasks gives the threads to the
     neediest of the groups passed as ``upcoming`` (the runtime passes those measured and
-    those about to run), each at its typical reading (the median of its latest); the
-    budget is what is held plus what the limit leaves after the reading (less the backlog, about to leave), the room still to keep and a
-    margin, never below ``floor``. (With exact accounting that is the limit less the
+    those about to run), each at its typical reading (the median of its latest) once
+    trusted; the budget is what is held plus what the limit leaves after the reading (less
+    the backlog, about to leave), the room still to keep and a margin, never below
+    ``floor``. (With exact accounting that is the limit less the
     backlog, the room and the margin; measured against RSS, results ``dask.sizeof`` counts
     twice cost what they cost.)
     While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
@@ -417,15 +418,19 @@ class Governor:
 
     def need(self, group, largest: float, inputs: dict, output: float) -> float:
         """Bytes a running task of ``group`` needs besides its inputs: its measured
-        footprint (past the result it returned) plus that result, else the guess (as for
-        the room in :meth:`budget`)."""
+        footprint (past the result it returned) plus that result once trusted
+        (:meth:`trusted`), else the guess (as for the room in :meth:`budget`), or the
+        larger of the two while a footprint is not trusted yet."""
         f = self.footprint.get(group)
+        if f is not None and self.trusted(group):
+            return f + output
         guess = _guessed(group, self.guess(largest), inputs)
-        if f is None:
-            return guess
-        if self.finished.get(group, 0) < TRUSTED:
-            return max(f + output, guess)
-        return f + output
+        return guess if f is None else max(f + output, guess)
+
+    def trusted(self, group) -> bool:
+        """Does the group's footprint rest on ``TRUSTED`` of its tasks finished and as many
+        readings? (Two tasks ending in one batch give one reading.)"""
+        return self.finished.get(group, 0) >= TRUSTED and self.readings(group) >= TRUSTED
 
     def typical(self, group) -> float:
         """The median of the group's latest readings (its footprint when none is kept)."""
@@ -490,7 +495,9 @@ class Governor:
             # guess at least, so a group read as needing nothing can be read again): split
             # evenly, a reduction's 10 MB product beside a load gave each 5 MB, and tasks
             # started on that took the process to 1.12x the limit in 1 run of 10.
-            weight = {g: max(self._footprint(g, guess, inputs), 0.1 * guess) for g in size}
+            # With no guess yet (no chunk metadata, no result) nothing is known: evenly.
+            weight = {g: max(self._footprint(g, guess, inputs), 0.1 * guess) if guess > 0
+                      else 1.0 for g in size}  # fmt: skip
             per = max(over, grew) / (sum(weight[g] for g in ran) or 1.0)
             recent = self._recent
             for g, b in size.items():
@@ -536,10 +543,10 @@ class Governor:
         return max(self.floor, room)
 
     def _footprint(self, group, guess: float, inputs: dict) -> float:
-        """The group's typical reading, or while fewer than ``TRUSTED`` of its tasks finished
-        the larger of its footprint and the guess."""
+        """The group's typical reading once trusted (:meth:`trusted`), else the larger of
+        its footprint and the guess."""
         f = self.footprint.get(group)
-        if f is not None and self.finished.get(group, 0) >= TRUSTED:
+        if f is not None and self.trusted(group):
             return self.typical(group)
         g = _guessed(group, guess, inputs)
         return g if f is None else max(f, g)
