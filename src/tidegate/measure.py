@@ -75,11 +75,11 @@ MARGIN_BYTES = 4e6  # and this much: threads' stacks, the run's own books
 # none when numpy reused the temporary), and a footprint that decayed towards the low ones
 # was a need 23 MB short for the next high one.
 RECENT = 8
-# A footprint replaces the guess once this many of the group's tasks finished: the 2 ms
-# sampler can miss a short task's temporary, or catch it half faulted in (a reduction's
-# 10 MB product read as 4-5 MB, and the next tasks, started on it, took the process to
-# 1.12x the limit in 1 run of 10). Counted in tasks, not readings: a task running across
-# several asks gives a reading at each.
+# A footprint replaces the guess (for a task's start, Governor.need) once this many of the
+# group's tasks finished and as many readings were taken: the 2 ms sampler can miss a short
+# task's temporary, or catch it half faulted in, and a reading shared by the tasks of an
+# interval splits it evenly (a reduction's 10 MB product beside a load read as 4-5 MB, and
+# the next tasks, started on it, took the process to 1.12x the limit in 1 run of 10).
 TRUSTED = 2
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
@@ -327,8 +327,8 @@ class Governor:
     meanwhile. The rest of the highest reading is what those tasks needed besides their
     held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
     too), shared among them: each group's footprint is the largest of its latest
-    ``RECENT`` shares, trusted once ``TRUSTED`` of its tasks finished. A group not seen yet
-    (or not trusted yet, then the larger) is guessed as ``TASK_FOOTPRINT - 1``
+    ``RECENT`` shares, trusted for a task's start once ``TRUSTED`` of its tasks finished
+    (till then the larger of it and the guess). A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
     times the larger of ``chunk`` (array metadata) and the largest result so far, or times
     its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
     inputs per unseen group whose input groups all ran; a task combining small results
@@ -491,17 +491,12 @@ class Governor:
             for k, g in enumerate(ran):
                 b = ran_inputs[k] if ran_inputs is not None else 0.0
                 size[g] = max(size.get(g, 0.0), b)
-            # Shared in proportion to what each group is thought to need (a tenth of the
-            # guess at least, so a group read as needing nothing can be read again): split
-            # evenly, a reduction's 10 MB product beside a load gave each 5 MB, and tasks
-            # started on that took the process to 1.12x the limit in 1 run of 10.
-            # With no guess yet (no chunk metadata, no result) nothing is known: evenly.
-            weight = {g: max(self._footprint(g, guess, inputs), 0.1 * guess) if guess > 0
-                      else 1.0 for g in size}  # fmt: skip
-            per = max(over, grew) / (sum(weight[g] for g in ran) or 1.0)
+            # Shared evenly. (In proportion to what each group was thought to need, a 10 MB
+            # product beside a load read right, but running-total at 300 MB, its needs
+            # guessed high, ran 1.5-1.8 tasks at once against 1.9.)
+            share = max(over, grew) / len(ran)
             recent = self._recent
             for g, b in size.items():
-                share = per * weight[g]
                 seen = recent.get(g)
                 if seen is None:
                     seen = recent[g] = deque(maxlen=RECENT)
@@ -543,13 +538,12 @@ class Governor:
         return max(self.floor, room)
 
     def _footprint(self, group, guess: float, inputs: dict) -> float:
-        """The group's typical reading once trusted (:meth:`trusted`), else the larger of
-        its footprint and the guess."""
-        f = self.footprint.get(group)
-        if f is not None and self.trusted(group):
+        """The group's typical reading, else (not measured yet) its guess: the room for
+        running tasks decides only how many threads run (each task still starts within
+        :meth:`need`, the core's gate, untrusted readings included)."""
+        if group in self.footprint:
             return self.typical(group)
-        g = _guessed(group, guess, inputs)
-        return g if f is None else max(f, g)
+        return _guessed(group, guess, inputs)
 
 
 def _median(values) -> float:
