@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from statistics import median
 import threading
 from collections import deque
 import time
@@ -327,17 +328,17 @@ class Governor:
     meanwhile. The rest of the highest reading is what those tasks needed besides their
     held inputs (outputs, temporaries, copies; the allocator's slack and anything leaked
     too), shared among them: each group's footprint is the largest of its latest
-    ``RECENT`` shares, trusted for a task's start once ``TRUSTED`` of its tasks finished
-    (till then the larger of it and the guess). A group not seen yet is guessed as ``TASK_FOOTPRINT - 1``
-    times the larger of ``chunk`` (array metadata) and the largest result so far, or times
-    its tasks' inputs where those are known to be smaller (``inputs``: the bytes of a task's
-    inputs per unseen group whose input groups all ran; a task combining small results
-    needs no room for a chunk). The room kept for running tasks gives the threads to the
-    neediest of the groups passed as ``upcoming`` (the runtime passes those measured and
-    those about to run), each at its typical reading (the median of its latest) once
-    trusted; the budget is what is held plus what the limit leaves after the reading (less
-    the backlog, about to leave), the room still to keep and a margin, never below
-    ``floor``. (With exact accounting that is the limit less the
+    ``RECENT`` shares; a task starts on it (:meth:`need`) once it is trusted
+    (:meth:`trusted`), till then on the larger of it and the guess. A group not seen yet is
+    guessed as ``TASK_FOOTPRINT - 1`` times the larger of ``chunk`` (array metadata) and the
+    largest result so far, or times its tasks' inputs where those are known to be smaller
+    (``inputs``: the bytes of a task's inputs per unseen group whose input groups all ran;
+    a task combining small results needs no room for a chunk). The room kept for running
+    tasks gives the threads to the neediest of the groups passed as ``upcoming`` (the
+    runtime passes those measured and those about to run), each at its typical reading
+    (the median of its latest); the budget is what is held plus what the limit leaves
+    after the reading (less the backlog, about to leave), the room still to keep and a
+    margin, never below ``floor``. (With exact accounting that is the limit less the
     backlog, the room and the margin; measured against RSS, results ``dask.sizeof`` counts
     twice cost what they cost.)
     While RSS is near the limit the sampler calls ``malloc_trim`` (at most every 50 ms) so
@@ -505,7 +506,7 @@ class Governor:
                     feet[g] = max(seen)
                     # Kept here, not per ask: np.median at every ask of every group cost
                     # vorticity 0.3 s of the scheduling thread's CPU at 300 MB.
-                    self._typical[g] = _median(seen)
+                    self._typical[g] = median(seen)
                 sized[g] = max(sized.get(g, 0.0), b)
         # A measured group counts its typical reading: this room decides only how many
         # threads run (each task still starts within its group's largest reading, the
@@ -544,12 +545,6 @@ class Governor:
         if group in self.footprint:
             return self.typical(group)
         return _guessed(group, guess, inputs)
-
-
-def _median(values) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def _guessed(group, guess: float, inputs: dict) -> float:

@@ -113,6 +113,12 @@ def is_handle(data_inputs, readers, nbytes):
         nbytes >= HANDLE_MAX_BYTES)
 
 
+def _is_one_handle(data_inputs: int, readers: int, nbytes: float) -> bool:
+    """:func:`is_handle` for one task, without numpy (1.4 us a call on scalars: the plugin
+    asks it of most tasks' first input, through :func:`is_root`)."""
+    return data_inputs == 0 and readers >= SHARED_FANOUT and not nbytes >= HANDLE_MAX_BYTES
+
+
 def may_load_beside(threads: int, roots_processing: int, processing: int) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
     block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
@@ -264,10 +270,7 @@ def is_root(inputs, marked: bool = False) -> bool:
     if marked:
         return True
     for ndeps, ndependents, constant, nbytes in inputs:
-        # (is_handle's test for one input without numpy: 1.4 µs a call on scalars, asked
-        # by the plugin for most tasks' first input)
-        if not (constant or (ndeps == 0 and ndependents >= SHARED_FANOUT
-                             and not nbytes >= HANDLE_MAX_BYTES)):  # fmt: skip
+        if not (constant or _is_one_handle(ndeps, ndependents, nbytes)):
             return False
     return True
 
