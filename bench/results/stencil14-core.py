@@ -8,7 +8,7 @@ makespan; deterministic, independent of the machine's load.
         [--threads 2,4] [--out FILE.json]
 
 Workloads: the seven of tidegate.sim.workloads (32 MB chunks) and the stencil of
-stencil13-twin.py (6000^2, 1000 chunks, map_overlap(np.negative).std(axis=0)) under the
+stencil14-twin.py (6000^2, 1000 chunks, map_overlap(np.negative).std(axis=0)) under the
 namings s0-s3.
 """
 from __future__ import annotations

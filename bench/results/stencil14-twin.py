@@ -1,9 +1,10 @@
 """stencil14: bench/distributed.py's stencil in the twin, queue vs tidegate, under several
 key namings (the graph is the same; only dask.order's tie-breaks between groups differ).
-stencil13-twin.py plus --slice-seconds/--overlap-seconds: the twin's default model gives
-each halo slice (getitem) 9 ms and each overlap-var 1 ms; tidegate.get measured 0.01 ms
-and 8.3 ms (median, 6000^2 stencil, chunks 1000), so slicing dominated the twin's
-stencil (220 x 9 ms against 36 loads of 41 ms).
+It replaces stencil13-twin.py (the stencil13-twin-*.json records name it): without
+--slice-seconds it runs the same. --slice-seconds/--overlap-seconds: the twin's default
+model gave each halo slice (getitem) 9 ms and each overlap-var 1 ms; tidegate.get
+measured 0.01 ms and 8.3 ms (median, 6000^2 stencil, chunks 1000), so slicing dominated
+the twin's stencil (220 x 9 ms against 36 loads of 41 ms).
 
     PYTHONPATH=$PWD/src python bench/results/stencil14-twin.py [--shapes 2x1,4x1,2x2,4x2]
         [--namings s0,s1,...] [--side 6000] [--out FILE.json]
