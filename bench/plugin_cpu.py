@@ -354,7 +354,7 @@ def main(argv=None) -> None:
     for n in map(int, args.workers.split(",")):
         for name in args.only or ["stack-sum", "vorticity", "anomaly"]:
             steps = int(STEPS[name] * args.scale * (2.5 if n >= 1000 else 1))
-            w = build(name, steps, 190e6)
+            w = build(name, steps, 190e6, store=False)
             model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
             entry = {"workers": n, "workload": name, "steps": steps}
             out["runs"].append(entry)

@@ -58,7 +58,7 @@ def count(args) -> None:
 
     sim_cluster.SimCluster.scheduler_work = counted
     for name in args.only or ["stack-sum", "anomaly"]:
-        w = build(name, int(STEPS[name] * args.scale), 190e6)
+        w = build(name, int(STEPS[name] * args.scale), 190e6, store=False)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         for policy in ("queue", "tidegate"):
             lib.dump(b"setup")  # zeroes the counts: the next dump is this run's alone

@@ -111,7 +111,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     lines = []
     for name in args.only or ["stack-sum", "anomaly"]:
-        w = build(name, int(STEPS[name] * args.scale), 190e6)
+        w = build(name, int(STEPS[name] * args.scale), 190e6, store=False)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate", args.functions)
         line = {"workload": name, "workers": args.workers, "scale": args.scale,

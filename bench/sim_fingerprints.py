@@ -78,7 +78,7 @@ def graph(name: str):
 
     if name.startswith("s-"):  # TypeError on a code without the store form
         return build(name[2:], steps=24, chunk_bytes=50e6, store=True).model(), None, None, None
-    w = build(name, steps=24, chunk_bytes=50e6)
+    w = build(name, steps=24, chunk_bytes=50e6, store=False)
     return w.graph, w.keys, w.sizes, w.durations
 
 

@@ -107,7 +107,7 @@ def main(argv=None):
             elif store:
                 model = build(name, args.steps, args.chunk, store=True).model()
             else:
-                w = build(name, args.steps, args.chunk)
+                w = build(name, args.steps, args.chunk, store=False)
                 model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
             rows = {}
             for p in policies:

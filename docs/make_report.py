@@ -54,7 +54,7 @@ def twin(args) -> None:
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build as build_graph
 
-    work = build_graph("vorticity", args.steps, 32 * 2**20)
+    work = build_graph("vorticity", args.steps, 32 * 2**20, store=False)
     results = simulate(work.graph, keys=work.keys, sizes=work.sizes, durations=work.durations,
                        workers=20, threads_per_worker=4, policy=list(POLICIES))
     traces = [r.trace for r in results]

@@ -105,7 +105,7 @@ def twin_vorticity_trace() -> tuple[list, list]:
     from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
-    w = build("vorticity", 200, 190e6)
+    w = build("vorticity", 200, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     r = simulate(model, workers=20, threads_per_worker=4, policy="tidegate",
                  bandwidth="1GB/s", record_memory=False)  # fmt: skip

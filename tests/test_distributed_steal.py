@@ -41,7 +41,7 @@ def test_fast_thief_is_dasks_thief(monkeypatch, name, workers, steps):
         return found
 
     monkeypatch.setattr(server._Thieves, "best", counted)
-    w = build(name, steps, 190e6)
+    w = build(name, steps, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
              bandwidth="1GB/s", record_memory=False)  # fmt: skip
@@ -78,7 +78,7 @@ def test_fast_thief_asks_no_objective_per_worker(monkeypatch):
 
     monkeypatch.setattr(WorkStealing, "stealing_objective", counting)
     monkeypatch.setattr(server, "_fast_thief", counted)
-    w = build("anomaly", 300, 190e6)
+    w = build("anomaly", 300, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=100, threads_per_worker=4, policy="tidegate",
              bandwidth="1GB/s", record_memory=False)  # fmt: skip

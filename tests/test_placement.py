@@ -261,7 +261,7 @@ def vorticity():
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
-    w = build("vorticity", 60, 1e6)
+    w = build("vorticity", 60, 1e6, store=False)
     return {r.policy: r for r in simulate(
         w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations, workers=4,
         threads_per_worker=2, policy=["queue", "tidegate"], validate=True,
@@ -484,7 +484,7 @@ def test_twin_poke_decides_each_root_a_bounded_number_of_times():
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
-    w = build("stack-sum", 400, 1e6)
+    w = build("stack-sum", 400, 1e6, store=False)
     calls = []
     place = Books.place
 
@@ -514,7 +514,7 @@ def test_twin_rechunk_add_moves_no_more_than_queuing():
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
-    w = build("rechunk-add", 120, 190e6)
+    w = build("rechunk-add", 120, 190e6, store=False)
     queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
                            workers=6, threads_per_worker=4, policy=["queue", "tidegate"])
     assert tide.bytes_transferred <= queue.bytes_transferred, (
@@ -553,7 +553,7 @@ def test_twin_a_worker_opens_no_more_meetings_than_its_slots_hold(name):
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
-    w = build(name, 200, 190e6)
+    w = build(name, 200, 190e6, store=False)
     queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
                            workers=20, threads_per_worker=4, policy=["queue", "tidegate"])
     ratio = max(tide.peak_memory_per_worker) / max(queue.peak_memory_per_worker)
@@ -599,7 +599,7 @@ def test_twin_a_short_series_on_few_workers_is_no_worse_than_queuing(name, worke
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
-    w = build(name, 12, 32e6)
+    w = build(name, 12, 32e6, store=False)
     queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
                            workers=workers, threads_per_worker=1, policy=["queue", "tidegate"])
     assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)

@@ -50,7 +50,7 @@ def test_a_split_costs_its_output_when_dask_copies_it():
     """A rechunk's split (dask's chunk.getitem copies a selection of at most half its
     input) costs its half chunk, sized from the chunk's shape (main: an unknown size,
     timed by its whole input); a larger selection is a view."""
-    m = build("rechunk-add", 4, 8e6).model()
+    m = build("rechunk-add", 4, 8e6, store=False).model()
     splits = _by_group(m, "rechunk-split")
     assert len(splits) == 16  # 2 arrays x 4 steps x 2 halves
     assert {m.sizes[k] for k in splits} == {BLOCK // 2}

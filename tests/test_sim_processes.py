@@ -29,7 +29,7 @@ def _same(a, b) -> None:
 
 @pytest.mark.parametrize("workload", ["vorticity", "anomaly"])
 def test_policies_in_processes_give_what_one_process_gives(workload):
-    w = build(workload, 24, 50e6)
+    w = build(workload, 24, 50e6, store=False)
     kw = dict(keys=w.keys, sizes=w.sizes, durations=w.durations, workers=8,
               threads_per_worker=2, policy=POLICIES, loop_lag=[0.001, 0.004, 0.02], seed=1)
     serial = simulate(w.graph, processes=1, **kw)
@@ -52,7 +52,7 @@ def test_jobs_run_in_children_and_come_back_in_order():
 
 
 def test_a_failing_policy_raises_its_own_exception_with_its_traceback():
-    w = build("stack-sum", 8, 10e6)
+    w = build("stack-sum", 8, 10e6, store=False)
     with pytest.raises(TypeError, match="no_such_option") as info:
         simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations, workers=2,
                  threads_per_worker=1, policy=["queue", "tidegate"], processes=2,

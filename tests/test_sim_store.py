@@ -59,7 +59,7 @@ def test_a_computed_store_ends_in_one_final_task_over_every_store():
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_store_form_is_todays_graph_plus_the_final_task(name):
-    today = build(name, 6, 4e6).model()
+    today = build(name, 6, 4e6, store=False).model()
     w = build(name, 6, 4e6, store=True)
     m = w.model()
     (final,) = m.keys
@@ -111,19 +111,19 @@ def test_plugin_does_not_count_the_stores_nones_as_data_in_flight():
     assert _running_at_once(plugin) == 2  # both threads busy, not one store at a time
 
 
-def test_cli_store_flag(tmp_path):
+def test_cli_simulates_the_store_form_unless_asked_to_persist(tmp_path):
     out = tmp_path / "r.json"
     argv = ["simulate", "--workload", "weighted", "--steps", "8", "--chunk", "4MB",
             "--workers", "2", "--threads", "2", "--policy", "queue,tidegate", "--json", str(out)]
-    assert main(argv + ["--store"]) == 0
+    assert main(argv) == 0
     got = json.loads(out.read_text())
     w = build("weighted", 8, 4e6, store=True)
     direct = simulate(w.model(), workers=2, threads_per_worker=2, policy=["queue", "tidegate"])
     for r in direct:
         assert got[r.policy]["makespan"] == r.makespan
         assert got[r.policy]["peak_memory_per_worker"] == r.peak_memory_per_worker
-    assert main(argv) == 0  # today's form: the stores are the outputs
-    today = build("weighted", 8, 4e6)
+    assert main(argv + ["--persist"]) == 0  # the stores are the outputs
+    today = build("weighted", 8, 4e6, store=False)
     direct = simulate(today.graph, keys=today.keys, sizes=today.sizes, workers=2,
                       threads_per_worker=2, policy="queue")
     assert json.loads(out.read_text())["queue"]["makespan"] == direct.makespan

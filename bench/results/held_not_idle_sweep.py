@@ -46,7 +46,7 @@ for name in sorted(WORKLOADS):
         if store:
             m = build(name, steps, 190e6, store=True).model()
         else:
-            w = build(name, steps, 190e6)
+            w = build(name, steps, 190e6, store=False)
             m = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         row = []
         for label, policy, on in (("queue", "queue", False), ("tidegate", "tidegate", False),

@@ -59,7 +59,7 @@ def run(model, threads):
 steps, threads = int(sys.argv[1]), [int(t) for t in sys.argv[2].split(",")]
 models = {}
 for name in WORKLOADS:
-    w = build(name, steps, 32e6)
+    w = build(name, steps, 32e6, store=False)
     models[name] = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
 for n in range(4):
     a = da.random.RandomState(n).random((6000, 6000), chunks=1000)

@@ -7,7 +7,7 @@ from dask._task_spec import Task, TaskRef, List
 from tidegate.sim import simulate
 from tidegate.sim.workloads import build
 steps, workers, threads = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-w = build("weighted", steps, 190e6)
+w = build("weighted", steps, 190e6, store=False)
 from tidegate.sim.model import Model, build_model
 m = build_model(w.graph, sizes=w.sizes)
 stores = list(m.keys)

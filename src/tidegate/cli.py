@@ -53,7 +53,7 @@ def simulate(args) -> int:
     console = Console(width=max(100, Console().width))
     policies = [p.strip() for p in args.policy.split(",") if p.strip()]
     chunk = parse_bytes(args.chunk)
-    work = build(args.workload, args.steps, chunk, store=args.store)
+    work = build(args.workload, args.steps, chunk, store=not args.persist)
     t0 = time.perf_counter()
     with console.status(f"simulating {args.workload} ({', '.join(policies)}) ..."):
         results = run_twin(
@@ -65,7 +65,7 @@ def simulate(args) -> int:
     wall = time.perf_counter() - t0
     n = len(results[0].trace.tasks)
     table = Table(title=(
-        f"{args.workload}{' (store form)' if args.store else ''}: {args.steps} steps of "
+        f"{args.workload}{' (persist form)' if args.persist else ''}: {args.steps} steps of "
         f"{format_bytes(chunk)}, {args.workers} workers "
         f"x {args.threads} threads, {args.bandwidth} per worker (twin, {n} tasks)"
     ))
@@ -129,8 +129,9 @@ def main(argv=None) -> int:
     s.add_argument("--policy", default="eager,queue,tidegate", help="comma-separated")
     s.add_argument("--bandwidth", default="1GB/s", help="incoming, per worker")
     s.add_argument("--latency", default="1ms")
-    s.add_argument("--store", action="store_true",
-                   help="as a computed da.store / to_zarr: stores return None, one final task")
+    s.add_argument("--persist", action="store_true",
+                   help="the stores are the outputs, as persist holds them (default: as a "
+                        "computed da.store / to_zarr: stores return None, one final task)")
     s.add_argument("--processes", type=_positive_int, default=None, metavar="N",
                    help="policies run at once, one child process each (default: one per "
                         "idle core; 1: one after another in this process)")

@@ -15,16 +15,17 @@ per chunk, added up over what a fused task does); vorticity states its own, the 
 
 Two forms (``build(..., store=...)``):
 
-- ``store=False`` (the default, and every recorded fingerprint and bench result before
-  session 9): the per-chunk stores are the outputs, held by the client, as ``persist``
-  would have them. On dask < 2025.4 ``da.store(..., compute=False)`` is a Delayed over
-  every store, so there this form already ends in one final task.
-- ``store=True``: what a user's ``da.store(x, target)`` / ``x.to_zarr(...)``, and
-  ``Client.compute`` of ``tidegate.workloads`` (``tidegate demo``, bench/distributed.py),
-  send to the scheduler: each per-chunk store (fused with its loads and arithmetic, so
-  often a root) returns ``None``, and ONE final task (``finalize-hlgfinalizecompute-...``,
-  dask's ``FinalizeCompute``) depends on all of them and is the only output. The stores'
-  ``None``s stay in the workers' memory until it runs.
+- ``store=True`` (the default since session 15): what a user's ``da.store(x, target)`` /
+  ``x.to_zarr(...)``, and ``Client.compute`` of ``tidegate.workloads`` (``tidegate demo``,
+  bench/distributed.py), send to the scheduler: each per-chunk store (fused with its loads
+  and arithmetic, so often a root) returns ``None``, and ONE final task
+  (``finalize-hlgfinalizecompute-...``, dask's ``FinalizeCompute``) depends on all of them
+  and is the only output. The stores' ``None``s stay in the workers' memory until it runs.
+- ``store=False``: the per-chunk stores are the outputs, held by the client, as ``persist``
+  would have them (the default until session 15: every recorded fingerprint and bench
+  script passes it, so their numbers still compare). On dask < 2025.4
+  ``da.store(..., compute=False)`` is a Delayed over every store, so there this form
+  already ends in one final task.
 """
 
 from __future__ import annotations
@@ -182,11 +183,12 @@ def vorticity_graph(steps: int, chunk_bytes: float, store: bool = False) -> Work
     return Workload(dsk, [final], sizes, times, len(dsk))
 
 
-def build(name: str, steps: int, chunk_bytes: float = 190e6, store: bool = False) -> Workload:
+def build(name: str, steps: int, chunk_bytes: float = 190e6, store: bool = True) -> Workload:
     """Workload ``name`` over ``steps`` time steps of about ``chunk_bytes`` each, ending in
     a store; its graph is never to be computed. ``store``: the form a computed ``da.store``
-    has (stores returning ``None``, one final task over them; see the module). Build its
-    model with :meth:`Workload.model` (the final task is added there)."""
+    has (stores returning ``None``, one final task over them); ``False``: the stores are the
+    outputs (see the module). Build its model with :meth:`Workload.model` (the final task
+    is added there)."""
     if name not in WORKLOADS:
         raise ValueError(f"unknown workload {name!r}; choose from {', '.join(sorted(WORKLOADS))}")
     if name == "vorticity":
