@@ -104,6 +104,40 @@ def test_a_task_larger_than_the_limit_is_named_once_it_ran():
     assert stats.fewest_threads == 1
 
 
+TIME_SUM = textwrap.dedent(
+    """
+    import json, sys
+    import dask.array as da, numpy as np, tidegate
+    from tidegate.measure import RSSSampler
+    limit = float(sys.argv[1])
+    rng = da.random.default_rng(0)
+    x = rng.random((48, 250, 5000), chunks=(1, 250, 5000))  # 48 fields of 10 MB
+    with RSSSampler(0.002) as rss:
+        got = x.sum(axis=0).compute(scheduler="tidegate", num_workers=2, memory_limit=limit)
+    want = x.sum(axis=0).compute(scheduler="threads")
+    print(json.dumps({"close": bool(np.allclose(got, want)), "peak": rss.peak_above_baseline}))
+    """
+)
+
+
+def test_a_tree_reductions_combines_are_sized_before_running(tmp_path):
+    """A sum over time of 10 MB fields: dask's tree reduction combines 4 partial sums per
+    task (``sum-partial``), concatenating them: 40 MB in, 40 MB concatenated, 10 MB out. Only
+    the final ``-aggregate`` was sized so: a 48 MB limit was let run and took 92 MB (the
+    combines were named once they ran). Now it is refused, naming a limit that holds."""
+    rng = da.random.default_rng(0)
+    y = rng.random((48, 250, 5000), chunks=(1, 250, 5000)).sum(axis=0)
+    refused = r"cannot run task \('sum-partial-.* even on one thread"
+    with pytest.raises(ValueError, match=refused) as info:
+        y.compute(scheduler="tidegate", num_workers=2, memory_limit="48MB")
+    smallest = info.value.args[0].split("smallest memory_limit that would work is ")[1]
+    smallest = dask.utils.parse_bytes(smallest.split(";")[0])
+    assert 90e6 < smallest <= 110e6  # 4 x 10 MB twice and 10 MB out, and the margin
+    r = run_fresh(TIME_SUM, smallest, spill_dir=tmp_path)
+    assert r["close"]
+    assert r["peak"] <= 1.1 * smallest, (r, smallest)
+
+
 ZARR_ANOMALY = textwrap.dedent(
     """
     import json, sys
