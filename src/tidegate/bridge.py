@@ -520,8 +520,10 @@ def get(
                 annotations.annotate_graph(graph, collection, dsk, config.current_limits())
                 if sizes and cap < float("inf"):
                     _warn_outputs_over_budget(plan.outputs, dsk, sizes, cap)
-                cuts = _store_cuts(graph, plan.tasks) if cap < float("inf") else None
-                threads, budget, floor, chunk = _fit(graph, threads, cap, cuts)
+                limited = cap < float("inf")
+                cuts = _store_cuts(graph, plan.tasks) if limited else None
+                fields = _reduction_steps(graph, plan.tasks) if limited else None
+                threads, budget, floor, chunk = _fit(graph, threads, cap, cuts, fields)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
@@ -597,23 +599,54 @@ def _store_cuts(graph: TaskGraph, tasks: Mapping) -> np.ndarray:
     return cuts
 
 
-def _fit(graph: TaskGraph, threads: int, limit: float,
-         cuts: np.ndarray | None = None) -> tuple[int, float, float, float]:
+# dask.array's combine and aggregate steps that concatenate their inputs: what each holds
+# at once, as (fields per input, fields out), a field being one array shaped like the step's
+# output. The general step (``partial_reduce(..., concatenate=True)``: sum, max and the like
+# compose the reduction with ``_concatenate2``) holds its inputs and their concatenation.
+# mean's and var's concatenate inside; their partials are dicts (n and total; n, total and
+# moments), and var's holds all three concatenations and two temporaries per input (a
+# time std of 10 MB fields, 4 per combine, peaked at 373 MB). matmul's sum adds its list up
+# as it is: not here. Matched by name, as _store_call matches.
+STEP_FIELDS = {"_concatenate2": (2, 1), "mean_combine": (3, 2), "mean_agg": (3, 2),
+               "moment_combine": (9, 3), "moment_agg": (9, 3)}
+
+
+def _step_fields(node) -> tuple[int, int]:
+    """:data:`STEP_FIELDS` of a reduction step; (0, 0) where it concatenates nothing."""
+    func = getattr(node, "func", None)
+    parts = [func, getattr(func, "first", None), *getattr(func, "funcs", ())]
+    names = (getattr(getattr(f, "func", f), "__name__", None) for f in parts)
+    return max((STEP_FIELDS.get(n, (0, 0)) for n in names), default=(0, 0))
+
+
+def _reduction_steps(graph: TaskGraph, tasks: Mapping) -> np.ndarray:
+    """:func:`_step_fields` of each task of a tree reduction's steps (dask's
+    ``<name>-partial`` and ``<name>-aggregate`` layers): an (n, 2) array."""
+    out = np.zeros((len(graph.keys), 2))
+    steps = [i for i, g in enumerate(graph.group_names)
+             if {"partial", "aggregate"}.intersection(g.split("-"))]
+    for i in np.flatnonzero(np.isin(graph.group, steps)).tolist():
+        out[i] = _step_fields(tasks[graph.keys[i]])
+    return out
+
+
+def _fit(graph: TaskGraph, threads: int, limit: float, cuts: np.ndarray | None = None,
+         fields: np.ndarray | None = None) -> tuple[int, float, float, float]:
     """Threads, first budget for held results, its floor and the largest chunk (array
     metadata), for a run whose process memory must stay within ``limit``.
 
     Threads are fewer when the limit cannot hold each one's footprint (from chunk
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
     that cannot hold even one task (measure.one_thread_needs, from every task's chunk
-    metadata, ``graph.layer_size``, and ``cuts``: :func:`store_cut_bytes` per task) is
-    refused, naming the smallest that would work.
+    metadata, ``graph.layer_size``; ``cuts``: :func:`store_cut_bytes` per task; ``fields``:
+    :func:`_reduction_steps`) is refused, naming the smallest that would work.
     """
     if limit == float("inf"):
         return threads, limit, 0.0, 0.0
     _, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    needs = one_thread_needs(graph, graph.layer_size, cuts)
+    needs = one_thread_needs(graph, graph.layer_size, cuts, fields)
     i = int(np.argmax(needs)) if len(needs) else 0
     if len(needs) and needs[i] > usable:
         smallest = math.ceil(needs[i] / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up

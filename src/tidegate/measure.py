@@ -85,10 +85,8 @@ TRUSTED = 2
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
-REDUCTION_STEPS = {"partial", "aggregate"}  # dask.array.reductions._tree_reduce's names
-
-
-def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None) -> np.ndarray:
+def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None,
+                     fields: np.ndarray | None = None) -> np.ndarray:
     """Bytes each task of ``graph`` needs at least when it runs alone, from chunk metadata
     (``sizes``: the chunk each task's layer says passes through it, NaN where none tells): a
     root loads its chunk, ``TASK_FOOTPRINT`` of them (input, output, temporaries); a task
@@ -114,16 +112,21 @@ def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None) -
     unsized_root = graph.root[dep] & np.isnan(sizes[dep])
     reads = np.bincount(consumer, np.where(unsized_root, own[consumer], 0.0), minlength=n)
     need = np.where(graph.root, TASK_FOOTPRINT * own, reads + np.where(reads > 0, 2, 1) * own)
-    # A tree reduction's combines and aggregate (dask names them ``<name>-partial`` and
-    # ``<name>-aggregate``) concatenate their inputs, partial results each shaped like
-    # their output (their layers' metadata can claim whole input chunks), and reduce the
-    # concatenation: each holds its inputs twice and its output. (The combines were
-    # missed: a sum over time of 10 MB fields, 4 per combine, was let run at 48 MB and
-    # took 92 MB.)
+    # A tree reduction's aggregate (dask names it so) concatenates its inputs, partial
+    # results each shaped like its output (their layers' metadata can claim whole input
+    # chunks), and reduces the concatenation: it holds its inputs twice and its output.
     names = getattr(graph, "group_names", None) or []
-    combines = [bool(REDUCTION_STEPS.intersection(g.split("-"))) for g in names]
-    aggregate = np.array(combines or [False])[graph.group]
-    need = np.where(aggregate, np.maximum(need, (2 * np.diff(graph.dep_ptr) + 1) * own), need)
+    aggregate = np.array(["aggregate" in g.split("-") for g in names] or [False])[graph.group]
+    ndeps = np.diff(graph.dep_ptr)
+    need = np.where(aggregate, np.maximum(need, (2 * ndeps + 1) * own), need)
+    if fields is not None:
+        # So do its combines where they concatenate, and mean's and var's steps hold more
+        # (``fields``: per task, fields held per input and out, bridge._reduction_steps). A
+        # sum over time of 10 MB fields, 4 per combine, was let run at 48 MB and took 92
+        # MB; a mean 142 MB at the 94 MiB named. matmul's sum adds its list up: sized as a
+        # concatenation, 145 MB was refused where it ran at 0.97x.
+        per_input, out = fields[:, 0], fields[:, 1]
+        need = np.where(per_input > 0, np.maximum(need, (per_input * ndeps + out) * own), need)
     if cuts is not None and cuts.any():
         inputs = np.bincount(consumer, own[dep], minlength=n)
         need = np.where(cuts > 0, np.maximum(need, inputs + own + cuts), need)
