@@ -181,8 +181,8 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     """Vorticity at 200 MB: usable 180 MB holds one footprint of 4 x 32 MB chunks, and its
     tasks were measured to need 62-65 MB past their inputs: two of them fit beside what is
     held (each still starts only within its room, the core's gate). The chunk rule alone
-    (main) ran the whole compute on one thread. A limit whose margin is smaller than what
-    the governor does not see of the process keeps the chunk rule."""
+    (main) ran the whole compute on one thread. Small limits too, where they hold five
+    chunks (a 60 MB one on 8 MB chunks); not where they do not."""
     from tidegate.local import _threads_that_fit
     from tidegate.measure import Governor
 
@@ -193,7 +193,10 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, need=65e6) == 1  # 150 - 65 < 90
     small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
     small.room, small.overhead = 40e6, 10e6
-    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
+    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 2
+    smaller = Governor(40e6, baseline=0, floor=10e6, chunk=8e6)  # usable 32.8 MB < 5 chunks
+    smaller.room, smaller.overhead = 25e6, 10e6
+    assert _threads_that_fit(smaller, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
 
 
 def test_an_unmeasured_group_with_small_inputs_keeps_little_room():

@@ -863,13 +863,6 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     )  # fmt: skip
 
 
-# Bytes of the process a sampler started before compute() saw and the governor, counting
-# from get()'s baseline, did not: 11.3 MB in test_rss_limit's 48 MB reduction (54.1 MB
-# against the governor's 42.8 MB). They were dask's import of distributed inside the first
-# compute, which `import tidegate` now does: this guard may go once measured without it.
-UNSEEN_BYTES = 11e6
-
-
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
                       largest: float, held: float = 0.0, need: float = 0.0) -> int:  # fmt: skip
     """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
@@ -885,15 +878,13 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     less, where the limit holds one more chunk beside one task's footprint. Chunks alone
     kept vorticity at 200 MB and the anomaly at 276 MB on one thread (usable 180 and 250
     MB, less than twice 4 x 32 MB) while their tasks need 62-65 MB; each task still starts
-    only within the room it needs (the core's gate). Not where the limit's margin is
-    smaller than what a caller sees of the process and the governor does not
-    (``UNSEEN_BYTES``): with a second thread a 48 MB limit on 10 MB chunks went to 1.13x
-    (1.107-1.117x in session 12) and a 60 MB one on 8 MB chunks to 1.10x."""
+    only within the room it needs (the core's gate). (A guard once kept small limits,
+    below 137.5 MB, on the chunk rule: their margin was below the 11 MB dask's import of
+    distributed added inside the first compute, which `import tidegate` now does.)"""
     size = max(governor.chunk, largest)
     if size:
         foot = TASK_FOOTPRINT * size
-        if 0 < need < foot and governor.usable >= (TASK_FOOTPRINT + 1) * size and (
-                MARGIN * governor.limit >= UNSEEN_BYTES):  # fmt: skip
+        if 0 < need < foot and governor.usable >= (TASK_FOOTPRINT + 1) * size:
             foot = need
         most = min(most, max(1, int(governor.usable // foot)))
     if threads > most or (threads > 1 and (
