@@ -242,8 +242,8 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     """Vorticity at 200 MB: usable 180 MB holds one footprint of 4 x 32 MB chunks, and its
     tasks were measured to need 62-65 MB past their inputs: two of them fit beside what is
     held (each still starts only within its room, the core's gate). The chunk rule alone
-    (main) ran the whole compute on one thread. A limit whose margin is smaller than what
-    the governor does not see of the process keeps the chunk rule."""
+    (main) ran the whole compute on one thread. Small limits too, where they hold five
+    chunks (a 60 MB one on 8 MB chunks); not where they do not."""
     from tidegate.local import _threads_that_fit
     from tidegate.measure import Governor
 
@@ -254,7 +254,10 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, need=65e6) == 1  # 150 - 65 < 90
     small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
     small.room, small.overhead = 40e6, 10e6
-    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
+    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 2
+    smaller = Governor(40e6, baseline=0, floor=10e6, chunk=8e6)  # usable 32.8 MB < 5 chunks
+    smaller.room, smaller.overhead = 25e6, 10e6
+    assert _threads_that_fit(smaller, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
 
 
 def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
@@ -492,3 +495,43 @@ def test_held_views_count_their_buffer_once():
     b.remove(1, a[1:])  # released: the task's entry goes, whatever view is passed
     b.remove(2, a[:-1])
     assert b.surplus() == 80 - 8e6  # 80 bytes counted, 8 MB kept alive
+
+
+def test_threads_follow_a_need_only_once_it_is_trusted():
+    """review14 #2: a group's need counts for how many tasks fit at once only once trusted
+    (two tasks finished, two readings). Until then it is the guess, three chunks past a
+    chunk of input, so four chunks: the chunk rule. Past its input alone the guess always
+    passed for less than four chunks, and at 276 MB (usable 250 MB, under two footprints
+    of 4 x 32 MB) two threads ran before anything was measured. Fails on main (no
+    Governor.occupies: the runtime passed the guess, 96 MB, and two threads ran)."""
+    import psutil
+
+    from tidegate.local import _per_thread, _threads_that_fit
+    from tidegate.measure import Governor
+
+    gov = Governor(276e6, baseline=psutil.Process().memory_info().rss, floor=69e6, chunk=32e6)
+    gov.room, gov.overhead = 200e6, 100e6  # room enough: only the cap decides
+
+    def fit(threads):
+        need = gov.need(3, 32e6, {}, 32e6)
+        return _threads_that_fit(gov, threads, 2, 0, 32e6, need=gov.occupies(3, need, 32e6, {}))
+
+    assert gov.need(3, 32e6, {}, 32e6) == 96e6 and fit(2) == 1  # the guess: the chunk rule
+    for _ in range(2):  # two tasks of group 3 measured at 30 MB past their 32 MB output
+        gov.restart()
+        gov._max = 30e6
+        gov.budget(0, 0, [3], 1, {3: 20}, 32e6, ran_inputs=[32e6], fresh=0.0)
+        gov.finished[3] = gov.finished.get(3, 0) + 1  # as the runtime counts them
+        if not gov.trusted(3):
+            assert fit(2) == 1
+    assert gov.trusted(3) and gov.need(3, 32e6, {}, 32e6) == 62e6
+    assert fit(1) == 2  # 250 MB holds two such tasks
+    # Beside it an untrusted group with one task left (a reduction's aggregate) takes one
+    # thread's share at the chunk rule, not every thread's: 128 + 62 MB fit in 250.
+    takes = [(gov.occupies(g, gov.need(g, 32e6, {}, 32e6), 32e6, {}), left)
+             for g, left in ((3, 20), (4, 1))]  # fmt: skip
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, need=_per_thread(takes, 2)) == 2
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, need=_per_thread([(128e6, 2)] + takes, 2)) == 1
+    # An unseen group whose tasks' inputs are known small (a gather of small results)
+    # takes three times them past them, not four chunks.
+    assert gov.occupies(9, gov.need(9, 32e6, {9: 1e6}, 0.0), 32e6, {9: 1e6}) == 4e6

@@ -540,10 +540,11 @@ def run(
                 # Roots cheap to run again are dropped earlier, keeping room for a task of
                 # the neediest group about to run on each free thread (an anomaly's chunks,
                 # held while the mean runs, were spilled once their consumers were ready).
-                neediest = 0.0
+                neediest, takes = 0.0, []
                 for g in soon:  # the tasks that start come from these groups
                     core.need[g] = need = governor.need(g, largest, inputs,
                                                         largest_of.get(g, 0.0))  # fmt: skip
+                    takes.append((governor.occupies(g, need, largest, inputs), left[g]))
                     # A task with larger inputs than its group's measured ones is guessed
                     # from them (core._task_need); an unmeasured group's tasks all are.
                     # Until a few of its tasks ran at that size: one reading can be low
@@ -569,7 +570,7 @@ def run(
                 loaded_before = core.bytes_loaded
                 per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
-                                            held, neediest)  # fmt: skip
+                                            held, _per_thread(takes, max_threads))  # fmt: skip
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
                 if threads < asked:
@@ -863,11 +864,20 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     )  # fmt: skip
 
 
-# Bytes of the process a sampler started before compute() saw and the governor, counting
-# from get()'s baseline, did not: 11.3 MB in test_rss_limit's 48 MB reduction (54.1 MB
-# against the governor's 42.8 MB). They were dask's import of distributed inside the first
-# compute, which `import tidegate` now does: this guard may go once measured without it.
-UNSEEN_BYTES = 11e6
+def _per_thread(takes: list, n: int) -> float:
+    """What the ``n`` neediest tasks about to run take, on average: ``takes`` is ``(bytes,
+    tasks left)`` per group, and a group takes no more threads than it has tasks left (as
+    Governor.budget's room does). The neediest group counted on every thread, an untrusted
+    one at four chunks, held the anomaly at 276 MB to 1.57-1.61 tasks at once against
+    1.76-1.80; so counted, 1.78-1.82."""
+    total, free = 0.0, n
+    for nbytes, left in sorted(takes, reverse=True):
+        take = min(free, left)
+        total += take * nbytes
+        free -= take
+        if not free:
+            break
+    return total / (n - free) if free < n else 0.0
 
 
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
@@ -881,19 +891,17 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     worker: the thread runtime's.)
 
     At most as many as the usable limit holds a task's footprint for: ``TASK_FOOTPRINT``
-    chunks, or ``need`` (the neediest group about to run, past its inputs) where that is
+    chunks, or ``need`` (the neediest group about to run: Governor.occupies) where that is
     less, where the limit holds one more chunk beside one task's footprint. Chunks alone
     kept vorticity at 200 MB and the anomaly at 276 MB on one thread (usable 180 and 250
     MB, less than twice 4 x 32 MB) while their tasks need 62-65 MB; each task still starts
-    only within the room it needs (the core's gate). Not where the limit's margin is
-    smaller than what a caller sees of the process and the governor does not
-    (``UNSEEN_BYTES``): with a second thread a 48 MB limit on 10 MB chunks went to 1.13x
-    (1.107-1.117x in session 12) and a 60 MB one on 8 MB chunks to 1.10x."""
+    only within the room it needs (the core's gate). (A guard once kept small limits,
+    below 137.5 MB, on the chunk rule: their margin was below the 11 MB dask's import of
+    distributed added inside the first compute, which `import tidegate` now does.)"""
     size = max(governor.chunk, largest)
     if size:
         foot = TASK_FOOTPRINT * size
-        if 0 < need < foot and governor.usable >= (TASK_FOOTPRINT + 1) * size and (
-                MARGIN * governor.limit >= UNSEEN_BYTES):  # fmt: skip
+        if 0 < need < foot and governor.usable >= (TASK_FOOTPRINT + 1) * size:
             foot = need
         most = min(most, max(1, int(governor.usable // foot)))
     if threads > most or (threads > 1 and (
