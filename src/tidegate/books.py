@@ -441,6 +441,27 @@ class Books:
                 self.workers[w].owed += 1
                 self.changed.add(w)
 
+    def rereserve(self, instead: Callable, stimulus_id=None) -> int:
+        """Reservations made for the wrong task end: ``instead(task)`` -> ``task`` (keep
+        it), or the root to reserve in its place for the same opener (None: none). A body
+        reserved the readers of a block whose size was unknown (a handle by structure:
+        its readers are roots); once the block's group is known to load data, the
+        meetings lack the block itself, not each of its readers. Returns how many
+        changed."""
+        moved = [(r, instead(r)) for r in self._owed]
+        moved = [(r, x) for r, x in moved if x != r]
+        for r, x in moved:
+            w, opener = self._owed[r]
+            self._unreserve(r)
+            self.log.append((r, "unreserved", x, stimulus_id))
+            if x is not None and w in self.workers and x not in self._owed \
+                    and x not in self._processing:  # fmt: skip
+                self._owed[x] = (w, opener)
+                self._owing.setdefault(opener, []).append(x)
+                self.workers[w].owed += 1
+                self.changed.add(w)
+        return len(moved)
+
     def _unreserve(self, r) -> None:
         opener = self._free_slot(r)
         rs = self._owing.get(opener)
