@@ -178,8 +178,9 @@ def may_admit_root(
     loaded and none freed; tidegate.get's 6000^2 stencil on 2 threads held up to 15
     blocks, 9-10 with them counted). A body passes them where a refused root loses nothing:
     the core, which asks as a thread frees and starts the root as soon as nothing else is
-    ready. The plugin passes none: dask sends ready tasks to their worker's queue at
-    once, and a root it withholds is placed anew later, maybe elsewhere (tried, counting
+    ready. The plugin passes none, but for the load a one-thread worker runs (a root
+    would wait behind it: books._queues_behind_a_load): dask sends ready tasks to their
+    worker's queue at once, and a root it withholds is placed anew later, maybe elsewhere (tried, counting
     the tasks queued past a worker's threads: twin rechunk-add 20x4 moved 54 GB against
     6.5, peak 2.66 GB against 2.09). ``idle`` (nothing
     processing on the worker) always admits: progress is guaranteed even when a single root
