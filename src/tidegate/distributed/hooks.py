@@ -12,10 +12,11 @@ methods it replaces on the instance (never the class):
     which the books keep current from the workers each event touched; behind a better
     queued root, or with no worker open, ``None`` (queue it) at O(1). For a root that
     :meth:`Plugin.poke` moves out of the queue, the worker poke chose.
-``check_idle_saturated`` (only under a budget)
-    dask's own bookkeeping, then the memory gate: a busy worker over its budget is not
-    "idle" (work stealing and dask's fast paths leave it alone). ``idle_task_count`` is
-    replaced by a set that stays empty: tidegate owns the queue.
+``check_idle_saturated``
+    dask's own bookkeeping, without the statement that fills ``idle_task_count``
+    (trim.py); ``idle_task_count`` is replaced by a set that stays empty: tidegate owns
+    the queue. Under a budget, then the memory gate: a busy worker over its budget is not
+    "idle" (work stealing and dask's fast paths leave it alone).
 
 Each replaced method falls back to dask's original for a call that raises; the error is
 kept in ``Plugin.errors`` and logged once per method. An error in the books' bookkeeping
@@ -37,6 +38,7 @@ from itertools import compress, filterfalse
 import math
 import operator
 import traceback
+from types import MethodType
 
 import dask.config
 from dask._task_spec import DataNode
@@ -46,7 +48,7 @@ from sortedcontainers import SortedDict
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
-from . import broadcast, restricted
+from . import broadcast, restricted, trim
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
@@ -415,13 +417,20 @@ class Plugin(SchedulerPlugin):
         scheduler.decide_worker_rootish_queuing_enabled = self._guard(
             "decide_worker_rootish_queuing_enabled", self._decide_worker
         )
+        # tidegate owns the queue: dask's count of workers with queue slots stays empty,
+        # and dask's check_idle_saturated (twice per task) runs without the statement
+        # that fills it, where that statement is as expected (trim.py), else as it is.
+        trimmed = None
+        if "check_idle_saturated" not in scheduler.__dict__:  # (not another's override)
+            fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
+            trimmed = None if fn is None else MethodType(fn, scheduler)
+        self._check_idle = trimmed or self._orig["check_idle_saturated"]
         if self.memory_limit is not None:  # a busy worker over its budget is not idle
             scheduler.check_idle_saturated = self._guard(
                 "check_idle_saturated", self._check_idle_saturated
             )
-        # tidegate owns the queue: dask's count of workers with queue slots stays empty.
-        # Without a budget dask's check_idle_saturated runs as it is (twice per task),
-        # adding to a set that keeps nothing.
+        elif trimmed is not None:
+            scheduler.check_idle_saturated = trimmed
         idle_task_count = scheduler.idle_task_count
         self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
             else idle_task_count  # fmt: skip
@@ -949,7 +958,7 @@ class Plugin(SchedulerPlugin):
     def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         """Installed only under a budget."""
         s = self.scheduler
-        self._orig["check_idle_saturated"](ws, occ)
+        self._check_idle(ws, occ)
         if ws.processing and self.memory_limit is not None and ws.address in s.idle:
             book = self._measure(ws)  # (no budget: never over it)
             if book.held + book.estimated >= book.budget:
@@ -998,12 +1007,18 @@ class Plugin(SchedulerPlugin):
             return  # a bare SchedulerState: its driver releases the queue
         self._fallback = True
         s.idle_task_count = set()
+        ours = s.__dict__.get("check_idle_saturated", _MISSING)
+        s.check_idle_saturated = self._orig["check_idle_saturated"]  # keeps it throughout
         try:
             for ws in s.workers.values():
                 s.check_idle_saturated(ws)  # refills dask's idle_task_count
             stimulus(s, stimulus_id=stimulus_id)
         finally:
             self._fallback = False
+            if ours is _MISSING:
+                del s.check_idle_saturated
+            else:
+                s.check_idle_saturated = ours
             s.idle_task_count = _NoWorkers()
             for ws in s.workers.values():
                 s.check_idle_saturated(ws)
