@@ -191,8 +191,9 @@ def test_register_twice_replaces(client):
     )
 
 
-# Without a budget dask's check_idle_saturated stays: nothing of tidegate's to add to it.
-UNBUDGETED = sorted(set(td.HOOKS) - {"check_idle_saturated"})
+# Without a budget dask's check_idle_saturated is replaced too: by dask's own, less the
+# statement that fills idle_task_count (tidegate.distributed.trim).
+UNBUDGETED = sorted(td.HOOKS)
 
 
 def _hooks_state(dask_scheduler):
