@@ -28,7 +28,7 @@ def test_a_finished_tasks_keywords_are_named_in_transition(monkeypatch):
         return original(self, key, start, finish, *args, **kwargs)
 
     monkeypatch.setattr(hooks.Plugin, "transition", recording)
-    w = build("stack-sum", 40, 190e6)
+    w = build("stack-sum", 40, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=4, threads_per_worker=2, policy="tidegate")
     finished = seen.get(("processing", "memory"), set())
