@@ -11,10 +11,12 @@ Every task moves through::
                                                                    over budget  v  | needed
                                                                                spilled --unused--> released
     memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
+    ready --a piece of such a root's output not cut yet, with the root--> dropped --root woken--> waiting
 
 A dropped root's output is discarded instead of written to disk; it is made ready again
 once the tasks needing it wait for nothing else, and runs again, in the place of the
 earliest of them (the one case, besides a failure elsewhere, where a task runs twice).
+Ready pieces of it still to cut (a rechunk's second split) go with it and run after it.
 
 Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
 "processing" and "running" coincide here and priority is decided by the scheduler, not by
@@ -77,6 +79,10 @@ TRANSITIONS = {
     (SPILLED, RELEASED): "_release",
     (MEMORY, DROPPED): "_drop",
     (DROPPED, READY): "_recompute",
+    # A ready piece of a dropped root's output (a rechunk's split) is withdrawn with it,
+    # and waits for the root again once the root is woken.
+    (READY, DROPPED): "_withdraw",
+    (DROPPED, WAITING): "_rewait",
 }
 
 
@@ -822,28 +828,62 @@ class Scheduler:
 
     # -- running a root again instead of spilling its output ----------------------------
     def _may_drop(self, i: int) -> bool:
+        return self._drop_with(i) is not None
+
+    def _drop_with(self, i: int) -> list | None:
         """May held result i be dropped and run again later, rather than spilled? A root
         with no inputs, of a group cheap to run again, no view of whose output is held,
         while every task still needing it waits for something else too (none is ready: it
-        would need the result at once)."""
+        would need the result at once), but for pieces of it still to cut (``_withdrawn``).
+        None if not; else those pieces, dropped with it."""
         if not self._root[i] or self._ndeps[i] or not self.rerun[self._group[i]]:
-            return False
+            return None
         if self._output[i]:
-            return False
+            return None
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
+        pieces = []
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
             s = state[d]
             if s == WAITING:
                 if waiting_on[d] <= dropped_in.get(d, 0):
-                    return False  # waits only for dropped roots: they are running again
-            elif s == READY or s == PROCESSING:
-                return False
+                    return None  # waits only for dropped roots: they are running again
+            elif s == READY:
+                pieces.append(d)
+            elif s == PROCESSING:
+                return None
             elif self.views[d] and (s == MEMORY or s == SPILLED):
-                return False  # a view of i's output is held: dropping i frees nothing
-        return True
+                return None  # a view of i's output is held: dropping i frees nothing
+        if pieces and not self._withdrawn(i, pieces):
+            return None
+        return pieces
+
+    def _withdrawn(self, i: int, pieces: list) -> bool:
+        """May ready tasks ``pieces`` of root i go back to waiting for it, to run after
+        its next run? Each reads i alone, is no output and no limit's, a sibling of its
+        group cut from i ran already (a rechunk's other split: i is cut in pieces, and
+        this one is wanted later), and every task needing it waits for more than it and
+        dropped results. (An anomaly's partial sum, ready beside its chunk, has no such
+        sibling: it is work to do now.)"""
+        state, group = self.state, self._group
+        ran = {group[d] for d in self._dependents(i) if state[d] in (MEMORY, SPILLED, RELEASED)}
+        withdrawn: dict[int, int] = {}  # waiting task -> its inputs among the pieces
+        for d in pieces:
+            if self._ndeps[d] != 1 or self._output[d] or d in self._limited:
+                return False
+            if group[d] not in ran or self.needed_by[d] == 0:
+                return False  # not cut in pieces; or none would wake it (consumers do)
+            for m in self._dependents(d):
+                if state[m] != WAITING:
+                    return False
+                withdrawn[m] = withdrawn.get(m, 0) + 1
+        # A piece never finished: its consumers count it already, and will as dropped.
+        waiting_on, dropped_in = self.waiting_on, self._dropped_in
+        return all(waiting_on[m] > dropped_in.get(m, 0) + k for m, k in withdrawn.items())
 
     def _drop(self, i: int, sid: int, actions: list, arg=None) -> None:
+        for d in self._drop_with(i):
+            self._transition(d, DROPPED, sid, actions)
         w = self.where[i]
         nbytes = self.nbytes[i]
         self._leave_memory(i, w)
@@ -863,25 +903,58 @@ class Scheduler:
                 dropped_in[d] = dropped_in.get(d, 0) + 1
         actions.append(Release(i, w))
 
+    def _withdraw(self, i: int, sid: int, actions, arg=None) -> None:
+        """Ready task i, a piece of a root being dropped, waits for the root's next run."""
+        heap = self._ready_roots if self._root[i] else self._ready
+        heap.remove((self._priority[i], i))
+        heapq.heapify(heap)
+        self.state[i] = DROPPED
+        self.n_ready -= 1
+        self.ready_in[self._group[i]] -= 1
+        self._returning.add(i)
+        state, dropped_in = self.state, self._dropped_in
+        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
+            d = self._dependent_idx[c]
+            if state[d] == WAITING:  # it counts i already: i never finished
+                dropped_in[d] = dropped_in.get(d, 0) + 1
+
+    def _rewait(self, i: int, sid: int, actions, arg=None) -> None:
+        """Withdrawn task i waits for its root, woken (ready) a moment ago."""
+        self.state[i] = WAITING
+        self.n_waiting += 1
+        self.waiting_on[i] = 1
+        self._dropped_in[i] = 1
+
     def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
+        priority = self._rerun_priority(i)
         self.state[i] = READY
         self.n_ready += 1
         self.n_recomputed += 1
         self.ready_in[self._group[i]] += 1
-        heapq.heappush(self._ready_roots, (self._rerun_priority(i), i))
+        heapq.heappush(self._ready_roots, (priority, i))
+        for d in self._dependents(i):
+            if self.state[d] == DROPPED:  # withdrawn with it: waits for it again
+                self._transition(d, WAITING, sid)
 
     def _rerun_priority(self, i: int) -> int:
-        """A dropped root runs again just before the earliest task waiting for it: its own
-        priority came before the tasks it fed the first time (a mean), so every root woken
-        at once would run ahead of every consumer ready meanwhile, and the consumers' room
-        was made by spilling the roots read ahead (the zarr anomaly: 192 MB written)."""
+        """A dropped root runs again just before the earliest task waiting for it (or for a
+        piece of it withdrawn with it): its own priority came before the tasks it fed the
+        first time (a mean), so every root woken at once would run ahead of every consumer
+        ready meanwhile, and the consumers' room was made by spilling the roots read ahead
+        (the zarr anomaly: 192 MB written)."""
         p = self._priority[i]
         state, priority = self.state, self._priority
-        waiting = [priority[d] for d in self._dependents(i) if state[d] == WAITING]
+        waiting = []
+        for d in self._dependents(i):
+            if state[d] == WAITING:
+                waiting.append(priority[d])
+            elif state[d] == DROPPED:
+                waiting += [priority[m] for m in self._dependents(d) if state[m] == WAITING]
         return max(p, min(waiting)) if waiting else p
 
     def _back(self, i: int) -> None:
-        """Dropped root i is in memory again: the tasks waiting for it no longer count it."""
+        """Dropped root i (or a piece withdrawn with it) is in memory again: the tasks
+        waiting for it no longer count it."""
         self._returning.discard(i)
         state, dropped_in = self.state, self._dropped_in
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
@@ -894,10 +967,13 @@ class Scheduler:
                     del dropped_in[d]
 
     def _wake_inputs(self, d: int, sid: int) -> None:
-        """Task d waits only for dropped roots now: they run again."""
+        """Task d waits only for dropped roots (and pieces withdrawn with them) now: they
+        run again, a piece after its root."""
         for c in range(self._dep_ptr[d], self._dep_ptr[d + 1]):
             x = self._dep_idx[c]
             if self.state[x] == DROPPED:
+                if self._ndeps[x]:  # a withdrawn piece: its root is dropped too
+                    x = self._dep_idx[self._dep_ptr[x]]
                 self._transition(x, READY, sid)
 
     # -- invariants ---------------------------------------------------------------------
@@ -950,6 +1026,7 @@ class Scheduler:
             )
         if s == DROPPED:
             assert i in self._returning and i not in self._in_memory[self.where[i]], fail("drop")
+            assert not self._ndeps[i] or state[deps[0]] == DROPPED, fail("its root is back")
             assert not any(state[d] in (READY, PROCESSING) for d in self._dependents(i)), (
                 fail("dropped while needed now")
             )
