@@ -163,6 +163,15 @@ def test_a_reduction_step_is_sized_by_what_it_concatenates():
     assert {_step_fields(t) for t in steps(x.T @ x)} == {(0, 0)}
 
 
+def test_a_reduction_fused_with_computes_finalize_is_sized_before_running():
+    """A reduction to one chunk ends in one task fusing its aggregate with compute's
+    finalize, keyed by a string no chunk metadata names: sized at nothing, var over 4
+    fields of 1 MB ran at 20 MB and peaked at 32-35 MB. Sized by its inner step now."""
+    x = da.random.default_rng(0).random((4, 500, 250), chunks=(1, 500, 250))
+    with pytest.raises(ValueError, match=r"cannot run task 'var-aggregate-finalize-"):
+        x.var(axis=0).compute(scheduler="tidegate", num_workers=2, memory_limit="20MB")
+
+
 ZARR_ANOMALY = textwrap.dedent(
     """
     import json, sys
@@ -249,15 +258,15 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
 
     gov = Governor(200e6, baseline=0, floor=50e6, chunk=32e6)  # not started: no sampling
     gov.room, gov.overhead = 150e6, 65e6  # one thread's room kept
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=65e6) == 2
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, need=0.0) == 1  # unmeasured
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, need=65e6) == 1  # 150 - 65 < 90
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, needs=[65e6, 65e6]) == 2
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, needs=[]) == 1  # unmeasured
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, needs=[65e6, 65e6]) == 1  # 150 - 65 < 90
     small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
     small.room, small.overhead = 40e6, 10e6
-    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, need=10e6) == 2
+    assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, needs=[10e6, 10e6]) == 2
     smaller = Governor(40e6, baseline=0, floor=10e6, chunk=8e6)  # usable 32.8 MB < 5 chunks
     smaller.room, smaller.overhead = 25e6, 10e6
-    assert _threads_that_fit(smaller, 1, 2, 0, 8e6, held=8e6, need=10e6) == 1
+    assert _threads_that_fit(smaller, 1, 2, 0, 8e6, held=8e6, needs=[10e6, 10e6]) == 1
 
 
 def test_an_unmeasured_group_with_small_inputs_keeps_little_room():
@@ -506,15 +515,15 @@ def test_threads_follow_a_need_only_once_it_is_trusted():
     Governor.occupies: the runtime passed the guess, 96 MB, and two threads ran)."""
     import psutil
 
-    from tidegate.local import _per_thread, _threads_that_fit
-    from tidegate.measure import Governor
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor, neediest_first
 
     gov = Governor(276e6, baseline=psutil.Process().memory_info().rss, floor=69e6, chunk=32e6)
     gov.room, gov.overhead = 200e6, 100e6  # room enough: only the cap decides
 
     def fit(threads):
         need = gov.need(3, 32e6, {}, 32e6)
-        return _threads_that_fit(gov, threads, 2, 0, 32e6, need=gov.occupies(3, need, 32e6, {}))
+        return _threads_that_fit(gov, threads, 2, 0, 32e6, needs=[gov.occupies(3, need, 32e6, {})] * 2)
 
     assert gov.need(3, 32e6, {}, 32e6) == 96e6 and fit(2) == 1  # the guess: the chunk rule
     for _ in range(2):  # two tasks of group 3 measured at 30 MB past their 32 MB output
@@ -530,8 +539,22 @@ def test_threads_follow_a_need_only_once_it_is_trusted():
     # thread's share at the chunk rule, not every thread's: 128 + 62 MB fit in 250.
     takes = [(gov.occupies(g, gov.need(g, 32e6, {}, 32e6), 32e6, {}), left)
              for g, left in ((3, 20), (4, 1))]  # fmt: skip
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, need=_per_thread(takes, 2)) == 2
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, need=_per_thread([(128e6, 2)] + takes, 2)) == 1
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, needs=neediest_first(takes, 2)) == 2
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, needs=neediest_first([(128e6, 2)] + takes, 2)) == 1
     # An unseen group whose tasks' inputs are known small (a gather of small results)
     # takes three times them past them, not four chunks.
     assert gov.occupies(9, gov.need(9, 32e6, {9: 1e6}, 0.0), 32e6, {9: 1e6}) == 4e6
+
+
+def test_threads_fit_the_neediest_tasks_added_up_not_their_average():
+    """review15: one 200 MB task and twenty of 20 MB, 256 MB usable: three threads hold
+    200 + 2 x 20 MB, six would need 300 (their average, 42.5 MB a thread, let 6 run)."""
+    from tidegate.local import _threads_that_fit
+    from tidegate.measure import Governor, neediest_first
+
+    gov = Governor(256e6 / 0.92 + 4e6, baseline=0, floor=0.0, chunk=50e6)  # not started
+    gov.room, gov.overhead = 1e12, 0.0  # room enough: only the cap decides
+    takes = neediest_first([(200e6, 1), (20e6, 20)], 8)
+    assert takes == [200e6] + [20e6] * 7
+    assert _threads_that_fit(gov, 8, 8, 0, 50e6, needs=takes) == 3
+    assert _threads_that_fit(gov, 1, 8, 0, 50e6, needs=[20e6] * 2) == 2  # past them: more

@@ -522,7 +522,7 @@ def get(
                     _warn_outputs_over_budget(plan.outputs, dsk, sizes, cap)
                 limited = cap < float("inf")
                 cuts = _store_cuts(graph, plan.tasks) if limited else None
-                fields = _reduction_steps(graph, plan.tasks) if limited else None
+                fields = _reduction_steps(graph, plan.tasks, sizes) if limited else None
                 threads, budget, floor, chunk = _fit(graph, threads, cap, cuts, fields)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
                 gkeys = graph.keys
@@ -619,14 +619,34 @@ def _step_fields(node) -> tuple[int, int]:
     return max((STEP_FIELDS.get(n, (0, 0)) for n in names), default=(0, 0))
 
 
-def _reduction_steps(graph: TaskGraph, tasks: Mapping) -> np.ndarray:
-    """:func:`_step_fields` of each task of a tree reduction's steps (dask's
-    ``<name>-partial`` and ``<name>-aggregate`` layers): an (n, 2) array."""
-    out = np.zeros((len(graph.keys), 2))
+def _step(node) -> tuple[tuple[int, int], object]:
+    """A task's :func:`_step_fields` and the key of the step: its own (None), or, in a task
+    fused by dask (``_execute_subgraph``: a single-chunk aggregate with compute's
+    finalize, keyed by a string no chunk metadata names), the inner step's."""
+    best, key = _step_fields(node), None
+    args = getattr(node, "args", ())
+    if (getattr(getattr(node, "func", None), "__name__", None) == "_execute_subgraph"
+            and args and isinstance(args[0], dict)):  # fmt: skip
+        for inner, task in args[0].items():
+            fields = _step_fields(task)
+            if fields > best:
+                best, key = fields, inner
+    return best, key
+
+
+def _reduction_steps(graph: TaskGraph, tasks: Mapping, sizes: dict | None) -> np.ndarray:
+    """Per task of a tree reduction's steps (dask's ``<name>-partial`` and
+    ``<name>-aggregate`` layers, fused or not): fields held per input, fields out
+    (:func:`_step`), and the bytes of one field where the task's own key names none (a
+    fused step's inner layer's chunk; else 0): an (n, 3) array."""
+    out = np.zeros((len(graph.keys), 3))
     steps = [i for i, g in enumerate(graph.group_names)
              if {"partial", "aggregate"}.intersection(g.split("-"))]
     for i in np.flatnonzero(np.isin(graph.group, steps)).tolist():
-        out[i] = _step_fields(tasks[graph.keys[i]])
+        fields, inner = _step(tasks[graph.keys[i]])
+        out[i, :2] = fields
+        if inner is not None and sizes:
+            out[i, 2] = np.nan_to_num(estimate_sizes([inner], sizes)[0])
     return out
 
 

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from .measure import (
     MARGIN_BYTES,
     TASK_FOOTPRINT,
     Governor,
+    neediest_first,
     return_freed_memory_to_os,
     rss_reader,
 )
@@ -570,7 +572,7 @@ def run(
                 loaded_before = core.bytes_loaded
                 per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
-                                            held, _per_thread(takes, max_threads))  # fmt: skip
+                                            held, neediest_first(takes, max_threads))  # fmt: skip
                 for w in core.workers:
                     w.threads = max(threads, w.processing)  # never below what runs
                 if threads < asked:
@@ -864,24 +866,8 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     )  # fmt: skip
 
 
-def _per_thread(takes: list, n: int) -> float:
-    """What the ``n`` neediest tasks about to run take, on average: ``takes`` is ``(bytes,
-    tasks left)`` per group, and a group takes no more threads than it has tasks left (as
-    Governor.budget's room does). The neediest group counted on every thread, an untrusted
-    one at four chunks, held the anomaly at 276 MB to 1.57-1.61 tasks at once against
-    1.76-1.80; so counted, 1.78-1.82."""
-    total, free = 0.0, n
-    for nbytes, left in sorted(takes, reverse=True):
-        take = min(free, left)
-        total += take * nbytes
-        free -= take
-        if not free:
-            break
-    return total / (n - free) if free < n else 0.0
-
-
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
-                      largest: float, held: float = 0.0, need: float = 0.0) -> int:  # fmt: skip
+                      largest: float, held: float = 0.0, needs: list = ()) -> int:  # fmt: skip
     """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
     need leaves held results less than the budget's floor, or when spilled results are
     read back while the budget holds fewer than four of the largest results; one more once
@@ -891,8 +877,11 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     worker: the thread runtime's.)
 
     At most as many as the usable limit holds a task's footprint for: ``TASK_FOOTPRINT``
-    chunks, or ``need`` (the neediest group about to run: Governor.occupies) where that is
-    less, where the limit holds one more chunk beside one task's footprint. Chunks alone
+    chunks; or, where none of ``needs`` is more and the limit holds one more chunk beside
+    one task's footprint, as many of ``needs`` as fit at once (what the tasks about to run
+    take, neediest first, each group on at most its tasks left: Governor.occupies,
+    measure.neediest_first; past them, more of the last). An average of them let 6
+    threads run where 200 + 5 x 20 MB did not fit 256 MB (review15). Chunks alone
     kept vorticity at 200 MB and the anomaly at 276 MB on one thread (usable 180 and 250
     MB, less than twice 4 x 32 MB) while their tasks need 62-65 MB; each task still starts
     only within the room it needs (the core's gate). (A guard once kept small limits,
@@ -900,10 +889,16 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     distributed added inside the first compute, which `import tidegate` now does.)"""
     size = max(governor.chunk, largest)
     if size:
+        usable = governor.usable
         foot = TASK_FOOTPRINT * size
-        if 0 < need < foot and governor.usable >= (TASK_FOOTPRINT + 1) * size:
-            foot = need
-        most = min(most, max(1, int(governor.usable // foot)))
+        fit = int(usable // foot)
+        one_more = usable >= (TASK_FOOTPRINT + 1) * size
+        if needs and 0 < needs[-1] and needs[0] <= foot and one_more:
+            totals = list(accumulate(needs))
+            fit = sum(total <= usable for total in totals)
+            if fit == len(needs):
+                fit += int((usable - totals[-1]) // needs[-1])
+        most = min(most, max(1, fit))
     if threads > most or (threads > 1 and (
             governor.room < governor.floor or (reloads > 0 and governor.room < 4 * largest))):
         return max(1, min(most, threads - 1))

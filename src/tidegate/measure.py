@@ -85,6 +85,17 @@ TRUSTED = 2
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
 
 
+def neediest_first(takes, n: int) -> list[float]:
+    """What ``n`` threads would run, neediest first: ``takes`` is ``(bytes, tasks left)``
+    per group, and a group runs on no more threads than it has tasks left."""
+    out: list[float] = []
+    for nbytes, left in sorted(takes, reverse=True):
+        out += [nbytes] * min(n - len(out), left)
+        if len(out) >= n:
+            break
+    return out
+
+
 def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None,
                      fields: np.ndarray | None = None) -> np.ndarray:
     """Bytes each task of ``graph`` needs at least when it runs alone, from chunk metadata
@@ -112,21 +123,23 @@ def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None,
     unsized_root = graph.root[dep] & np.isnan(sizes[dep])
     reads = np.bincount(consumer, np.where(unsized_root, own[consumer], 0.0), minlength=n)
     need = np.where(graph.root, TASK_FOOTPRINT * own, reads + np.where(reads > 0, 2, 1) * own)
-    # A tree reduction's aggregate (dask names it so) concatenates its inputs, partial
-    # results each shaped like its output (their layers' metadata can claim whole input
-    # chunks), and reduces the concatenation: it holds its inputs twice and its output.
-    names = getattr(graph, "group_names", None) or []
-    aggregate = np.array(["aggregate" in g.split("-") for g in names] or [False])[graph.group]
+    # A tree reduction's steps concatenate their inputs, partial results each shaped like
+    # their output (their layers' metadata can claim whole input chunks), and reduce the
+    # concatenation: a sum's holds its inputs twice and its output; mean's and var's more
+    # (``fields``: per task, fields held per input, fields out and, for a fused step, the
+    # bytes of a field: bridge._reduction_steps). A sum over time of 10 MB fields, 4 per
+    # combine, was let run at 48 MB and took 92 MB; a mean 142 MB at the 94 MiB named.
+    # matmul's sum adds its list up: sized as a concatenation, 145 MB was refused where it
+    # ran at 0.97x. Without ``fields``, dask's aggregates are sized as a sum's, by name.
     ndeps = np.diff(graph.dep_ptr)
-    need = np.where(aggregate, np.maximum(need, (2 * ndeps + 1) * own), need)
-    if fields is not None:
-        # So do its combines where they concatenate, and mean's and var's steps hold more
-        # (``fields``: per task, fields held per input and out, bridge._reduction_steps). A
-        # sum over time of 10 MB fields, 4 per combine, was let run at 48 MB and took 92
-        # MB; a mean 142 MB at the 94 MiB named. matmul's sum adds its list up: sized as a
-        # concatenation, 145 MB was refused where it ran at 0.97x.
-        per_input, out = fields[:, 0], fields[:, 1]
-        need = np.where(per_input > 0, np.maximum(need, (per_input * ndeps + out) * own), need)
+    if fields is None:
+        names = getattr(graph, "group_names", None) or []
+        aggregate = np.array(["aggregate" in g.split("-") for g in names] or [False])
+        fields = np.zeros((n, 3))
+        fields[aggregate[graph.group]] = (2, 1, 0)
+    per_input, out, field = fields[:, 0], fields[:, 1], fields[:, 2]
+    field = np.where(field > 0, field, own)
+    need = np.where(per_input > 0, np.maximum(need, (per_input * ndeps + out) * field), need)
     if cuts is not None and cuts.any():
         inputs = np.bincount(consumer, own[dep], minlength=n)
         need = np.where(cuts > 0, np.maximum(need, inputs + own + cuts), need)
@@ -544,13 +557,7 @@ class Governor:
         # Room kept for running tasks: what they may need, less what the reading shows of it.
         # The threads go to the neediest groups first, each taking no more threads than it
         # has tasks left (``upcoming``: group -> tasks left).
-        self.overhead, free = 0.0, threads
-        for n, g in needs:
-            take = min(free, upcoming[g])
-            self.overhead += take * n
-            free -= take
-            if not free:
-                break
+        self.overhead = sum(neediest_first([(n, upcoming[g]) for n, g in needs], threads))
         reserve = max(0.0, self.overhead - over)
         # Relative to what is held, so that results dask.sizeof counts more than once (views
         # of one buffer) cost what they cost; values on their way to disk are about to go.
