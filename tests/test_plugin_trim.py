@@ -72,6 +72,29 @@ def test_nothing_is_copied_unless_the_statement_is_as_dask_has_it(fn):
     assert trim.without_idle_task_count(fn) is None
 
 
+def test_nothing_is_copied_when_the_source_on_disk_is_not_the_code_running(tmp_path,
+                                                                           monkeypatch):
+    """A dask upgraded (or an editable install edited) under a running scheduler: its
+    file no longer says what runs, and a copy made from it would run other code."""
+    import importlib
+    import inspect
+
+    source = inspect.getsource(SchedulerState.check_idle_saturated)
+    module = tmp_path / "edited_dask.py"
+    module.write_text("from __future__ import annotations\n\n\n"
+                      "def _worker_full(ws, n):\n    return False\n\n\nclass S:\n" + source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    edited = importlib.import_module("edited_dask")
+    assert trim.without_idle_task_count(edited.S.check_idle_saturated) is not None
+    module.write_text(module.read_text().replace("p = len(ws.processing)",
+                                                 "p = len(ws.processing) + 0"))
+    importlib.invalidate_caches()
+    fn = edited.S.__dict__["check_idle_saturated"]
+    trim._made.pop(fn, None)
+    fresh = type(fn)(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    assert trim.without_idle_task_count(fresh) is None
+
+
 def test_installed_without_a_budget_and_dask_s_own_back_after():
     state = _bare_state(nworkers=2, nthreads=2)
     plugin = td.Plugin(saturation=1.0)

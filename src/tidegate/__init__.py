@@ -21,6 +21,11 @@ dask.base.named_schedulers["tidegate"] = get
 _distributed_available = getattr(dask.base, "_distributed_available", None)
 if _distributed_available is not None:
     _distributed_available()
+else:  # a dask without that private helper: import distributed, where installed, alike
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is not None:
+        import distributed  # noqa: F401
 
 __all__ = ["get", "limits", "RunStats", "TaskGraph", "Progress", "record", "report", "simulate"]
 __version__ = "0.1.0"

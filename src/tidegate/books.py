@@ -431,15 +431,16 @@ class Books:
             self._unreserve(task)
         if not lacks or w not in self.workers:
             return
-        mine = None
         for r in lacks:
             if r not in self._owed and r not in self._processing:
-                self._owed[r] = (w, task)
-                if mine is None:
-                    mine = self._owing.setdefault(task, [])
-                mine.append(r)
-                self.workers[w].owed += 1
-                self.changed.add(w)
+                self._owe(r, w, task)
+
+    def _owe(self, r, w, opener) -> None:
+        """Root r is reserved on worker w for ``opener``'s meetings."""
+        self._owed[r] = (w, opener)
+        self._owing.setdefault(opener, []).append(r)
+        self.workers[w].owed += 1
+        self.changed.add(w)
 
     def rereserve(self, instead: Callable, stimulus_id=None) -> int:
         """Reservations made for the wrong task end: ``instead(task)`` -> ``task`` (keep
@@ -456,10 +457,7 @@ class Books:
             self.log.append((r, "unreserved", x, stimulus_id))
             if x is not None and w in self.workers and x not in self._owed \
                     and x not in self._processing:  # fmt: skip
-                self._owed[x] = (w, opener)
-                self._owing.setdefault(opener, []).append(x)
-                self.workers[w].owed += 1
-                self.changed.add(w)
+                self._owe(x, w, opener)
         return len(moved)
 
     def _unreserve(self, r) -> None:
@@ -513,7 +511,8 @@ class Books:
         the body has other work for an idle worker, so the progress rule need not apply.
         ``reserved``: of w's owed roots, those reserved for task itself. ``waiting``: ready
         tasks that a free thread of w would take instead (``policy.may_admit_root``'s
-        ``queued``: the core's; the plugin passes none)."""
+        ``queued``: the core's ready tasks; the plugin's a load queued ahead on a one-thread
+        worker, :meth:`place`)."""
         return self._admits(self.workers[w], w, task, self.estimate(known, group),
                             completes_consumer, stimulus_id, progress, reserved,
                             waiting=waiting)  # fmt: skip

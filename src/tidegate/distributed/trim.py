@@ -47,18 +47,27 @@ def _compile(fn):
     keeps = [s for s in fdef.body if _keeps_idle_task_count(s)]
     if len(keeps) != 1 or len(fdef.body) < 2 or _mentions(fdef, keeps[0]):
         return None
-    fdef.body.remove(keeps[0])
     fdef.decorator_list = []
     ast.increment_lineno(tree, first - 1)  # tracebacks point at dask's lines
-    code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag,
-                   dont_inherit=True)  # fmt: skip
-    space: dict = {}
-    exec(code, fn.__globals__, space)  # noqa: S102  (dask's own source, less one statement)
-    new = space[fdef.name]
+    # The source on disk must be the code running (not a file edited or upgraded since
+    # dask was imported): compiled as it is, it gives the same bytecode.
+    if _function(tree, filename, fn).__code__.co_code != fn.__code__.co_code:
+        return None
+    fdef.body.remove(keeps[0])
+    new = _function(tree, filename, fn)
     new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     new.__qualname__, new.__module__ = fn.__qualname__, fn.__module__
     new.__wrapped__ = fn
     return new
+
+
+def _function(tree, filename, fn):
+    """The function ``tree`` defines, compiled in ``fn``'s module."""
+    code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag,
+                   dont_inherit=True)  # fmt: skip
+    space: dict = {}
+    exec(code, fn.__globals__, space)  # noqa: S102  (dask's own source, at most one statement less)
+    return space[fn.__name__]
 
 
 def _keeps_idle_task_count(stmt) -> bool:

@@ -146,7 +146,7 @@ STORE_RESULT = sizeof(None)
 FINAL_SIZES = {"finalize-hlgfinalizecompute": 0, "finalize": 0, "store": 0}
 
 
-def vorticity_graph(steps: int, chunk_bytes: float, store: bool = False) -> Workload:
+def vorticity_graph(steps: int, chunk_bytes: float, store: bool = True) -> Workload:
     """The seed's vorticity: 2 opens per step, 3 shared grid chains, a fused compute-and-
     store per step (what dask makes of ``da.store(f(u, v, grid))``); ``store``: and the
     final task over every step's store, as dask.compute sends it (see the module)."""
