@@ -70,7 +70,10 @@ def test_process_memory_stays_within_the_limit(tmp_path, case, limit):
     assert r["close"]
     assert r["threaded"] > limit, r  # the limit binds: unbounded, the run goes past it
     assert r["peak"] <= 1.1 * limit, r
-    assert 0 < r["governor"] <= r["peak"] + 5e6  # the runtime saw the memory it steered by
+    # The runtime saw the memory it steered by: its peak and this sampler's agree within
+    # the bound's own 10% (5 MB failed once in CI: the anomaly's sampler missed a 6 MB
+    # spike the runtime's own 2 ms sampler caught, 116.7 against 123.0 MB).
+    assert r["governor"] > 0 and abs(r["governor"] - r["peak"]) <= 0.1 * limit, r
     assert [f for f in os.listdir(tmp_path) if f.startswith("tidegate-")] == []
 
 
