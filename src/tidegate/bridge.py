@@ -267,14 +267,22 @@ def _store_call(node):
     outer = None
     for _ in range(8):  # fused subgraphs nest a few levels at most
         func = getattr(node, "func", None)
-        name = getattr(func, "__name__", None)
-        if name == "load_store_chunk" and getattr(func, "__module__", "") == "dask.array.core":
+        if getattr(func, "__name__", None) == "load_store_chunk" \
+                and getattr(func, "__module__", "") == "dask.array.core":  # fmt: skip
             return node, outer
-        args = getattr(node, "args", ())
-        if name == "_execute_subgraph" and len(args) > 2 and isinstance(args[0], dict):
-            outer, node = node, args[0].get(args[1])
-            continue
-        return None
+        inner = _subgraph(node)
+        if inner is None or len(node.args) < 3:
+            return None
+        outer, node = node, inner.get(node.args[1])
+    return None
+
+
+def _subgraph(node) -> dict | None:
+    """The inner tasks of a task dask fused (``_execute_subgraph``), else None."""
+    args = getattr(node, "args", ())
+    if getattr(getattr(node, "func", None), "__name__", None) == "_execute_subgraph" \
+            and args and isinstance(args[0], dict):  # fmt: skip
+        return args[0]
     return None
 
 
@@ -624,13 +632,10 @@ def _step(node) -> tuple[tuple[int, int], object]:
     fused by dask (``_execute_subgraph``: a single-chunk aggregate with compute's
     finalize, keyed by a string no chunk metadata names), the inner step's."""
     best, key = _step_fields(node), None
-    args = getattr(node, "args", ())
-    if (getattr(getattr(node, "func", None), "__name__", None) == "_execute_subgraph"
-            and args and isinstance(args[0], dict)):  # fmt: skip
-        for inner, task in args[0].items():
-            fields = _step_fields(task)
-            if fields > best:
-                best, key = fields, inner
+    for inner, task in (_subgraph(node) or {}).items():
+        fields = _step_fields(task)
+        if fields > best:
+            best, key = fields, inner
     return best, key
 
 

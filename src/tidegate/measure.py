@@ -130,16 +130,12 @@ def one_thread_needs(graph, sizes: np.ndarray, cuts: np.ndarray | None = None,
     # bytes of a field: bridge._reduction_steps). A sum over time of 10 MB fields, 4 per
     # combine, was let run at 48 MB and took 92 MB; a mean 142 MB at the 94 MiB named.
     # matmul's sum adds its list up: sized as a concatenation, 145 MB was refused where it
-    # ran at 0.97x. Without ``fields``, dask's aggregates are sized as a sum's, by name.
-    ndeps = np.diff(graph.dep_ptr)
-    if fields is None:
-        names = getattr(graph, "group_names", None) or []
-        aggregate = np.array(["aggregate" in g.split("-") for g in names] or [False])
-        fields = np.zeros((n, 3))
-        fields[aggregate[graph.group]] = (2, 1, 0)
-    per_input, out, field = fields[:, 0], fields[:, 1], fields[:, 2]
-    field = np.where(field > 0, field, own)
-    need = np.where(per_input > 0, np.maximum(need, (per_input * ndeps + out) * field), need)
+    # ran at 0.97x.
+    if fields is not None:
+        per_input, out, field = fields[:, 0], fields[:, 1], fields[:, 2]
+        field = np.where(field > 0, field, own)
+        held = (per_input * np.diff(graph.dep_ptr) + out) * field
+        need = np.where(per_input > 0, np.maximum(need, held), need)
     if cuts is not None and cuts.any():
         inputs = np.bincount(consumer, own[dep], minlength=n)
         need = np.where(cuts > 0, np.maximum(need, inputs + own + cuts), need)
