@@ -19,12 +19,15 @@ def _graph():
     return g
 
 
-def _run(ceiling: float, seed: int) -> tuple[Scheduler, int]:
+def _run(ceiling: float, seed: int, needy: str = "f") -> tuple[Scheduler, int]:
     """Drive the graph on 2 threads; count the times a ready task was left waiting while a
-    thread was free and another task ran (what the gate's count must match)."""
+    thread was free and another task ran (what the gate's count must match). ``needy``:
+    the tasks that need 50 while they run, the steps ("f") or the roots ("r", withheld as
+    tidegate withholds them)."""
     g = _graph()
-    core = Scheduler(g, [(2, 1e9)], Policy("priority"), validate=True)
-    core.need[core._group[g.keys.index("f0")]] = 50.0
+    core = Scheduler(g, [(2, 1e9)], Policy("priority" if needy == "f" else "tidegate"),
+                     validate=True)  # fmt: skip
+    core.need[core._group[g.keys.index(f"{needy}0")]] = 50.0
     core.ceiling[0] = ceiling
     sizes = {i: 30 if g.keys[i][0] == "r" else 10 for i in range(len(g))}
     waited = [0]
@@ -56,6 +59,24 @@ def test_the_gate_counts_each_task_it_holds_back():
     assert held_back > 0
     for seed in range(5):
         core, waited = _run(math.inf, seed)  # no ceiling: the gate never acts
+        assert core.gate_refusals == 0 and waited == 0
+
+
+def test_a_root_that_does_not_fit_beside_a_running_one_counts_as_held_back():
+    """Roots that each need 50 while they run, in a ceiling of 80: the second waits for the
+    first (core._root_fits), a thread idle as the gate leaves it. The fewer-at-once notice
+    counts it: uncounted, a run of 108 MB loaders at 250 MB, one at a time for most of it,
+    was said to fit two threads in 1 run of 7 (test_rss_threads)."""
+    held_back = 0
+    for seed in range(5):
+        core, waited = _run(80.0, seed, needy="r")
+        assert core.gate_refusals >= waited
+        held_back += waited
+        if core.gate_refusals:
+            assert core.gate_short > 0
+    assert held_back > 0
+    for seed in range(5):
+        core, waited = _run(math.inf, seed, needy="r")
         assert core.gate_refusals == 0 and waited == 0
 
 
