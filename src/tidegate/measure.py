@@ -188,7 +188,7 @@ def return_freed_memory_to_os() -> None:
         if _limited > 1:
             return
         _before = _thresholds()
-        _LIBC.malloc_trim(0)  # what glibc kept free out of RSS before the run's first reading
+        trim()  # what glibc kept free out of RSS before the run's first reading
         _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         # Setting the trim threshold freezes the mmap threshold where it is: after the
         # process freed a 32 MB array before its first compute (writing the inputs, say),
@@ -222,7 +222,7 @@ def leave_freed_memory_to_glibc() -> None:
 # bytes from the trim threshold; the hugepage size for THP advice is the sixth; the int
 # telling that the thresholds were set (and so no longer follow freed blocks) at byte 72.
 _MP_TRIM_THRESHOLD, _MP_MMAP_THRESHOLD, _MP_ARENA_TEST = 0, 2, 3
-_MP_THP_PAGESIZE, _MP_HP_PAGESIZE, _MP_NO_DYN_THRESHOLD = 5, 6, 72
+_MP_THP_PAGESIZE, _MP_HP_PAGESIZE, _MP_NO_DYN_BYTE = 5, 6, 72
 _MP_VERSIONS = ((2, 35), (2, 42))
 ARENA_TEST = 8  # glibc's arena_test on 64 bits (NARENAS_FROM_NCORES(1))
 _MARKER = 1_234_567_891  # an arena_test no one sets: finds mp_ among libc's data
@@ -241,7 +241,7 @@ def _thresholds() -> tuple | None:
         return None
     word = ctypes.c_size_t.from_address
     return (word(mp + 8 * _MP_TRIM_THRESHOLD).value, word(mp + 8 * _MP_MMAP_THRESHOLD).value,
-            ctypes.c_int.from_address(mp + _MP_NO_DYN_THRESHOLD).value,
+            ctypes.c_int.from_address(mp + _MP_NO_DYN_BYTE).value,
             word(mp + 8 * _MP_THP_PAGESIZE).value)  # fmt: skip
 
 
@@ -255,7 +255,7 @@ def _set_thresholds(values: tuple) -> None:
     ctypes.c_size_t.from_address(mp + 8 * _MP_TRIM_THRESHOLD).value = trim
     ctypes.c_size_t.from_address(mp + 8 * _MP_MMAP_THRESHOLD).value = mmap
     ctypes.c_size_t.from_address(mp + 8 * _MP_THP_PAGESIZE).value = thp
-    ctypes.c_int.from_address(mp + _MP_NO_DYN_THRESHOLD).value = no_dyn
+    ctypes.c_int.from_address(mp + _MP_NO_DYN_BYTE).value = no_dyn
 
 
 def advise_huge_pages() -> bool:
@@ -355,7 +355,7 @@ def _find_malloc_parameters() -> int | None:
         return None
     if ctypes.c_size_t.from_address(words[0] + 8 * _MP_ARENA_TEST).value != ARENA_TEST:
         return None
-    if ctypes.c_int.from_address(words[0] + _MP_NO_DYN_THRESHOLD).value not in (0, 1):
+    if ctypes.c_int.from_address(words[0] + _MP_NO_DYN_BYTE).value not in (0, 1):
         return None
     return words[0]
 
