@@ -34,6 +34,7 @@ from .measure import (
     MARGIN_BYTES,
     TASK_FOOTPRINT,
     Governor,
+    leave_freed_memory_to_glibc,
     neediest_first,
     return_freed_memory_to_os,
     rss_reader,
@@ -278,8 +279,10 @@ def run(
     # The process's memory steers the budget for held results (one run at a time: a run
     # nested in another's task, or beside it, shares the outer run's held-bytes books).
     governor = None
-    if governed:
+    limited = hooks.cap < float("inf")
+    if limited:  # till the run ends (finally below)
         return_freed_memory_to_os()
+    if governed:
         governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk,
                             pending=lambda: disk.backlog_bytes).start()
         group_of = graph.group.tolist()
@@ -660,6 +663,8 @@ def run(
         if governor is not None:
             governor.stop()
             stats.peak_memory = governor.peak
+        if limited:
+            leave_freed_memory_to_glibc()
         if trace is not None:
             sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded

@@ -159,38 +159,103 @@ def _libc():
 
 
 _LIBC = _libc()
-_tuned = False
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_TEST = -1, -3, -7  # mallopt's parameters
 TRIM_THRESHOLD, MMAP_THRESHOLD = 65536, 128 * 1024  # bytes: see return_freed_memory_to_os
+# Left after the last limited compute where glibc's parameters cannot be put back (another
+# glibc): its own dynamic thresholds once a 32 MB array was freed (DEFAULT_MMAP_THRESHOLD_MAX,
+# and twice that to trim), what a compute without a limit meets had tidegate set nothing.
+LEFT_MMAP_THRESHOLD, LEFT_TRIM_THRESHOLD = 32 * 2**20, 64 * 2**20
+_allocator_lock = threading.Lock()
+_limited = 0  # limited computes running in this process
+_before: tuple | None = None  # glibc's parameters before them (_thresholds), to put back
 
 
 def return_freed_memory_to_os() -> None:
-    """Make glibc give freed memory back to the OS at once, so RSS reflects what is held.
+    """Make glibc give freed memory back to the OS at once, so RSS reflects what is held,
+    till :func:`leave_freed_memory_to_glibc` (each limited compute calls both; the settings
+    hold while any of them runs).
 
     glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
     mmap threshold so the next ones of that size come from the heap too (freed, they stay
     in RSS). Setting the trim threshold, as distributed's nanny does with
     ``MALLOC_TRIM_THRESHOLD_=65536``, pins both: large arrays are mapped and unmapped, and a
-    heap's free top goes back above 64 KiB. Once per process, for computes with a limit."""
-    global _tuned
-    if _tuned or _LIBC is None:
+    heap's free top goes back above 64 KiB."""
+    global _limited, _before
+    if _LIBC is None:
         return
-    _tuned = True
-    _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-    # Setting the trim threshold freezes the mmap threshold where it is: after the process
-    # freed a 32 MB array before its first compute (writing the inputs, say), glibc had
-    # raised it past 32 MB, and the chunks freed in the compute stayed in RSS (100 MB of
-    # vorticity's 200 at one thread). Back to glibc's default.
-    _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-    advise_huge_pages()
+    with _allocator_lock:
+        _limited += 1
+        if _limited > 1:
+            return
+        _before = _thresholds()
+        trim()  # what glibc kept free out of RSS before the run's first reading
+        _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+        # Setting the trim threshold freezes the mmap threshold where it is: after the
+        # process freed a 32 MB array before its first compute (writing the inputs, say),
+        # glibc had raised it past 32 MB, and the chunks freed in the compute stayed in RSS
+        # (100 MB of vorticity's 200 at one thread). Back to glibc's default.
+        _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        advise_huge_pages()
+
+
+def leave_freed_memory_to_glibc() -> None:
+    """After the last limited compute running: glibc's thresholds as they were before it,
+    dynamic again, and no huge page advice, so that a compute without a limit later in the
+    process reuses freed memory as it would have. (Left pinned, every array of 128 KiB or
+    more stayed a fresh mapping faulted in page by page: dask threaded took 4x its time and
+    55x its page faults on a groupby climatology after one at 300 MB, bench/climatology.py.)"""
+    global _limited
+    if _LIBC is None:
+        return
+    with _allocator_lock:
+        _limited -= 1
+        if _limited:
+            return
+        if _before is None:
+            _LIBC.mallopt(M_TRIM_THRESHOLD, LEFT_TRIM_THRESHOLD)
+            _LIBC.mallopt(M_MMAP_THRESHOLD, LEFT_MMAP_THRESHOLD)
+        else:
+            _set_thresholds(_before)
 
 
 # glibc's malloc parameters (``mp_`` in malloc.c, the same from 2.35 to 2.42): words of 8
-# bytes from the trim threshold; the hugepage size for THP advice is the sixth.
-_MP_MMAP_THRESHOLD, _MP_THP_PAGESIZE, _MP_HP_PAGESIZE = 2, 5, 6
+# bytes from the trim threshold; the hugepage size for THP advice is the sixth; the int
+# telling that the thresholds were set (and so no longer follow freed blocks) at byte 72.
+_MP_TRIM_THRESHOLD, _MP_MMAP_THRESHOLD, _MP_ARENA_TEST = 0, 2, 3
+_MP_THP_PAGESIZE, _MP_HP_PAGESIZE, _MP_NO_DYN_BYTE = 5, 6, 72
 _MP_VERSIONS = ((2, 35), (2, 42))
-_MARKER = 1_234_567_891  # a trim threshold no one sets: finds mp_ among libc's data
-HUGE_PAGES = False  # whether glibc advises transparent huge pages for its large blocks
+ARENA_TEST = 8  # glibc's arena_test on 64 bits (NARENAS_FROM_NCORES(1))
+_MARKER = 1_234_567_891  # an arena_test no one sets: finds mp_ among libc's data
+_MP: list = []  # [mp_'s address or None], once looked for
+HUGE_PAGES = False  # whether glibc advises huge pages for its large blocks in limited computes
+_huge_pages_checked = False
+
+
+def _thresholds() -> tuple | None:
+    """glibc's (trim threshold, mmap threshold, whether set, THP page size) now, or None
+    where its parameters are not found."""
+    import ctypes
+
+    mp = _malloc_parameters()
+    if mp is None:
+        return None
+    word = ctypes.c_size_t.from_address
+    return (word(mp + 8 * _MP_TRIM_THRESHOLD).value, word(mp + 8 * _MP_MMAP_THRESHOLD).value,
+            ctypes.c_int.from_address(mp + _MP_NO_DYN_BYTE).value,
+            word(mp + 8 * _MP_THP_PAGESIZE).value)  # fmt: skip
+
+
+def _set_thresholds(values: tuple) -> None:
+    """Write back what :func:`_thresholds` read. (glibc writes the thresholds so too, without
+    a lock, when a freed block raises them.)"""
+    import ctypes
+
+    mp = _MP[0]
+    trim, mmap, no_dyn, thp = values
+    ctypes.c_size_t.from_address(mp + 8 * _MP_TRIM_THRESHOLD).value = trim
+    ctypes.c_size_t.from_address(mp + 8 * _MP_MMAP_THRESHOLD).value = mmap
+    ctypes.c_size_t.from_address(mp + 8 * _MP_THP_PAGESIZE).value = thp
+    ctypes.c_int.from_address(mp + _MP_NO_DYN_BYTE).value = no_dyn
 
 
 def advise_huge_pages() -> bool:
@@ -204,24 +269,32 @@ def advise_huge_pages() -> bool:
     reads files into and compressors write into are glibc's.
 
     glibc reads that tunable at startup only, so this writes the hugepage size into its
-    parameters, found by a marker set through ``mallopt`` and checked by a block mapped
-    afterwards: only on glibc 2.35-2.42 (that layout), with THP in ``madvise`` mode, once."""
-    global HUGE_PAGES
-    if HUGE_PAGES or _LIBC is None or not _glibc_in(_MP_VERSIONS) or _thp_mode() != "madvise":
-        return HUGE_PAGES
-    word = _find_malloc_parameters()
-    if word is None:
+    parameters (:func:`_malloc_parameters`), checked once by a block mapped afterwards:
+    only on glibc 2.35-2.42, with THP in ``madvise`` mode."""
+    global HUGE_PAGES, _huge_pages_checked
+    mp = _malloc_parameters()
+    if mp is None or _thp_mode() != "madvise" or (_huge_pages_checked and not HUGE_PAGES):
         return False
     import ctypes
 
-    page = ctypes.c_size_t.from_address(word + 8 * _MP_THP_PAGESIZE)
+    page = ctypes.c_size_t.from_address(mp + 8 * _MP_THP_PAGESIZE)
     if page.value == 0:  # else the tunable was set
         page.value = _huge_page_size()
-        if not _large_blocks_advised():
+        if not _huge_pages_checked and not _large_blocks_advised():
             page.value = 0
-            return False
-    HUGE_PAGES = True
-    return True
+    _huge_pages_checked = True
+    HUGE_PAGES = page.value != 0
+    return HUGE_PAGES
+
+
+def _malloc_parameters() -> int | None:
+    """The address of glibc's ``mp_`` (looked for once), or None."""
+    if not _MP:
+        found = None
+        if _LIBC is not None and _glibc_in(_MP_VERSIONS):
+            found = _find_malloc_parameters()
+        _MP.append(found)
+    return _MP[0]
 
 
 HEAP_MAX = 64 * 2**20  # a thread arena's heap at most: a block past it is mapped
@@ -259,24 +332,30 @@ def _huge_page_size() -> int:
 
 def _find_malloc_parameters() -> int | None:
     """The address of glibc's ``mp_``: the one word in libc's writable data that holds the
-    marker trim threshold, our mmap threshold two words on, no THP size or the kernel's
-    and no hugetlb size; the marker then replaced by our trim threshold through
-    ``mallopt`` must show there."""
+    marker arena_test (which only matters while a process has few arenas, and leaves the
+    thresholds as they are), thresholds of at most 32 MiB (DEFAULT_MMAP_THRESHOLD_MAX)
+    before it, no THP size or the kernel's and no hugetlb size after; glibc's default
+    arena_test then set through ``mallopt`` must show there."""
     import ctypes
 
     words = []
-    _LIBC.mallopt(M_TRIM_THRESHOLD, _MARKER)  # meanwhile no heap is trimmed: harmless
+    _LIBC.mallopt(M_ARENA_TEST, _MARKER)
     try:
         for start, stop in _libc_data():
             raw = np.frombuffer(ctypes.string_at(start, stop - start), dtype=np.uint64)
-            for k in np.flatnonzero(raw[: len(raw) - _MP_HP_PAGESIZE] == _MARKER):
-                if (raw[k + _MP_MMAP_THRESHOLD] == MMAP_THRESHOLD
+            at = np.flatnonzero(raw[: len(raw) - _MP_HP_PAGESIZE] == _MARKER) - _MP_ARENA_TEST
+            for k in at[at >= 0]:
+                if (0 < raw[k + _MP_MMAP_THRESHOLD] <= HEAP_MAX // 2
                         and raw[k + _MP_THP_PAGESIZE] in (0, _huge_page_size())
                         and raw[k + _MP_HP_PAGESIZE] == 0):  # fmt: skip
                     words.append(start + 8 * int(k))
     finally:
-        _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-    if len(words) != 1 or ctypes.c_size_t.from_address(words[0]).value != TRIM_THRESHOLD:
+        _LIBC.mallopt(M_ARENA_TEST, ARENA_TEST)
+    if len(words) != 1:
+        return None
+    if ctypes.c_size_t.from_address(words[0] + 8 * _MP_ARENA_TEST).value != ARENA_TEST:
+        return None
+    if ctypes.c_int.from_address(words[0] + _MP_NO_DYN_BYTE).value not in (0, 1):
         return None
     return words[0]
 
@@ -408,7 +487,10 @@ class Governor:
         self._thread.join()
 
     def _read(self) -> int:
-        above = self._proc.memory_info().rss - self.baseline
+        rss = self._proc.memory_info().rss
+        if rss < self.baseline:
+            self._lower_baseline(rss)
+        above = rss - self.baseline
         self.now = above
         if above > self.peak:
             self.peak = above
@@ -416,6 +498,17 @@ class Governor:
         if net > self._max:
             self._max = net
         return above
+
+    def _lower_baseline(self, rss: int) -> None:
+        """The limit counts from the lowest RSS since the run started: memory the process
+        held then and gave back since is no room for the run. (glibc keeps a thread heap's
+        free top, which malloc_trim leaves, till a block freed in that heap finds the trim
+        threshold low: 40 MB so given back by a worker read as 40 MB of room, and a run at
+        1 MB that spills 29 MB spilled nothing.) Readings kept from before move with it."""
+        shift = self.baseline - rss
+        self.baseline = rss
+        self._start += shift
+        self._max += shift
 
     def fresh(self) -> int:
         """RSS above baseline now, read apart from the sampler (its books untouched)."""
