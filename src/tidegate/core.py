@@ -11,6 +11,7 @@ Every task moves through::
                                                                    over budget  v  | needed
                                                                                spilled --unused--> released
     memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
+           (or a view of a held input: made again from it, nothing written)
     ready --a piece of such a root's output not cut yet, with the root--> dropped --root woken--> waiting
 
 A dropped root's output is discarded instead of written to disk; it is made ready again
@@ -66,6 +67,10 @@ class State(IntEnum):
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED, DROPPED = (int(s) for s in State)
 STATE_NAMES = tuple(s.name.lower() for s in State)
 _PENDING = frozenset((WAITING, READY))
+# A task with inputs under this share of those its group's need was measured with needs its
+# share of that need (a truediv of a pad's two edge rows is not given the 68 MB of one of
+# its full-chunk siblings: at vorticity's 140 MB that need spilled a chunk and its view).
+SMALLER = 0.25
 
 # Every legal move: (start, finish) -> Scheduler method. Anything else is InvalidTransition.
 TRANSITIONS = {
@@ -620,7 +625,8 @@ class Scheduler:
     def _task_need(self, i: int) -> float:
         """Bytes task i needs while it runs besides its inputs: its group's need, or, when
         its inputs are larger than those the need was measured with (by a quarter: sizes of
-        one chunk vary a little), ``grow`` times its inputs, at most ``grow_cap``."""
+        one chunk vary a little), ``grow`` times its inputs, at most ``grow_cap``; when
+        they are under ``SMALLER`` of those, the need in proportion to its inputs."""
         g = self._group[i]
         need = self.need[g]
         sized = self.sized[g]
@@ -631,6 +637,8 @@ class Scheduler:
                 inputs += nbytes[self._dep_idx[c]]
             if inputs > 1.25 * sized:
                 return max(need, min(self.grow_cap, self.grow * inputs))
+            if inputs < SMALLER * sized:
+                return need * inputs / sized
         return need
 
     def _limit_holds(self, i: int, p: int, sid: int) -> bool:
@@ -759,6 +767,9 @@ class Scheduler:
                 continue
             freed += self._evict(i, drops, sid, actions)
         holders = self._holders
+        # Views first: made again from their input, they go without a write, and the
+        # input after them no longer shares its buffer (a root may then be dropped too).
+        shared.sort(key=lambda i: not self.views[i])
         for i in shared:
             if freed >= amount:
                 break
@@ -769,12 +780,14 @@ class Scheduler:
                 freed += self._evict(i, drops, sid, actions)
 
     def _evict(self, i: int, drops: bool, sid: int, actions: list) -> float:
-        """Drop result i (a cheap root, run again later) or spill it; the bytes freed."""
+        """Drop result i (a cheap root or a view, made again later) or spill it; the bytes
+        freed."""
         # Sharing its buffer with another held result, it frees nothing (yet): spilling
         # goes on (at vorticity's smallest limit a chunk whose slice stayed held was spilled
         # as the room for a 64 MB difference, which then started 13 MB past the limit).
         nbytes = 0.0 if self._shares(i) else self.nbytes[i]
-        self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
+        drop = (drops or self.views[i]) and self._may_drop(i)
+        self._transition(i, DROPPED if drop else SPILLED, sid, actions)
         return nbytes
 
     def _leave_memory(self, i: int, w: int) -> None:
@@ -837,14 +850,12 @@ class Scheduler:
         return self._drop_with(i) is not None
 
     def _drop_with(self, i: int) -> list | None:
-        """May held result i be dropped and run again later, rather than spilled? A root
-        with no inputs, of a group cheap to run again, no view of whose output is held,
-        while every task still needing it waits for something else too (none is ready: it
-        would need the result at once), but for pieces of it still to cut (``_withdrawn``).
+        """May held result i be dropped and run again later, rather than spilled? One
+        cheap to make again (``_cheap_again``), no view of whose output is held, while
+        every task still needing it waits for something else too (none is ready: it would
+        need the result at once), but for pieces of it still to cut (``_withdrawn``).
         None if not; else those pieces, dropped with it."""
-        if not self._root[i] or self._ndeps[i] or not self.rerun[self._group[i]]:
-            return None
-        if self._output[i]:
+        if self._output[i] or not self._cheap_again(i):
             return None
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
         pieces = []
@@ -863,6 +874,17 @@ class Scheduler:
         if pieces and not self._withdrawn(i, pieces):
             return None
         return pieces
+
+    def _cheap_again(self, i: int) -> bool:
+        """Is held result i cheaper to make again than to write to disk and read back? A
+        root with no inputs of a group measured so (``rerun``); or a view of its single
+        input while that input is held: made again, it reads and copies nothing (at
+        vorticity's 140 MB a chunk and its pad's view of it were both written, twice a
+        step, 64 MB to free 32)."""
+        if not self._ndeps[i]:
+            return self._root[i] and self.rerun[self._group[i]]
+        return bool(self.views[i]) and self.state[self._dep_idx[self._dep_ptr[i]]] in (
+            MEMORY, SPILLED)
 
     def _withdrawn(self, i: int, pieces: list) -> bool:
         """May ready tasks ``pieces`` of root i go back to waiting for it, to run after
@@ -896,11 +918,17 @@ class Scheduler:
         self.buffer[i] = 0  # run again, it is new memory (named anew when it returns)
         self.state[i] = DROPPED
         self.n_finished -= 1
-        self.roots_held -= 1
         self.recomputed[i] = 1
-        self.bytes_dropped += nbytes
         self._returning.add(i)
-        self.books.on_released(i, sid)
+        if self._root[i]:
+            self.roots_held -= 1
+            self.books.on_released(i, sid)
+        elif self.books._carriers:
+            self.books.on_released(i, sid)
+        if self._ndeps[i]:  # a view: made again from its input, which stays held till then
+            self.needed_by[self._dep_idx[self._dep_ptr[i]]] += 1
+        else:
+            self.bytes_dropped += nbytes
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
@@ -925,11 +953,15 @@ class Scheduler:
                 dropped_in[d] = dropped_in.get(d, 0) + 1
 
     def _rewait(self, i: int, sid: int, actions, arg=None) -> None:
-        """Withdrawn task i waits for its root, woken (ready) a moment ago."""
+        """Dropped task i (a withdrawn piece, a view) waits for its input, woken a moment
+        ago; so do the dropped views and pieces of i (else none would wake them)."""
         self.state[i] = WAITING
         self.n_waiting += 1
         self.waiting_on[i] = 1
         self._dropped_in[i] = 1
+        for d in self._dependents(i):
+            if self.state[d] == DROPPED:
+                self._transition(d, WAITING, sid)
 
     def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
         priority = self._rerun_priority(i)
@@ -937,7 +969,7 @@ class Scheduler:
         self.n_ready += 1
         self.n_recomputed += 1
         self.ready_in[self._group[i]] += 1
-        heapq.heappush(self._ready_roots, (priority, i))
+        heapq.heappush(self._ready_roots if self._root[i] else self._ready, (priority, i))
         for d in self._dependents(i):
             if self.state[d] == DROPPED:  # withdrawn with it: waits for it again
                 self._transition(d, WAITING, sid)
@@ -973,12 +1005,13 @@ class Scheduler:
                     del dropped_in[d]
 
     def _wake_inputs(self, d: int, sid: int) -> None:
-        """Task d waits only for dropped roots (and pieces withdrawn with them) now: they
-        run again, a piece after its root."""
+        """Task d waits only for dropped results (and pieces withdrawn with them) now:
+        they run again, a piece or a view after its input when that is dropped too."""
+        state = self.state
         for c in range(self._dep_ptr[d], self._dep_ptr[d + 1]):
             x = self._dep_idx[c]
-            if self.state[x] == DROPPED:
-                if self._ndeps[x]:  # a withdrawn piece: its root is dropped too
+            if state[x] == DROPPED:
+                while self._ndeps[x] and state[self._dep_idx[self._dep_ptr[x]]] == DROPPED:
                     x = self._dep_idx[self._dep_ptr[x]]
                 self._transition(x, READY, sid)
 
@@ -1032,7 +1065,8 @@ class Scheduler:
             )
         if s == DROPPED:
             assert i in self._returning and i not in self._in_memory[self.where[i]], fail("drop")
-            assert not self._ndeps[i] or state[deps[0]] == DROPPED, fail("its root is back")
+            assert not self._ndeps[i] or state[deps[0]] == DROPPED or (
+                self.views[i] and state[deps[0]] in (MEMORY, SPILLED)), fail("its root is back")
             assert not any(state[d] in (READY, PROCESSING) for d in self._dependents(i)), (
                 fail("dropped while needed now")
             )
@@ -1042,7 +1076,9 @@ class Scheduler:
             assert i not in self._in_memory[self.where[i]], fail("spilled but in memory")
             assert all(state[d] != PROCESSING for d in self._dependents(i)), fail("input spilled")
         if s in (MEMORY, SPILLED):
-            pending = sum(state[d] in (WAITING, READY, PROCESSING) for d in self._dependents(i))
+            # (A dropped dependent of a held result is a view of it, to be made again.)
+            pending = sum(state[d] in (WAITING, READY, PROCESSING, DROPPED)
+                          for d in self._dependents(i))
             assert pending == self.needed_by[i] or self.failed is not None, fail("needed_by")
             assert pending or self._output[i] or self.failed is not None, fail("held but unused")
         if s == RELEASED:

@@ -565,8 +565,8 @@ def run(
                 # What the running tasks need: each as it started (core._task_need: a large
                 # task's grown guess) or its group's need now, whichever is more; the held
                 # budget leaves the same room the cap counts.
-                run_need = sum(max(core.need[g], core._needs.get(t, 0.0))
-                               for t, g in running.items())  # fmt: skip
+                run_need = sum(max(core._task_need(t), core._needs.get(t, 0.0))
+                               for t in running)  # fmt: skip
                 ceiling = min(ceiling, held + surplus + governor.usable - governor.latest
                               + run_need)  # fmt: skip
                 budget = max(governor.floor, ceiling - run_need)
