@@ -335,17 +335,23 @@ def test_dropping_roots_keeps_every_invariant(dag, threads, budget, seed):
     assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())
 
 
-@settings(max_examples=80, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(max_examples=150, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
-       st.integers(0, 10**6), st.booleans())  # fmt: skip
-def test_dropping_views_keeps_every_invariant(dag, threads, budget, seed, roots_too):
+       st.integers(0, 10**6), st.booleans(), st.sampled_from([math.inf, 20.0, 100.0, 300.0]),
+       st.sampled_from([0.0, 5.0, 30.0]))  # fmt: skip
+def test_dropping_views_keeps_every_invariant(dag, threads, budget, seed, roots_too, ceiling,
+                                              need):
     """As above with about half the single-input tasks views of their input (made again
-    from it rather than spilled), roots cheap to run again or not: validate_state holds
-    after every event, the run completes, only roots and views run more than once."""
+    from it rather than spilled), roots cheap to run again or not, and tasks making room
+    to start within a ceiling (where a task needing a dropped result may be woken at
+    once): validate_state holds after every event, the run completes (no drop and rerun
+    without end), only roots and views run more than once."""
     deps, outputs = dag
     g = make_graph(deps, outputs)
     core = Scheduler(g, [(threads, budget)], Policy("tidegate", 1.1), validate=True)
     core.rerun = [roots_too] * len(g.group_names)
+    core.ceiling = [ceiling]
+    core.need = [need] * len(core.need)
     rng = random.Random(seed)
     single = (np.diff(g.dep_ptr) == 1).tolist()
     for i in range(len(g)):
