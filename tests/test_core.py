@@ -335,6 +335,37 @@ def test_dropping_roots_keeps_every_invariant(dag, threads, budget, seed):
     assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())
 
 
+@settings(max_examples=150, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
+       st.integers(0, 10**6), st.booleans(), st.sampled_from([math.inf, 20.0, 100.0, 300.0]),
+       st.sampled_from([0.0, 5.0, 30.0]))  # fmt: skip
+def test_dropping_views_keeps_every_invariant(dag, threads, budget, seed, roots_too, ceiling,
+                                              need):
+    """As above with about half the single-input tasks views of their input (made again
+    from it rather than spilled), roots cheap to run again or not, and tasks making room
+    to start within a ceiling (where a task needing a dropped result may be woken at
+    once): validate_state holds after every event, the run completes (no drop and rerun
+    without end), only roots and views run more than once."""
+    deps, outputs = dag
+    g = make_graph(deps, outputs)
+    core = Scheduler(g, [(threads, budget)], Policy("tidegate", 1.1), validate=True)
+    core.rerun = [roots_too] * len(g.group_names)
+    core.ceiling = [ceiling]
+    core.need = [need] * len(core.need)
+    rng = random.Random(seed)
+    single = (np.diff(g.dep_ptr) == 1).tolist()
+    for i in range(len(g)):
+        core.views[i] = single[i] and rng.random() < 0.5
+    runs, _ = drive(core, seed=seed, size=lambda i: 10 * (1 + i % 7))
+    assert core.done
+    root = g.root.tolist()
+    nodeps = (np.diff(g.dep_ptr) == 0).tolist()
+    for i in range(len(g)):
+        again = core.views[i] or (roots_too and root[i] and nodeps[i])
+        assert runs.count(i) == 1 or (again and core.recomputed[i])
+    assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())
+
+
 def test_spilling_passes_over_results_that_share_a_buffer():
     """A result viewed by another held one (and the view itself) frees nothing spilled
     alone: a result that does free memory goes first, whatever their next uses."""

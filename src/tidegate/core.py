@@ -11,12 +11,15 @@ Every task moves through::
                                                                    over budget  v  | needed
                                                                                spilled --unused--> released
     memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
+           (or a view of a held input: made again from it, nothing written)
     ready --a piece of such a root's output not cut yet, with the root--> dropped --root woken--> waiting
+    waiting --reading such a piece alone, with it--> dropped --piece woken--> waiting
 
 A dropped root's output is discarded instead of written to disk; it is made ready again
 once the tasks needing it wait for nothing else, and runs again, in the place of the
-earliest of them (the one case, besides a failure elsewhere, where a task runs twice).
-Ready pieces of it still to cut (a rechunk's second split) go with it and run after it.
+earliest of them (with a dropped view, the one case, besides a failure elsewhere, where a
+task runs twice). Ready pieces of it still to cut (a rechunk's second split) go with it and
+run after it, and so do tasks waiting for such a piece alone.
 
 Workers are ``threads`` slots each; a worker is given a task only for a free slot, so
 "processing" and "running" coincide here and priority is decided by the scheduler, not by
@@ -66,6 +69,12 @@ class State(IntEnum):
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED, DROPPED = (int(s) for s in State)
 STATE_NAMES = tuple(s.name.lower() for s in State)
 _PENDING = frozenset((WAITING, READY))
+# How many levels of tasks reading a withdrawn piece alone go with it (core._following).
+FOLLOW_DEPTH = 2
+# A task with inputs under this share of those its group's need was measured with needs its
+# share of that need (a truediv of a pad's two edge rows is not given the 68 MB of one of
+# its full-chunk siblings: at vorticity's 140 MB that need spilled a chunk and its view).
+SMALLER = 0.25
 
 # Every legal move: (start, finish) -> Scheduler method. Anything else is InvalidTransition.
 TRANSITIONS = {
@@ -82,6 +91,7 @@ TRANSITIONS = {
     # A ready piece of a dropped root's output (a rechunk's split) is withdrawn with it,
     # and waits for the root again once the root is woken.
     (READY, DROPPED): "_withdraw",
+    (WAITING, DROPPED): "_withdraw",  # reading such a piece alone: it goes with it
     (DROPPED, WAITING): "_rewait",
 }
 
@@ -602,7 +612,7 @@ class Scheduler:
         room so: beside a running task, one that does not fit waits (``_fill``)."""
         excess = self._room_short(w, i)
         if excess > 0:
-            self._spill(w, excess, sid, actions, spare=set(self._dependencies(i)))
+            self._spill(w, excess, sid, actions, set(self._dependencies(i)), waking=True)
 
     def _room_short(self, w: int, i: int) -> float:
         """Bytes by which task i, its spilled inputs read back, would pass w's ceiling."""
@@ -620,7 +630,8 @@ class Scheduler:
     def _task_need(self, i: int) -> float:
         """Bytes task i needs while it runs besides its inputs: its group's need, or, when
         its inputs are larger than those the need was measured with (by a quarter: sizes of
-        one chunk vary a little), ``grow`` times its inputs, at most ``grow_cap``."""
+        one chunk vary a little), ``grow`` times its inputs, at most ``grow_cap``; when
+        they are under ``SMALLER`` of those, the need in proportion to its inputs."""
         g = self._group[i]
         need = self.need[g]
         sized = self.sized[g]
@@ -631,6 +642,8 @@ class Scheduler:
                 inputs += nbytes[self._dep_idx[c]]
             if inputs > 1.25 * sized:
                 return max(need, min(self.grow_cap, self.grow * inputs))
+            if inputs < SMALLER * sized:
+                return need * inputs / sized
         return need
 
     def _limit_holds(self, i: int, p: int, sid: int) -> bool:
@@ -735,8 +748,10 @@ class Scheduler:
             if self._may_drop(i) and not self._shares(i):
                 self._transition(i, DROPPED, sid, actions)
 
-    def _spill(self, w: int, amount: float, sid: int, actions: list, spare=()) -> None:
-        """Spill at least ``amount`` bytes, furthest next use first, none of ``spare``."""
+    def _spill(self, w: int, amount: float, sid: int, actions: list, spare=(),
+               waking: bool = False) -> None:
+        """Spill at least ``amount`` bytes, furthest next use first, none of ``spare``;
+        ``waking``: room for a task starting now (``_may_drop``)."""
         candidates = spill_candidates(
             self._in_memory[w], self.state, self.nbytes, self._priority,
             self._dependent_ptr, self._dependent_idx, PROCESSING, _PENDING,
@@ -757,8 +772,11 @@ class Scheduler:
             if nbytes[i] < tiny or self._shares(i):
                 shared.append(i)
                 continue
-            freed += self._evict(i, drops, sid, actions)
+            freed += self._evict(i, drops, waking, sid, actions)
         holders = self._holders
+        # Views first: made again from their input, they go without a write, and the
+        # input after them no longer shares its buffer (a root may then be dropped too).
+        shared.sort(key=lambda i: not self.views[i])
         for i in shared:
             if freed >= amount:
                 break
@@ -766,15 +784,17 @@ class Scheduler:
             # own) stays: spilling the others would write it out for nothing.
             b = self.buffer[i]
             if self.state[i] == MEMORY and (not b or holders.get(b, set()) <= movable):
-                freed += self._evict(i, drops, sid, actions)
+                freed += self._evict(i, drops, waking, sid, actions)
 
-    def _evict(self, i: int, drops: bool, sid: int, actions: list) -> float:
-        """Drop result i (a cheap root, run again later) or spill it; the bytes freed."""
+    def _evict(self, i: int, drops: bool, waking: bool, sid: int, actions: list) -> float:
+        """Drop result i (a cheap root or a view, made again later) or spill it; the bytes
+        freed."""
         # Sharing its buffer with another held result, it frees nothing (yet): spilling
         # goes on (at vorticity's smallest limit a chunk whose slice stayed held was spilled
         # as the room for a 64 MB difference, which then started 13 MB past the limit).
         nbytes = 0.0 if self._shares(i) else self.nbytes[i]
-        self._transition(i, DROPPED if drops and self._may_drop(i) else SPILLED, sid, actions)
+        drop = (drops or self.views[i]) and self._may_drop(i, waking)
+        self._transition(i, DROPPED if drop else SPILLED, sid, actions)
         return nbytes
 
     def _leave_memory(self, i: int, w: int) -> None:
@@ -833,18 +853,25 @@ class Scheduler:
         return False
 
     # -- running a root again instead of spilling its output ----------------------------
-    def _may_drop(self, i: int) -> bool:
-        return self._drop_with(i) is not None
+    def _may_drop(self, i: int, waking: bool = False) -> bool:
+        """May result i be dropped (``_drop_with``)? ``waking``: even when a task needing
+        it would wait for nothing but dropped results, woken at once (it runs again just
+        before that task, in its turn). Only to make room for a task starting now, and
+        once per result: over budget, or run again already, it would be admitted again
+        at once and dropped again, without end."""
+        going = self._drop_with(i)
+        if going is None:
+            return False
+        return not going[1] or (waking and not self.recomputed[i])
 
     def _drop_with(self, i: int) -> list | None:
-        """May held result i be dropped and run again later, rather than spilled? A root
-        with no inputs, of a group cheap to run again, no view of whose output is held,
-        while every task still needing it waits for something else too (none is ready: it
-        would need the result at once), but for pieces of it still to cut (``_withdrawn``).
-        None if not; else those pieces, dropped with it."""
-        if not self._root[i] or self._ndeps[i] or not self.rerun[self._group[i]]:
-            return None
-        if self._output[i]:
+        """May held result i be dropped and run again later, rather than spilled? One
+        cheap to make again (``_cheap_again``), no view of whose output is held, while
+        every task still needing it waits for something else too (none is ready: it would
+        need the result at once), but for pieces of it still to cut (``_withdrawn``).
+        None if not; else those pieces and the tasks withdrawn with them, and the tasks
+        to wake once it is dropped (``_following``)."""
+        if self._output[i] or not self._cheap_again(i):
             return None
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
         pieces = []
@@ -860,35 +887,72 @@ class Scheduler:
                 return None
             elif self.views[d] and (s == MEMORY or s == SPILLED):
                 return None  # a view of i's output is held: dropping i frees nothing
-        if pieces and not self._withdrawn(i, pieces):
+        if not pieces:
+            return pieces, ()
+        following = self._withdrawn(i, pieces)
+        if following is None:
             return None
-        return pieces
+        return pieces + following[0], following[1]
 
-    def _withdrawn(self, i: int, pieces: list) -> bool:
-        """May ready tasks ``pieces`` of root i go back to waiting for it, to run after
-        its next run? Each reads i alone, is no output and no limit's, a sibling of its
-        group cut from i ran already (a rechunk's other split: i is cut in pieces, and
-        this one is wanted later), and every task needing it waits for more than it and
-        dropped results. (An anomaly's partial sum, ready beside its chunk, has no such
-        sibling: it is work to do now.)"""
+    def _cheap_again(self, i: int) -> bool:
+        """Is held result i cheaper to make again than to write to disk and read back? A
+        root with no inputs of a group measured so (``rerun``); or a view of its single
+        input while that input is held: made again, it reads and copies nothing (at
+        vorticity's 140 MB a chunk and its pad's view of it were both written, twice a
+        step, 64 MB to free 32)."""
+        if not self._ndeps[i]:
+            return self._root[i] and self.rerun[self._group[i]]
+        return bool(self.views[i]) and self.state[self._dep_idx[self._dep_ptr[i]]] in (
+            MEMORY, SPILLED)
+
+    def _withdrawn(self, i: int, pieces: list) -> tuple | None:
+        """May ready tasks ``pieces`` of dropped result i go back to waiting for it, to run
+        after its next run? Each reads i alone, is no output and no limit's, and a sibling
+        of its group cut from i ran already (a rechunk's other split: i is cut in pieces,
+        and this one is wanted later). (An anomaly's partial sum, ready beside its chunk,
+        has no such sibling: it is work to do now.) None if not; else ``_following``'s."""
         state, group = self.state, self._group
         ran = {group[d] for d in self._dependents(i) if state[d] in (MEMORY, SPILLED, RELEASED)}
-        withdrawn: dict[int, int] = {}  # waiting task -> its inputs among the pieces
         for d in pieces:
             if self._ndeps[d] != 1 or self._output[d] or d in self._limited:
-                return False
+                return None
             if group[d] not in ran or self.needed_by[d] == 0:
-                return False  # not cut in pieces; or none would wake it (consumers do)
+                return None  # not cut in pieces; or none would wake it (consumers do)
+        return self._following(pieces, FOLLOW_DEPTH)
+
+    def _following(self, going: list, depth: int) -> tuple | None:
+        """Tasks ``going`` are withdrawn: every task needing them must wait for more than
+        them and dropped results (its other inputs' ends wake the dropped ones), or, reading
+        one of them alone, be withdrawn with them, ``depth`` levels down at most (a chunk's
+        pad view, ready, and its splits waiting for it alone), or be woken once they are
+        dropped (reading several, it would wait for nothing else: vorticity's difference of
+        a split of that view and a piece of the chunk). None if some cannot; else those
+        withdrawn too and those to wake."""
+        state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
+        count: dict[int, int] = {}  # waiting task -> its inputs among those going
+        for d in going:
             for m in self._dependents(d):
                 if state[m] != WAITING:
-                    return False
-                withdrawn[m] = withdrawn.get(m, 0) + 1
-        # A piece never finished: its consumers count it already, and will as dropped.
-        waiting_on, dropped_in = self.waiting_on, self._dropped_in
-        return all(waiting_on[m] > dropped_in.get(m, 0) + k for m, k in withdrawn.items())
+                    return None
+                count[m] = count.get(m, 0) + 1
+        follow, wake = [], []
+        for m, k in count.items():
+            if waiting_on[m] > dropped_in.get(m, 0) + k:
+                continue  # woken when its other inputs are in
+            if self._ndeps[m] > 1:
+                wake.append(m)
+            elif depth == 0 or self._output[m] or m in self._limited or not self.needed_by[m]:
+                return None  # (one needed by none: nothing would wake it)
+            else:
+                follow.append(m)
+        if not follow:
+            return follow, wake
+        deeper = self._following(follow, depth - 1)
+        return None if deeper is None else (follow + deeper[0], wake + deeper[1])
 
     def _drop(self, i: int, sid: int, actions: list, arg=None) -> None:
-        for d in self._drop_with(i):
+        going, wake = self._drop_with(i)
+        for d in going:
             self._transition(d, DROPPED, sid, actions)
         w = self.where[i]
         nbytes = self.nbytes[i]
@@ -896,11 +960,17 @@ class Scheduler:
         self.buffer[i] = 0  # run again, it is new memory (named anew when it returns)
         self.state[i] = DROPPED
         self.n_finished -= 1
-        self.roots_held -= 1
         self.recomputed[i] = 1
-        self.bytes_dropped += nbytes
         self._returning.add(i)
-        self.books.on_released(i, sid)
+        if self._root[i]:
+            self.roots_held -= 1
+            self.books.on_released(i, sid)
+        elif self.books._carriers:
+            self.books.on_released(i, sid)
+        if self._ndeps[i]:  # a view: made again from its input, which stays held till then
+            self.needed_by[self._dep_idx[self._dep_ptr[i]]] += 1
+        else:
+            self.bytes_dropped += nbytes
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
             d = self._dependent_idx[c]
@@ -908,15 +978,25 @@ class Scheduler:
                 waiting_on[d] += 1
                 dropped_in[d] = dropped_in.get(d, 0) + 1
         actions.append(Release(i, w))
+        for t in wake:  # it waits for nothing but what was dropped: that runs again
+            if state[t] == WAITING and waiting_on[t] == dropped_in.get(t, 0):
+                self._wake_inputs(t, sid)
 
     def _withdraw(self, i: int, sid: int, actions, arg=None) -> None:
-        """Ready task i, a piece of a root being dropped, waits for the root's next run."""
-        heap = self._ready_roots if self._root[i] else self._ready
-        heap.remove((self._priority[i], i))
-        heapq.heapify(heap)
+        """Task i, a piece of a result being dropped (ready) or a task reading such a piece
+        alone (waiting), waits for that result's next run."""
+        if self.state[i] == READY:
+            heap = self._ready_roots if self._root[i] else self._ready
+            heap.remove((self._priority[i], i))
+            heapq.heapify(heap)
+            self.n_ready -= 1
+            self.ready_in[self._group[i]] -= 1
+        else:
+            self.n_waiting -= 1
+            del self._dropped_in[i]  # counted anew when it waits again (_rewait)
         self.state[i] = DROPPED
-        self.n_ready -= 1
-        self.ready_in[self._group[i]] -= 1
+        if i in self._returning:
+            return  # dropped before and not back yet: the tasks waiting count it so
         self._returning.add(i)
         state, dropped_in = self.state, self._dropped_in
         for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
@@ -925,11 +1005,15 @@ class Scheduler:
                 dropped_in[d] = dropped_in.get(d, 0) + 1
 
     def _rewait(self, i: int, sid: int, actions, arg=None) -> None:
-        """Withdrawn task i waits for its root, woken (ready) a moment ago."""
+        """Dropped task i (a withdrawn piece, a view) waits for its input, woken a moment
+        ago; so do the dropped views and pieces of i (else none would wake them)."""
         self.state[i] = WAITING
         self.n_waiting += 1
         self.waiting_on[i] = 1
         self._dropped_in[i] = 1
+        for d in self._dependents(i):
+            if self.state[d] == DROPPED:
+                self._transition(d, WAITING, sid)
 
     def _recompute(self, i: int, sid: int, actions, arg=None) -> None:
         priority = self._rerun_priority(i)
@@ -937,7 +1021,7 @@ class Scheduler:
         self.n_ready += 1
         self.n_recomputed += 1
         self.ready_in[self._group[i]] += 1
-        heapq.heappush(self._ready_roots, (priority, i))
+        heapq.heappush(self._ready_roots if self._root[i] else self._ready, (priority, i))
         for d in self._dependents(i):
             if self.state[d] == DROPPED:  # withdrawn with it: waits for it again
                 self._transition(d, WAITING, sid)
@@ -951,11 +1035,14 @@ class Scheduler:
         p = self._priority[i]
         state, priority = self.state, self._priority
         waiting = []
-        for d in self._dependents(i):
-            if state[d] == WAITING:
-                waiting.append(priority[d])
-            elif state[d] == DROPPED:
-                waiting += [priority[m] for m in self._dependents(d) if state[m] == WAITING]
+        below = [i]
+        while below:  # down through the pieces and tasks withdrawn with it
+            d = below.pop()
+            for m in self._dependents(d):
+                if state[m] == WAITING:
+                    waiting.append(priority[m])
+                elif state[m] == DROPPED:
+                    below.append(m)
         return max(p, min(waiting)) if waiting else p
 
     def _back(self, i: int) -> None:
@@ -973,12 +1060,13 @@ class Scheduler:
                     del dropped_in[d]
 
     def _wake_inputs(self, d: int, sid: int) -> None:
-        """Task d waits only for dropped roots (and pieces withdrawn with them) now: they
-        run again, a piece after its root."""
+        """Task d waits only for dropped results (and pieces withdrawn with them) now:
+        they run again, a piece or a view after its input when that is dropped too."""
+        state = self.state
         for c in range(self._dep_ptr[d], self._dep_ptr[d + 1]):
             x = self._dep_idx[c]
-            if self.state[x] == DROPPED:
-                if self._ndeps[x]:  # a withdrawn piece: its root is dropped too
+            if state[x] == DROPPED:
+                while self._ndeps[x] and state[self._dep_idx[self._dep_ptr[x]]] == DROPPED:
                     x = self._dep_idx[self._dep_ptr[x]]
                 self._transition(x, READY, sid)
 
@@ -1032,7 +1120,8 @@ class Scheduler:
             )
         if s == DROPPED:
             assert i in self._returning and i not in self._in_memory[self.where[i]], fail("drop")
-            assert not self._ndeps[i] or state[deps[0]] == DROPPED, fail("its root is back")
+            assert not self._ndeps[i] or state[deps[0]] == DROPPED or (
+                self.views[i] and state[deps[0]] in (MEMORY, SPILLED)), fail("its root is back")
             assert not any(state[d] in (READY, PROCESSING) for d in self._dependents(i)), (
                 fail("dropped while needed now")
             )
@@ -1042,7 +1131,9 @@ class Scheduler:
             assert i not in self._in_memory[self.where[i]], fail("spilled but in memory")
             assert all(state[d] != PROCESSING for d in self._dependents(i)), fail("input spilled")
         if s in (MEMORY, SPILLED):
-            pending = sum(state[d] in (WAITING, READY, PROCESSING) for d in self._dependents(i))
+            # (A dropped dependent of a held result is a view of it, to be made again.)
+            pending = sum(state[d] in (WAITING, READY, PROCESSING, DROPPED)
+                          for d in self._dependents(i))
             assert pending == self.needed_by[i] or self.failed is not None, fail("needed_by")
             assert pending or self._output[i] or self.failed is not None, fail("held but unused")
         if s == RELEASED:

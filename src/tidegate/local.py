@@ -565,8 +565,8 @@ def run(
                 # What the running tasks need: each as it started (core._task_need: a large
                 # task's grown guess) or its group's need now, whichever is more; the held
                 # budget leaves the same room the cap counts.
-                run_need = sum(max(core.need[g], core._needs.get(t, 0.0))
-                               for t, g in running.items())  # fmt: skip
+                run_need = sum(max(core._task_need(t), core._needs.get(t, 0.0))
+                               for t in running)  # fmt: skip
                 ceiling = min(ceiling, held + surplus + governor.usable - governor.latest
                               + run_need)  # fmt: skip
                 budget = max(governor.floor, ceiling - run_need)
@@ -682,9 +682,12 @@ def run(
 ROUND_TRIP = 2 / 250e6
 MEASURED = 64e6  # bytes moved to and from disk before its measured speed counts
 # Running again wins up to this many times the round trip's seconds: a spilled value stays
-# in memory until written and takes disk space, a root run again needs neither (measured on
-# page-cached zarr: reads 2.6-3.3 ns/byte, round trips 1.4-2.7, both on busy cores).
-RERUN_SLACK = 2.0
+# in memory until written and takes disk space, a root run again needs neither; and the
+# round trip times the copy into the page cache, not the kernel's write to the disk after
+# (measured on page-cached zarr: reads 2.6-3.3 ns/byte, round trips 1.4-2.7, both on busy
+# cores; at load 8, reads 0.6-1.4 against trips 0.86-1.23: at 2x, one vorticity run at
+# 140 MB in three chose spilling, 2.5 GB written against 1.6).
+RERUN_SLACK = 4.0
 
 
 class _Buffers:
