@@ -215,9 +215,21 @@ class Broadcast:
                 self.generation += 1
         return flight
 
-    def _allowed(self, s, comms, d, candidates, stimulus_id) -> list:
+    def _allowed(self, s, comms, d, candidates, stimulus_id):
         who = d.who_has
         flight = self._flight(s, d, who)
+        workers = s.workers
+        if len(who) == len(workers):
+            # Every worker holds d (who_has keeps only current workers): a candidate that
+            # is a worker is allowed, and candidates are workers. A root's free workers
+            # (an iterator) are then not all read here but as far as its placement reads
+            # them: a copy per worker, or a set of a thousand holders, per root was most
+            # of the plugin's cost per task at 1,000 workers (twin weighted).
+            if not isinstance(candidates, (list, _Replay)):
+                return _Replay(candidates, workers)
+            allowed = list(filter(workers.__contains__, candidates))
+            if len(allowed) == len(candidates):
+                return allowed
         # Candidates that hold d or await a copy, and the others: by address, with C's
         # filters (a root's candidates are every free worker: 1,000 at 1,000 workers).
         holders = set(map(_address, who))  # (who_has keeps only current workers)
@@ -228,7 +240,7 @@ class Broadcast:
         # its copy at once, changed weighted's fingerprints and its twin makespan, 1,000
         # steps: 29.9 -> 34.0 s at 100x4 and 200 MB/s, 63.5 -> 63.7 s at 20x4; peak and
         # bytes equal).
-        again = candidates if isinstance(candidates, list) else ()
+        again = candidates if isinstance(candidates, (list, _Replay)) else ()
         candidates = list(candidates)
         allowed = list(filter(covered.__contains__, candidates))
         if len(allowed) == len(candidates):
@@ -270,6 +282,33 @@ class Broadcast:
         self.flight.pop(key, None)
         self._seen.pop(key, None)
         self.held.pop(key, None)
+
+
+class _Replay:
+    """The candidates a root may go to, an iterator's, read lazily: as a list of them made
+    at once would be (iterated again from the start, the same), with those that are no
+    worker left out. For a root whose shared inputs every worker holds (Broadcast._allowed)."""
+
+    __slots__ = ("_source", "_seen")
+
+    def __init__(self, source, workers) -> None:
+        self._source = filter(workers.__contains__, source)
+        self._seen: list = []
+
+    def __len__(self) -> int:
+        self._seen.extend(self._source)
+        return len(self._seen)
+
+    def __iter__(self):
+        seen, i = self._seen, 0
+        while True:
+            if i == len(seen):
+                addr = next(self._source, None)  # (addresses are never None)
+                if addr is None:
+                    return
+                seen.append(addr)
+            yield seen[i]
+            i += 1
 
 
 _address = operator.attrgetter("address")  # (in C: no Python frame per holder)
