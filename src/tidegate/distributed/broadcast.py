@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from itertools import filterfalse
+from itertools import filterfalse, tee
 
 from ..policy import BROADCAST_PER_SENDER, SHARED_FANOUT, broadcast_pairs, is_broadcast
 
@@ -225,7 +225,9 @@ class Broadcast:
             # (an iterator) are then not all read here but as far as its placement reads
             # them: a copy per worker, or a set of a thousand holders, per root was most
             # of the plugin's cost per task at 1,000 workers (twin weighted).
-            if not isinstance(candidates, (list, _Replay)):
+            if type(candidates) is _Replay:  # (its workers: another shared input's)
+                return candidates
+            if not isinstance(candidates, list):
                 return _Replay(candidates, workers)
             allowed = list(filter(workers.__contains__, candidates))
             if len(allowed) == len(candidates):
@@ -287,28 +289,19 @@ class Broadcast:
 class _Replay:
     """The candidates a root may go to, an iterator's, read lazily: as a list of them made
     at once would be (iterated again from the start, the same), with those that are no
-    worker left out. For a root whose shared inputs every worker holds (Broadcast._allowed)."""
+    worker left out. For a root whose shared inputs every worker holds (Broadcast._allowed).
+    (A tee's copies: each reads from the start, what one read is kept for the others, in C.)"""
 
-    __slots__ = ("_source", "_seen")
+    __slots__ = ("_start",)
 
     def __init__(self, source, workers) -> None:
-        self._source = filter(workers.__contains__, source)
-        self._seen: list = []
-
-    def __len__(self) -> int:
-        self._seen.extend(self._source)
-        return len(self._seen)
+        self._start = tee(filter(workers.__contains__, source), 1)[0]
 
     def __iter__(self):
-        seen, i = self._seen, 0
-        while True:
-            if i == len(seen):
-                addr = next(self._source, None)  # (addresses are never None)
-                if addr is None:
-                    return
-                seen.append(addr)
-            yield seen[i]
-            i += 1
+        return self._start.__copy__()
+
+    def __bool__(self) -> bool:
+        return next(self._start.__copy__(), None) is not None  # (addresses are never None)
 
 
 _address = operator.attrgetter("address")  # (in C: no Python frame per holder)

@@ -793,11 +793,12 @@ class Plugin(SchedulerPlugin):
             return decide(ts)
         local: dict = {}
         running = s.running
+        everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
         for d in ts.dependencies:
             if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
                 continue
             for h in d.who_has or ():
-                if h in running:
+                if everyone or h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
         sole = sole_holder(local)
         if sole is not None:
@@ -813,8 +814,10 @@ class Plugin(SchedulerPlugin):
         """Look at one worker afresh: open for roots (books.may_take_some), free for roots
         without partners; wake the roots parked on it when it opens."""
         s = self.scheduler
-        ws = s.workers.get(addr)
-        running = ws is not None and ws in s.running
+        workers, running = s.workers, s.running
+        ws = workers.get(addr)
+        # (every worker running: a worker is, without hashing its WorkerState in Python)
+        running = ws is not None and (len(running) == len(workers) or ws in running)
         self._looked[addr] = running
         if running:
             book = self.books.workers.get(addr)
