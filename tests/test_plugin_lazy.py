@@ -63,7 +63,7 @@ def test_a_worker_without_the_shared_input_is_left_out_as_before():
     b._seen["grid"] = (5, 6)
     free = [a for a in ORDER if a != "gone"]  # (as Plugin._free_iter gives them)
     _, allowed = b.restrict(s, ts, {}, _free(free, []))
-    assert allowed == ["w3", "w1", "w5", "w0"]
+    assert list(allowed) == ["w3", "w1", "w5", "w0"]
     del b.flight["grid"]["w1"]  # no copy now: every holder could send, one starts for w1
     _, allowed = b.restrict(s, ts, {}, _free(free, []))
     assert b.copies == 1 and b.flight["grid"] == {"w1": "w0"}
