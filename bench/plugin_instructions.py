@@ -29,7 +29,9 @@ import tempfile
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
-STEPS = {"stack-sum": 2000, "vorticity": 2000, "anomaly": 1000}
+# Steps per workload at scale 1, as in plugin_cpu.py (every seed workload).
+STEPS = {"stack-sum": 2000, "vorticity": 2000, "slice-add": 2000, "anomaly": 1000,
+         "running-total": 1000, "rechunk-add": 1000, "weighted": 1000}
 HELPER = """#include <valgrind/callgrind.h>
 void toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 void dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }

@@ -35,7 +35,9 @@ from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import build  # noqa: E402
 
-STEPS = {"stack-sum": 2000, "vorticity": 2000, "anomaly": 1000}
+# Steps per workload at scale 1, as in plugin_cpu.py (every seed workload).
+STEPS = {"stack-sum": 2000, "vorticity": 2000, "slice-add": 2000, "anomaly": 1000,
+         "running-total": 1000, "rechunk-add": 1000, "weighted": 1000}
 PLUGIN = (os.path.join("tidegate", "distributed"), os.path.join("tidegate", "policy.py"),
           os.path.join("tidegate", "books.py"))
 

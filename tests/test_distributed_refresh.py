@@ -70,3 +70,24 @@ def test_refresh_by_sets_looks_and_wakes_as_each_worker_in_turn(
     assert some.calls == each.calls
     assert (some._looked, some._open, some._waiting_on) == \
         (each._looked, each._open, each._waiting_on)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.sets(addrs), st.sets(addrs),
+       st.lists(st.sets(addrs, min_size=1, max_size=3)), st.booleans())
+def test_refresh_of_the_usual_tick_looks_and_wakes_as_each_worker_in_turn(
+        n, changed, open_, parked, limited):  # fmt: skip
+    """Every worker looked at before, running then and booked (_refresh_some's shortcut,
+    found from the changed workers and those with parked roots): as in turn."""
+    names = [f"w{i:02d}" for i in range(n)]
+    some = _Fake(n, dict.fromkeys(names, True), names, changed, open_, parked)
+    if limited:  # a task parked on a full limit: not a worker
+        some._waiting_on[("limit", "io")] = {"t"}
+    each = copy.deepcopy(some)
+    k1 = hooks.Plugin._refresh_some(some, some.workers, some._looked, some.books.changed)
+    k2 = hooks.Plugin._refresh_each(each, each.workers, each.running, each.books.workers,
+                                    each._looked, each.books.changed)  # fmt: skip
+    assert k1 == k2 == n
+    assert some.calls == each.calls
+    assert (some._looked, some._open, some._waiting_on) == \
+        (each._looked, each._open, each._waiting_on)  # fmt: skip

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from itertools import filterfalse
+from itertools import chain, filterfalse, tee
 
 from ..policy import BROADCAST_PER_SENDER, SHARED_FANOUT, broadcast_pairs, is_broadcast
 
@@ -215,32 +215,66 @@ class Broadcast:
                 self.generation += 1
         return flight
 
-    def _allowed(self, s, comms, d, candidates, stimulus_id) -> list:
+    def _allowed(self, s, comms, d, candidates, stimulus_id):
+        """The candidates that hold d or await a copy (in order), copies started for the
+        others that holders can serve now. A root's free workers (an iterator, or what
+        another shared input left of them: every free worker, 1,000 at 1,000 workers) are
+        read lazily, as far as its placement or the copies read them, not listed whole
+        four times per root: that was most of the scheduler's CPU per task at 1,000
+        workers (twin weighted, while the copies spread). A list is filtered at once."""
         who = d.who_has
         flight = self._flight(s, d, who)
+        workers = s.workers
+        lazy = not isinstance(candidates, list)
+        if len(who) == len(workers):
+            # Every worker holds d (who_has keeps only current workers): a candidate that
+            # is a worker is allowed, and candidates are workers.
+            if type(candidates) is _Replay:  # (its workers: another shared input's)
+                return candidates
+            if lazy:
+                return _Replay(filter(workers.__contains__, candidates))
+            allowed = list(filter(workers.__contains__, candidates))
+            if len(allowed) == len(candidates):
+                return allowed
         # Candidates that hold d or await a copy, and the others: by address, with C's
-        # filters (a root's candidates are every free worker: 1,000 at 1,000 workers).
+        # filters.
         holders = set(map(_address, who))  # (who_has keeps only current workers)
         covered = holders.union(flight)
-        # Candidates given as an iterator (a root's free workers, from _place) are read
-        # once: when copies start, such a root keeps no worker and waits for a copy to
-        # land (an accident of the code before, kept: re-reading them, the root goes with
-        # its copy at once, changed weighted's fingerprints and its twin makespan, 1,000
-        # steps: 29.9 -> 34.0 s at 100x4 and 200 MB/s, 63.5 -> 63.7 s at 20x4; peak and
-        # bytes equal).
-        again = candidates if isinstance(candidates, list) else ()
-        candidates = list(candidates)
-        allowed = list(filter(covered.__contains__, candidates))
-        if len(allowed) == len(candidates):
-            return allowed
         per = BROADCAST_PER_SENDER
-        if len(flight) >= len(who) * per:  # every holder is sending
-            return allowed
-        wanting = list(filterfalse(covered.__contains__, candidates))
-        sending = dict.fromkeys(sorted(holders), 0)
-        if per == 1:  # busy or not is all broadcast_pairs reads: set, not counted
-            sending.update(dict.fromkeys(holders.intersection(flight.values()), 1))
+        every_holder_sending = len(flight) >= len(who) * per
+        if lazy:
+            # Candidates given as an iterator (a root's free workers, from _place) are
+            # read once: when copies start, such a root keeps no worker and waits for a
+            # copy to land (an accident of the code before, kept: re-reading them, the
+            # root goes with its copy at once, changed weighted's fingerprints and its
+            # twin makespan, 1,000 steps: 29.9 -> 34.0 s at 100x4 and 200 MB/s, 63.5 ->
+            # 63.7 s at 20x4; peak and bytes equal).
+            again = candidates if type(candidates) is _Replay else ()
+            read = candidates if type(candidates) is _Replay else _Replay(candidates)
+            allowed = _Replay(filter(covered.__contains__, read))
+            if every_holder_sending:
+                return allowed
+            wanting = filterfalse(covered.__contains__, read)
         else:
+            again = candidates
+            allowed = list(filter(covered.__contains__, candidates))
+            if len(allowed) == len(candidates) or every_holder_sending:
+                return allowed
+            wanting = filterfalse(covered.__contains__, candidates)
+        if per == 1:  # busy or not is all broadcast_pairs reads: the idle holders only
+            # (those sending left out before the sort: while copies spread, nearly every
+            # holder is sending, and sorting them all per root cost O(h log h))
+            idle = holders.difference(flight.values())
+            if not idle:  # no copy can start: the candidates need no look
+                return allowed
+            if lazy:  # read as far as the first that needs a copy, if any
+                first = next(wanting, None)  # (addresses are never None)
+                if first is None:
+                    return allowed
+                wanting = chain((first,), wanting)
+            sending = dict.fromkeys(sorted(idle), 0)
+        else:
+            sending = dict.fromkeys(sorted(holders), 0)
             for src in flight.values():
                 if src in sending:
                     sending[src] += 1
@@ -261,15 +295,31 @@ class Broadcast:
             self.generation += 1
             self.copies += 1
             self.log.append((d.key, dest, src, stimulus_id))
-        if started:  # in the candidates' order (least loaded first)
-            keep = started.union(allowed)
-            allowed = [a for a in again if a in keep]
+        if started:  # in the candidates' order (least loaded first); covered: allowed
+            allowed = [a for a in again if a in started or a in covered]
         return allowed
 
     def forget(self, key) -> None:
         self.flight.pop(key, None)
         self._seen.pop(key, None)
         self.held.pop(key, None)
+
+
+class _Replay:
+    """A root's candidates, read from an iterator lazily: as the list of them made at once
+    would be, iterated again from the start alike (Broadcast._allowed). A tee's copies:
+    each reads from the start, what one read is kept for the others, in C."""
+
+    __slots__ = ("_start",)
+
+    def __init__(self, source) -> None:
+        self._start = tee(source, 1)[0]
+
+    def __iter__(self):
+        return self._start.__copy__()
+
+    def __bool__(self) -> bool:
+        return next(self._start.__copy__(), None) is not None  # (addresses are never None)
 
 
 _address = operator.attrgetter("address")  # (in C: no Python frame per holder)

@@ -794,11 +794,12 @@ class Plugin(SchedulerPlugin):
             return decide(ts)
         local: dict = {}
         running = s.running
+        everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
         for d in ts.dependencies:
             if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
                 continue
             for h in d.who_has or ():
-                if h in running:
+                if everyone or h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
         sole = sole_holder(local)
         if sole is not None:
@@ -814,8 +815,10 @@ class Plugin(SchedulerPlugin):
         """Look at one worker afresh: open for roots (books.may_take_some), free for roots
         without partners; wake the roots parked on it when it opens."""
         s = self.scheduler
-        ws = s.workers.get(addr)
-        running = ws is not None and ws in s.running
+        workers, running = s.workers, s.running
+        ws = workers.get(addr)
+        # (every worker running: a worker is, without hashing its WorkerState in Python)
+        running = ws is not None and (len(running) == len(workers) or ws in running)
         self._looked[addr] = running
         if running:
             book = self.books.workers.get(addr)
@@ -902,11 +905,22 @@ class Plugin(SchedulerPlugin):
         not may wake its parked roots. Returns the count of workers looked at before."""
         addrs = dict.keys(workers)  # (a SortedDict's own keys() is a Python view)
         open_, waiting = self._open, self._waiting_on
-        known = len(addrs & looked.keys())
-        redo = (addrs - looked.keys()) | (addrs - self.books.workers.keys()) \
-            | (addrs & changed) \
-            | (addrs & set(compress(looked, map(operator.not_, looked.values()))))  # fmt: skip
-        wake = addrs & open_ & waiting.keys()
+        if len(looked) == len(addrs) and all(looked.values()) and looked.keys() == addrs \
+                and self.books.workers.keys() >= addrs:  # fmt: skip
+            # The usual tick: every worker was looked at, running, and has a book. Then
+            # only the changed ones need a look and only workers with parked roots may
+            # wake: found from those, with three passes over the workers that build
+            # nothing, not seven that build sets of them (1,000 workers: 0.8 ms a tick,
+            # a third of the scheduler's CPU per task on the twin's running total).
+            known = len(addrs)
+            redo = set(filter(addrs.__contains__, changed))
+            wake = set(filter(open_.__contains__, filter(addrs.__contains__, waiting)))
+        else:
+            known = len(addrs & looked.keys())
+            redo = (addrs - looked.keys()) | (addrs - self.books.workers.keys()) \
+                | (addrs & changed) \
+                | (addrs & set(compress(looked, map(operator.not_, looked.values()))))  # fmt: skip
+            wake = addrs & open_ & waiting.keys()
         for addr in sorted(redo | wake):
             if addr in redo:
                 self._refresh(addr)
@@ -948,9 +962,13 @@ class Plugin(SchedulerPlugin):
         tells plugins of removal late and of pausing not at all)."""
         s = self.scheduler
         running, workers = s.running, s.workers
-        for _, addr in self._free:
-            if workers.get(addr) in running:
-                yield addr
+        if len(running) == len(workers):
+            # Every worker runs (dask's running is a subset of its workers): one that is
+            # still a worker is running, found in C without hashing a WorkerState in
+            # Python per worker passed (a root reading shared weights passes every free
+            # worker: twin weighted, 100 workers, 38 per task).
+            return filter(workers.__contains__, map(_second, self._free))
+        return (addr for _, addr in self._free if workers.get(addr) in running)
 
     # -- parked tasks -------------------------------------------------------------------------
     def _park(self, ts, on) -> None:
@@ -1616,4 +1634,5 @@ def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=No
 _dependents = operator.attrgetter("dependents")
 _address = operator.attrgetter("address")
 _key = operator.attrgetter("key")
+_second = operator.itemgetter(1)
 _dependencies = operator.attrgetter("dependencies")

@@ -1,0 +1,78 @@
+"""A root's free workers are read as far as its placement reads them, not listed whole,
+where that changes no decision: the broadcast gate over an input every worker holds
+(Broadcast._allowed), and Plugin._free_iter when every worker runs. The same workers, in
+the same order, as the whole list gave."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from sortedcontainers import SortedDict
+
+from tidegate.distributed import hooks
+from tidegate.distributed.broadcast import Broadcast
+from tidegate.policy import BROADCAST_MIN_BYTES, SHARED_FANOUT
+
+
+class _W:  # a WorkerState: hashed by identity
+    def __init__(self, address) -> None:
+        self.address = address
+
+
+def _cluster(n):
+    workers = SortedDict((f"w{i}", _W(f"w{i}")) for i in range(n))
+    comms = {a: SimpleNamespace(sent=[]) for a in workers}
+    for c in comms.values():
+        c.send = c.sent.append
+    return SimpleNamespace(workers=workers, running=set(workers.values()), stream_comms=comms)
+
+
+def _reader_of(shared):
+    d = SimpleNamespace(key="grid", who_has=set(shared), nbytes=BROADCAST_MIN_BYTES,
+                        dependents=[None] * SHARED_FANOUT, waiters=set())  # fmt: skip
+    return SimpleNamespace(dependencies=[d, d])  # two shared inputs (weights: two grids)
+
+
+def _free(order, read):
+    for addr in order:
+        read.append(addr)
+        yield addr
+
+
+ORDER = ["w3", "gone", "w1", "w5", "w0"]  # least loaded first; "gone" left the cluster
+
+
+def test_free_workers_read_lazily_when_every_worker_holds_the_shared_inputs():
+    s = _cluster(6)
+    ts = _reader_of(s.workers.values())
+    read: list = []
+    partners, allowed = Broadcast().restrict(s, ts, {}, _free(ORDER, read))
+    assert read == []  # main listed every free worker here, once per input
+    assert next(iter(allowed)) == "w3" and read == ["w3"]
+    assert list(allowed) == ["w3", "w1", "w5", "w0"] == list(allowed)  # again from the start
+    # what a list of the candidates gives (a root's partners' path, the gate's)
+    _, listed = Broadcast().restrict(s, ts, {}, [a for a in ORDER if a != "gone"])
+    assert listed == list(allowed)
+
+
+def test_a_worker_without_the_shared_input_is_left_out_as_before():
+    s = _cluster(6)
+    ts = _reader_of([w for a, w in s.workers.items() if a != "w1"])
+    b = Broadcast()
+    b.flight["grid"] = {"w1": "w0"}  # a copy on its way: w1 waits for it, allowed
+    b._seen["grid"] = (5, 6)
+    free = [a for a in ORDER if a != "gone"]  # (as Plugin._free_iter gives them)
+    _, allowed = b.restrict(s, ts, {}, _free(free, []))
+    assert list(allowed) == ["w3", "w1", "w5", "w0"]
+    del b.flight["grid"]["w1"]  # no copy now: every holder could send, one starts for w1
+    _, allowed = b.restrict(s, ts, {}, _free(free, []))
+    assert b.copies == 1 and b.flight["grid"] == {"w1": "w0"}
+    assert [m["who_has"] for m in s.stream_comms["w1"].sent] == [{"grid": ["w0"]}]
+
+
+def test_free_workers_as_each_was_checked_while_every_worker_runs_or_not():
+    s = _cluster(4)
+    plugin = SimpleNamespace(scheduler=s, _free=[(0.0, "w2"), (0.5, "gone"), (1.0, "w0")])
+    assert list(hooks.Plugin._free_iter(plugin)) == ["w2", "w0"]
+    s.running.discard(s.workers["w0"])  # paused: still a worker, not running
+    assert list(hooks.Plugin._free_iter(plugin)) == ["w2"]
