@@ -425,6 +425,63 @@ def test_a_need_measured_on_small_tasks_is_not_lent_to_large_ones():
     assert core._task_need(ix["y"]) == 5.0
 
 
+def test_an_all_to_all_rechunk_below_its_working_set_reads_back_what_it_must_only():
+    """Three pieces M0-M2 cut in five slices each, merge j taking slice j of every piece,
+    by priority cut one slice of each per merge; one and a half pieces fit. Each cut
+    reading its piece back wrote another (4x the input on main, topk's 3.6-6.3 GB of 384
+    MB); the slices of a piece in memory are cut before one is read back (< 1.5x)."""
+    deps = {}
+    for m in range(3):
+        deps[f"M{m}"] = []
+        deps.update({f"s{m}-{j}": [f"M{m}"] for j in range(5)})
+    deps.update({f"g{j}": [f"s{m}-{j}" for m in range(3)] for j in range(5)})
+    deps["out"] = [f"g{j}" for j in range(5)]
+    g = make_graph(deps, ["out"])
+    sizes = {i: 1000 if k[0] == "M" else 200 if k[0] == "s" else 10 for i, k in enumerate(g.keys)}
+    for threads in (1, 2):
+        for seed in range(3):
+            core = Scheduler(g, [(threads, 1600)], Policy("tidegate", 1.1), validate=True)
+            core.ceiling[0] = 1600.0
+            drive(core, seed=seed, size=sizes.__getitem__)
+            assert core.done
+            assert core.bytes_spilled <= 1.5 * 3000, (threads, seed, core.bytes_spilled)
+
+
+def test_a_shared_buffer_is_evicted_whole_and_gives_the_ceiling_back():
+    """Slices of two chunks, the chunks released: each chunk's memory goes with its last
+    slice only. Room for less than a slice takes one chunk's slices, not every slice of
+    both in next-use order (main wrote 800 bytes for 150), and the ceiling lowered as the
+    first ones left (they freed nothing then) is given back when the last one goes."""
+    from tidegate.core import Spill
+
+    deps = {"A": [], "B": [], "Z": []}
+    deps.update({f"{c}{j}": [c.upper()] for c in "ab" for j in range(4)})
+    deps.update({f"g{j}": [f"a{j}", f"b{j}", "Z"] for j in range(4)})
+    deps["out"] = [f"g{j}" for j in range(4)]
+    g = make_graph(deps, ["out"])
+    order = ["A", "B", *(f"{c}{j}" for c in "ab" for j in range(4)), "Z",
+             *(f"g{j}" for j in range(4)), "out"]  # fmt: skip
+    g.priority = np.array([order.index(k) for k in g.keys])  # every slice cut before Z
+    ix = {k: i for i, k in enumerate(g.keys)}
+    core = Scheduler(g, [(1, math.inf)], Policy("priority"), validate=True)
+    actions = core.start()
+    slices = {ix[f"{c}{j}"] for c in "ab" for j in range(4)}
+    while not all(core.state[i] == MEMORY for i in slices):
+        (i,) = [a.task for a in actions if type(a) is Run]
+        if g.keys[i] != "Z":
+            core.buffer[i] = 1 if g.keys[i] in ("A", "a0", "a1", "a2", "a3") else 2
+        actions = core.handle(Finished(i, 400 if g.keys[i] in ("A", "B") else 100))
+    assert core.state[ix["A"]] == core.state[ix["B"]] == RELEASED
+    assert core._holders == {1: {ix[f"a{j}"] for j in range(4)}, 2: {ix[f"b{j}"] for j in range(4)}}
+    core.ceiling[0] = 10_000.0
+    actions = []
+    core._spill(0, 150, core._stimulus, actions)
+    spilled = {g.keys[a.task] for a in actions if type(a) is Spill}
+    assert spilled in ({"a0", "a1", "a2", "a3"}, {"b0", "b1", "b2", "b3"}), spilled
+    assert core.bytes_spilled == 400
+    assert core.ceiling[0] == 10_000.0
+
+
 def test_a_buffer_whose_holders_cannot_all_go_is_not_spilled_for_room():
     """Results the body names as one buffer free memory only together: making room for a
     task, a chunk whose slice is that task's input is not spilled (it would be written

@@ -587,6 +587,7 @@ def run(
                 if LEDGER.active > 1:
                     budget = min(budget, LEDGER.budget(core, hooks.cap, total))
                     ceiling = min(ceiling, budget)
+                core._taken.clear()  # the reading saw what those buffers hold
                 for k, w in enumerate(core.workers):
                     w.budget = budget
                     core.ceiling[k] = ceiling
