@@ -76,6 +76,19 @@ FOLLOW_DEPTH = 2
 # its full-chunk siblings: at vorticity's 140 MB that need spilled a chunk and its view).
 SMALLER = 0.25
 
+# Ready tasks _pop_ready looks through, best first, for one whose inputs are all in memory.
+LOOK_AHEAD = 64
+
+
+def _heap_remove(heap: list, k: int) -> None:
+    """Remove entry k of a heap in O(log n)."""
+    last = heap.pop()
+    if k < len(heap):
+        heap[k] = last
+        heapq._siftup(heap, k)  # noqa: SLF001 - heapq's own, exact for this
+        heapq._siftdown(heap, 0, k)  # noqa: SLF001
+
+
 # Every legal move: (start, finish) -> Scheduler method. Anything else is InvalidTransition.
 TRANSITIONS = {
     (WAITING, READY): "_make_ready",
@@ -608,11 +621,20 @@ class Scheduler:
         i = ready[0][1]
         if all(state[d] != SPILLED for d in self._dependencies(i)):
             return heapq.heappop(ready)
-        for entry in sorted(ready):
+        # The heap's entries in priority order, the first LOOK_AHEAD of them at most (a side
+        # heap of positions: sorting the whole heap per pop took a 24k-task anomaly's core
+        # from 2.2 to 40.8 s, review16).
+        side = [(ready[0], 0)]
+        for _ in range(LOOK_AHEAD):
+            if not side:
+                break
+            entry, k = heapq.heappop(side)
             if all(state[d] == MEMORY for d in self._dependencies(entry[1])):
-                ready.remove(entry)
-                heapq.heapify(ready)
+                _heap_remove(ready, k)
                 return entry
+            for c in (2 * k + 1, 2 * k + 2):
+                if c < len(ready):
+                    heapq.heappush(side, (ready[c], c))
         return heapq.heappop(ready)
 
     def _root_fits(self, w: int, i: int) -> bool:
