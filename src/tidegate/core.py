@@ -291,6 +291,7 @@ class Scheduler:
         # by how many bytes the latest one was short of the ceiling (for the run's stats).
         self.gate_refusals = 0
         self.gate_short = 0.0
+        self._held_back: tuple = ()  # (stimulus, worker) of the last root counted so
         self.bytes_dropped = 0
         self.n_recomputed = 0
         self._returning: set[int] = set()  # dropped roots not back in memory yet
@@ -585,10 +586,12 @@ class Scheduler:
                     elif ready:
                         p, i = self._pop_ready()
                     else:
-                        if admitted:
+                        if admitted and self._held_back != (sid, w):
                             # Memory, not the root count, leaves this thread idle beside a
                             # running task: the gate's doing, counted as its (uncounted,
-                            # 250 MB of 108 MB tasks was said to fit 2 threads in 1 run of 7).
+                            # 250 MB of 108 MB tasks was said to fit 2 threads in 1 run of 7);
+                            # once per stimulus (_fill runs again as tasks settle).
+                            self._held_back = (sid, w)
                             self.gate_refusals += 1
                             self.gate_short = self._room_short(w, roots[0][1])
                         if roots:
