@@ -280,8 +280,6 @@ def run(
     # nested in another's task, or beside it, shares the outer run's held-bytes books).
     governor = None
     limited = hooks.cap < float("inf")
-    if limited:  # till the run ends (finally below)
-        return_freed_memory_to_os()
     if governed:
         governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk,
                             pending=lambda: disk.backlog_bytes).start()
@@ -437,6 +435,8 @@ def run(
             int(sum(w.spilled for w in ws)),
         ))  # fmt: skip
 
+    if limited:  # till the run ends (finally below): set here, an error above leaves none
+        return_freed_memory_to_os()
     try:
         c0 = time.perf_counter()
         actions = core.start()
