@@ -9,6 +9,8 @@ A limit tidegate refuses (ValueError before running) is shown with the limit it 
     python bench/probes.py                                  # every case at 40% and 300 MB
     python bench/probes.py --cases rolling,topk --limits 40%,200MB --reps 3
     python bench/probes.py --against /tmp/base/src          # the same, on other code too
+    python bench/probes.py --cases topk,quantile,resample --reps 3 --against /tmp/base/src
+        # the all-to-all rechunks of session 16 (bench/results/views16-*, then bench/views.py)
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ print(json.dumps({"wall": time.perf_counter() - t0, "user": r1.ru_utime - r0.ru_
                   "sys": r1.ru_stime - r0.ru_stime, "faults": r1.ru_minflt - r0.ru_minflt,
                   "peak": rss.peak_above_baseline, "written": s.spill_file_bytes if s else 0,
                   "fewest_threads": s.fewest_threads if s else None,
+                  "peak_held": s.peak_held_bytes if s else 0,
+                  "lowest_budget": s.lowest_budget if s else 0,
                   "check": float(np.nansum(np.asarray(v, dtype=float)))}))
 """
 
@@ -91,7 +95,7 @@ def main() -> None:
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--limits", default="40%,300MB",
-                   help="comma-separated; 40%%: that share of threaded's peak (its first rep)")
+                   help="comma-separated; 40%%: that share of threaded's median peak")
     p.add_argument("--against", default=None, help="a src folder: each limit on it too")
     p.add_argument("--json", default=os.path.join(HERE, "results", "probes.json"))
     a = p.parse_args()
@@ -100,12 +104,12 @@ def main() -> None:
     for case in a.cases.split(","):
         threaded = [run(case, 0, None) for _ in range(a.reps)]
         rows = [{"case": case, "mode": "threaded", "limit": 0, "runs": threaded}]
-        peak = threaded[0]["peak"]
+        peak = statistics.median(r["peak"] for r in threaded)
         for spec in a.limits.split(","):
             limit = _limit(spec, peak)
             runs = {code: [] for code, _ in codes}
-            for _ in range(a.reps):  # interleaved: the machine's load hits both alike
-                for code, src in codes:
+            for rep in range(a.reps):  # interleaved, turning: the machine's load hits both alike
+                for code, src in codes if rep % 2 == 0 else codes[::-1]:
                     runs[code].append(run(case, limit, src))
             rows += [{"case": case, "mode": f"tidegate ({code})", "limit": limit, "runs": rs}
                      for code, rs in runs.items()]  # fmt: skip
@@ -122,9 +126,9 @@ def _print(rows: list[dict]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{rows[0]['case']}: medians of {len(rows[0]['runs'])} run(s)")
-    for col in ("mode", "limit", "peak", "peak/limit", "wall", "wall/threaded",
-                "written/input", "faults", "threads"):  # fmt: skip
+    table = Table(title=f"{rows[0]['case']}: medians (min-max) of {len(rows[0]['runs'])} run(s)")
+    for col in ("mode", "limit", "peak MB", "peak/limit", "wall s", "wall/threaded",
+                "written/input", "faults k", "threads"):  # fmt: skip
         table.add_column(col, justify="left" if col == "mode" else "right")
     base = statistics.median(r["wall"] for r in rows[0]["runs"])
     for row in rows:
@@ -134,15 +138,17 @@ def _print(rows: list[dict]) -> None:
                           f"refused, names {runs[0].get('refused')}", *[""] * 6)
             continue
 
-        def med(k):
-            return statistics.median(r[k] for r in runs)
+        def spread(k, scale=1.0, fmt="{:.2f}"):  # median (min-max)
+            xs = [r[k] / scale for r in runs]
+            m = fmt.format(statistics.median(xs))
+            return m if len(xs) == 1 else f"{m} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 
         lim = row["limit"]
         table.add_row(
-            row["mode"], format_bytes(int(lim)) if lim else "-", format_bytes(int(med("peak"))),
-            f"{med('peak') / lim:.2f}" if lim else "-", f"{med('wall'):.1f} s",
-            f"{med('wall') / base:.2f}", f"{med('written') / INPUT:.2f}",
-            f"{med('faults') / 1e3:.0f} k", str(runs[0]["fewest_threads"] or 2),
+            row["mode"], format_bytes(int(lim)) if lim else "-", spread("peak", 1e6, "{:.0f}"),
+            spread("peak", lim) if lim else "-", spread("wall", 1, "{:.1f}"),
+            spread("wall", base), spread("written", INPUT), spread("faults", 1e3, "{:.0f}"),
+            str(runs[0]["fewest_threads"] or 2),
         )  # fmt: skip
     Console(width=150).print(table)
 
