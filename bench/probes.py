@@ -9,6 +9,7 @@ A limit tidegate refuses (ValueError before running) is shown with the limit it 
     python bench/probes.py                                  # every case at 40% and 300 MB
     python bench/probes.py --cases rolling,topk --limits 40%,200MB --reps 3
     python bench/probes.py --against /tmp/base/src          # the same, on other code too
+    python bench/probes.py --limits auto                    # tidegate's default limit
     python bench/probes.py --cases topk,quantile,resample --reps 3 --against /tmp/base/src
         # the all-to-all rechunks of session 16 (bench/results/views16-*, then bench/views.py)
 """
@@ -51,8 +52,8 @@ r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
 out = {}
 try:
     with RSSSampler(0.002) as rss, collect_stats() as stats:
-        if limit:
-            v = y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit)
+        if limit:  # negative: tidegate's default ("auto") limit
+            v = y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit if limit > 0 else None)
         else:
             v = y.compute(scheduler="threads", num_workers=2)
 except ValueError as e:  # refused before running: the limit it names
@@ -85,6 +86,8 @@ def run(case: str, limit: float, src: str | None) -> dict:
 
 
 def _limit(spec: str, threaded_peak: float) -> float:
+    if spec == "auto":  # tidegate's default: a share of the memory available
+        return -1.0
     if spec.endswith("%"):
         return max(32e6, float(spec[:-1]) / 100 * threaded_peak)
     return float(parse_bytes(spec))
@@ -95,7 +98,8 @@ def main() -> None:
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--limits", default="40%,300MB",
-                   help="comma-separated; 40%%: that share of threaded's median peak")
+                   help="comma-separated; 40%%: that share of threaded's median peak; "
+                        "auto: tidegate's default limit")
     p.add_argument("--against", default=None, help="a src folder: each limit on it too")
     p.add_argument("--json", default=os.path.join(HERE, "results", "probes.json"))
     a = p.parse_args()
@@ -145,8 +149,8 @@ def _print(rows: list[dict]) -> None:
 
         lim = row["limit"]
         table.add_row(
-            row["mode"], format_bytes(int(lim)) if lim else "-", spread("peak", 1e6, "{:.0f}"),
-            spread("peak", lim) if lim else "-", spread("wall", 1, "{:.1f}"),
+            row["mode"], format_bytes(int(lim)) if lim > 0 else "auto" if lim else "-",
+            spread("peak", 1e6, "{:.0f}"), spread("peak", lim) if lim > 0 else "-", spread("wall", 1, "{:.1f}"),
             spread("wall", base), spread("written", INPUT), spread("faults", 1e3, "{:.0f}"),
             str(runs[0]["fewest_threads"] or 2),
         )  # fmt: skip
