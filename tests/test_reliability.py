@@ -199,6 +199,25 @@ def test_keyboard_interrupt_raised_by_a_task():
     assert join_tidegate_threads() == []
 
 
+def test_interrupt_in_the_setup_leaves_nothing_behind(monkeypatch):
+    """A Ctrl-C (or a bug) after a limited run registered in the process's ledger and
+    started its threads and RSS sampler, before its own try: the ledger forgets it (else
+    every later compute shares a budget with a run that is gone and steers no RSS), its
+    threads end and glibc's settings are not left pinned."""
+    from tidegate import local, measure
+
+    def interrupted(graph):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(local, "_representative_inputs", interrupted)
+    graph = {f"t{i}": (sum, [i, 1]) for i in range(8)}
+    with pytest.raises(KeyboardInterrupt):
+        tidegate.get(graph, list(graph), num_workers=2, memory_limit="1GB")
+    assert local.LEDGER.active == 0
+    assert measure._limited == 0
+    assert join_tidegate_threads() == []  # the workers and "tidegate-rss"
+
+
 # -- bad input before any task runs -----------------------------------------------------
 def test_task_whose_function_is_not_callable_is_refused_before_running():
     ran = []

@@ -252,6 +252,15 @@ def run(
     however it ends. The first failing task's exception is raised as soon as it is seen,
     with its own traceback; nothing new starts after it, or after a Ctrl-C.
     """
+    undo: list[Callable[[], None]] = []
+    try:
+        return _run(core, execute, gather, hooks, stats, data, undo)
+    finally:  # an error (a bug, a Ctrl-C) in the setup, before _run's own try takes over
+        for release in reversed(undo):
+            release()
+
+
+def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any]:
     hooks = hooks or Hooks()
     stats = stats if stats is not None else RunStats()
     graph = core.graph
@@ -262,17 +271,15 @@ def run(
     stats.tasks = len(graph)
     stats.memory_limit = stats.lowest_budget = hooks.cap
     total = LEDGER.open(core, hooks.total or (lambda: hooks.cap))
+    undo.append(lambda: LEDGER.close(core))
     # The threads chunk metadata fits (bridge._fit) start; a limited run's pool has all the
     # threads asked, for tasks measured to need less than the metadata's guess.
     threads = sum(w.threads for w in core.workers)
     asked = max(hooks.threads_asked, threads)
     governed = hooks.baseline is not None and hooks.cap < float("inf") and LEDGER.active == 1
     max_threads = asked if governed else threads
-    try:
-        pool = _Threads(max_threads, _reading(execute), hooks, t0)
-    except BaseException:
-        LEDGER.close(core)
-        raise
+    pool = _Threads(max_threads, _reading(execute), hooks, t0)
+    undo.append(pool.abandon)
     # Values on their way to disk are out of the core's books: a tenth of the budget at most.
     backlog = 64e6 if hooks.cap == float("inf") else 0.1 * hooks.cap
     disk = SpillStore(hooks.spill_dir, backlog, on_error=pool.wake)
@@ -283,6 +290,7 @@ def run(
     if governed:
         governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk,
                             pending=lambda: disk.backlog_bytes).start()
+        undo.append(governor.stop)
         group_of = graph.group.tolist()
         left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         upcoming = {g for g, n in enumerate(left) if n}
@@ -437,6 +445,7 @@ def run(
 
     if limited:  # till the run ends (finally below): set here, an error above leaves none
         return_freed_memory_to_os()
+    undo.clear()  # the finally below releases all of it from here on
     try:
         c0 = time.perf_counter()
         actions = core.start()
