@@ -80,3 +80,12 @@ def test_split_pieces_are_the_bytes_and_views_dasks_getitem_returns(monkeypatch)
     assert set(pieces[splits, 1]) == {0.0, 1.0}  # 4 rows of 12 copied, 8 viewed
     others = np.setdiff1d(np.arange(len(graph.keys)), splits)
     assert np.isnan(pieces[others]).all()
+
+
+def test_a_rechunk_of_chunks_of_unknown_length_leaves_its_pieces_unsized():
+    """Rows of unknown length (a boolean mask) have no slice to size: the splits stay
+    unsized and the compute runs (sizing them raised a TypeError on the NaN extent)."""
+    x = da.random.default_rng(0).random((100, 10), chunks=(25, 5))
+    y = (x[x[:, 0] > 0.5] + 1).rechunk({1: (3, 4, 3)})  # merges slices of chunks of nan rows
+    want = float(y.sum().compute(scheduler="sync"))
+    assert float(y.sum().compute(scheduler="tidegate", memory_limit="1GB")) == want

@@ -692,8 +692,9 @@ def _split_pieces(graph: TaskGraph, tasks: Mapping, sizes: dict | None) -> np.nd
         index = node.args[1]
         index = index.value if isinstance(index, DataNode) else index
         shape = chunk_shape(graph.keys[graph.dep_idx[graph.dep_ptr[i]]], sizes, fused)
-        if shape is None or type(index) is not tuple or len(index) != len(shape[0]) or not all(
-                type(s) is slice for s in index):  # fmt: skip
+        if shape is None or type(index) is not tuple or len(index) != len(shape[0]):
+            continue
+        if not all(type(s) is slice for s in index) or np.isnan(shape[0]).any():  # unknown
             continue
         whole = math.prod(shape[0])
         piece = math.prod(len(range(*s.indices(n))) for s, n in zip(index, shape[0]))
