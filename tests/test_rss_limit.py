@@ -62,8 +62,9 @@ def run(tmp_path, case, limit):
     # and 1 run in 10 failed the check that 48 MB binds (dask.order pairs chunks i, n-1-i).
     ("reduction", 60e6), ("anomaly", 150e6),
     # rechunk: spills ~26x its input; its 120 MB merges once went past the limit while
-    # one of them was still being written (fixed: SpillStore.settle).
-    ("rechunk", 250e6), ("zarr", 150e6),
+    # one of them was still being written (fixed: SpillStore.settle). Each merge holds six
+    # 20 MB chunks and its output, 240 MB: refused below 249 MiB (topk17; 250 MB ran at 0.97x).
+    ("rechunk", 265e6), ("zarr", 150e6),
 ])  # fmt: skip
 def test_process_memory_stays_within_the_limit(tmp_path, case, limit):
     r = run(tmp_path, case, limit)

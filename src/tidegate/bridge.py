@@ -24,7 +24,7 @@ from .core import Scheduler
 from .graph import TaskGraph
 from .live import callback_state
 from .local import LEDGER, Hooks, RunStats, in_worker_loop, run, stats_sink
-from .measure import MARGIN, TASK_FOOTPRINT, one_thread_needs, rss_reader
+from .measure import MARGIN, TASK_FOOTPRINT, concatenations, one_thread_needs, rss_reader
 from .policy import Policy, find_roots, largest_footprint
 
 # The latest get()'s statistics in this process, for demos. Concurrent computes overwrite it:
@@ -127,21 +127,32 @@ def estimate_sizes(keys: list, sizes: dict) -> np.ndarray:
         return est
     fused: dict = {}
     for i, k in enumerate(keys):
-        if type(k) is tuple and k[0] not in sizes and type(k[0]) is str:
-            name = fused.get(k[0], 0)
-            if name == 0:
-                name = fused[k[0]] = fused_layer(k[0], sizes)
-            if name is not None:
-                k = (name, *k[1:])
-        if type(k) is tuple and k[0] in sizes:
-            chunks, itemsize = sizes[k[0]]
-            idx = k[1:]
-            if len(idx) == len(chunks):
-                try:
-                    est[i] = float(np.prod([c[j] for c, j in zip(chunks, idx)])) * itemsize
-                except (IndexError, TypeError):
-                    pass
+        shape = chunk_shape(k, sizes, fused)
+        if shape is not None:
+            est[i] = float(np.prod(shape[0])) * shape[1]
     return est
+
+
+def chunk_shape(key, sizes: dict, fused: dict) -> tuple[tuple, int] | None:
+    """(shape, itemsize) of the chunk ``key`` names, from its layer's metadata (a fused
+    layer's: its last layer's; ``fused`` caches those names); None where unknown."""
+    if type(key) is not tuple or type(key[0]) is not str:
+        return None
+    name = key[0]
+    if name not in sizes:
+        name = fused.get(key[0], 0)
+        if name == 0:
+            name = fused[key[0]] = fused_layer(key[0], sizes)
+        if name is None:
+            return None
+    chunks, itemsize = sizes[name]
+    idx = key[1:]
+    if len(idx) != len(chunks):
+        return None
+    try:
+        return tuple(c[j] for c, j in zip(chunks, idx)), itemsize
+    except (IndexError, TypeError):
+        return None
 
 
 def _groups(keys: list) -> list[str]:
@@ -531,8 +542,12 @@ def get(
                 limited = cap < float("inf")
                 cuts = _store_cuts(graph, plan.tasks) if limited else None
                 fields = _reduction_steps(graph, plan.tasks, sizes) if limited else None
-                threads, budget, floor, chunk = _fit(graph, threads, cap, cuts, fields)
+                pieces = _split_pieces(graph, plan.tasks, sizes) if limited else None
+                threads, budget, floor, chunk = _fit(graph, threads, cap, cuts, fields, pieces)
                 core = Scheduler(graph, [(threads, budget)], pol, validate=validate)
+                if pieces is not None:  # a concatenation needs its output, whatever it guesses
+                    joins = np.flatnonzero(concatenations(graph, graph.layer_size, pieces))
+                    core.least = dict(zip(joins.tolist(), graph.layer_size[joins].tolist()))
                 gkeys = graph.keys
                 nodes = [plan.tasks[k] for k in gkeys]
                 gather = _gatherer(plan, graph)
@@ -655,8 +670,46 @@ def _reduction_steps(graph: TaskGraph, tasks: Mapping, sizes: dict | None) -> np
     return out
 
 
+def _split_pieces(graph: TaskGraph, tasks: Mapping, sizes: dict | None) -> np.ndarray:
+    """Per task of a rechunk's splits (``getitem`` of one chunk by a tuple of slices, the
+    task sizeless in metadata): the bytes of its slice and 1 where that slice is a view of
+    the chunk, 0 where a copy (NaN, NaN elsewhere): an (n, 2) array. dask's rechunk calls
+    ``dask.array.chunk.getitem``, which copies a slice of at most half its input (a view
+    would keep the whole chunk alive); the array-expression rechunk ``operator.getitem``,
+    which never copies. (Unsized, topk's 6.4 MB copies were taken for views of their 128 MB
+    intermediates, and its merges were sized 232 or 366 MiB against 256-262 MB held.)"""
+    out = np.full((len(graph.keys), 2), np.nan)
+    if not sizes:
+        return out
+    fused: dict = {}
+    one = (np.diff(graph.dep_ptr) == 1) & np.isnan(graph.layer_size)
+    for i in np.flatnonzero(one).tolist():
+        node = tasks[graph.keys[i]]
+        func = getattr(node, "func", None)
+        copies = _SPLITS.get((getattr(func, "__module__", None), getattr(func, "__name__", None)))
+        if copies is None or len(node.args) != 2:
+            continue
+        index = node.args[1]
+        index = index.value if isinstance(index, DataNode) else index
+        shape = chunk_shape(graph.keys[graph.dep_idx[graph.dep_ptr[i]]], sizes, fused)
+        if shape is None or type(index) is not tuple or len(index) != len(shape[0]):
+            continue
+        if not all(type(s) is slice for s in index) or np.isnan(shape[0]).any():  # unknown
+            continue
+        whole = math.prod(shape[0])
+        piece = math.prod(len(range(*s.indices(n))) for s, n in zip(index, shape[0]))
+        out[i] = piece * shape[1], float(not (copies and whole >= 2 * piece))
+    return out
+
+
+# A split's function, by (module, name) as _store_call matches (dask.array is not imported
+# for bags): does it copy a slice of at most half its input?
+_SPLITS = {("dask.array.chunk", "getitem"): True, ("_operator", "getitem"): False}
+
+
 def _fit(graph: TaskGraph, threads: int, limit: float, cuts: np.ndarray | None = None,
-         fields: np.ndarray | None = None) -> tuple[int, float, float, float]:
+         fields: np.ndarray | None = None,
+         pieces: np.ndarray | None = None) -> tuple[int, float, float, float]:
     """Threads, first budget for held results, its floor and the largest chunk (array
     metadata), for a run whose process memory must stay within ``limit``.
 
@@ -664,14 +717,15 @@ def _fit(graph: TaskGraph, threads: int, limit: float, cuts: np.ndarray | None =
     metadata): fewer tasks at once, not spilling and reloading to keep threads busy. A limit
     that cannot hold even one task (measure.one_thread_needs, from every task's chunk
     metadata, ``graph.layer_size``; ``cuts``: :func:`store_cut_bytes` per task; ``fields``:
-    :func:`_reduction_steps`) is refused, naming the smallest that would work.
+    :func:`_reduction_steps`; ``pieces``: :func:`_split_pieces`) is refused, naming the
+    smallest that would work.
     """
     if limit == float("inf"):
         return threads, limit, 0.0, 0.0
     _, chunk = largest_footprint(graph.size)
     usable = (1 - MARGIN) * limit
     per_thread = TASK_FOOTPRINT * chunk
-    needs = one_thread_needs(graph, graph.layer_size, cuts, fields)
+    needs = one_thread_needs(graph, graph.layer_size, cuts, fields, pieces)
     i = int(np.argmax(needs)) if len(needs) else 0
     if len(needs) and needs[i] > usable:
         smallest = math.ceil(needs[i] / (1 - MARGIN) / 2**20) * 2**20  # whole MiB, up
