@@ -76,3 +76,43 @@ def test_free_workers_as_each_was_checked_while_every_worker_runs_or_not():
     assert list(hooks.Plugin._free_iter(plugin)) == ["w2", "w0"]
     s.running.discard(s.workers["w0"])  # paused: still a worker, not running
     assert list(hooks.Plugin._free_iter(plugin)) == ["w2"]
+
+
+def test_holders_addresses_follow_who_has_when_its_members_change_but_not_its_size():
+    # Broadcast.addresses keeps a grid's holders' addresses while who_has is the same
+    # WorkerStates: a holder swapped for another (a replica dropped, one added) at the same
+    # count must show, where a cache by size would keep the old holder.
+    s = _cluster(6)
+    ts = _reader_of([s.workers["w0"], s.workers["w1"]])
+    d = ts.dependencies[0]
+    b = Broadcast()
+    assert b.addresses("grid", d.who_has) == {"w0", "w1"}
+    assert b.addresses("grid", d.who_has) is b.addresses("grid", d.who_has)  # kept
+    d.who_has.discard(s.workers["w1"])
+    d.who_has.add(s.workers["w4"])
+    assert b.addresses("grid", d.who_has) == {"w0", "w4"}
+    b.flight["grid"] = {"w2": "w0", "w3": "w4"}  # every holder sending: no copy starts
+    _, allowed = b.restrict(s, ts, {}, ["w1", "w4", "w0"])
+    assert allowed == ["w4", "w0"] and b.flight["grid"] == {"w2": "w0", "w3": "w4"}
+    b.forget("grid")
+    assert "grid" not in b._holders
+
+
+def test_a_final_task_reading_shared_weights_is_placed_without_a_meeting_walk(monkeypatch):
+    # Twin weighted (two broadcast grids read by every output block, which nothing
+    # reads): main walked each block's meetings (policy.meeting_plan) to find none.
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    walked = []
+    plan = hooks.meeting_plan
+    monkeypatch.setattr(hooks, "meeting_plan", lambda ts, *a, **k: walked.append(ts.key)
+                        or plan(ts, *a, **k))  # fmt: skip
+    w = build("weighted", 60, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    r = simulate(model, workers=8, threads_per_worker=2, policy="tidegate",
+                 bandwidth="200MB/s", record_memory=False)  # fmt: skip
+    assert len(r.trace.tasks) == len(model.dsk)
+    finals = [k for k in walked if "store-map" in str(k)]
+    assert finals == [] and len(walked) < 10  # main: 64 walks, 60 of them final blocks

@@ -24,9 +24,15 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from itertools import chain, filterfalse, tee
+from itertools import chain, compress, filterfalse, tee
 
-from ..policy import BROADCAST_PER_SENDER, SHARED_FANOUT, broadcast_pairs, is_broadcast
+from ..policy import (
+    BROADCAST_MIN_BYTES,
+    BROADCAST_PER_SENDER,
+    SHARED_FANOUT,
+    broadcast_pairs,
+    is_broadcast,
+)
 
 
 def watch(plugin, s) -> None:
@@ -71,6 +77,7 @@ class Broadcast:
         # generation would be held again, so it is not looked at (O(1) per held reader).
         self.generation = 0
         self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
+        self._holders: dict = {}  # key -> (its who_has as last seen, their addresses)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -129,10 +136,12 @@ class Broadcast:
         if comms is None or not self.enabled:
             return partners, candidates
         for d in ts.dependencies:
-            # (SHARED_FANOUT first, as in shared: a root's handle or a mean's input is
-            # no broadcast, found without a call; 2 calls per task on the twin's anomaly)
+            # (is_broadcast's necessary conditions first, as in shared: a root's handle or
+            # a mean's input is no broadcast, found without a call; 2 calls per task on
+            # the twin's anomaly, and on its weighted for the two store handles)
             n = len(d.dependents)
-            if n < SHARED_FANOUT or not d.who_has or not is_broadcast(d.nbytes, n):
+            if n < SHARED_FANOUT or d.nbytes < BROADCAST_MIN_BYTES or not d.who_has \
+                    or not is_broadcast(d.nbytes, n):  # fmt: skip
                 continue
             candidates = self._allowed(s, comms, d, candidates, stimulus_id)
             if partners:
@@ -208,12 +217,33 @@ class Broadcast:
             self._seen[d.key] = seen
             # By address (dask keeps only current workers in who_has): a str's hash is
             # cached, a WorkerState hashes in Python, twice per copy on its way.
-            holders = set(map(_address, who))
-            for dest in [a for a, src in flight.items() if a in holders
-                         or a not in workers or src not in holders]:  # fmt: skip
+            holders = self.addresses(d.key, who)
+            # Landed, receiver gone, or sender no longer a holder: found in C (a Python
+            # pass over every copy on its way, at each landing, was a tenth of the
+            # plugin's broadcast work, twin weighted 100x4); removing them in another
+            # order leaves the same dict.
+            gone = set(compress(flight, map(operator.not_,
+                                            map(holders.__contains__, flight.values()))))
+            gone.update(filter(holders.__contains__, flight))
+            gone.update(filterfalse(workers.__contains__, flight))
+            for dest in gone:
                 del flight[dest]
-                self.generation += 1
+            self.generation += len(gone)
         return flight
+
+    def addresses(self, key, who) -> set:
+        """The addresses of ``who`` (input ``key``'s holders; not to be changed), kept
+        while its holders are the same WorkerStates. Why: a root reading a grid asked them
+        of every holder, one WorkerState read from memory each (twin weighted 100x4: ~40
+        holders per grid per root); the comparison with the copy kept goes through the
+        two sets' tables, identity first with the hashes they store (no WorkerState read,
+        no Python call)."""
+        kept = self._holders.get(key)
+        if kept is not None and kept[0] == who:
+            return kept[1]
+        holders = set(map(_address, who))
+        self._holders[key] = (set(who), holders)
+        return holders
 
     def _allowed(self, s, comms, d, candidates, stimulus_id):
         """The candidates that hold d or await a copy (in order), copies started for the
@@ -238,7 +268,7 @@ class Broadcast:
                 return allowed
         # Candidates that hold d or await a copy, and the others: by address, with C's
         # filters.
-        holders = set(map(_address, who))  # (who_has keeps only current workers)
+        holders = self.addresses(d.key, who)  # (who_has keeps only current workers)
         covered = holders.union(flight)
         per = BROADCAST_PER_SENDER
         every_holder_sending = len(flight) >= len(who) * per
@@ -302,6 +332,7 @@ class Broadcast:
     def forget(self, key) -> None:
         self.flight.pop(key, None)
         self._seen.pop(key, None)
+        self._holders.pop(key, None)
         self.held.pop(key, None)
 
 

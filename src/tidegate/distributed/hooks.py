@@ -54,6 +54,7 @@ from .held import Held
 from ..policy import (
     HANDLE_MAX_BYTES,
     SHARED_FANOUT,
+    MeetingPlan,
     Policy,
     further_meeting,
     holds_data,
@@ -288,7 +289,7 @@ class Plugin(SchedulerPlugin):
         if self._plans or self._chains:  # its neighbours' edges changed
             self._forget_plans()
         b = self._broadcast
-        if b.flight or b.held or b._seen:
+        if b.flight or b.held or b._seen or b._holders:
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
@@ -1332,7 +1333,7 @@ class Plugin(SchedulerPlugin):
             if not info or not info[2]:  # not shared now, or a holder could send: look
                 return False
             who, flight, _ = info
-            here = (on & set(map(_address, who))) | (on & flight.keys())
+            here = (on & self._broadcast.addresses(k, who)) | (on & flight.keys())
             covered = here if covered is None else covered & here
         return covered
 
@@ -1348,10 +1349,14 @@ class Plugin(SchedulerPlugin):
         shared: dict = {}  # partners through inputs other tasks read too (a grid)
         complete: set = set()  # workers where ts's data completes a consumer
         spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
-        partners, allowed = self._broadcast.restrict(
-            self.scheduler, ts, self._partners(ts, lacks, shared, complete, spread),
-            listed, stimulus_id)  # fmt: skip
-        lacks = self._lacked = {r.key for r in lacks}  # (for _wake_lacked)
+        plan = self._plan(ts)
+        # A root whose data meets nothing (a final task reading broadcast weights) has no
+        # partners, lacks none and no further meeting: neither walk is made for it.
+        found = _partners(ts, lacks, shared, complete, self._size, spread, plan) \
+            if plan.meetings else {}  # fmt: skip
+        partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
+                                                     stimulus_id)  # fmt: skip
+        lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
         if allowed is not listed:
             def free():
                 return iter(allowed)
@@ -1362,8 +1367,8 @@ class Plugin(SchedulerPlugin):
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
-                                      nbytes=self._size, meetings=self._plan(ts).meetings,
-                                      chains=self._chains)  # fmt: skip
+                                      nbytes=self._size, meetings=plan.meetings,
+                                      chains=self._chains) if plan.meetings else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1371,11 +1376,14 @@ class Plugin(SchedulerPlugin):
         # Any open worker for every hint piled a tree reduction's loads there (anomaly
         # 100x4: peak 1.24x, time 1.15x; with ``whole`` 1.05x and 1.11x, still 0.96x and
         # 0.58x queuing's).
-        if allowed is not listed:
-            ok = set(allowed)
-        else:
-            ok = self._open if whole else self._free_key
-        hint = {w: n for w, n in hint.items() if w in ok}
+        if hint:
+            # (the allowed workers are listed only for a hint: reading them all cost a
+            # pass over the free workers per root, twin weighted, which has none)
+            if allowed is not listed:
+                ok = set(allowed)
+            else:
+                ok = self._open if whole else self._free_key
+            hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
             # (a worker of the further meeting counts as completing it: see ``whole``)
             addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
@@ -1396,6 +1404,8 @@ class Plugin(SchedulerPlugin):
             return entry[1]
         if len(self._chains) > CHAINS_KEPT:
             self._chains.clear()  # a big graph's: those of roots placed long ago
+        if not ts.dependents:
+            return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
                             chains=self._chains)
         self._plans[ts.key] = (ts, plan)
@@ -1599,6 +1609,8 @@ def _read_on(ts):
     return read_on_key
 
 
+# meeting_plan of a task no task reads: it meets nothing (read only, never changed)
+_NO_MEETINGS = MeetingPlan(False, (), ())
 _DONE = frozenset({"memory", "erred", "released", "forgotten"})
 _UNPLACED = frozenset({"released", "waiting", "queued", "no-worker"})  # a root still to place
 
