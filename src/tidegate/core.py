@@ -703,14 +703,15 @@ class Scheduler:
         those whose outputs are not much smaller than their share of x (a view or a copy
         of a piece of it frees nothing yet), then up through the pending tasks these wait
         for. None if one is a root, an output or under a limit, if there are more than
-        ``PULL_MOST``, or if the results they leave held or read back from disk, sized by
-        their layers' largest so far, come to more than half of x or are not known."""
+        ``PULL_MOST``, or if the results they leave in memory, sized by their layers'
+        largest so far, are not known or come to more than half of x: those read by tasks
+        outside, and inputs they read back from disk that tasks outside read too (an input
+        read back for them alone is read back as well when they run in their turn)."""
         state, nbytes, layer = self.state, self.nbytes, self._layer
         sized = self._layer_bytes.__getitem__
         consumers = [d for d in self._dependents(x) if state[d] == WAITING or state[d] == READY]
         small = nbytes[x] / len(consumers) / 4
         cone: set[int] = set()
-        left = 0.0  # bytes the cone leaves held, or reads back
         for stack, down in ((consumers, True), ([], False)):
             if not down:  # up from every task found going down
                 stack = [e for t in cone for e in self._dependencies(t)
@@ -731,15 +732,20 @@ class Scheduler:
                     s = state[e]
                     if s == WAITING or s == READY:
                         stack.append(e)
+        left = 0.0
+        read: set[int] = set()
         for t in cone:
             for e in self._dependencies(t):
                 s = state[e]
                 if s == SPILLED:
-                    left += nbytes[e]
+                    read.add(e)
                 elif s != MEMORY and s != PROCESSING and e not in cone:
                     return None  # (dropped: it runs again first)
             if any(d not in cone for d in self._dependents(t)):
                 left += sized(layer[t])
+        for e in read:
+            if any(d not in cone and state[d] in _PENDING for d in self._dependents(e)):
+                left += nbytes[e]
         return cone if left <= nbytes[x] / 2 else None  # (NaN: no)
 
     def _root_fits(self, w: int, i: int) -> bool:
