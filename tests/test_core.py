@@ -4,7 +4,7 @@ import math
 import random
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
 from tidegate.core import (
@@ -394,8 +394,18 @@ def _ran_once_but_views(core, runs, roots_too) -> None:
     assert all(core.state[i] in (MEMORY, SPILLED) for i in g.outputs.tolist())
 
 
+# A root dropped with its ready piece 2, and 4 (reading 2 alone) withdrawn with them: 6
+# reads 2 and 4 and waited for nothing else, but its inputs were counted per level, so
+# nothing woke the root (main: "work remains but nothing runs", review17).
+PIECE_AND_ITS_FOLLOWER = dict(
+    dag=({0: [], 1: [], 2: [0], 3: [], 4: [2], 5: [0], 6: [2, 4]}, [1]), threads=1, budget=1.0,
+    seed=0, roots_too=True, ceiling=math.inf, need=0.0,
+)  # fmt: skip
+
+
 @settings(max_examples=150, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(*VIEW_CASES)
+@example(**PIECE_AND_ITS_FOLLOWER)
 def test_dropping_views_keeps_every_invariant(dag, threads, budget, seed, roots_too, ceiling,
                                               need):
     """As above with about half the single-input tasks views of their input (made again
@@ -437,6 +447,7 @@ def _drive_naming_buffers(core, seed, size, on_event):
 
 @settings(max_examples=150, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(*VIEW_CASES)
+@example(**PIECE_AND_ITS_FOLLOWER)
 def test_dropping_views_of_named_buffers_keeps_every_invariant(dag, threads, budget, seed,
                                                               roots_too, ceiling, need):
     """As above with every result's buffer named (review17 #7: the test above names none,

@@ -1116,29 +1116,33 @@ class Scheduler:
         one of them alone, be withdrawn with them, ``depth`` levels down at most (a chunk's
         pad view, ready, and its splits waiting for it alone), or be woken once they are
         dropped (reading several, it would wait for nothing else: vorticity's difference of
-        a split of that view and a piece of the chunk). None if some cannot; else those
-        withdrawn too and those to wake."""
+        a split of that view and a piece of the chunk). A task's inputs among those going
+        are counted over every level (reading a piece and a task withdrawn with it, one
+        level down, it waits for nothing else: counted per level, it was left waiting and
+        nothing woke the root, review17). None if some cannot; else those withdrawn too
+        and those to wake."""
         state, waiting_on, dropped_in = self.state, self.waiting_on, self._dropped_in
         count: dict[int, int] = {}  # waiting task -> its inputs among those going
-        for d in going:
-            for m in self._dependents(d):
-                if state[m] != WAITING:
-                    return None
-                count[m] = count.get(m, 0) + 1
-        follow, wake = [], []
-        for m, k in count.items():
-            if waiting_on[m] > dropped_in.get(m, 0) + k:
-                continue  # woken when its other inputs are in
-            if self._ndeps[m] > 1:
-                wake.append(m)
-            elif depth == 0 or self._output[m] or m in self._limited or not self.needed_by[m]:
-                return None  # (one needed by none: nothing would wake it)
-            else:
-                follow.append(m)
-        if not follow:
-            return follow, wake
-        deeper = self._following(follow, depth - 1)
-        return None if deeper is None else (follow + deeper[0], wake + deeper[1])
+        follow: list[int] = []
+        while going:
+            deeper = []
+            for d in going:
+                for m in self._dependents(d):
+                    if state[m] != WAITING:
+                        return None
+                    count[m] = count.get(m, 0) + 1
+                    if self._ndeps[m] > 1:
+                        continue
+                    if depth == 0 or self._output[m] or m in self._limited or (
+                            not self.needed_by[m]):  # fmt: skip
+                        return None  # (one needed by none: nothing would wake it)
+                    deeper.append(m)
+            follow += deeper
+            going, depth = deeper, depth - 1
+        # (Woken when its other inputs are in, if it waits for more.)
+        wake = [m for m, k in count.items()
+                if self._ndeps[m] > 1 and waiting_on[m] <= dropped_in.get(m, 0) + k]  # fmt: skip
+        return follow, wake
 
     def _drop(self, i: int, sid: int, actions: list, arg=None) -> None:
         going, wake = self._drop_with(i)
