@@ -139,6 +139,46 @@ class FullDisk(SpillStore):
         return super()._open(fn)
 
 
+class HeldAfterOpen(GatedStore):
+    """A GatedStore whose writer, once its open returned or raised, waits for ``finish``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tried_open = threading.Event()
+        self.finish = threading.Event()
+
+    def _open(self, fn):
+        try:
+            return super()._open(fn)
+        finally:
+            self.tried_open.set()
+            assert self.finish.wait(60)
+
+
+def test_close_without_waiting_removes_the_folder_while_a_file_opens(tmp_path, monkeypatch):
+    """A Ctrl-C's close(wait=False) while the writer opens its next file, after rmtree
+    emptied the folder and before it removes it: the folder is gone when close returns."""
+    store = HeldAfterOpen(str(tmp_path))
+    store.put(1, np.ones(10))
+    store.writer_reached_a_file()
+    writer, folder = store._writer, store.path
+    real_rmdir = os.rmdir
+
+    def rmdir(path, *args, **kwargs):  # rmtree emptied the folder: the writer opens now
+        if os.path.basename(str(path)) == os.path.basename(folder):
+            store.go.release()
+            assert store.tried_open.wait(60)
+        return real_rmdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rmdir", rmdir)
+    store.close(wait=False)
+    monkeypatch.undo()
+    assert not os.path.exists(folder)
+    store.finish.set()
+    writer.join(60)
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_disk_full_is_named_on_the_key_that_failed(tmp_path):
     failed = threading.Event()

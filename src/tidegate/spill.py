@@ -155,7 +155,13 @@ class SpillStore:
                 self._lock.notify_all()
 
     def _open(self, fn: str):
-        return open(fn, "wb")
+        # Under the lock: once close() has begun no file appears in the folder, so its
+        # rmtree empties it and removes it (a file opened between rmtree's listing and its
+        # rmdir left the folder behind after a Ctrl-C, until the write ended).
+        with self._lock:
+            if self._closed:
+                raise FileNotFoundError(errno.ENOENT, "the spill folder was removed", fn)
+            return open(fn, "wb")
 
     def _write(self, fn: str, value: Any, name) -> tuple[int, float]:
         t0 = time.perf_counter()
