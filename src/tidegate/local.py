@@ -445,6 +445,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
 
     if limited:  # till the run ends (finally below): set here, an error above leaves none
         return_freed_memory_to_os()
+        undo.append(leave_freed_memory_to_glibc)
     undo.clear()  # the finally below releases all of it from here on
     try:
         c0 = time.perf_counter()
