@@ -217,12 +217,23 @@ LEFT_MMAP_THRESHOLD, LEFT_TRIM_THRESHOLD = 32 * 2**20, 64 * 2**20
 _allocator_lock = threading.Lock()
 _limited = 0  # limited computes running in this process
 _before: tuple | None = None  # glibc's parameters before them (_thresholds), to put back
+_tight = False  # the settings are on (tighten), till the last limited compute ends
+# A governed run tightens glibc's settings once RSS grows past this share of its limit:
+# below it, memory glibc keeps cannot take the process past the limit, and the settings'
+# page faults would be paid for nothing.
+TIGHTEN = 0.5
+# Below this limit the settings apply from the start: glibc kept 50-90 MB free in its heaps
+# on a groupby climatology at 300 MB (mmap threshold 1 MiB), and a 32 MB limit's run,
+# loose till half of it, spilled 19 of its 20 MB held (test_budget, after other tests).
+LOOSE_FROM = 256 * 2**20
 
 
-def return_freed_memory_to_os() -> None:
+def return_freed_memory_to_os(at_once: bool = True) -> None:
     """Make glibc give freed memory back to the OS at once, so RSS reflects what is held,
     till :func:`leave_freed_memory_to_glibc` (each limited compute calls both; the settings
-    hold while any of them runs).
+    hold while any of them runs). ``at_once=False``: glibc's free memory is trimmed now,
+    and the settings wait for :func:`tighten`, which a run's governor calls once its
+    process nears the limit.
 
     glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
     mmap threshold so the next ones of that size come from the heap too (freed, they stay
@@ -234,10 +245,26 @@ def return_freed_memory_to_os() -> None:
         return
     with _allocator_lock:
         _limited += 1
-        if _limited > 1:
+        if _limited == 1:
+            _before = _thresholds()
+            trim()  # what glibc kept free out of RSS before the run's first reading
+    if at_once:
+        tighten()
+
+
+def tighten() -> None:
+    """The settings of :func:`return_freed_memory_to_os`, while a limited compute runs (once
+    till the last ends). They cost every array of 128 KiB or more a fresh mapping faulted
+    in page by page: a histogram's 512 KiB temporaries took 480 k page faults against 4 k
+    and 3x dask threaded's time at 300 MB though its process never grew past 50 MB; so a
+    governed run sets them only once its process grows past ``TIGHTEN`` of the limit."""
+    global _tight
+    if _LIBC is None:
+        return
+    with _allocator_lock:
+        if not _limited or _tight:
             return
-        _before = _thresholds()
-        trim()  # what glibc kept free out of RSS before the run's first reading
+        _tight = True
         _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         # Setting the trim threshold freezes the mmap threshold where it is: after the
         # process freed a 32 MB array before its first compute (writing the inputs, say),
@@ -245,6 +272,7 @@ def return_freed_memory_to_os() -> None:
         # (100 MB of vorticity's 200 at one thread). Back to glibc's default.
         _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
         advise_huge_pages()
+        trim()
 
 
 def leave_freed_memory_to_glibc() -> None:
@@ -256,10 +284,12 @@ def leave_freed_memory_to_glibc() -> None:
     global _limited
     if _LIBC is None:
         return
+    global _tight
     with _allocator_lock:
         _limited -= 1
-        if _limited:
+        if _limited or not _tight:
             return
+        _tight = False
         if _before is None:
             _LIBC.mallopt(M_TRIM_THRESHOLD, LEFT_TRIM_THRESHOLD)
             _LIBC.mallopt(M_MMAP_THRESHOLD, LEFT_MMAP_THRESHOLD)
@@ -571,8 +601,14 @@ class Governor:
     def _loop(self) -> None:
         clock = time.perf_counter
         near = (1 - MARGIN) * self.limit
+        loose = self.usable * TIGHTEN  # glibc's settings wait till RSS grows past this
         while not self._stop.wait(self.interval):
-            if self._read() > near and clock() - self._last_trim > TRIM_INTERVAL:
+            above = self._read()
+            if above > loose:
+                loose = math.inf
+                tighten()
+                self._read()
+            if above > near and clock() - self._last_trim > TRIM_INTERVAL:
                 trim()
                 self._last_trim = clock()
                 self.trims += 1
