@@ -169,3 +169,24 @@ def test_memory_glibc_gives_back_during_a_run_is_no_room_for_it(tmp_path):
     run spilled nothing (it spills 29 MB without those temporaries before it)."""
     got = run_fresh(SPILLING, spill_dir=tmp_path)
     assert got["spilled"] >= 20 * 400e3, got
+
+
+def test_memory_glibc_gives_back_during_a_run_is_not_charged_to_it():
+    """The baseline falls with what the process gives back (a thread heap's free top), but
+    the readings taken before stay: above the old baseline, they count what the run grew
+    by. On the old code they rose with the fall, and the 40 MB given back read as the run's:
+    this budget was 6 MB for 21 held, the group's footprint 19 MB. (Traced in the test order
+    allocator-rss-budget: readings of 48-63 MB with 0-1.6 MB held at 2 and 4 MB limits, right
+    after 30-63 MB fell.)"""
+    from types import SimpleNamespace
+
+    rss = [120e6]
+    gov = measure.Governor(32e6, baseline=100e6)  # not started: readings by hand
+    gov._proc = SimpleNamespace(memory_info=lambda: SimpleNamespace(rss=rss[0]))
+    gov.restart()  # 20 MB of loads held
+    rss[0] = 121e6  # one more load
+    gov._read()
+    rss[0] = 81e6  # another thread's heap gives its 40 MB top back
+    budget = gov.budget(21e6, 0, [7], 1, {7: 1}, ran_inputs=[0.0], fresh=1e6)
+    assert gov.baseline == 81e6  # what was given back is no room for the run
+    assert gov.footprint[7] < 1e6 and budget >= 21e6, (gov.footprint, budget)

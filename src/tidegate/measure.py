@@ -550,6 +550,9 @@ class Governor:
         self._max = 0
         self._net = 0  # latest reading less the bytes then on their way to disk
         self._start = 0  # the net reading when the runtime last acted (restart)
+        # The sampler's readings and the runtime's (restart, budget) move the baseline and
+        # the readings together: one at a time, so that none mixes two baselines.
+        self._lock = threading.RLock()
         self._proc = psutil.Process()
         self._stop = threading.Event()
         self._last_trim = 0.0
@@ -566,28 +569,30 @@ class Governor:
         self._thread.join()
 
     def _read(self) -> int:
-        rss = self._proc.memory_info().rss
-        if rss < self.baseline:
-            self._lower_baseline(rss)
-        above = rss - self.baseline
-        self.now = above
-        if above > self.peak:
-            self.peak = above
-        net = self._net = above - self._pending() if self._pending is not None else above
-        if net > self._max:
-            self._max = net
-        return above
+        with self._lock:
+            rss = self._proc.memory_info().rss
+            if rss < self.baseline:
+                self._lower_baseline(rss)
+            above = rss - self.baseline
+            self.now = above
+            if above > self.peak:
+                self.peak = above
+            net = self._net = above - self._pending() if self._pending is not None else above
+            if net > self._max:
+                self._max = net
+            return above
 
     def _lower_baseline(self, rss: int) -> None:
         """The limit counts from the lowest RSS since the run started: memory the process
         held then and gave back since is no room for the run. (glibc keeps a thread heap's
         free top, which malloc_trim leaves, till a block freed in that heap finds the trim
         threshold low: 40 MB so given back by a worker read as 40 MB of room, and a run at
-        1 MB that spills 29 MB spilled nothing.) Readings kept from before move with it."""
-        shift = self.baseline - rss
+        1 MB that spills 29 MB spilled nothing.) Readings kept from before stay: taken above
+        a baseline that still held what was given back, they count what the run grew by.
+        (Moved with the baseline, they read it as the run's: 40 MB given back by another
+        thread in a run at 32 MB holding 21 read 40 MB, its group's footprint 19 MB, and
+        its budget fell to 6 MB.)"""
         self.baseline = rss
-        self._start += shift
-        self._max += shift
 
     def fresh(self) -> int:
         """RSS above baseline now, read apart from the sampler (its books untouched)."""
@@ -662,9 +667,10 @@ class Governor:
         subtraction that allocates only its output.) The reading now is where the
         tasks starting now start from: what the process grows by until the next ask is
         theirs (and the results and loads they bring), whatever the books count as held."""
-        self._read()
-        self._start = self._net
-        self._max = -math.inf
+        with self._lock:
+            self._read()
+            self._start = self._net
+            self._max = -math.inf
 
     def guess(self, largest: float) -> float:
         return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
@@ -691,8 +697,9 @@ class Governor:
         less than half those inputs (a pad's one-row edges beside its full chunks) may
         raise a footprint but not lower it; a footprint is the highest of the group's
         latest readings (``RECENT``)."""
-        self._read()  # at least one reading in the interval, however short
-        high, self._max = self._max, self._net
+        with self._lock:
+            self._read()  # at least one reading in the interval, however short
+            high, self._max, start = self._max, self._net, self._start
         if self._pending is not None:
             backlog = 0.0  # each reading is already less what was on its way to disk
         over = max(0.0, high - held - backlog)
@@ -700,7 +707,7 @@ class Governor:
         guess = self.guess(largest)
         inputs = inputs or {}
         if ran:
-            grew = high - self._start - fresh if fresh is not None else 0.0
+            grew = high - start - fresh if fresh is not None else 0.0
             size: dict = {}
             for k, g in enumerate(ran):
                 b = ran_inputs[k] if ran_inputs is not None else 0.0
