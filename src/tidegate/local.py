@@ -30,6 +30,7 @@ from dask.sizeof import sizeof
 from .core import Failed, Finished, Load, Release, Run, Scheduler, Spill
 from .live import state_codes
 from .measure import (
+    LOOSE_FROM,
     MARGIN,
     MARGIN_BYTES,
     TASK_FOOTPRINT,
@@ -443,8 +444,9 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
             int(sum(w.spilled for w in ws)),
         ))  # fmt: skip
 
-    if limited:  # till the run ends (finally below): set here, an error above leaves none
-        return_freed_memory_to_os()
+    if limited:  # till the run ends (finally below): set here, an error above leaves none;
+        # a governor tightens them once its process nears the limit
+        return_freed_memory_to_os(at_once=not governed or hooks.cap < LOOSE_FROM)
         undo.append(leave_freed_memory_to_glibc)
     undo.clear()  # the finally below releases all of it from here on
     try:

@@ -217,12 +217,23 @@ LEFT_MMAP_THRESHOLD, LEFT_TRIM_THRESHOLD = 32 * 2**20, 64 * 2**20
 _allocator_lock = threading.Lock()
 _limited = 0  # limited computes running in this process
 _before: tuple | None = None  # glibc's parameters before them (_thresholds), to put back
+_tight = False  # the settings are on (tighten), till the last limited compute ends
+# A governed run tightens glibc's settings once RSS grows past this share of its limit:
+# below it, memory glibc keeps cannot take the process past the limit, and the settings'
+# page faults would be paid for nothing.
+TIGHTEN = 0.5
+# Below this limit the settings apply from the start: glibc kept 50-90 MB free in its heaps
+# on a groupby climatology at 300 MB (mmap threshold 1 MiB), and a 32 MB limit's run,
+# loose till half of it, spilled 19 of its 20 MB held (test_budget, after other tests).
+LOOSE_FROM = 256 * 2**20
 
 
-def return_freed_memory_to_os() -> None:
+def return_freed_memory_to_os(at_once: bool = True) -> None:
     """Make glibc give freed memory back to the OS at once, so RSS reflects what is held,
     till :func:`leave_freed_memory_to_glibc` (each limited compute calls both; the settings
-    hold while any of them runs).
+    hold while any of them runs). ``at_once=False``: glibc's free memory is trimmed now,
+    and the settings wait for :func:`tighten`, which a run's governor calls once its
+    process nears the limit.
 
     glibc keeps freed chunks in its heaps, and after a large block is freed it raises its
     mmap threshold so the next ones of that size come from the heap too (freed, they stay
@@ -234,10 +245,26 @@ def return_freed_memory_to_os() -> None:
         return
     with _allocator_lock:
         _limited += 1
-        if _limited > 1:
+        if _limited == 1:
+            _before = _thresholds()
+            trim()  # what glibc kept free out of RSS before the run's first reading
+    if at_once:
+        tighten()
+
+
+def tighten() -> None:
+    """The settings of :func:`return_freed_memory_to_os`, while a limited compute runs (once
+    till the last ends). They cost every array of 128 KiB or more a fresh mapping faulted
+    in page by page: a histogram's 512 KiB temporaries took 480 k page faults against 4 k
+    and 3x dask threaded's time at 300 MB though its process never grew past 50 MB; so a
+    governed run sets them only once its process grows past ``TIGHTEN`` of the limit."""
+    global _tight
+    if _LIBC is None:
+        return
+    with _allocator_lock:
+        if not _limited or _tight:
             return
-        _before = _thresholds()
-        trim()  # what glibc kept free out of RSS before the run's first reading
+        _tight = True
         _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         # Setting the trim threshold freezes the mmap threshold where it is: after the
         # process freed a 32 MB array before its first compute (writing the inputs, say),
@@ -245,6 +272,7 @@ def return_freed_memory_to_os() -> None:
         # (100 MB of vorticity's 200 at one thread). Back to glibc's default.
         _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
         advise_huge_pages()
+        trim()
 
 
 def leave_freed_memory_to_glibc() -> None:
@@ -256,10 +284,12 @@ def leave_freed_memory_to_glibc() -> None:
     global _limited
     if _LIBC is None:
         return
+    global _tight
     with _allocator_lock:
         _limited -= 1
-        if _limited:
+        if _limited or not _tight:
             return
+        _tight = False
         if _before is None:
             _LIBC.mallopt(M_TRIM_THRESHOLD, LEFT_TRIM_THRESHOLD)
             _LIBC.mallopt(M_MMAP_THRESHOLD, LEFT_MMAP_THRESHOLD)
@@ -520,6 +550,9 @@ class Governor:
         self._max = 0
         self._net = 0  # latest reading less the bytes then on their way to disk
         self._start = 0  # the net reading when the runtime last acted (restart)
+        # The sampler's readings and the runtime's (restart, budget) move the baseline and
+        # the readings together: one at a time, so that none mixes two baselines.
+        self._lock = threading.RLock()
         self._proc = psutil.Process()
         self._stop = threading.Event()
         self._last_trim = 0.0
@@ -536,28 +569,30 @@ class Governor:
         self._thread.join()
 
     def _read(self) -> int:
-        rss = self._proc.memory_info().rss
-        if rss < self.baseline:
-            self._lower_baseline(rss)
-        above = rss - self.baseline
-        self.now = above
-        if above > self.peak:
-            self.peak = above
-        net = self._net = above - self._pending() if self._pending is not None else above
-        if net > self._max:
-            self._max = net
-        return above
+        with self._lock:
+            rss = self._proc.memory_info().rss
+            if rss < self.baseline:
+                self._lower_baseline(rss)
+            above = rss - self.baseline
+            self.now = above
+            if above > self.peak:
+                self.peak = above
+            net = self._net = above - self._pending() if self._pending is not None else above
+            if net > self._max:
+                self._max = net
+            return above
 
     def _lower_baseline(self, rss: int) -> None:
         """The limit counts from the lowest RSS since the run started: memory the process
         held then and gave back since is no room for the run. (glibc keeps a thread heap's
         free top, which malloc_trim leaves, till a block freed in that heap finds the trim
         threshold low: 40 MB so given back by a worker read as 40 MB of room, and a run at
-        1 MB that spills 29 MB spilled nothing.) Readings kept from before move with it."""
-        shift = self.baseline - rss
+        1 MB that spills 29 MB spilled nothing.) Readings kept from before stay: taken above
+        a baseline that still held what was given back, they count what the run grew by.
+        (Moved with the baseline, they read it as the run's: 40 MB given back by another
+        thread in a run at 32 MB holding 21 read 40 MB, its group's footprint 19 MB, and
+        its budget fell to 6 MB.)"""
         self.baseline = rss
-        self._start += shift
-        self._max += shift
 
     def fresh(self) -> int:
         """RSS above baseline now, read apart from the sampler (its books untouched)."""
@@ -571,8 +606,14 @@ class Governor:
     def _loop(self) -> None:
         clock = time.perf_counter
         near = (1 - MARGIN) * self.limit
+        loose = self.usable * TIGHTEN  # glibc's settings wait till RSS grows past this
         while not self._stop.wait(self.interval):
-            if self._read() > near and clock() - self._last_trim > TRIM_INTERVAL:
+            above = self._read()
+            if above > loose:
+                loose = math.inf
+                tighten()
+                self._read()
+            if above > near and clock() - self._last_trim > TRIM_INTERVAL:
                 trim()
                 self._last_trim = clock()
                 self.trims += 1
@@ -625,10 +666,20 @@ class Governor:
         released just after it, and charged them to the next task: 50 MB to a
         subtraction that allocates only its output.) The reading now is where the
         tasks starting now start from: what the process grows by until the next ask is
-        theirs (and the results and loads they bring), whatever the books count as held."""
-        self._read()
-        self._start = self._net
-        self._max = -math.inf
+        theirs (and the results and loads they bring), whatever the books count as held.
+
+        With glibc's settings on (:func:`tighten`), what the runtime released goes back to the
+        OS first: a thread inheriting an arena whose heap holds free chunks (a loose
+        compute's thread left them; the trim at the run's start left them free, not
+        resident) has blocks of 128 KiB and more carved from them instead of mapped, and
+        freed they stay resident till a trim: 1 MB loads released one by one read as 19 MB
+        of footprint in a run at 32 MB, which spilled 8-10 of its 20 MB in 3-4 of 8 runs."""
+        with self._lock:
+            if _tight:
+                trim()
+            self._read()
+            self._start = self._net
+            self._max = -math.inf
 
     def guess(self, largest: float) -> float:
         return (TASK_FOOTPRINT - 1) * max(self.chunk, largest)
@@ -655,8 +706,9 @@ class Governor:
         less than half those inputs (a pad's one-row edges beside its full chunks) may
         raise a footprint but not lower it; a footprint is the highest of the group's
         latest readings (``RECENT``)."""
-        self._read()  # at least one reading in the interval, however short
-        high, self._max = self._max, self._net
+        with self._lock:
+            self._read()  # at least one reading in the interval, however short
+            high, self._max, start = self._max, self._net, self._start
         if self._pending is not None:
             backlog = 0.0  # each reading is already less what was on its way to disk
         over = max(0.0, high - held - backlog)
@@ -664,7 +716,7 @@ class Governor:
         guess = self.guess(largest)
         inputs = inputs or {}
         if ran:
-            grew = high - self._start - fresh if fresh is not None else 0.0
+            grew = high - start - fresh if fresh is not None else 0.0
             size: dict = {}
             for k, g in enumerate(ran):
                 b = ran_inputs[k] if ran_inputs is not None else 0.0
