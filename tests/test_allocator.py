@@ -230,3 +230,19 @@ def test_blocks_carved_from_an_inherited_heap_reach_the_os_once_released(tmp_pat
     fit, spilled 8-10 of their 20 MB (the loads' releases read as the next tasks' footprint)."""
     got = run_fresh(INHERITED, spill_dir=tmp_path)
     assert got["spilled"] == [0] * 8, got
+
+
+@pytest.mark.skipif(measure._LIBC is None, reason="glibc only")
+def test_a_governor_tightening_before_its_run_is_counted_tries_again():
+    """A governor samples from its start, before the run counts itself a limited compute
+    (review17: a big graph's ingestion had the process past half its limit already): the
+    settings cannot go on yet, tighten() says so, and the sampler tries again at its next
+    reading instead of giving up for the run."""
+    assert measure._limited == 0
+    assert measure.tighten() is False and not measure._tight
+    measure.return_freed_memory_to_os(at_once=False)
+    try:
+        assert measure.tighten() is True and measure._tight
+    finally:
+        measure.leave_freed_memory_to_glibc()
+    assert not measure._tight

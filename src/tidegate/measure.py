@@ -252,7 +252,7 @@ def return_freed_memory_to_os(at_once: bool = True) -> None:
         tighten()
 
 
-def tighten() -> None:
+def tighten() -> bool:
     """The settings of :func:`return_freed_memory_to_os`, while a limited compute runs (once
     till the last ends). They cost every array of 128 KiB or more a fresh mapping faulted
     in page by page: a histogram's 512 KiB temporaries took 480 k page faults against 4 k
@@ -260,10 +260,10 @@ def tighten() -> None:
     governed run sets them only once its process grows past ``TIGHTEN`` of the limit."""
     global _tight
     if _LIBC is None:
-        return
+        return True  # nothing to set
     with _allocator_lock:
         if not _limited or _tight:
-            return
+            return _tight  # not yet counted (a governor sampling before its run set up)
         _tight = True
         _LIBC.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
         # Setting the trim threshold freezes the mmap threshold where it is: after the
@@ -273,6 +273,7 @@ def tighten() -> None:
         _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
         advise_huge_pages()
         trim()
+        return True
 
 
 def leave_freed_memory_to_glibc() -> None:
@@ -609,9 +610,8 @@ class Governor:
         loose = self.usable * TIGHTEN  # glibc's settings wait till RSS grows past this
         while not self._stop.wait(self.interval):
             above = self._read()
-            if above > loose:
+            if above > loose and tighten():  # else again at the next reading
                 loose = math.inf
-                tighten()
                 self._read()
             if above > near and clock() - self._last_trim > TRIM_INTERVAL:
                 trim()
