@@ -216,7 +216,6 @@ class Scheduler:
         self._priority = graph.priority.tolist()
         self._root = graph.root.tolist() if self.policy.withholds else [False] * n
         self._known_size = graph.size.tolist()
-        self._layer_size = graph.layer_size.tolist()
         # Consumers are brought forward below a budget (_pull_consumers), not past a
         # user's priorities.
         self._pulls = self._may_spill and graph.user_priority is None
@@ -1191,8 +1190,7 @@ class Scheduler:
         alone (waiting), waits for that result's next run."""
         if self.state[i] == READY:
             heap = self._ready_roots if self._root[i] else self._ready
-            heap.remove((self._priority[i], i))
-            heapq.heapify(heap)
+            _heap_remove(heap, heap.index((self._priority[i], i)))
             self.n_ready -= 1
             self.ready_in[self._group[i]] -= 1
         else:

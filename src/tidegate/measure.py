@@ -282,10 +282,9 @@ def leave_freed_memory_to_glibc() -> None:
     process reuses freed memory as it would have. (Left pinned, every array of 128 KiB or
     more stayed a fresh mapping faulted in page by page: dask threaded took 4x its time and
     55x its page faults on a groupby climatology after one at 300 MB, bench/climatology.py.)"""
-    global _limited
+    global _limited, _tight
     if _LIBC is None:
         return
-    global _tight
     with _allocator_lock:
         _limited -= 1
         if _limited or not _tight:
