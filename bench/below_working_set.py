@@ -19,13 +19,15 @@ import shutil
 import statistics
 import tempfile
 
+# Before anything imports distributed: dask's optional `import distributed` finds
+# bench/distributed.py first, and that script takes bench/ off the import path.
+from rss import measured  # noqa: I001 - bench/ is the script's folder
+
 from dask.utils import parse_bytes
 from rich.console import Console
 from rich.table import Table
 
 from tidegate.workloads import make_inputs
-
-from rss import measured  # noqa: E402 - bench/ is the script's folder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
