@@ -710,3 +710,35 @@ def test_a_root_completing_a_consumer_waits_for_ready_tasks_past_the_count():
     assert [a.task for a in core.handle(Finished(ix["x"], 8_000_000))] == [ix["s"]]
     # The slice ran and consumed x: the count frees, v starts.
     assert ix["v"] in {a.task for a in core.handle(Finished(ix["s"], 100)) if type(a) is Run}
+
+
+def test_a_view_run_again_can_be_withdrawn_with_its_root():
+    """A view dropped while its root stays held runs again under its consumer's priority,
+    not its own; its root dropped next withdraws it from the ready heap. The core looked
+    for it under its own priority and broke (review18 #1; found by fuzzing: seed 3739)."""
+    rng = random.Random(3739)
+    n = rng.randint(3, 40)
+    deps = {}
+    for i in range(n):
+        k = rng.randint(0, min(i, 4))
+        deps[i] = sorted(set(rng.sample(range(i), k))) if i else []
+    outs = rng.sample(range(n), rng.randint(1, 3))
+    layers = rng.randint(1, 4)
+
+    def key(i):
+        return (f"layer{i % layers}", i)
+
+    g = testing.make_graph({key(i): [key(d) for d in ds] for i, ds in deps.items()},
+                           [key(i) for i in outs])  # fmt: skip
+    threads, budget = rng.randint(1, 3), rng.choice([1.0, 50.0, 150.0, 400.0])
+    core = Scheduler(g, [(threads, budget)], Policy("tidegate", 1.1), validate=True)
+    core.rerun = [rng.random() < 0.7] * len(g.group_names)
+    core.ceiling = [rng.choice([math.inf, 20.0, 100.0, 300.0])]
+    core.need = [rng.choice([0.0, 5.0, 30.0])] * len(core.need)
+    single = (np.diff(g.dep_ptr) == 1).tolist()
+    for i in range(len(g)):
+        core.views[i] = single[i] and rng.random() < 0.5
+    core._pulls = False  # (the case needs no consumer pulled ahead)
+    runs, _ = drive(core, seed=3739, size=lambda i: 10 * (1 + i % 7))
+    assert core.n_recomputed > 0  # the case: something ran again
+    assert set(g.keys[i] for i in outs) <= {g.keys[t] for t in runs}

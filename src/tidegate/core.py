@@ -1190,7 +1190,10 @@ class Scheduler:
         alone (waiting), waits for that result's next run."""
         if self.state[i] == READY:
             heap = self._ready_roots if self._root[i] else self._ready
-            _heap_remove(heap, heap.index((self._priority[i], i)))
+            # By task, not (own priority, task): a task run again, or offered back by its
+            # limit, waits under another priority (review18 #1: a re-run view withdrawn
+            # with its root broke the core).
+            _heap_remove(heap, next(k for k, (_, t) in enumerate(heap) if t == i))
             self.n_ready -= 1
             self.ready_in[self._group[i]] -= 1
         else:
