@@ -248,3 +248,37 @@ def test_a_governor_tightening_before_its_run_is_counted_tries_again():
     finally:
         measure.leave_freed_memory_to_glibc()
     assert not measure._tight
+
+
+@pytest.mark.skipif(measure._LIBC is None, reason="glibc only")
+@pytest.mark.parametrize("where", ["setup's trim", "finally's join"])
+def test_a_ctrl_c_leaves_no_limited_compute_counted(monkeypatch, where):
+    """A Ctrl-C in the setup's trim, or in the finally while it joins the sampler (a second
+    Ctrl-C), still uncounts the compute: else glibc's settings stayed on for every later
+    compute in the process, tidegate or dask threaded (review18 #3)."""
+    assert measure._limited == 0 and not measure._tight
+    fired = []
+    if where == "setup's trim":
+        trim = measure.trim
+
+        def interrupted():
+            trim()
+            if not fired and threading.current_thread() is threading.main_thread():
+                fired.append(1)
+                raise KeyboardInterrupt
+
+        monkeypatch.setattr(measure, "trim", interrupted)
+    else:
+        stop = measure.Governor.stop
+
+        def interrupted(self):
+            stop(self)
+            fired.append(1)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(measure.Governor, "stop", interrupted)
+    x = da.random.random((1000, 1000), chunks=(250, 250))
+    with pytest.raises(KeyboardInterrupt):
+        x.sum().compute(scheduler=tidegate.get, memory_limit="100MB")
+    assert fired
+    assert measure._limited == 0 and not measure._tight

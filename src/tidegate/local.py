@@ -672,12 +672,14 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
             stats.limit_for_all_threads = fewer[1]
             _warn_fewer_threads(governor, hooks.cap, stats, asked, share, graph.group_names)
     finally:
-        LEDGER.close(core)
-        if governor is not None:
-            governor.stop()
-            stats.peak_memory = governor.peak
-        if limited:
-            leave_freed_memory_to_glibc()
+        try:
+            LEDGER.close(core)
+            if governor is not None:
+                governor.stop()  # a join: a second Ctrl-C may land here
+                stats.peak_memory = governor.peak
+        finally:  # else glibc's settings stayed on for every later compute in the process
+            if limited:
+                leave_freed_memory_to_glibc()
         if trace is not None:
             sample(time.perf_counter() - t0)
         stats.bytes_spilled, stats.bytes_loaded = core.bytes_spilled, core.bytes_loaded

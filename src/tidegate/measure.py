@@ -245,11 +245,17 @@ def return_freed_memory_to_os(at_once: bool = True) -> None:
         return
     with _allocator_lock:
         _limited += 1
-        if _limited == 1:
+        first = _limited == 1
+        if first:
             _before = _thresholds()
+    try:
+        if first:
             trim()  # what glibc kept free out of RSS before the run's first reading
-    if at_once:
-        tighten()
+        if at_once:
+            tighten()
+    except BaseException:  # a Ctrl-C in the trim (tens of ms): counted, so uncounted here
+        leave_freed_memory_to_glibc()
+        raise
 
 
 def tighten() -> bool:
