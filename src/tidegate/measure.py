@@ -83,6 +83,7 @@ RECENT = 8
 # the next tasks, started on it, took the process to 1.12x the limit in 1 run of 10).
 TRUSTED = 2
 TRIM_INTERVAL = 0.05  # seconds between malloc_trim calls, at least
+TRIM_SPACING = 10  # Governor.restart's trims: at most a 1/10 share of the time
 
 
 def neediest_first(takes, n: int) -> list[float]:
@@ -562,6 +563,7 @@ class Governor:
         self._proc = psutil.Process()
         self._stop = threading.Event()
         self._last_trim = 0.0
+        self._next_trim = 0.0  # restart's trims: not before (TRIM_SPACING)
         self._thread = threading.Thread(target=self._loop, name="tidegate-rss", daemon=True)
 
     def start(self) -> Governor:
@@ -678,10 +680,19 @@ class Governor:
         compute's thread left them; the trim at the run's start left them free, not
         resident) has blocks of 128 KiB and more carved from them instead of mapped, and
         freed they stay resident till a trim: 1 MB loads released one by one read as 19 MB
-        of footprint in a run at 32 MB, which spilled 8-10 of its 20 MB in 3-4 of 8 runs."""
+        of footprint in a run at 32 MB, which spilled 8-10 of its 20 MB in 3-4 of 8 runs.
+        A trim walks every free chunk, though: microseconds in a clean heap, 5-25 ms in one
+        with thousands of small holes (a notebook's process), where a trim per batch made
+        0.5 MB tasks at 100 MB take 2x their time (review18). So trims take at most about
+        ``1 / TRIM_SPACING`` of the time: after one of c seconds of CPU, none for the next
+        ``TRIM_SPACING * c``."""
         with self._lock:
             if _tight:
-                trim()
+                now = time.perf_counter()
+                if now >= self._next_trim:
+                    cpu = time.thread_time()  # its work: a busy machine's waits are not
+                    trim()
+                    self._next_trim = now + TRIM_SPACING * (time.thread_time() - cpu)
             self._read()
             self._start = self._net
             self._max = -math.inf
