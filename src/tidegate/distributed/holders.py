@@ -61,7 +61,10 @@ def task_to_msg(fn):
     ``SchedulerState._task_to_msg``) listing holders with ``addresses``, or None (the
     expression is not as expected)."""
     if fn not in _made:
-        _made[fn] = _compile(fn)
+        try:
+            _made[fn] = _compile(fn)
+        except Exception:  # (an AST this Python's compiler refuses, say): dask's stays
+            _made[fn] = None
     return _made[fn]
 
 
@@ -91,11 +94,12 @@ def _compile(fn):
     call.args = [gen.generators[0].iter]
     fdef.decorator_list = []
     # def _make(HOOK): <fdef>; return <fdef's function>  -- HOOK becomes a closure variable
+    extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # 3.12+
     make = ast.FunctionDef(
         name="_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=HOOK)],
                                          kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
-        decorator_list=[], returns=None, type_comment=None,
+        decorator_list=[], returns=None, type_comment=None, **extra,
     )  # fmt: skip
     module = ast.Module(body=[make], type_ignores=[])
     ast.copy_location(make, fdef)
