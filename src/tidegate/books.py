@@ -601,10 +601,24 @@ class Books:
         one admits (only idle ones when partners exist, as place_root would choose): the
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
         not the cluster's size."""
-        ws, partner, admissible, idle, load, common = [], [], [], [], [], []
-        shared = shared or {}
         mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
         est = self.estimate(known, group)  # the same on every worker
+        if not partners:
+            # place_root's answer without partners: the least loaded that admits, i.e. the
+            # first candidate that does (they come least loaded first and the scan stops
+            # there), found without its per-worker lists (once per root: a root reading
+            # broadcast weights has none, twin weighted 100x4 ~200 bytecodes a root).
+            for w in candidates:
+                book = self.workers[w]
+                if self._admits(book, w, task, est, w in complete, stimulus_id, True,
+                                int(w == mine), spread, _queues_behind_a_load(book)):  # fmt: skip
+                    self.log.append((task, "placed", w, stimulus_id))
+                    if lacks or self._owed:
+                        self._reserve(task, w, lacks)
+                    return w
+            return None
+        ws, partner, admissible, idle, load, common = [], [], [], [], [], []
+        shared = shared or {}
 
         def examine(w):
             book = self.workers[w]

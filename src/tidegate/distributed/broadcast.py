@@ -253,8 +253,12 @@ class Broadcast:
         four times per root: that was most of the scheduler's CPU per task at 1,000
         workers (twin weighted, while the copies spread). A list is filtered at once."""
         who = d.who_has
-        flight = self._flight(s, d, who)
         workers = s.workers
+        flight = self.flight.get(d.key)
+        if flight or len(who) != len(workers):
+            flight = self._flight(s, d, who)
+        elif flight is None:  # (what _flight does when no copy is on its way: no call)
+            flight = self.flight[d.key] = {}
         lazy = not isinstance(candidates, list)
         if len(who) == len(workers):
             # Every worker holds d (who_has keeps only current workers): a candidate that

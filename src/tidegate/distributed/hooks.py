@@ -48,7 +48,7 @@ from sortedcontainers import SortedDict
 
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
-from . import broadcast, restricted, trim
+from . import broadcast, holders, restricted, trim
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
@@ -457,6 +457,14 @@ class Plugin(SchedulerPlugin):
             )
         elif trimmed is not None:
             scheduler.check_idle_saturated = trimmed
+        # dask's compute-task message with widely held inputs' holders listed from a kept
+        # copy while unchanged (holders.py): the same message, its largest cost cut.
+        self._task_to_msg = None
+        if "_task_to_msg" not in scheduler.__dict__:  # (not another's override)
+            make = holders.task_to_msg(type(scheduler)._task_to_msg)
+            if make is not None:
+                self._task_to_msg = MethodType(make(holders.listing()), scheduler)
+                scheduler._task_to_msg = self._task_to_msg
         idle_task_count = scheduler.idle_task_count
         self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
             else idle_task_count  # fmt: skip
@@ -488,6 +496,8 @@ class Plugin(SchedulerPlugin):
         broadcast.unwatch(s)
         s.idle_task_count = self._saved_idle_task_count  # refilled below
         self._saved_idle_task_count.clear()
+        if self._task_to_msg is not None and s.__dict__.get("_task_to_msg") is self._task_to_msg:
+            del s._task_to_msg
         for name, saved in self._saved.items():
             if saved is _MISSING:
                 s.__dict__.pop(name, None)

@@ -1,0 +1,139 @@
+"""dask's ``_task_to_msg`` with each input's holders listed from a kept copy while they
+are the same workers in the same order.
+
+A compute-task message names every holder of every input (``who_has``): dask lists them
+with a generator over ``dts.who_has``, one ``WorkerState.address`` read per holder per
+task. Where an input is held widely (broadcast weights, a grid, a store handle read by
+every step) that is most of the message's cost: twin weighted, 100 workers x 4, 1,000
+steps, 289 holders listed per task under tidegate (readers go where the grids already
+are, so most are sent once most workers hold them) against queuing's 145, 2,010
+bytecodes per task, the largest single item of the scheduler's work.
+
+The copy is dask's own function recompiled from its own source with that one expression,
+``tuple(ws.address for ws in <holders>)``, replaced by :func:`addresses` over the same
+holders: the same tuple, in the same order, from the same set. A kept copy is used only
+when the set yields the same WorkerStates in the same order as when it was kept (their
+tuple compared in C, identity first), so the message is exactly dask's. Made only when
+the expression is found once, as expected, and the source on disk compiles to the code
+running; otherwise dask's own method stays (as trim.py does).
+"""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import inspect
+import operator
+import textwrap
+
+_made: dict = {}  # dask's function -> its copy (or None): compiled once per process
+_address = operator.attrgetter("address")
+# Fewer holders than this are listed as dask lists them: a look-up would cost as much.
+FEW = 8
+KEPT = 1024  # kept listings, at most (then all are dropped): O(KEPT x workers) memory
+HOOK = "_tidegate_addresses"  # the closure variable the copy calls
+
+
+def listing():
+    """A fresh ``addresses(who)`` with its own kept copies (one per scheduler)."""
+    kept: dict = {}
+
+    def addresses(who) -> tuple:
+        """``tuple(ws.address for ws in who)``, from a kept copy when ``who`` yields the
+        same WorkerStates in the same order as when it was kept."""
+        if len(who) < FEW:
+            return tuple(map(_address, who))
+        members = tuple(who)
+        k = kept.get(id(who))
+        if k is not None and k[0] == members:
+            return k[1]
+        if len(kept) >= KEPT:
+            kept.clear()
+        out = kept[id(who)] = (members, tuple(map(_address, members)))
+        return out[1]
+
+    addresses.kept = kept
+    return addresses
+
+
+def task_to_msg(fn):
+    """A maker ``make(addresses) -> function`` of ``fn`` (dask's
+    ``SchedulerState._task_to_msg``) listing holders with ``addresses``, or None (the
+    expression is not as expected)."""
+    if fn not in _made:
+        try:
+            _made[fn] = _compile(fn)
+        except Exception:  # (an AST this Python's compiler refuses, say): dask's stays
+            _made[fn] = None
+    return _made[fn]
+
+
+def _compile(fn):
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    if fn.__code__.co_freevars or filename is None:  # a closure: not copied
+        return None
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef) or fdef.name != fn.__name__:
+        return None
+    ast.increment_lineno(tree, first - 1)  # tracebacks point at dask's lines
+    # The source on disk must be the code running (not a file edited or upgraded since
+    # dask was imported): compiled as it is, it gives the same bytecode.
+    if _run(tree, filename, fn)[fn.__name__].__code__.co_code != fn.__code__.co_code:
+        return None
+    found = [node for node in ast.walk(fdef) if _lists_addresses(node)]
+    if len(found) != 1 or any(isinstance(n, ast.Name) and n.id == HOOK for n in ast.walk(fdef)):
+        return None
+    call = found[0]
+    gen = call.args[0]
+    call.func = ast.Name(id=HOOK, ctx=ast.Load())
+    call.args = [gen.generators[0].iter]
+    fdef.decorator_list = []
+    # def _make(HOOK): <fdef>; return <fdef's function>  -- HOOK becomes a closure variable
+    extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # 3.12+
+    make = ast.FunctionDef(
+        name="_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=HOOK)],
+                                         kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_comment=None, **extra,
+    )  # fmt: skip
+    module = ast.Module(body=[make], type_ignores=[])
+    ast.copy_location(make, fdef)
+    ast.fix_missing_locations(module)
+    maker = _run(module, filename, fn)["_make"]
+
+    def make_fn(addresses):
+        new = maker(addresses)
+        new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+        new.__qualname__, new.__module__ = fn.__qualname__, fn.__module__
+        new.__wrapped__ = fn
+        return new
+
+    return make_fn
+
+
+def _run(tree, filename, fn) -> dict:
+    """What ``tree`` defines, compiled in ``fn``'s module."""
+    code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag,
+                   dont_inherit=True)  # fmt: skip
+    space: dict = {}
+    exec(code, fn.__globals__, space)  # noqa: S102  (dask's own source, one expression changed)
+    return space
+
+
+def _lists_addresses(node) -> bool:
+    """``tuple(x.address for x in <expr>)``: one generator, no condition."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "tuple" and len(node.args) == 1 and not node.keywords):  # fmt: skip
+        return False
+    gen = node.args[0]
+    if not isinstance(gen, ast.GeneratorExp) or len(gen.generators) != 1:
+        return False
+    comp = gen.generators[0]
+    return (isinstance(comp.target, ast.Name) and not comp.ifs and not comp.is_async
+            and isinstance(gen.elt, ast.Attribute) and gen.elt.attr == "address"
+            and isinstance(gen.elt.value, ast.Name) and gen.elt.value.id == comp.target.id)  # fmt: skip

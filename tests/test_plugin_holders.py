@@ -1,0 +1,98 @@
+"""The plugin runs dask's _task_to_msg with widely held inputs' holders listed from a kept
+copy (tidegate.distributed.holders): every message is dask's own, holders in the same
+order, also after the holders changed; the copy is made only from the expression dask
+has (else dask's own method stays), and uninstall gives dask's back."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("distributed")
+from distributed.scheduler import SchedulerState, WorkerState  # noqa: E402
+from distributed.protocol.serialize import ToPickle  # noqa: E402
+
+import tidegate.distributed as td  # noqa: E402
+from test_distributed import _bare_state  # noqa: E402
+from tidegate.distributed import holders  # noqa: E402
+
+
+def _task(deps):
+    return SimpleNamespace(
+        key="t", run_spec=None, priority=(0,), dependencies=deps, resource_restrictions=None,
+        actor=False, annotations={}, group=SimpleNamespace(span_id=None), run_id=None)
+
+
+def _same(a, b):
+    """Two compute-task messages alike but for their stamps (run_id, stimulus_id)."""
+    for m in (a, b):
+        m.pop("run_id"), m.pop("stimulus_id")
+        assert type(m.pop("run_spec")) is ToPickle
+    assert a == b
+    return a
+
+
+def test_messages_are_dask_s_with_holders_in_dask_s_order_as_they_change():
+    state = _bare_state(nworkers=30, nthreads=1)
+    state.validate = False  # (it asserts that every input has a holder: not ``none``)
+    workers = list(state.workers.values())
+    extra = [WorkerState(address=f"tcp://10.0.1.{i}:1234", status=workers[0].status, pid=0,
+                         name=str(i), nthreads=1, memory_limit=1, local_directory="",
+                         nanny=None, server_id=str(i), scheduler=state)  # fmt: skip
+             for i in range(30)]
+    grid = SimpleNamespace(key="grid", nbytes=8, who_has=set(workers[:20]))
+    few = SimpleNamespace(key="few", nbytes=1, who_has=set(workers[:3]))
+    none = SimpleNamespace(key="none", nbytes=1, who_has=None)
+    ts = _task([grid, few, none])  # (dask iterates a set: any iterable does here)
+    dask = SchedulerState._task_to_msg
+    copy = holders.task_to_msg(dask)(holders.listing())
+    assert copy.__wrapped__ is dask
+    orders = set()
+    for step in range(40):
+        for _ in range(2):  # the second time from the kept listing
+            got = _same(copy(state, ts), dask(state, ts))
+            # dask's tuples in dask's order (a worker picks whom to fetch from by it)
+            assert got["who_has"]["grid"] == tuple(ws.address for ws in grid.who_has)
+        orders.add(got["who_has"]["grid"])
+        # churn: drop one holder and add others, so the set's order changes too
+        pool = workers + extra
+        grid.who_has.discard(pool[(7 * step) % len(pool)])
+        for ws in itertools.islice(itertools.cycle(pool), 3 * step, 3 * step + 2):
+            grid.who_has.add(ws)
+    assert len(orders) > 30
+
+
+def test_a_kept_listing_is_not_used_for_the_same_holders_in_another_order():
+    workers = [SimpleNamespace(address=f"w{i}") for i in range(20)]
+    addresses = holders.listing()
+    first = addresses(workers)
+    assert addresses(workers) is first  # kept
+    workers.reverse()  # (a list stands for a set whose order changed: same members)
+    assert addresses(workers) == tuple(w.address for w in workers) != first
+    assert addresses(workers[:3]) == ("w19", "w18", "w17")  # few: listed, not kept
+
+
+def _copies_differently(self, ts):
+    return {d.key: [ws.address for ws in d.who_has] for d in ts.dependencies}
+
+
+def _filters(self, ts):
+    return {d.key: tuple(ws.address for ws in d.who_has if ws) for d in ts.dependencies}
+
+
+@pytest.mark.parametrize("fn", [_copies_differently, _filters, SchedulerState.is_unoccupied])
+def test_nothing_is_copied_unless_the_expression_is_as_dask_has_it(fn):
+    assert holders.task_to_msg(fn) is None
+
+
+def test_installed_and_dask_s_own_back_after():
+    state = _bare_state(nworkers=2, nthreads=2)
+    plugin = td.Plugin(saturation=1.0)
+    state.plugins["tidegate"] = plugin
+    plugin.install(state, apply=lambda recs, stimulus_id: None)
+    installed = state.__dict__["_task_to_msg"]
+    assert installed.__func__.__wrapped__ is SchedulerState._task_to_msg
+    plugin.uninstall()
+    assert "_task_to_msg" not in state.__dict__
