@@ -69,3 +69,23 @@ def test_a_task_reads_its_largest_input_however_small_its_output():
     m = build_model(dsk, keys=["z"], sizes={"x": BLOCK, "y": 8, "z": 8})
     assert m.durations["y"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
     assert m.durations["z"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
+
+
+@needs_expr
+def test_a_store_of_an_edge_block_costs_its_own_bytes():
+    """A fused store of a block smaller than the layer's largest (rechunk-add's one-row
+    edge) is timed by its own block's bytes. Main timed every store by the largest block
+    of its layers: the twin's rechunk-add (side 4873, rows 2436 + 2436 + 1) held a thread
+    2.09 s for each 78 kB edge store, a third of its stores."""
+    from tidegate.sim.model import STORE_RATE
+
+    a = da.from_array(NoData((4, 2001, 1000)), chunks=(1, 1000, 1000), name="open")
+    stored = da.store(a + 1, NoData((4, 2001, 1000)), lock=False, compute=False)
+    m = build_model(stored, sizes={"store-map": 0})
+    stores = _by_group(m, "store-map")
+    assert len(stores) == 12  # 4 steps x rows 1000 + 1000 + 1
+    row = 1000 * 8
+    for k, d in stores.items():
+        rows = 1 if k[2] == 2 else 1000
+        assert d >= rows * row / STORE_RATE
+        assert d < TASK_OVERHEAD + 3 * rows * row / STORE_RATE

@@ -270,7 +270,7 @@ def default_duration(key, node: GraphNode, sizes: dict, dsk: dict, meta: dict | 
     funcs, layers = _calls(node)
     size = sizes[key] if key not in unknown else 0
     if not size and meta:
-        size = max((_chunk_bytes(meta[n]) for n in layers if n in meta), default=0)
+        size = max((_chunk_bytes(meta[n], key) for n in layers if n in meta), default=0)
     deps = node.dependencies
     known = [sizes.get(d, 0) for d in deps if d not in unknown]
     if not size:
@@ -332,9 +332,20 @@ def _calls(node) -> tuple[list[str], list[str]]:
     return [name], []
 
 
-def _chunk_bytes(meta) -> int:
+def _chunk_bytes(meta, key=None) -> int:
+    """Bytes of ``key``'s block of a layer with these chunks, where the key's indices
+    name one (a fused store of an edge block costs its own bytes: rechunk-add's
+    one-row edge stores were timed as full 190 MB blocks, 2.09 s instead of 2 ms, a
+    third of its stores); else of the layer's largest block."""
     chunks, itemsize = meta
     n = itemsize
+    idx = key[1:] if type(key) is tuple else ()
+    if len(idx) == len(chunks) and all(
+        type(i) is int and 0 <= i < len(c) for i, c in zip(idx, chunks)
+    ):
+        for i, c in zip(idx, chunks):
+            n *= c[i]
+        return int(n)
     for c in chunks:
         n *= max(c) if c else 0
     return int(n)
