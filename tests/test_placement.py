@@ -528,7 +528,9 @@ def test_twin_rechunk_merges_count_until_their_add():
     slice weighs ~nothing), so loads ran on while merges piled up (twin 20x4, 600 steps:
     1.27x queuing's peak). A join of pieces of one array now counts as data in flight
     until its add (policy.joins_pieces): here 0.93 -> 0.79x queuing's peak, 0.82 -> 0.05x
-    its bytes moved, 37.0 -> 34.9 s."""
+    its bytes moved, 37.0 -> 34.9 s. Since the twin times an edge block's store by its own
+    bytes (cluster18; they were timed as full blocks, a third of the stores), 0.87x, and
+    1.10x with joins_pieces off."""
     pytest.importorskip("distributed")
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
@@ -537,7 +539,7 @@ def test_twin_rechunk_merges_count_until_their_add():
     queue, tide = simulate(model, workers=6, threads_per_worker=4, bandwidth="200MB/s",
                            policy=["queue", "tidegate"])
     ratio = max(tide.peak_memory_per_worker) / max(queue.peak_memory_per_worker)
-    assert ratio <= 0.85, ratio
+    assert ratio <= 0.95, ratio
     assert tide.bytes_transferred <= 0.25 * queue.bytes_transferred
     assert tide.makespan <= queue.makespan
 
