@@ -105,3 +105,33 @@ def test_the_limit_named_for_all_threads_is_where_the_rules_keep_them():
     small = _limit_for_threads(gov, 2, 1e6, chunk, hooks)
     assert small >= 2 * 4 * chunk / 0.92
     assert _rules_keep(small, 2, 1e6, chunk) == 2
+
+
+def _two_roots(after: float, fit: float) -> Scheduler:
+    """Two roots that each need 40 while they run and return 30, then their sum; a ceiling
+    of 100 on 2 threads, of which ``fit`` fitted to memory; ``after``: the room kept for
+    the task after them."""
+    g = make_graph({"r0": [], "r1": [], "s": ["r0", "r1"]}, ["s"])
+    g.set_groups([k[0] for k in g.keys])
+    core = Scheduler(g, [(2, 1e9)], Policy("priority"), validate=True)
+    r = core._group[g.keys.index("r0")]
+    core.need[r], core.out[r] = 40.0, 30.0
+    core.ceiling[0], core.fit[0], core.after = 100.0, fit, after
+    return core
+
+
+def test_a_thread_past_those_fitted_starts_a_task_only_where_the_next_one_fits_after():
+    """Both roots fit at once (40 + 40 <= 100): the second thread, not fitted to memory,
+    starts the second root only where their results and the room for the task after them
+    stay within the ceiling (30 + 30 + 40 <= 100, not 30 + 30 + 50): else it would be
+    spilled to start that one. Such waits are no gate refusals (the thread was not fitted)."""
+    runs = lambda core: sum(type(a).__name__ == "Run" for a in core.start())  # noqa: E731
+    core = _two_roots(after=40.0, fit=1)
+    assert runs(core) == 2 and core.extra_waits == 0
+    core = _two_roots(after=50.0, fit=1)
+    assert runs(core) == 1 and core.extra_waits > 0 and core.gate_refusals == 0
+    core = _two_roots(after=50.0, fit=2)  # both threads fitted: only the gate decides
+    assert runs(core) == 2
+    core = _two_roots(after=0.0, fit=1)
+    core.ceiling[0] = 70.0  # 40 + 40 does not fit: waits whatever comes after
+    assert runs(core) == 1

@@ -316,6 +316,16 @@ class Scheduler:
         # by how many bytes the latest one was short of the ceiling (for the run's stats).
         self.gate_refusals = 0
         self.gate_short = 0.0
+        # Threads past those the body fits to memory (``fit``, per worker; the worker's
+        # ``threads`` are all it has): such a task starts only where it fits beside the
+        # running ones AND, once they all ended, their results and its own (``out``: per
+        # group, the largest result so far; inf: none yet) leave ``after`` free, the room
+        # the next task needs, so that it needs no spill (_fits_after). Below vorticity's
+        # working set one thread fits, but a chunk's read fits beside a store.
+        self.fit = [math.inf] * len(self.workers)
+        self.out = [math.inf] * len(graph.group_names)
+        self.after = 0.0
+        self.extra_waits = 0  # tasks that waited so for a thread past those fitted
         self._held_back: tuple = ()  # (stimulus, worker) of the last root counted so
         self.bytes_dropped = 0
         self.n_recomputed = 0
@@ -617,7 +627,9 @@ class Scheduler:
                     elif ready:
                         p, i = self._pop_ready()
                     else:
-                        if admitted and self._held_back != (sid, w):
+                        if admitted and worker.processing >= self.fit[w]:
+                            self.extra_waits += 1  # a thread past those fitted: not the gate's
+                        elif admitted and self._held_back != (sid, w):
                             # Memory, not the root count, leaves this thread idle beside a
                             # running task: the gate's doing, counted as its (uncounted,
                             # 250 MB of 108 MB tasks was said to fit 2 threads in 1 run of 7);
@@ -631,6 +643,10 @@ class Scheduler:
                     if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
                     if self.ceiling[w] < math.inf:
+                        if worker.processing >= self.fit[w] and not self._fits_after(w, i):
+                            heapq.heappush(roots if self._root[i] else ready, (p, i))
+                            self.extra_waits += 1
+                            break
                         if worker.processing and (short := self._room_short(w, i)) > 0:
                             # Fewer at once rather than spill to start a second task: what
                             # it would spill is the input of the tasks next in line (at
@@ -784,6 +800,19 @@ class Scheduler:
             if state[d] == SPILLED:
                 want += nbytes[d]
         return want - self.ceiling[w]
+
+    def _fits_after(self, w: int, i: int) -> bool:
+        """May task i start on a thread past those fitted to memory on worker w? Only where
+        it fits now, and where what w holds, the results of its running tasks and i's own,
+        and ``after`` stay within the ceiling (inputs the tasks free are not counted)."""
+        if self._room_short(w, i) > 0:
+            return False
+        out, group = self.out, self._group
+        held = self.workers[w].held + out[group[i]] + self.after
+        for t in self._needs:  # the running tasks (one worker in the thread runtime)
+            if self.where[t] == w:
+                held += out[group[t]]
+        return held <= self.ceiling[w]
 
     def _wanted(self, w: int, i: int) -> float:
         """What worker w holds and its running tasks need, plus what task i needs to run."""

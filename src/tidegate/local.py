@@ -588,8 +588,16 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                 per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
                                             held, neediest_first(takes, max_threads))  # fmt: skip
-                for w in core.workers:
-                    w.threads = max(threads, w.processing)  # never below what runs
+                # The threads left over start a task only where it and the room for the
+                # next one fit (core._fits_after): a chunk's read beside a store, below the
+                # working set, where the room for held results keeps one thread.
+                core.after = neediest
+                out = core.out
+                for g in soon:
+                    out[g] = largest_of.get(g, core.need[g])  # unseen: as much as it needs
+                for k, w in enumerate(core.workers):
+                    core.fit[k] = threads
+                    w.threads = max_threads
                 if threads < asked:
                     fewer[1] = max(fewer[1], _limit_for_threads(governor, asked, per_task, largest,
                                                               hooks))  # fmt: skip
