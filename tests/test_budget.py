@@ -267,7 +267,9 @@ def test_budgeted_run_reports_spill_stats():
         got = y.compute(scheduler=tidegate.get, memory_limit=8e6, num_workers=2, stats=s)
     np.testing.assert_allclose(got, y.compute(scheduler="threads"), atol=1e-9)
     assert s.bytes_spilled > 0 and s.bytes_loaded == s.bytes_spilled and not s.bytes_dropped
-    assert s.spill_file_bytes >= s.bytes_spilled and s.spill_time > 0
+    # A value wanted back before the writer reached it never goes to disk (spill.py): the
+    # files hold at most what was spilled, plus each file's few bytes of framing.
+    assert 0 < s.spill_file_bytes <= 1.01 * s.bytes_spilled + 100_000 and s.spill_time > 0
 
 
 def test_auto_limit_is_what_a_cgroup_leaves(tmp_path):
