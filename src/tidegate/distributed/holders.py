@@ -20,11 +20,10 @@ running; otherwise dask's own method stays (as trim.py does).
 
 from __future__ import annotations
 
-import __future__
 import ast
-import inspect
 import operator
-import textwrap
+
+from . import recompile
 
 _made: dict = {}  # dask's function -> its copy (or None): compiled once per process
 _address = operator.attrgetter("address")
@@ -69,22 +68,10 @@ def task_to_msg(fn):
 
 
 def _compile(fn):
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
+    got = recompile.source(fn)
+    if got is None:
         return None
-    if fn.__code__.co_freevars or filename is None:  # a closure: not copied
-        return None
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef) or fdef.name != fn.__name__:
-        return None
-    ast.increment_lineno(tree, first - 1)  # tracebacks point at dask's lines
-    # The source on disk must be the code running (not a file edited or upgraded since
-    # dask was imported): compiled as it is, it gives the same bytecode.
-    if _run(tree, filename, fn)[fn.__name__].__code__.co_code != fn.__code__.co_code:
-        return None
+    tree, fdef, filename = got
     found = [node for node in ast.walk(fdef) if _lists_addresses(node)]
     if len(found) != 1 or any(isinstance(n, ast.Name) and n.id == HOOK for n in ast.walk(fdef)):
         return None
@@ -92,7 +79,6 @@ def _compile(fn):
     gen = call.args[0]
     call.func = ast.Name(id=HOOK, ctx=ast.Load())
     call.args = [gen.generators[0].iter]
-    fdef.decorator_list = []
     # def _make(HOOK): <fdef>; return <fdef's function>  -- HOOK becomes a closure variable
     extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # 3.12+
     make = ast.FunctionDef(
@@ -104,25 +90,12 @@ def _compile(fn):
     module = ast.Module(body=[make], type_ignores=[])
     ast.copy_location(make, fdef)
     ast.fix_missing_locations(module)
-    maker = _run(module, filename, fn)["_make"]
+    maker = recompile.run(module, filename, fn)["_make"]
 
     def make_fn(addresses):
-        new = maker(addresses)
-        new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-        new.__qualname__, new.__module__ = fn.__qualname__, fn.__module__
-        new.__wrapped__ = fn
-        return new
+        return recompile.dressed(maker(addresses), fn)
 
     return make_fn
-
-
-def _run(tree, filename, fn) -> dict:
-    """What ``tree`` defines, compiled in ``fn``'s module."""
-    code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag,
-                   dont_inherit=True)  # fmt: skip
-    space: dict = {}
-    exec(code, fn.__globals__, space)  # noqa: S102  (dask's own source, one expression changed)
-    return space
 
 
 def _lists_addresses(node) -> bool:

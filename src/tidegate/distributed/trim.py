@@ -16,10 +16,9 @@ calls nothing but ``_worker_full`` and whose branches only add the worker to
 
 from __future__ import annotations
 
-import __future__
 import ast
-import inspect
-import textwrap
+
+from . import recompile
 
 _made: dict = {}  # dask's function -> its copy (or None): compiled once per process
 
@@ -33,41 +32,15 @@ def without_idle_task_count(fn):
 
 
 def _compile(fn):
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
+    got = recompile.source(fn)
+    if got is None:
         return None
-    if fn.__code__.co_freevars or filename is None:  # a closure: not copied
-        return None
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef) or fdef.name != fn.__name__:
-        return None
+    tree, fdef, filename = got
     keeps = [s for s in fdef.body if _keeps_idle_task_count(s)]
     if len(keeps) != 1 or len(fdef.body) < 2 or _mentions(fdef, keeps[0]):
         return None
-    fdef.decorator_list = []
-    ast.increment_lineno(tree, first - 1)  # tracebacks point at dask's lines
-    # The source on disk must be the code running (not a file edited or upgraded since
-    # dask was imported): compiled as it is, it gives the same bytecode.
-    if _function(tree, filename, fn).__code__.co_code != fn.__code__.co_code:
-        return None
     fdef.body.remove(keeps[0])
-    new = _function(tree, filename, fn)
-    new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    new.__qualname__, new.__module__ = fn.__qualname__, fn.__module__
-    new.__wrapped__ = fn
-    return new
-
-
-def _function(tree, filename, fn):
-    """The function ``tree`` defines, compiled in ``fn``'s module."""
-    code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag,
-                   dont_inherit=True)  # fmt: skip
-    space: dict = {}
-    exec(code, fn.__globals__, space)  # noqa: S102  (dask's own source, at most one statement less)
-    return space[fn.__name__]
+    return recompile.dressed(recompile.run(tree, filename, fn)[fn.__name__], fn)
 
 
 def _keeps_idle_task_count(stmt) -> bool:
