@@ -59,12 +59,7 @@ def task_to_msg(fn):
     """A maker ``make(addresses) -> function`` of ``fn`` (dask's
     ``SchedulerState._task_to_msg``) listing holders with ``addresses``, or None (the
     expression is not as expected)."""
-    if fn not in _made:
-        try:
-            _made[fn] = _compile(fn)
-        except Exception:  # (an AST this Python's compiler refuses, say): dask's stays
-            _made[fn] = None
-    return _made[fn]
+    return recompile.once(_made, fn, _compile)
 
 
 def _compile(fn):

@@ -7,7 +7,23 @@ from __future__ import annotations
 import __future__
 import ast
 import inspect
+import logging
 import textwrap
+import types
+
+logger = logging.getLogger(__name__)
+
+
+def once(made: dict, fn, make):
+    """``make(fn)``, kept in ``made`` (once per process); None where it raises (an AST this
+    Python's compiler refuses, a default naming a class constant, say): dask's method stays."""
+    if fn not in made:
+        try:
+            made[fn] = make(fn)
+        except Exception as e:
+            logger.info("tidegate keeps dask's %s: its copy failed (%r)", fn.__qualname__, e)
+            made[fn] = None
+    return made[fn]
 
 
 def source(fn):
@@ -28,9 +44,27 @@ def source(fn):
         return None
     fdef.decorator_list = []
     ast.increment_lineno(tree, first - 1)  # tracebacks point at dask's lines
-    if run(tree, filename, fn)[fn.__name__].__code__.co_code != fn.__code__.co_code:
+    if not same_code(run(tree, filename, fn)[fn.__name__].__code__, fn.__code__):
         return None
     return tree, fdef, filename
+
+
+def same_code(a, b) -> bool:
+    """Whether two code objects do the same: bytecode, the names and constants it uses
+    (nested code alike). Bytecode alone let an edit of a constant or an attribute name
+    through (the copy then ran the file's version, not the one imported)."""
+    fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_flags")
+    if any(getattr(a, f) != getattr(b, f) for f in fields) or len(a.co_consts) != len(b.co_consts):
+        return False
+    for k, (x, y) in enumerate(zip(a.co_consts, b.co_consts)):
+        if k == 0 and type(x) is str and type(y) is str:  # a docstring: dedent moved it
+            x, y = inspect.cleandoc(x), inspect.cleandoc(y)
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not same_code(x, y):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
 
 
 def run(tree, filename, fn) -> dict:

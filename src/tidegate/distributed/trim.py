@@ -26,9 +26,7 @@ _made: dict = {}  # dask's function -> its copy (or None): compiled once per pro
 def without_idle_task_count(fn):
     """``fn`` (dask's ``SchedulerState.check_idle_saturated``) without its
     ``idle_task_count`` statement, or None (the statement is not as expected)."""
-    if fn not in _made:
-        _made[fn] = _compile(fn)
-    return _made[fn]
+    return recompile.once(_made, fn, _compile)
 
 
 def _compile(fn):
