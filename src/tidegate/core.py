@@ -229,7 +229,11 @@ class Scheduler:
         self._group_bytes = [math.nan] * len(graph.group_names) if self._pulls else []
         self._chunk_bytes = graph.layer_size.tolist() if self._pulls else []  # (metadata)
         self._pull_misses = [0] * len(self._layer_bytes)  # per layer, in a row
-        self._retry: list[int] = []  # results walked again at the next pull (_pull_consumers)
+        # Results whose cone was refused on sizes guessed, and the layers sized then: they are
+        # walked again at a pull once another layer is sized (_pull_consumers).
+        self._retry: list[int] = []
+        self._layers_sized = 0
+        self._retry_sized = 0
         self._guessed = False  # the last cone walked read a size not measured
         self._group = graph.group.tolist()
         # Named concurrency limits (annotations): tasks counting against a full limit are
@@ -499,6 +503,8 @@ class Scheduler:
         if self._layer:
             n, l = self._layer_bytes, self._layer[i]
             if not nbytes <= n[l]:  # (NaN: the first)
+                if n[l] != n[l]:
+                    self._layers_sized += 1
                 n[l] = nbytes
             n, l = self._group_bytes, self._group[i]
             if not nbytes <= n[l]:
@@ -715,13 +721,15 @@ class Scheduler:
             else:
                 misses[layer] += 1
         # Results whose cone was refused on sizes guessed, not measured (the first chunks
-        # of a resample, before any of their weeks ran), are walked again with what is
-        # known now: they were held to the end of the run, 38 MB of the 130 MB held.
-        retry, self._retry = self._retry, []
-        state, needed_by = self.state, self.needed_by
-        for y in retry:
-            if state[y] == MEMORY and needed_by[y] and roots:
-                self._pull(y, sid)
+        # of a resample, before any of their weeks ran), are walked again once a layer more
+        # is sized: they were held to the end of the run, 38 MB of the 130 MB held.
+        if self._retry and self._retry_sized != self._layers_sized:
+            self._retry_sized = self._layers_sized
+            retry, self._retry = self._retry, []
+            state, needed_by = self.state, self.needed_by
+            for y in retry:
+                if state[y] == MEMORY and needed_by[y] and roots:
+                    self._pull(y, sid)
 
     def _pull(self, x: int, sid: int) -> bool:
         """Bring x's consumer cone forward (_pull_consumers); False if it has none."""
@@ -730,6 +738,7 @@ class Scheduler:
         if cone is None:
             if self._guessed and len(self._retry) < PULL_MISSES:
                 self._retry.append(x)
+                self._retry_sized = self._layers_sized
             return False
         priority = self._priority
         roots = self._ready_roots
