@@ -218,6 +218,53 @@ def test_interrupt_in_the_setup_leaves_nothing_behind(monkeypatch):
     assert join_tidegate_threads() == []  # the workers and "tidegate-rss"
 
 
+def test_a_second_interrupt_in_the_setup_s_undo_leaves_nothing_behind(monkeypatch):
+    """A Ctrl-C in the setup, then a second one while its undo joins the RSS sampler: the
+    undo's other releases still run (else the ledger counted a run that was gone, every
+    later compute in the process ungoverned, and the threads were never told to stop)."""
+    from tidegate import local, measure
+
+    def interrupted(graph):
+        raise KeyboardInterrupt
+
+    stop = measure.Governor.stop
+
+    def stop_interrupted(self):
+        stop(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(local, "_representative_inputs", interrupted)
+    monkeypatch.setattr(measure.Governor, "stop", stop_interrupted)
+    graph = {f"t{i}": (sum, [i, 1]) for i in range(8)}
+    with pytest.raises(KeyboardInterrupt):
+        tidegate.get(graph, list(graph), num_workers=2, memory_limit="1GB")
+    assert local.LEDGER.active == 0
+    assert measure._limited == 0
+    assert join_tidegate_threads(timeout=5) == []
+
+
+@pytest.mark.parametrize("limit", [None, "1GB"])
+def test_threads_that_cannot_all_start_leave_none_behind(monkeypatch, limit):
+    """The third worker thread cannot start (a container's pids limit): the error is
+    raised and the two started stop, with or without a limit."""
+    start = threading.Thread.start
+    started = []
+
+    def failing(self):
+        if self.name.startswith("tidegate-") and self.name != "tidegate-rss":
+            started.append(self.name)
+            if len(started) == 3:
+                raise RuntimeError("can't start new thread")
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", failing)
+    graph = {f"t{i}": (sum, [i, 1]) for i in range(8)}
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        tidegate.get(graph, list(graph), num_workers=4, memory_limit=limit)
+    monkeypatch.undo()
+    assert join_tidegate_threads(timeout=5) == []
+
+
 # -- bad input before any task runs -----------------------------------------------------
 def test_task_whose_function_is_not_callable_is_refused_before_running():
     ran = []

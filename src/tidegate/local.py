@@ -257,8 +257,21 @@ def run(
     try:
         return _run(core, execute, gather, hooks, stats, data, undo)
     finally:  # an error (a bug, a Ctrl-C) in the setup, before _run's own try takes over
-        for release in reversed(undo):
+        _release_all(undo)
+
+
+def _release_all(undo: list) -> None:
+    """Every release of ``undo``, last first, each whatever the one before raised (a second
+    Ctrl-C in a join left the ledger counting a run that was gone, and its threads alive);
+    the first error is raised after."""
+    error = None
+    for release in reversed(undo):
+        try:
             release()
+        except BaseException as e:
+            error = error or e
+    if error is not None:
+        raise error
 
 
 def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any]:
@@ -1026,16 +1039,23 @@ class _Threads:
         self.n = n
         ctx = contextvars.copy_context()  # the caller's context (e.g. dask.config.set)
         self.threads: list[threading.Thread] = []
-        for k in range(n):
-            args = (_worker_loop, self.tasks, self.done, execute, k, hooks.get_id,
-                    hooks.pack_exception, t0)  # fmt: skip
-            if hooks.executor is not None:
-                hooks.executor.submit(ctx.copy().run, *args)
-            else:
-                t = threading.Thread(target=ctx.copy().run, args=args, name=f"tidegate-{k}",
-                                     daemon=True)  # fmt: skip
-                t.start()
-                self.threads.append(t)
+        started = 0
+        try:
+            for k in range(n):
+                args = (_worker_loop, self.tasks, self.done, execute, k, hooks.get_id,
+                        hooks.pack_exception, t0)  # fmt: skip
+                if hooks.executor is not None:
+                    hooks.executor.submit(ctx.copy().run, *args)
+                else:
+                    t = threading.Thread(target=ctx.copy().run, args=args,
+                                         name=f"tidegate-{k}", daemon=True)  # fmt: skip
+                    t.start()
+                    self.threads.append(t)
+                started += 1
+        except BaseException:  # (no thread to be had, a Ctrl-C): the loops started stop
+            for _ in range(started):
+                self.tasks.put(_STOP)
+            raise
 
     def submit(self, i: int, inputs) -> None:
         self.inflight += 1
