@@ -804,3 +804,46 @@ def test_a_view_run_again_can_be_withdrawn_with_its_root():
     runs, _ = drive(core, seed=3739, size=lambda i: 10 * (1 + i % 7))
     assert core.n_recomputed > 0  # the case: something ran again
     assert set(g.keys[i] for i in outs) <= {g.keys[t] for t in runs}
+
+
+def _random_graph(rng: random.Random):
+    """A random DAG of up to 30 tasks in up to 4 layers, and up to 3 outputs."""
+    n, layers = rng.randint(1, 30), rng.randint(1, 4)
+    key = lambda i: (f"l{i % layers}", i)  # noqa: E731
+    deps = {key(i): [key(d) for d in sorted({rng.randrange(i) for _ in range(
+        rng.randint(0, min(i, 4)))})] if i else [] for i in range(n)}  # fmt: skip
+    return deps, [key(i) for i in rng.sample(range(n), rng.randint(1, min(3, n)))]
+
+
+def _actions_with_threads(seed: int, threads: int, fit: int) -> list:
+    rng = random.Random(seed)
+    deps, outs = _random_graph(rng)
+    g = testing.make_graph(deps, outs)
+    budget = rng.choice([50.0, 150.0, 400.0, 1e4, 1e12])
+    core = Scheduler(g, [(fit, budget)], Policy("tidegate", rng.choice([0.5, 1.0, 1.1, 2.0])))
+    sizes = [rng.choice([0, 1, 10, 40, 100]) for _ in range(len(g))]
+    core.ceiling[0] = rng.choice([1e15, 300.0, 1000.0])
+    core.fit[0], core.workers[0].threads = fit, threads  # (core.out: inf, no extra fits)
+    running, actions = [], []
+
+    def take(acts):
+        for a in acts:
+            actions.append(a)
+            if type(a) is Run:
+                running.append(a.task)
+
+    take(core.start())
+    while running:
+        i = running.pop(rng.randrange(len(running)))
+        take(core.handle(Finished(i, sizes[i])))
+    return actions
+
+
+def test_threads_past_those_fitted_that_fit_nothing_change_no_decision():
+    """Given more threads than those fitted to memory, none of which any task fits beside
+    the running ones, the core decides as one given the fitted threads alone: counted free,
+    they let roots past the count ahead of the ready tasks that free them (review19)."""
+    for seed in range(150):
+        for fit, threads in ((1, 2), (2, 4), (1, 4)):
+            assert _actions_with_threads(seed, fit, fit) == _actions_with_threads(
+                seed, threads, fit), (seed, fit, threads)
