@@ -1240,9 +1240,13 @@ class Scheduler:
         after its next run? Each reads i alone, is no output and no limit's, and a sibling
         of its group cut from i ran already (a rechunk's other split: i is cut in pieces,
         and this one is wanted later). (An anomaly's partial sum, ready beside its chunk,
-        has no such sibling: it is work to do now.) None if not; else ``_following``'s."""
-        state, group = self.state, self._group
-        ran = {group[d] for d in self._dependents(i) if state[d] in (MEMORY, SPILLED, RELEASED)}
+        has no such sibling: it is work to do now.) A view of i dropped a moment ago ran too:
+        its sibling slice then goes with i (at vorticity's 140 MB a pad's slice of a chunk
+        was dropped, its sibling slice ready, and the chunk written instead: 1.0x the input
+        written). None if not; else ``_following``'s."""
+        state, group, views = self.state, self._group, self.views
+        ran = {group[d] for d in self._dependents(i) if state[d] in (MEMORY, SPILLED, RELEASED)
+               or (state[d] == DROPPED and views[d])}
         for d in pieces:
             if self._ndeps[d] != 1 or self._output[d] or d in self._limited:
                 return None
