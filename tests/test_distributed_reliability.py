@@ -226,6 +226,8 @@ def test_departed_worker_is_not_counted_again(tmp_path):
                 live = dask_scheduler._tidegate.books._live.get("load-only")
                 return sorted(ws.address for ws in ts.who_has), live and live[0]
 
+            # (the loader's line is written before the scheduler hears it finished)
+            _wait_for(lambda: client.run_on_scheduler(where_and_untouched)[0], 20, "its result")
             (a,), untouched = client.run_on_scheduler(where_and_untouched)
             assert untouched == a  # held on A, no consumer finished yet (slow_sum runs)
 
