@@ -390,11 +390,14 @@ class MeetingPlan(NamedTuple):
     per meeting with at most ``fanout`` inputs, for each of its other inputs
     ``(tops, end, handle, inner, others, bar)``: its chain (:func:`_chain`), read by
     other tasks too (``shared``), and a bar to completing the meeting elsewhere (read by
-    at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'."""
+    at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'.
+    ``further``: a meeting's output meets other data again in one task (see
+    :func:`meets_further`)."""
 
     spread: bool
     inputs: tuple
     meetings: list
+    further: bool = False
 
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
@@ -427,7 +430,26 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
             plans.append(chain + (n > 1, not (constant is not None and constant(t))))
         inputs.append(tuple(plans))
-    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings)
+    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
+                       meets_further(meetings, dependents, dependencies, fanout))
+
+
+def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
+    """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
+    meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:
+    the merge of u's halves is added to v's merge; a tree reduction's combine is combined
+    again)? Then the meeting's output is held until that further data is loaded too, so
+    a root opening it commits its worker to all the roots it lacks: they count as in
+    flight when it asks to start (``books.Books.place``'s ``commits``). A pair whose
+    meeting ends the pipeline (vorticity's u and v: their task stores) does not: its
+    data is used as soon as the pair is loaded."""
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) == 1:
+            (m2,) = ds
+            if 1 < len(dependencies(m2)) <= fanout:
+                return True
+    return False
 
 
 def meeting_partners(
