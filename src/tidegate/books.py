@@ -40,7 +40,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    Policy, estimate_output, joins_pieces, may_admit_root, may_load_beside, place_root,
+    Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
+    place_root,
 )
 
 LOG_SIZE = 100_000
@@ -522,7 +523,7 @@ class Books:
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
-        ``commits``), counted as owed."""
+        ``commits``), counted as owed as far as ``policy.committed`` says."""
         idle = progress and self.may_progress(book, w)
         if (
             self.policy.probe
@@ -537,7 +538,7 @@ class Books:
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
-                book.owed - reserved + opens,
+                book.owed - reserved + committed(opens, book.processing, book.threads),
                 spread and may_load_beside(book.threads, book.roots_processing,
                                            book.processing),
                 waiting,
