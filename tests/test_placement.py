@@ -568,6 +568,7 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
     # Counted in full while every thread is busy; one fewer where a thread is free.
     assert committed(3, 4, 4) == 3 and committed(3, 3, 4) == 2
     assert committed(1, 1, 2) == 0 and committed(0, 0, 2) == 0
+    assert committed(1, 1, 1) == 0 and committed(3, 1, 1) == 2  # one thread: one fewer
 
 
 @pytest.mark.parametrize("name, steps, workers, peak, moved", [

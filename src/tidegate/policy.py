@@ -202,12 +202,15 @@ def committed(opens: int, processing: int, threads: int) -> int:
     """Of the ``opens`` roots that a root opening a meeting would reserve on a worker
     (``books.Books.place``'s ``commits``: the meeting's output meets further data), how
     many count as in flight already when it asks: all while every thread is busy
-    (``processing >= threads``), one fewer where a thread is free. Counted in full there
-    too, a 2-thread worker with one load held and one running left its free thread idle
-    rather than open a pair (twin unique-key loaders reduced pairwise, 8x2 with a
-    budget: 0.93 -> 1.15 s); a group of 4 for a tree reduction still waits for room
-    (twin anomaly 20 x 4, 200 steps: 0.96 -> 0.82x queuing's peak either way)."""
-    return max(0, opens - (processing < threads))
+    (``processing >= threads``), one fewer where a thread is free or the worker has one
+    thread (a root sent to it waits behind one task at most: ``may_load_beside``).
+    Counted in full there too, a 2-thread worker with one load held and one running left
+    its free thread idle rather than open a pair (twin unique-key loaders reduced
+    pairwise, 8x2 with a budget: 0.93 -> 1.15 s), and one-thread workers waited a round
+    trip per pair (twin zarr rechunk-add 2x1: 4.91 -> 5.23 s, 1.07x queuing's); a group of
+    4 for a tree reduction still waits for room (twin anomaly 20 x 4, 200 steps: 0.96 ->
+    0.82x queuing's peak either way)."""
+    return max(0, opens - (processing < threads or threads == 1))
 
 
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
