@@ -574,8 +574,9 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
 @pytest.mark.parametrize("name, steps, workers, peak, moved", [
     # (base 8dc497b: 0.78x queuing's peak, 0.052x its bytes moved; now 0.61x, 0)
     ("rechunk-add", 120, 20, 0.7, 0.01),
-    # (base: 0.95x; now 0.82x; bytes 0.33 -> 0.38x queuing's)
-    ("anomaly", 200, 20, 0.88, 0.5),
+    # (base: 0.95x; now 0.82x; bytes 0.33 -> 0.38x queuing's. With a further meeting's
+    # hint passing the count again, hooks._place: 0.86x)
+    ("anomaly", 200, 20, 0.85, 0.5),
 ])
 def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, peak, moved):
     """A root opening a meeting whose output meets further data commits its worker to the
