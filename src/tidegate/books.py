@@ -604,7 +604,7 @@ class Books:
         at cap - 1 opened a meeting and took its partners past the count by completing it
         (rechunk-add: a-side merges waiting for the b-side; anomaly: groups of 4 for a
         tree reduction): twin rechunk-add 20x4, 1,000 steps, 9-10 roots in flight against
-        a cap of 5, peak 0.89x queuing's; counted, 0.66x and 1.9 GB moved against 19.
+        a cap of 5, peak 0.89x queuing's; counted, 0.63x and 1.1 GB moved against 19.
         Not for a pair whose meeting ends the pipeline: it fills the count and idles
         threads (twin vorticity 20x4: threads 92-94% busy against 100%, makespan +6%).
 
