@@ -265,6 +265,47 @@ def test_a_reservation_for_a_root_does_not_count_against_that_root():
     b.validate()
 
 
+def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_it_fits():
+    """u's merge meets v-side data again (rechunk-add: ``commits``, policy.meets_further):
+    opening it obliges the worker to load its partner too, so the partner counts as in
+    flight when u asks. At 4 roots in flight (cap 5) the pair does not fit and the opener
+    goes to a worker with room; without ``commits`` it was admitted there and its partner
+    passed the count by completing the meeting (twin rechunk-add 20x4: 9-10 roots in flight
+    on a worker, 0.89x queuing's peak; with it 0.66x)."""
+    def four_in_flight():
+        b = books(saturation=1.1, threads=4)  # cap 5
+        b.add_worker("c", 4, math.inf)
+        b.on_run("busy", "a", False, "x", NAN)  # not idle: the progress rule stays out
+        b.on_run("busy-c", "c", False, "x", NAN)
+        for t in range(4):
+            b.on_run(f"r-{t}", "a", True, "r", NAN)
+        return b
+
+    b = four_in_flight()
+    assert b.place("u", NAN, "u", {}, ["a", "c"], lacks={"v"}) == "a"  # 4 < 5
+    b = four_in_flight()
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True) is None  # 4 + 1
+    assert b.place("u", NAN, "u", {}, ["a", "c"], lacks={"v"}, commits=True) == "c"
+    b.on_run("u", "c", True, "u", NAN)
+    assert b.workers["c"].owed == 1
+    b.validate()
+    # Its partner completes the meeting on c: admitted there on the slot reserved for it.
+    assert b.place("v", NAN, "v", {"c": 1}, ["c"], lacks={"u"}, complete={"c"},
+                   commits=True) == "c"
+    # A root the opener would reserve that already runs (anywhere) is not counted, and a
+    # root reserved by another opener is counted once, by that one.
+    b = four_in_flight()
+    b.on_run("v", "c", True, "v", NAN)
+    b.on_finished("r-0", 8e6, (), False, False)
+    assert b.workers["a"].roots_in_flight == 3
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v", "w"}, commits=True) == "a"  # 3 + 1
+    b.on_run("u", "a", True, "u", NAN)
+    assert b.workers["a"].slots_used == 5  # 4 in flight, w owed
+    b.on_finished("r-1", 8e6, (), False, False)
+    assert b.place("x", NAN, "x", {}, ["a"], lacks={"w"}, commits=True) == "a"  # 3 + 1 owed
+    b.validate()
+
+
 def test_validate_catches_a_drifted_reservation():
     b = books(saturation=1.1, threads=4)
     b.on_run("busy", "a", False, "x", NAN)

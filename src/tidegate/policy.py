@@ -198,6 +198,21 @@ def may_admit_root(
     return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
 
 
+def committed(opens: int, processing: int, threads: int) -> int:
+    """Of the ``opens`` roots that a root opening a meeting would reserve on a worker
+    (``books.Books.place``'s ``commits``: the meeting's output meets further data), how
+    many count as in flight already when it asks: all while every thread is busy
+    (``processing >= threads``), one fewer where a thread is free or the worker has one
+    thread (a root sent to it waits behind one task at most: ``may_load_beside``).
+    Counted in full there too, a 2-thread worker with one load held and one running left
+    its free thread idle rather than open a pair (twin unique-key loaders reduced
+    pairwise, 8x2 with a budget: 0.93 -> 1.15 s), and one-thread workers waited a round
+    trip per pair (twin zarr rechunk-add 2x1: 4.91 -> 5.23 s, 1.07x queuing's); a group of
+    4 for a tree reduction still waits for room (twin anomaly 20 x 4, 200 steps: 0.96 ->
+    0.82x queuing's peak either way)."""
+    return max(0, opens - (processing < threads or threads == 1))
+
+
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     """Pessimistic output size: the known size, else the largest seen in the task's group,
     else the largest root output seen so far, else 0 (nothing seen: let the first ones run)."""
@@ -390,11 +405,14 @@ class MeetingPlan(NamedTuple):
     per meeting with at most ``fanout`` inputs, for each of its other inputs
     ``(tops, end, handle, inner, others, bar)``: its chain (:func:`_chain`), read by
     other tasks too (``shared``), and a bar to completing the meeting elsewhere (read by
-    at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'."""
+    at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'.
+    ``further``: a meeting's output meets other data again in one task (see
+    :func:`meets_further`)."""
 
     spread: bool
     inputs: tuple
     meetings: list
+    further: bool = False
 
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
@@ -427,7 +445,26 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
             plans.append(chain + (n > 1, not (constant is not None and constant(t))))
         inputs.append(tuple(plans))
-    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings)
+    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
+                       meets_further(meetings, dependents, dependencies, fanout))
+
+
+def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
+    """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
+    meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:
+    the merge of u's halves is added to v's merge; a tree reduction's combine is combined
+    again)? Then the meeting's output is held until that further data is loaded too, so
+    a root opening it commits its worker to all the roots it lacks: they count as in
+    flight when it asks to start (``books.Books.place``'s ``commits``). A pair whose
+    meeting ends the pipeline (vorticity's u and v: their task stores) does not: its
+    data is used as soon as the pair is loaded."""
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) == 1:
+            (m2,) = ds
+            if 1 < len(dependencies(m2)) <= fanout:
+                return True
+    return False
 
 
 def meeting_partners(
