@@ -194,6 +194,7 @@ class Plugin(SchedulerPlugin):
             if worker in self._waiting_on:
                 self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
+            self._broadcast.drop_worker(worker)  # (its WorkerState is kept nowhere else)
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
         except Exception as exc:
             self._error("remove_worker", exc)
