@@ -1391,12 +1391,15 @@ class Plugin(SchedulerPlugin):
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
-        if allowed is not listed:
+        narrowed = allowed is not listed
+        if narrowed:
             def free():
                 return iter(allowed)
+            listed = free()
+        # (listed: not read yet, the first placement's candidates; a second reads afresh)
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
-            return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+            return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread)), own  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
@@ -1413,18 +1416,19 @@ class Plugin(SchedulerPlugin):
         if hint:
             # (the allowed workers are listed only for a hint: reading them all cost a
             # pass over the free workers per root, twin weighted, which has none)
-            if allowed is not listed:
+            if narrowed:
                 ok = set(allowed)
             else:
                 ok = self._open if whole else self._free_key
             hint = {w: n for w, n in hint.items() if w in ok}
         if hint:
             # (a worker of the further meeting counts as completing it: see ``whole``)
-            addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
+            addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, hint.keys())  # fmt: skip
             if addr is not None:
                 return addr, partners
-        return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+            listed = free()
+        return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks), partners  # fmt: skip
 
     def _partners(self, ts, lacks=None, shared=None, complete=None, spread=None) -> dict:
