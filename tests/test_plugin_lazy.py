@@ -116,3 +116,23 @@ def test_a_final_task_reading_shared_weights_is_placed_without_a_meeting_walk(mo
     assert len(r.trace.tasks) == len(model.dsk)
     finals = [k for k in walked if "store-map" in str(k)]
     assert finals == [] and len(walked) < 10  # main: 64 walks, 60 of them final blocks
+
+
+def test_a_departed_holder_is_dropped_from_the_kept_holder_lists():
+    # Broadcast.addresses keeps each shared input's holders (their WorkerStates) till the
+    # input is forgotten: a worker that left stayed referenced for the whole computation.
+    s = _cluster(4)
+    p = hooks.Plugin()
+    p._resync()  # (no scheduler yet: the books and sets alone)
+    p.scheduler = s
+    b = p._broadcast
+    w = s.workers
+    assert b.addresses("grid", {w["w0"], w["w1"]}) == {"w0", "w1"}
+    assert b.addresses("mean", {w["w2"], w["w3"]}) == {"w2", "w3"}
+    gone = w.pop("w1")
+    s.running.discard(gone)
+    p.remove_worker(s, "w1")
+    assert p.errors == []
+    assert all(gone not in kept for kept, _ in b._holders.values())
+    assert "grid" not in b._holders and b._holders["mean"][1] == {"w2", "w3"}  # others kept
+    assert b.addresses("grid", {w["w0"]}) == {"w0"}  # listed afresh

@@ -132,7 +132,6 @@ class Books:
         self._owed: dict = {}
         self._owing: dict = {}
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
-        self.busy = 0  # tasks processing on all workers
         self.log: deque = deque(maxlen=log_size)
         # Workers whose books changed since the body last looked (bounded by the workers):
         # a body keeping a set of workers open for roots re-examines only these.
@@ -158,9 +157,7 @@ class Books:
         """Worker ``w`` left. Its processing tasks are gone (the body reports them failed or
         released as its runtime does); roots whose loaded data survives on another worker
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
-        book = self.workers.pop(w, None)
-        if book is not None:
-            self.busy -= book.processing
+        self.workers.pop(w, None)
         self.changed.discard(w)
         self._queued_consumers.pop(w, None)
         for task in [t for t, ww in self._consuming.items() if ww == w]:
@@ -196,11 +193,12 @@ class Books:
         if root:
             est = self.estimate(known, group)
             book.roots_processing += 1
+            book.estimated += est
         else:
             est = known if known == known else 0.0
+            if est:  # (most non-roots: nothing to add)
+                book.estimated += est
         book.processing += 1
-        self.busy += 1
-        book.estimated += est
         self._processing[task] = (w, est, root, group)
         self.changed.add(w)
         return est
@@ -221,15 +219,15 @@ class Books:
         carry it on."""
         rec = self._processing.pop(task, None)
         root = False
-        if rec is not None and (task in self._consuming or self._queued_consumers):
-            self._consumer_left(task, rec[0], stimulus_id)
         if rec is not None:
             w, est, root, group = rec
+            if task in self._consuming or self._queued_consumers:
+                self._consumer_left(task, w, stimulus_id)
             book = self.workers.get(w)
             if book is not None:
                 book.processing -= 1
-                self.busy -= 1
-                book.estimated -= est
+                if est:  # (most non-roots: nothing to take off)
+                    book.estimated -= est
                 if root:
                     book.roots_processing -= 1
                 self.changed.add(w)
@@ -389,7 +387,6 @@ class Books:
         book = self.workers.get(w)
         if book is not None:
             book.processing -= 1
-            self.busy -= 1
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
@@ -635,6 +632,22 @@ class Books:
                         self._reserve(task, w, lacks)
                     return w
             return None
+        refused = None  # the one partner's worker, asked below and refused
+        if len(partners) == 1:
+            # One partner's worker (a pair's second root): place_root's answer when that
+            # worker admits is that worker (admissible with partners: the best; nothing
+            # else is examined then), found without its per-worker lists.
+            for w in partners:
+                book = self.workers.get(w)
+                if book is not None and partners[w] > 0:
+                    if self._admits(book, w, task, est, w in complete, stimulus_id, True,
+                                    int(w == mine), spread, _queues_behind_a_load(book),
+                                    opens):  # fmt: skip
+                        self.log.append((task, "placed", w, stimulus_id))
+                        if lacks or self._owed:
+                            self._reserve(task, w, lacks)
+                        return w
+                    refused = w  # (not asked again below: one answer, one log entry)
         ws, partner, admissible, idle, load, common = [], [], [], [], [], []
         shared = shared or {}
 
@@ -648,8 +661,9 @@ class Books:
             idle.append(book.processing == 0)
             load.append((book.roots_processing + book.roots_untouched + book.processing)
                         / book.threads)  # (roots_in_flight, without the property's call)
-            ok = self._admits(book, w, task, est, w in complete, stimulus_id, True, int(w == mine),
-                              spread, _queues_behind_a_load(book), opens)  # fmt: skip
+            ok = w != refused and self._admits(
+                book, w, task, est, w in complete, stimulus_id, True, int(w == mine), spread,
+                _queues_behind_a_load(book), opens)  # fmt: skip
             admissible.append(ok)
             return ok
 
@@ -679,6 +693,12 @@ class Books:
         return ws[i]
 
     # -- introspection ------------------------------------------------------------------
+    @property
+    def busy(self) -> int:
+        """Tasks processing on all workers (counted when asked: nothing decides by it, and
+        a count kept per task start and end cost two updates a task)."""
+        return sum(b.processing for b in self.workers.values())
+
     @property
     def has_carriers(self) -> bool:
         """Some output carries a root's data: only then do inputs need reporting."""
@@ -714,7 +734,6 @@ class Books:
             assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
             if w is not None:
                 untouched[w] += 1
-        assert self.busy == sum(processing.values()), (self.busy, processing)
         for w, book in self.workers.items():
             assert book.processing == processing[w], (w, book.processing, processing[w])
             assert book.roots_processing == roots[w], (w, book.roots_processing, roots[w])

@@ -333,6 +333,15 @@ class Broadcast:
             allowed = [a for a in again if a in started or a in covered]
         return allowed
 
+    def drop_worker(self, addr) -> None:
+        """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
+        Kept till their key was forgotten, they held the departed WorkerState (and all it
+        references) for the whole computation; the next ask lists the holders afresh.
+        Cost: O(keys kept), once per departure."""
+        holders = self._holders
+        for key in [k for k, (_, a) in holders.items() if addr in a]:
+            del holders[key]
+
     def forget(self, key) -> None:
         self.flight.pop(key, None)
         self._seen.pop(key, None)

@@ -38,6 +38,7 @@ from itertools import compress, filterfalse
 import math
 import operator
 import traceback
+from functools import partial
 from types import MethodType
 
 import dask.config
@@ -193,6 +194,7 @@ class Plugin(SchedulerPlugin):
             if worker in self._waiting_on:
                 self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
+            self._broadcast.drop_worker(worker)  # (its WorkerState is kept nowhere else)
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
         except Exception as exc:
             self._error("remove_worker", exc)
@@ -314,7 +316,9 @@ class Plugin(SchedulerPlugin):
                 inputs = list(map(_key, deps))
             else:
                 single, inputs = False, ()
-            nbytes = max(ts.nbytes, 0)
+            nbytes = ts.nbytes
+            if nbytes < 0:  # (max(nbytes, 0) without the builtin's call)
+                nbytes = 0
             feeds = bool(ts.dependents)
             pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
@@ -322,8 +326,8 @@ class Plugin(SchedulerPlugin):
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
             # (read_on is asked only of an input that carries data: no closure otherwise)
-            read_on = _read_on(ts) if single and not books._carriers.keys().isdisjoint(inputs) \
-                else None  # fmt: skip
+            read_on = partial(_read_on_key, ts) \
+                if single and not books._carriers.keys().isdisjoint(inputs) else None  # fmt: skip
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
@@ -524,6 +528,9 @@ class Plugin(SchedulerPlugin):
         """Books rebuilt from the scheduler's state (install, restart, after an error)."""
         s = self.scheduler
         self.books = Books(self.policy)
+        # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
+        # reduces to one read (_refresh does it inline; a budget of inf measures alike).
+        self._plain = self.memory_limit is None and not self.count_unmanaged
         self.limits = Limits(self._limits_arg or {})
         self._limit_cache: dict = {}
         self._shared_pids = None
@@ -803,10 +810,21 @@ class Plugin(SchedulerPlugin):
         if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
                 or ts.host_restrictions:  # fmt: skip
             return decide(ts)
-        local: dict = {}
         running = s.running
         everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
-        for d in ts.dependencies:
+        deps = ts.dependencies
+        if len(deps) == 1:
+            # One input held on one running worker: sole_holder's answer, found without
+            # the dict (most single-input tasks: a chain's next step, a store)
+            for d in deps:
+                who = d.who_has
+                if who and len(who) == 1 and d.nbytes > 0 \
+                        and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
+                    for h in who:
+                        if everyone or h in running:
+                            return s.workers[h.address]
+        local: dict = {}
+        for d in deps:
             if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
                 continue
             for h in d.who_has or ():
@@ -826,14 +844,18 @@ class Plugin(SchedulerPlugin):
         """Look at one worker afresh: open for roots (books.may_take_some), free for roots
         without partners; wake the roots parked on it when it opens."""
         s = self.scheduler
-        workers, running = s.workers, s.running
+        workers = s.workers
         ws = workers.get(addr)
-        # (every worker running: a worker is, without hashing its WorkerState in Python)
-        running = ws is not None and (len(running) == len(workers) or ws in running)
+        if ws is not None:
+            # (every worker running: a worker is, without hashing its WorkerState in Python)
+            running = s.running
+            running = len(running) == len(workers) or ws in running
+        else:
+            running = False
         self._looked[addr] = running
         if running:
             book = self.books.workers.get(addr)
-            if book is None or book.budget < math.inf or self.count_unmanaged:
+            if book is None or not self._plain:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
@@ -863,7 +885,8 @@ class Plugin(SchedulerPlugin):
                 return
         self._open.discard(addr)
         self._idle.discard(addr)
-        self._set_free(addr, None)
+        if addr in self._free_key:  # (a full worker mostly is not: no call)
+            self._set_free(addr, None)
 
     def _set_free(self, addr, key) -> None:
         """addr is free for roots without partners with ``key`` ``(load, addr)``, or not
@@ -964,8 +987,9 @@ class Plugin(SchedulerPlugin):
     def _update(self) -> None:
         """Re-examine the workers whose books changed since the last look: O(changed)."""
         changed = self.books.changed
+        refresh = self._refresh
         while changed:
-            self._refresh(changed.pop())
+            refresh(changed.pop())
 
     def _free_iter(self):
         """Workers free for roots, least loaded first, lazily: a placement looks at those
@@ -1367,12 +1391,15 @@ class Plugin(SchedulerPlugin):
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
-        if allowed is not listed:
+        narrowed = allowed is not listed
+        if narrowed:
             def free():
                 return iter(allowed)
+            listed = free()
+        # (listed: not read yet, the first placement's candidates; a second reads afresh)
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
-            return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+            return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
                                plan.further), own  # fmt: skip
         if not self._free:
@@ -1390,7 +1417,7 @@ class Plugin(SchedulerPlugin):
         if hint:
             # (the allowed workers are listed only for a hint: reading them all cost a
             # pass over the free workers per root, twin weighted, which has none)
-            if allowed is not listed:
+            if narrowed:
                 ok = set(allowed)
             else:
                 ok = self._open if whole else self._free_key
@@ -1401,12 +1428,13 @@ class Plugin(SchedulerPlugin):
             # root of a tree reduction's next group of 4 passed the count on the worker
             # of the previous group (twin anomaly 100x4: 8 roots in flight against a cap of
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
-            addr = books.place(ts.key, math.nan, ts.group.name, hint, free(),
+            addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, hint.keys() if whole else (),
                                commits=plan.further)  # fmt: skip
             if addr is not None:
                 return addr, partners
-        return books.place(ts.key, math.nan, ts.group.name, partners, free(),
+            listed = free()
+        return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
 
     def _partners(self, ts, lacks=None, shared=None, complete=None, spread=None) -> dict:
@@ -1595,10 +1623,12 @@ def _structural_root(ts) -> bool:
     if not marked:
         # An input read by fewer than SHARED_FANOUT tasks is no handle (policy.is_handle):
         # data, unless a constant. Most tasks' first input is such: found here, without a
-        # tuple per input for is_root (asked once per task).
+        # tuple per input for is_root (asked once per task; _constant inlined).
         for d in deps:
-            if len(d.dependents) < SHARED_FANOUT and not _constant(d):
-                return False
+            if len(d.dependents) < SHARED_FANOUT:
+                spec = d.run_spec
+                if spec is not None and not isinstance(spec, DataNode):
+                    return False
     return is_root(map(_as_input, deps), marked)
 
 
@@ -1615,14 +1645,17 @@ def _as_input(d) -> tuple:
     return len(ins), n, _constant(d), d.nbytes
 
 
-def _read_on(ts):
-    """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key."""
-    def read_on_key(x) -> bool:
-        for d in ts.dependencies:
-            if d.key == x:
-                return read_on(d.dependents, ts, _one_input, lambda o: o.state not in _DONE)
-        return False
-    return read_on_key
+def _read_on_key(ts, x) -> bool:
+    """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
+    bound to ts with ``partial`` (made in C: no closure per finished task)."""
+    for d in ts.dependencies:
+        if d.key == x:
+            return read_on(d.dependents, ts, _one_input, _pending)
+    return False
+
+
+def _pending(o) -> bool:
+    return o.state not in _DONE
 
 
 # meeting_plan of a task no task reads: it meets nothing (read only, never changed)
