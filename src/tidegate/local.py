@@ -374,8 +374,8 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     pretask(i)
                 if governor is not None:
                     fewer[2] += 1
-                    if threads < asked:
-                        fewer[0] += 1
+                    if threads < asked and pool.inflight + 1 < asked:  # (review19: a task
+                        fewer[0] += 1  # started on a thread past those fitted left none idle)
                     running[i] = g = group_of[i]
                     begun.add(g)
                     running_in[i] = sum(nbytes[dep_idx[c]]
