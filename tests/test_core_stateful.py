@@ -172,10 +172,24 @@ def expected_roots(deps: dict, constants: set, marked: set) -> list[bool]:
         for d in ds:
             fanout[d] += 1
 
-    def constant(d):
-        return d in constants or (not deps[d] and fanout[d] >= SHARED_FANOUT)
+    def constant(d):  # a constant, or a shared handle: inputs all constants, wide fan-out
+        return d in constants or (all(e in constants for e in deps[d])
+                                  and fanout[d] >= SHARED_FANOUT)  # fmt: skip
 
     return [i in marked or all(constant(d) for d in deps[i]) for i in range(len(deps))]
+
+
+def test_a_handle_opened_from_a_constant_makes_its_readers_roots():
+    """``h = open(path)`` with ``path`` a DataNode, read by 8 tasks: h is a shared handle,
+    its readers roots (policy.find_roots), in the oracle too (bench/property.py, seed 104,
+    found the oracle counting only input-less handles)."""
+    deps = {0: [], 1: [], 2: [1], 3: [2, 1], **{i: [2, 1] for i in range(4, 11)}}
+    g = TaskGraph.from_dependencies(deps, [0])
+    constant = np.zeros(len(g), bool)
+    constant[1] = True
+    roots = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, constant, np.zeros(len(g), bool))
+    assert roots.tolist() == expected_roots(deps, {1}, set())
+    assert roots[3:].all()
 
 
 # -- the machine ------------------------------------------------------------------------
