@@ -617,20 +617,19 @@ class Books:
         if commits and lacks:
             owed, processing = self._owed, self._processing
             opens = sum(1 for r in lacks if r not in owed and r not in processing)
+
+        def admits(book, w) -> bool:  # (one call for every way below: same arguments)
+            return self._admits(book, w, task, est, w in complete, stimulus_id, True,
+                                int(w == mine), spread, _queues_behind_a_load(book), opens)
+
         if not partners:
             # place_root's answer without partners: the least loaded that admits, i.e. the
             # first candidate that does (they come least loaded first and the scan stops
             # there), found without its per-worker lists (once per root: a root reading
             # broadcast weights has none, twin weighted 100x4 ~200 bytecodes a root).
             for w in candidates:
-                book = self.workers[w]
-                if self._admits(book, w, task, est, w in complete, stimulus_id, True,
-                                int(w == mine), spread, _queues_behind_a_load(book),
-                                opens):  # fmt: skip
-                    self.log.append((task, "placed", w, stimulus_id))
-                    if lacks or self._owed:
-                        self._reserve(task, w, lacks)
-                    return w
+                if admits(self.workers[w], w):
+                    return self._placed(task, w, stimulus_id, lacks)
             return None
         refused = None  # the one partner's worker, asked below and refused
         if len(partners) == 1:
@@ -640,13 +639,8 @@ class Books:
             for w in partners:
                 book = self.workers.get(w)
                 if book is not None and partners[w] > 0:
-                    if self._admits(book, w, task, est, w in complete, stimulus_id, True,
-                                    int(w == mine), spread, _queues_behind_a_load(book),
-                                    opens):  # fmt: skip
-                        self.log.append((task, "placed", w, stimulus_id))
-                        if lacks or self._owed:
-                            self._reserve(task, w, lacks)
-                        return w
+                    if admits(book, w):
+                        return self._placed(task, w, stimulus_id, lacks)
                     refused = w  # (not asked again below: one answer, one log entry)
         ws, partner, admissible, idle, load, common = [], [], [], [], [], []
         shared = shared or {}
@@ -661,9 +655,7 @@ class Books:
             idle.append(book.processing == 0)
             load.append((book.roots_processing + book.roots_untouched + book.processing)
                         / book.threads)  # (roots_in_flight, without the property's call)
-            ok = w != refused and self._admits(
-                book, w, task, est, w in complete, stimulus_id, True, int(w == mine), spread,
-                _queues_behind_a_load(book), opens)  # fmt: skip
+            ok = w != refused and admits(book, w)
             admissible.append(ok)
             return ok
 
@@ -685,12 +677,15 @@ class Books:
         if not ws:
             return None
         i = place_root(partner, admissible, idle, load, common)
-        if i is None:
-            return None
-        self.log.append((task, "placed", ws[i], stimulus_id))
+        return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
+
+    def _placed(self, task, w, stimulus_id, lacks):
+        """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its
+        meetings lack reserved there."""
+        self.log.append((task, "placed", w, stimulus_id))
         if lacks or self._owed:
-            self._reserve(task, ws[i], lacks)
-        return ws[i]
+            self._reserve(task, w, lacks)
+        return w
 
     # -- introspection ------------------------------------------------------------------
     @property
