@@ -49,7 +49,7 @@ def test_dask_s_methods_compile_to_their_running_code():
 
 
 def test_a_copy_that_fails_keeps_dask_s_method(monkeypatch):
-    def broken(fn):
+    def broken(fn, tree, fdef, filename):
         raise NameError("a default naming a class constant")
 
     for module in (trim, holders):

@@ -62,11 +62,7 @@ def task_to_msg(fn):
     return recompile.once(_made, fn, _compile)
 
 
-def _compile(fn):
-    got = recompile.source(fn)
-    if got is None:
-        return None
-    tree, fdef, filename = got
+def _compile(fn, tree, fdef, filename):
     found = [node for node in ast.walk(fdef) if _lists_addresses(node)]
     if len(found) != 1 or any(isinstance(n, ast.Name) and n.id == HOOK for n in ast.walk(fdef)):
         return None

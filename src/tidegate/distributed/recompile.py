@@ -15,11 +15,13 @@ logger = logging.getLogger(__name__)
 
 
 def once(made: dict, fn, make):
-    """``make(fn)``, kept in ``made`` (once per process); None where it raises (an AST this
+    """``make(fn, tree, fdef, filename)`` from ``fn``'s :func:`source`, kept in ``made`` (once
+    per process); None where there is no such source or ``make`` raises (an AST this
     Python's compiler refuses, a default naming a class constant, say): dask's method stays."""
     if fn not in made:
         try:
-            made[fn] = make(fn)
+            got = source(fn)
+            made[fn] = None if got is None else make(fn, *got)
         except Exception as e:
             logger.info("tidegate keeps dask's %s: its copy failed (%r)", fn.__qualname__, e)
             made[fn] = None

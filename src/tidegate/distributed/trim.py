@@ -29,11 +29,7 @@ def without_idle_task_count(fn):
     return recompile.once(_made, fn, _compile)
 
 
-def _compile(fn):
-    got = recompile.source(fn)
-    if got is None:
-        return None
-    tree, fdef, filename = got
+def _compile(fn, tree, fdef, filename):
     keeps = [s for s in fdef.body if _keeps_idle_task_count(s)]
     if len(keeps) != 1 or len(fdef.body) < 2 or _mentions(fdef, keeps[0]):
         return None
