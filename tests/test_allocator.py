@@ -3,6 +3,7 @@ array goes back to the OS (each new one a fresh mapping the kernel faults in pag
 advised for huge pages, in 2 MiB pages). Once the last one ends, glibc's own thresholds are
 back, so that a compute without a limit reuses freed memory as it would have."""
 
+import math
 import textwrap
 import threading
 import time
@@ -81,8 +82,8 @@ AFTER = textwrap.dedent(
     measure.TIGHTEN = 0.0  # a compute that nears its limit at once: tidegate's settings
     tightened, tighten = [], measure.tighten
     measure.tighten = lambda: tightened.append(1) or tighten()
-    faults(scheduler="tidegate", memory_limit=200e6)
-    print(json.dumps({"alone": alone, "far": far, "tightened": bool(tightened),
+    tight = faults(scheduler="tidegate", memory_limit=200e6)
+    print(json.dumps({"alone": alone, "far": far, "tight": tight, "tightened": bool(tightened),
                       "after": faults(scheduler="threads")}))
     """
 )
@@ -103,9 +104,12 @@ def test_a_compute_far_from_its_limit_keeps_glibcs_settings(tmp_path):
     """tidegate's settings wait till the process nears its limit (the default "auto" limit
     is a share of the machine's memory, seldom neared): a limited compute that stays far
     below it reuses freed memory as dask threaded does. (Set from the start, a histogram's
-    512 KiB temporaries took 480 k page faults against 4 k, and 3x threaded's time.)"""
+    512 KiB temporaries took 480 k page faults against 4 k, and 3x threaded's time.)
+    Judged against the same compute under tidegate's settings (~280 k faults against ~1.7 k
+    far from the limit and ~0.3 k threaded's): a bound on threaded's count alone failed
+    at load 15, where the runtime's own threads fault more."""
     got = run_fresh(AFTER, spill_dir=tmp_path)
-    assert got["far"] <= 2 * got["alone"] + 2000, got
+    assert got["far"] <= got["tight"] / 20, got
 
 
 @glibc_parameters
@@ -290,11 +294,17 @@ def test_the_runtime_trims_at_most_a_share_of_its_time(monkeypatch):
     """Governor.restart trims glibc's heaps after each batch while the settings are on; a
     trim walks every free chunk (5-25 ms in a heap with thousands of small holes, where a
     trim per batch made 0.5 MB tasks take 2x their time, review18 #2): after a trim of c
-    seconds of CPU, none for the next TRIM_SPACING x c. Here each trim costs 3 ms of CPU."""
+    seconds of CPU, none for the next TRIM_SPACING x c. Here each trim costs 3 ms of CPU.
+    (Judged by the spacing, not by trims per batch: on a loaded machine batches take longer
+    and more of them may trim.)"""
     calls = {"restart": 0, "trim": 0}
+    trims: list[float] = []  # when each of restart's began (the sampler trims too)
     trim, restart = measure.trim, measure.Governor.restart
+    restarting = threading.local()
 
     def costly():
+        if getattr(restarting, "now", False):
+            trims.append(time.perf_counter())
         end = time.thread_time() + 0.003
         while time.thread_time() < end:
             pass
@@ -303,7 +313,11 @@ def test_the_runtime_trims_at_most_a_share_of_its_time(monkeypatch):
 
     def counted(self):
         calls["restart"] += 1
-        restart(self)
+        restarting.now = True
+        try:
+            restart(self)
+        finally:
+            restarting.now = False
 
     monkeypatch.setattr(measure, "trim", costly)
     monkeypatch.setattr(measure.Governor, "restart", counted)
@@ -311,4 +325,6 @@ def test_the_runtime_trims_at_most_a_share_of_its_time(monkeypatch):
     got = ((x + 1) * 2).sum(axis=0).compute(scheduler=tidegate.get, memory_limit="100MB")
     assert np.isfinite(got).all()
     assert calls["restart"] >= 50  # tight from the start (under LOOSE_FROM): all trimmed before
-    assert calls["trim"] <= calls["restart"] / 2, calls
+    gaps = np.diff(trims)
+    assert len(trims) >= 2 and len(trims) < calls["restart"], calls
+    assert gaps.min(initial=math.inf) >= 0.99 * measure.TRIM_SPACING * 0.003, (gaps, calls)
