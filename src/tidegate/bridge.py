@@ -67,6 +67,8 @@ def to_taskgraph(
         dependencies = {k: node.dependencies for k, node in dsk.items()}
     graph = TaskGraph.from_dependencies(dependencies, keys, supplied=supplied)
     nodes = list(dsk.values())
+    if len(graph.keys) < len(nodes):  # culled: tasks no output needs
+        nodes = [dsk[k] for k in graph.keys]
     n = len(nodes)
     constant = np.fromiter((type(v) is DataNode for v in nodes), bool, n)
     marked = np.fromiter((v.data_producer for v in nodes), bool, n)
@@ -81,6 +83,7 @@ def to_taskgraph(
     # (get() hands DataNodes in as supplied values, not tasks, so there this is all False;
     # a caller converting a whole graph keeps them as tasks: core must not count them.)
     graph.constant = constant
+    graph.rereadable = marked
     graph.set_groups(_groups(graph.keys))
     if order == "dask":
         ranks = dask_order(order_graph if order_graph is not None else dsk)
@@ -193,13 +196,13 @@ class _Plan:
                 tasks[k] = node
         if alias:
             alias = _resolve_aliases(alias)
-        self.tasks, self.supplied, self.alias = tasks, supplied, alias
         absent = [k for k in flat if k not in tasks and k not in supplied and k not in alias]
         if absent:
             shown = ", ".join(repr(k) for k in absent[:5])
             raise KeyError(f"requested keys are not in the graph: {shown}")
         # The keys the TaskGraph must produce: targets of requested aliases stand in.
         self.outputs = [alias.get(k, k) for k in flat]
+        self.tasks, self.supplied, self.alias = tasks, supplied, alias
         self.dependencies: dict | None = None
         if alias:
             missing = {t: k for k, t in alias.items() if t not in tasks and t not in supplied}

@@ -12,6 +12,31 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def _needed(ptr: np.ndarray, idx: np.ndarray, outputs: np.ndarray, n: int) -> np.ndarray | None:
+    """The tasks ``outputs`` need, in graph order; None when that is every task. Unneeded
+    tasks are closed under dependents, so some unneeded task has none: when every task
+    has a dependent or is an output, all are needed (the common case: no walk)."""
+    needed = np.zeros(n, dtype=bool)
+    needed[idx] = True
+    needed[outputs] = True
+    if needed.all():
+        return None
+    needed[:] = False
+    needed[outputs] = True
+    frontier = np.unique(outputs)
+    while frontier.size:  # level by level, in numpy
+        starts = ptr[frontier]
+        lens = ptr[frontier + 1] - starts
+        total = int(lens.sum())
+        if not total:
+            break
+        at = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
+        step = idx[at]
+        frontier = np.unique(step[~needed[step]])
+        needed[frontier] = True
+    return np.flatnonzero(needed)
+
+
 def _csr(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
@@ -55,6 +80,9 @@ class TaskGraph:
     priority: np.ndarray = field(init=False)
     root: np.ndarray = field(init=False)
     constant: np.ndarray = field(init=False)
+    # Tasks dask marks as producing data from a source (``data_producer``: from_zarr's and
+    # from_array's getters, xarray's loaders): run again, they return the same data.
+    rereadable: np.ndarray = field(init=False)
     size: np.ndarray = field(init=False)
     # Every task's estimate from its layer's chunk metadata (NaN where none tells); ``size``
     # keeps only the roots' (see bridge.to_taskgraph), this one sizes a limit's floor.
@@ -75,6 +103,7 @@ class TaskGraph:
         self.priority = np.arange(n, dtype=np.int64)
         self.root = np.diff(self.dep_ptr) == 0
         self.constant = np.zeros(n, dtype=bool)
+        self.rereadable = np.zeros(n, dtype=bool)
         self.size = np.full(n, np.nan)
         self.layer_size = np.full(n, np.nan)
         self.duration = np.full(n, np.nan)
@@ -94,7 +123,9 @@ class TaskGraph:
         Raises ValueError naming the keys when a dependency is neither a task nor
         ``supplied``, a requested output is absent, or the graph has a cycle.
         Supplied keys are not tasks; edges to them are dropped here (the runtime
-        hands their values in).
+        hands their values in). Tasks no output needs are left out, as dask's schedulers
+        cull (a raw graph, or one computed with ``optimize_graph=False``, may hold far
+        more than the keys asked for: a failing task there must not fail the compute).
         """
         keys = list(dependencies)
         index = {k: i for i, k in enumerate(keys)}
@@ -121,8 +152,13 @@ class TaskGraph:
         if absent:
             raise ValueError(f"requested keys are not in the graph: {_short(absent)}")
         ptr, idx = _csr(deps)
-        graph = cls(keys, ptr, idx, np.fromiter((index[k] for k in outs if k in index), np.int64))
-        graph.priority = dfs_order(graph)  # also refuses cycles
+        wanted = np.fromiter((index[k] for k in outs if k in index), np.int64)
+        graph = cls(keys, ptr, idx, wanted)
+        graph.priority = dfs_order(graph)  # also refuses cycles, needed or not
+        needed = _needed(ptr, idx, wanted, len(keys))
+        if needed is not None:
+            kept = [keys[i] for i in needed.tolist()]
+            return cls.from_dependencies({k: dependencies[k] for k in kept}, outs, supplied)
         return graph
 
     # -- queries ------------------------------------------------------------------------

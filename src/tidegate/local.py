@@ -175,7 +175,7 @@ class Hooks:
     rerun_exceptions_locally: bool = False
     executor: Executor | None = None  # run the worker loops on this pool
     spill_dir: str | None = None
-    recompute_roots: bool = True  # drop cheap roots' outputs and run them again, not spill
+    recompute_roots: bool = True  # drop cheap rereadable roots' outputs, run them again
     cap: float = float("inf")  # this run's memory_limit
     baseline: int | None = None  # RSS at compute start: memory_limit bounds RSS above it
     floor: float = 0.0  # the budget for held results never goes below this
@@ -766,17 +766,19 @@ class _Buffers:
 
 
 class _RerunCost:
-    """Which groups of roots (tasks with no inputs) are cheaper to run again than their
-    output is to write to disk and read back: seconds per byte of the group's runs so far
-    against the spill store's measured round trip (assumed until it has measured some).
-    Sets ``core.rerun``; the core decides which result goes."""
+    """Which groups of roots (tasks with no inputs that read their data from a source:
+    ``graph.rereadable``) are cheaper to run again than their output is to write to disk
+    and read back: seconds per byte of the group's runs so far against the spill store's
+    measured round trip (assumed until it has measured some). Sets ``core.rerun``; the
+    core decides which result goes. Other roots (random draws, delayed loaders) may not
+    return the same data twice: run again, two consumers of one root saw different data."""
 
     def __init__(self, core: Scheduler, disk: SpillStore):
         g = core.graph
         self.core, self.disk = core, disk
         self.group = g.group.tolist()
         nodeps = np.diff(g.dep_ptr) == 0
-        self.eligible = (g.root & nodeps).tolist()
+        self.eligible = (g.root & nodeps & g.rereadable).tolist()
         self.seconds: dict[int, float] = {}
         self.bytes: dict[int, float] = {}
         self.changed = False
