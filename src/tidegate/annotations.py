@@ -38,6 +38,18 @@ ROOT = "tidegate_root"
 OURS = (PRIORITY, LIMIT, ROOT)  # what the thread runtime reads
 
 
+def plain(obj, name: str):
+    """``obj.name`` where its class or the instance itself defines ``name``, else None;
+    never through a ``__getattr__``: dask-expr's evaluates the expression's ``_meta``,
+    which raises for some (``to_parquet``, ``from_delayed``: review20) and can cost."""
+    if name in getattr(obj, "__dict__", ()) or any(name in vars(c) for c in type(obj).__mro__):
+        try:
+            return getattr(obj, name)
+        except Exception:
+            return None
+    return None
+
+
 def _hlgs(expr) -> list:
     """The high-level graphs of a collection's expression, unoptimised."""
     out, stack, seen = [], [expr], set()
@@ -46,17 +58,18 @@ def _hlgs(expr) -> list:
         if id(e) in seen:
             continue
         seen.add(id(e))
-        hlg = getattr(e, "hlg", None)
-        if hlg is not None and hasattr(hlg, "layers"):
+        hlg = plain(e, "hlg")
+        if hlg is not None and plain(hlg, "layers") is not None:
             out.append(hlg)
             continue
-        if hasattr(e, "layers") and hasattr(e, "dependencies") and not callable(
-            getattr(e, "operands", None)
-        ) and isinstance(getattr(e, "layers", None), Mapping):
+        operands = plain(e, "operands")
+        layers = plain(e, "layers")
+        if isinstance(layers, Mapping) and plain(e, "dependencies") is not None \
+                and not callable(operands):  # fmt: skip
             out.append(e)  # a HighLevelGraph itself
             continue
-        stack.extend(op for op in getattr(e, "operands", ()) if hasattr(op, "operands")
-                     or hasattr(op, "hlg") or hasattr(op, "layers"))  # fmt: skip
+        stack.extend(op for op in operands or () if plain(op, "operands") is not None
+                     or plain(op, "hlg") is not None or plain(op, "layers") is not None)  # fmt: skip
     return out
 
 

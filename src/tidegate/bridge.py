@@ -98,9 +98,9 @@ def chunk_sizes(expr) -> dict:
     its array layers know their chunks and dtype. Other collections give nothing.
     """
     out: dict = {}
-    for op in getattr(expr, "operands", ()):
-        hlg = getattr(op, "hlg", None)
-        for name, layer in getattr(hlg, "layers", {}).items():
+    for op in annotations.plain(expr, "operands") or ():
+        hlg = annotations.plain(op, "hlg")
+        for name, layer in (annotations.plain(hlg, "layers") or {}).items():
             ann = getattr(layer, "collection_annotations", None) or {}
             dtype, chunks = ann.get("dtype"), ann.get("chunks")
             itemsize = getattr(dtype, "itemsize", 0)
