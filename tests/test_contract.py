@@ -571,3 +571,28 @@ def test_a_root_that_may_differ_when_run_again_runs_once():
     assert stats.bytes_spilled > 0  # the limit made room: by spilling, not by running again
     assert sorted(calls) == list(range(n)) and stats.tasks_recomputed == 0
     assert xs == ys
+
+
+def test_a_get_id_that_raises_fails_the_compute():
+    """dask.local calls get_id inside the task's try: its error is the task's (review20: a
+    worker thread died on it and the compute waited forever)."""
+
+    def bad_id():
+        raise RuntimeError("get_id broke")
+
+    with pytest.raises(RuntimeError, match="get_id broke"):
+        tidegate.get({"a": (int, 1), "b": (add, "a", 1)}, "b", get_id=bad_id)
+
+
+def test_an_output_asked_for_twice_and_spilled_comes_back_twice():
+    """A key requested twice, or with an alias of it, that was spilled (review20: KeyError
+    after all the work: the spill store was read once per occurrence). Read-backs count
+    as loaded bytes."""
+    dsk = {"a": (np.full, 1_000_000, 1.0), "b": (np.full, 1_000_000, 2.0), "alias": "a"}
+    for keys in (["a", "a", "b"], ["a", "alias", "b"], [["a"], ["a", "b"]]):
+        stats = tidegate.RunStats()
+        with pytest.warns(RuntimeWarning):  # 6 MB fits one 8 MB chunk only by spilling
+            out = tidegate.get(dsk, keys, memory_limit="6MB", num_workers=1, stats=stats)
+        flat = list(dask.core.flatten(out, container=tuple))
+        assert [v[0] for v in flat] == [1.0, 1.0, 2.0] and stats.bytes_spilled > 0
+        assert stats.bytes_loaded >= stats.bytes_spilled, stats

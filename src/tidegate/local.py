@@ -215,6 +215,7 @@ def _loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
         start = clock() - t0
         try:
             result = execute(i, inputs)
+            worker = thread if get_id is None else get_id()  # inside: its error is the task's
         except BaseException as exc:  # noqa: BLE001 - handed back and re-raised by the caller
             done.put((i, False, _packed(exc, pack), 0, thread, start, clock() - t0, thread))
         else:
@@ -223,8 +224,7 @@ def _loop(tasks, done, execute, thread: int, get_id, pack, t0: float) -> None:
                 nbytes = sizeof(result)
             except Exception:  # a broken __sizeof__ is not the task's failure
                 nbytes = None
-            done.put((i, True, result, nbytes, thread if get_id is None else get_id(), start, stop,
-                      thread))  # fmt: skip
+            done.put((i, True, result, nbytes, worker, start, stop, thread))
         inputs = result = None  # hold no references once handed back: release frees memory
 
 
@@ -673,8 +673,13 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     sample(now)
         if not core.done:  # cannot happen while the core's invariants hold
             raise RuntimeError(_stuck(core))
-        results = {i: _value(data[i]) if i in data else disk.pop(i)
-                   for i in graph.outputs.tolist()}  # fmt: skip
+        results = {}
+        for i in dict.fromkeys(graph.outputs.tolist()):  # a key asked for twice: read once
+            if i in data:
+                results[i] = _value(data[i])
+            else:  # spilled: read back for the caller
+                results[i] = disk.pop(i)
+                core.bytes_loaded += core.nbytes[i]
         disk.flush()  # a spill that failed must not pass silently
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts, and nobody waits for running tasks
