@@ -139,6 +139,38 @@ def test_progress_bar_sees_live_counts():
     assert [c["finished"] for c in seen] == sorted(c["finished"] for c in seen)
 
 
+def test_state_views_iterate_from_another_thread_while_tasks_move():
+    """The live ``state`` views' items() and values() read one snapshot (review20: the
+    Mapping defaults looked each key up again and raised KeyError 2-8 times a run once
+    its task had moved on)."""
+    errors, reads, stop = [], [0], threading.Event()
+
+    class Reader(Callback):
+        def _start_state(self, dsk, state):
+            def loop():
+                while not stop.is_set():
+                    for k in ("waiting", "waiting_data", "dependents", "cache"):
+                        try:
+                            list(state[k].items())
+                            list(state[k].values())
+                        except Exception as exc:  # noqa: BLE001 - what the test counts
+                            errors.append(repr(exc))
+                    reads[0] += 1
+
+            self.thread = threading.Thread(target=loop, daemon=True)
+            self.thread.start()
+
+        def _finish(self, dsk, state, errored):
+            stop.set()
+            self.thread.join()
+
+    x = da.random.RandomState(0).random_sample((2000, 2000), chunks=100)
+    with Reader():
+        got = (x - x.mean(axis=0)).std().compute(scheduler=tidegate.get, num_workers=2)
+    assert np.isfinite(got) and reads[0] > 10
+    assert errors == [], errors[:3]
+
+
 # -- Profiler ---------------------------------------------------------------------------
 @pytest.mark.parametrize("policy", ["tidegate", "priority"])
 def test_profiler_one_result_per_task(policy):

@@ -131,6 +131,17 @@ class _Relations(Mapping):
         keys, codes = self._index.keys, self._codes
         return (keys[i] for i, s in enumerate(bytes(self._state)) if codes is None or s in codes)
 
+    def items(self) -> list:  # type: ignore[override]
+        """One snapshot for keys and values: a key whose task moves on mid-iteration must
+        not raise KeyError (Mapping's own looks every key up again: review20)."""
+        keys, codes, keep, related = self._index.keys, self._codes, self._keep, self._related
+        snap = bytes(self._state)
+        return [(keys[i], {keys[j] for j in related(i) if keep is None or snap[j] in keep})
+                for i, s in enumerate(snap) if codes is None or s in codes]  # fmt: skip
+
+    def values(self) -> list:  # type: ignore[override]
+        return [v for _, v in self.items()]
+
     def __len__(self) -> int:
         if self._count is not None:
             return self._count()
@@ -220,6 +231,20 @@ class _Cache(Mapping):
 
     def __len__(self) -> int:
         return len(self._held()) + len(self._supplied)
+
+    def items(self) -> list:  # type: ignore[override]
+        """One snapshot: a result released mid-iteration is left out, not a KeyError."""
+        keys, out = self._index.keys, []
+        for i, v in list(self._data.items()):  # one atomic copy
+            if type(v) is Loading:
+                if not v.read:
+                    continue
+                v = v.value
+            out.append((keys[i], v))
+        return out + list(self._supplied.items())
+
+    def values(self) -> list:  # type: ignore[override]
+        return [v for _, v in self.items()]
 
 
 _MISSING = object()
