@@ -675,6 +675,9 @@ def test_options_are_checked():
     with pytest.raises(ValueError, match="memory_limit"):
         td.Plugin(memory_limit="lots")
     assert td.Plugin(memory_limit="2GB").memory_limit == 2e9
+    with pytest.raises(ValueError, match="memory_limit"):  # was a 0-byte budget (review20)
+        td.Plugin(memory_limit="0.5")
+    assert td.Plugin(memory_limit=0.5).memory_limit == 0.5  # a share of each worker's
 
 
 # -- the twin's seam: a bare SchedulerState, no loop, no server ---------------------------

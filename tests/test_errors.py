@@ -9,6 +9,7 @@ from operator import add
 
 import dask
 import dask.array as da
+import numpy as np
 import pytest
 from dask import delayed
 from dask._task_spec import Alias, DataNode, List, Task, TaskRef
@@ -300,6 +301,9 @@ BAD_OPTIONS = [
     pytest.param("memory_limit", "-3GB", id="memory_limit-negative-string"),
     pytest.param("memory_limit", True, id="memory_limit-bool"),
     pytest.param("memory_limit", float("nan"), id="memory_limit-nan"),
+    pytest.param("memory_limit", "1e400", id="memory_limit-overflowing"),  # was OverflowError
+    pytest.param("memory_limit", "", id="memory_limit-empty"),  # was 1 byte
+    pytest.param("memory_limit", "0.5", id="memory_limit-under-a-byte"),
     pytest.param("saturation", 0, id="saturation-zero"),
     pytest.param("saturation", -1, id="saturation-negative"),
     pytest.param("saturation", float("nan"), id="saturation-nan"),
@@ -360,7 +364,8 @@ def test_explicit_argument_overrides_bad_config():
 
 @pytest.mark.parametrize(
     "option,value", [("memory_limit", "2GB"), ("memory_limit", 1e9), ("saturation", 0.5),
-                     ("saturation", float("inf")), ("num_workers", 3), ("order", "dask")]
+                     ("saturation", float("inf")), ("num_workers", 3), ("order", "dask"),
+                     ("memory_limit", np.int64(2e9)), ("num_workers", np.int64(2))]  # review20
 )
 def test_good_option_values_are_accepted(option, value):
     rec = Recorder()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import os
 
 import dask.config
@@ -37,15 +38,28 @@ def memory_limit(value=None) -> float:
         import psutil
 
         return AUTO_FRACTION * available_memory(psutil.virtual_memory().available)
+    return size(value)
+
+
+def size(value, fractions: bool = False) -> float:
+    """A memory_limit given as bytes (any real number, numpy's too) or a string like
+    "4GB" -> bytes as a float; ValueError naming the value otherwise. ``fractions``: the
+    plugin's numbers in (0, 1] are a share of each worker's limit (a string never is)."""
+    what = "a size > 0 (bytes or '4GB')" + (" or a fraction in (0, 1]" if fractions else "")
     if isinstance(value, str):
         try:
-            value = parse_bytes(value)
-        except (ValueError, KeyError) as exc:
+            if not value.strip():
+                raise ValueError("empty")
+            parsed = parse_bytes(value)
+        except (ValueError, KeyError, OverflowError) as exc:  # "1e400" overflows int()
             raise ValueError(
                 f"memory_limit={value!r} is not a size; use bytes or a string like '4GB'"
             ) from exc
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"memory_limit must be a size > 0 (bytes or '4GB'), got {value!r}")
+        if not parsed >= 1:  # "0.5" parses to 0 bytes
+            raise ValueError(f"memory_limit={value!r} is under one byte; it must be {what}")
+        return float(parsed)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ValueError(f"memory_limit must be {what}, got {value!r}")
     return float(value)
 
 
@@ -53,9 +67,9 @@ def num_workers(value=None) -> int:
     value = get("num-workers", value)
     if value is None:
         value = dask.config.get("num_workers", None) or os.cpu_count() or 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"num_workers must be an integer >= 1, got {value!r}")
-    return value
+    return int(value)
 
 
 def order(value=None) -> str:

@@ -43,10 +43,11 @@ from types import MethodType
 
 import dask.config
 from dask._task_spec import DataNode
-from dask.utils import parse_bytes, parse_timedelta
+from dask.utils import parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 from sortedcontainers import SortedDict
 
+from .. import config
 from ..annotations import LIMIT, ROOT, check_limits, merge
 from ..books import Books, Limits
 from . import broadcast, holders, restricted, trim
@@ -86,16 +87,7 @@ CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 def _budget(value):
     """bytes / "4GB" -> bytes; a float in (0, 1] -> fraction of each worker's memory_limit;
     None -> unlimited."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            return float(parse_bytes(value))
-        except (ValueError, KeyError) as exc:
-            raise ValueError(f"memory_limit={value!r} is not a size; use bytes or '4GB'") from exc
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"memory_limit must be a size > 0 or a fraction in (0, 1], got {value!r}")
-    return float(value)
+    return None if value is None else config.size(value, fractions=True)
 
 
 class Plugin(SchedulerPlugin):
