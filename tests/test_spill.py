@@ -58,6 +58,33 @@ def test_round_trip_keeps_dtypes_and_writability(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_values_plain_pickle_refuses_round_trip_through_cloudpickle(tmp_path):
+    """A result holding a lambda or a local class (a bag of records with a key function):
+    threaded and an unlimited compute return it, so a spill must not fail it (review20)."""
+
+    class Local:
+        def __init__(self, data):
+            self.data = data
+
+    store = SpillStore(str(tmp_path))
+    store.put(1, {"key": lambda r: r * 2, "data": np.arange(4.0)})
+    store.put(2, Local(np.ones(3)))
+    store.flush()
+    one = store.pop(1)
+    assert one["key"](3) == 6 and one["data"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert store.pop(2).data.tolist() == [1.0, 1.0, 1.0]
+    store.close()
+
+
+def test_a_spill_directory_that_cannot_hold_a_folder_is_named(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    store = SpillStore(str(afile))
+    with pytest.raises(SpillWriteError, match="spill folder.*afile.*spill-directory"):
+        store.put(1, np.ones(3))
+    store.close()
+
+
 def test_values_wanted_back_before_their_turn_never_touch_the_disk(tmp_path):
     store = GatedStore(str(tmp_path))
     store.put(1, np.zeros(10))

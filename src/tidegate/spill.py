@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import cloudpickle
+
 _LEN = struct.Struct("<Q")
 
 
@@ -81,7 +83,16 @@ class SpillStore:
     def put(self, key: int, value: Any, name: str = "", nbytes: float = 0) -> None:
         with self._lock:
             if self.path is None:
-                self.path = tempfile.mkdtemp(prefix="tidegate-spill-", dir=self.parent)
+                try:
+                    self.path = tempfile.mkdtemp(prefix="tidegate-spill-", dir=self.parent)
+                except OSError as exc:
+                    raise SpillWriteError(
+                        exc.errno,
+                        f"cannot make a spill folder in {self.parent or tempfile.gettempdir()!r}: "
+                        f"{exc.strerror or exc}. Point tidegate.spill-directory at a "
+                        f"writable folder, or raise memory_limit",
+                        self.parent,
+                    ) from exc
                 self._writer = threading.Thread(target=self._write_loop, name="tidegate-spill",
                                                 daemon=True)  # fmt: skip
                 self._writer.start()
@@ -168,12 +179,16 @@ class SpillStore:
         buffers: list[pickle.PickleBuffer] = []
         try:
             header = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
-        except Exception as exc:
-            raise SpillError(
-                f"the result of {name!r} ({type(value).__name__}) must be spilled to "
-                f"stay within memory_limit but cannot be pickled: {exc}. Raise memory_limit "
-                f"or return picklable data."
-            ) from exc
+        except Exception:  # lambdas, local classes: as dask's own serialisation falls back
+            buffers.clear()
+            try:
+                header = cloudpickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+            except Exception as exc:
+                raise SpillError(
+                    f"the result of {name!r} ({type(value).__name__}) must be spilled to "
+                    f"stay within memory_limit but cannot be pickled: {exc}. Raise "
+                    f"memory_limit or return picklable data."
+                ) from exc
         nbytes = 0
         try:
             with self._open(fn) as f:
