@@ -120,3 +120,21 @@ def test_same_result_in_processes_with_different_hash_seeds(tmp_path, workload, 
     assert outs[0] == outs[1]
     assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
     assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"], ["simulate", "--workers", "-1"],
+    ["simulate", "--policy", ""], ["simulate", "--policy", "fifo"], ["simulate", "--chunk", "abc"],
+    ["simulate", "--latency", "soon"], ["simulate", "--steps", "0"],
+    ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],
+    ["demo", "--workers", "0"], ["demo", "--memory-limit", "lots"], ["demo", "--bandwidth", "fast"],
+    ["report", "t.jsonl", "-o", "/no/such/folder/r.html"],
+])  # fmt: skip
+def test_bad_arguments_are_refused_before_any_work(argv, capsys):
+    """review20: these raised ZeroDivisionError, IndexError, a stall, a traceback after the
+    run, or (demo --workers 0) wrote its input and waited forever."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argv[-2]}" in err or "argument -o/--output" in err, err

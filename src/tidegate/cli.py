@@ -92,52 +92,131 @@ def simulate(args) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    n = int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
-    return n
+def _at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if n < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {n}")
+        return n
+
+    parse.__name__ = f"integer >= {low}"  # argparse names the type in its message
+    return parse
+
+
+_positive_int = _at_least(1)
+
+
+def _checked(convert, what: str, empty_ok: bool = False):
+    """An argparse type: ``convert(text)`` must give a number > 0 ('' passes if
+    ``empty_ok``: "none" for --bandwidth); the text itself is kept for the run."""
+
+    def parse(text: str) -> str:
+        if empty_ok and not text.strip():
+            return text
+        try:
+            value = convert(text)
+        except (ValueError, KeyError, OverflowError, TypeError):
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return text
+
+    parse.__name__ = what
+    return parse
+
+
+def _rate(text: str) -> float:
+    return float(parse_bytes(text.strip().removesuffix("/s")))
+
+
+def _policies(text: str) -> str:
+    from .sim import POLICIES
+
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    wrong = [p for p in names if p not in POLICIES]
+    if not names or wrong:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(map(repr, wrong)) or 'none given'}: choose from {', '.join(POLICIES)}"
+        )
+    return text
+
+
+def _writable(text: str) -> str:
+    """A file to write: its folder must exist (checked before hours of work, not after)."""
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder) or os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: no folder {folder!r}"
+                                         if not os.path.isdir(folder) else f"{text!r} is a folder")
+    return text
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a batch system's kill, `timeout`) unwinds like Ctrl-C, so the demo's
+    ``finally`` removes its temporary input (review20: 1.5-2 GB left in /tmp)."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def main(argv=None) -> int:
-    from .workloads import NAMES, WORKLOADS
+    from .workloads import NAMES, STEPS_PER_CHUNK, WORKLOADS
 
     parser = argparse.ArgumentParser(prog="tidegate", description="Memory-bounded dask scheduling")
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="the seed's problem and its fix: cluster, one process, twin")
+    from dask.utils import parse_timedelta
+
+    from .config import size
+
+    positive, steps = _positive_int, _at_least(STEPS_PER_CHUNK)
     d.add_argument("--workload", default="vorticity-files", choices=NAMES)
-    d.add_argument("--steps", type=int, default=96, help="time steps per input (96: 768 MB)")
-    d.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
-    d.add_argument("--threads", type=int, default=2, help="threads per worker, and locally")
-    d.add_argument("--bandwidth", default="200MB/s", help="network per worker ('' for free)")
-    d.add_argument("--memory-limit", default="300MB", help="tidegate's limit in one process")
-    d.add_argument("--twin-steps", type=int, default=9000, help="0 to skip the twin")
-    d.add_argument("--twin-workers", type=int, default=20)
+    d.add_argument("--steps", type=steps, default=96, help="time steps per input (96: 768 MB)")
+    d.add_argument("--workers", type=positive, default=2, help="LocalCluster worker processes")
+    d.add_argument("--threads", type=positive, default=2, help="threads per worker, and locally")
+    d.add_argument("--bandwidth", default="200MB/s", type=_checked(_rate, "a rate", True),
+                   help="network per worker ('' for free)")
+    d.add_argument("--memory-limit", default="300MB", type=_checked(size, "a size"),
+                   help="tidegate's limit in one process")
+    d.add_argument("--twin-steps", type=_at_least(0), default=9000, help="0 to skip the twin")
+    d.add_argument("--twin-workers", type=positive, default=20)
     d.add_argument("--report", default="tidegate-demo.html", help="HTML report ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
     r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
     r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")
-    r.add_argument("-o", "--output", default="tidegate-report.html", help="HTML file to write")
+    r.add_argument("-o", "--output", default="tidegate-report.html", type=_writable,
+                   help="HTML file to write")
     r.add_argument("--png", default=None, metavar="DIR", help="also write report.png, memory.png")
     r.add_argument("--title", default="tidegate report")
     s = sub.add_parser("simulate", help="run a seed workload on the twin of a dask cluster")
     s.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
-    s.add_argument("--steps", type=int, default=9000, help="time steps (one chunk each)")
-    s.add_argument("--chunk", default="190MB", help="bytes per time step")
-    s.add_argument("--workers", type=int, default=20)
-    s.add_argument("--threads", type=int, default=4, help="threads per worker")
-    s.add_argument("--policy", default="eager,queue,tidegate", help="comma-separated")
-    s.add_argument("--bandwidth", default="1GB/s", help="incoming, per worker")
-    s.add_argument("--latency", default="1ms")
+    s.add_argument("--steps", type=positive, default=9000, help="time steps (one chunk each)")
+    s.add_argument("--chunk", default="190MB", type=_checked(parse_bytes, "a size"),
+                   help="bytes per time step")
+    s.add_argument("--workers", type=positive, default=20)
+    s.add_argument("--threads", type=positive, default=4, help="threads per worker")
+    s.add_argument("--policy", default="eager,queue,tidegate", type=_policies,
+                   help="comma-separated")
+    s.add_argument("--bandwidth", default="1GB/s", type=_checked(_rate, "a rate"),
+                   help="incoming, per worker")
+    s.add_argument("--latency", default="1ms", type=_checked(parse_timedelta, "a duration"))
     s.add_argument("--persist", action="store_true",
                    help="the stores are the outputs, as persist holds them (default: as a "
                         "computed da.store / to_zarr: stores return None, one final task)")
-    s.add_argument("--processes", type=_positive_int, default=None, metavar="N",
+    s.add_argument("--processes", type=positive, default=None, metavar="N",
                    help="policies run at once, one child process each (default: one per "
                         "idle core; 1: one after another in this process)")
-    s.add_argument("--json", default=None, help="write {policy: numbers} here")
+    s.add_argument("--json", default=None, type=_writable, help="write {policy: numbers} here")
     args = parser.parse_args(argv)
     if args.command == "demo":
+        _terminate_as_interrupt()  # its input is gigabytes in a temporary folder
         return demo(args)
     if args.command == "simulate":
         return simulate(args)
