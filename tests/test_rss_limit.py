@@ -108,6 +108,25 @@ def test_a_task_larger_than_the_limit_is_named_once_it_ran():
     assert stats.fewest_threads == 1
 
 
+def test_tasks_that_fit_one_at_a_time_are_not_called_too_large(recwarn):
+    """Unmeasured tasks (delayed: no chunk metadata) start together and can pass the limit
+    before their size is known; once measured they run fewer at once, within it. The
+    warning must not say the limit is below one task's need and name a limit 2.5x what one
+    at a time needs (review20: "smallest memory_limit that would work is about 234 MiB"
+    where one thread peaked at 88 MB)."""
+    import numpy as np
+    from dask import delayed
+
+    def work(i):
+        tmp = np.ones(6_250_000) * i  # a 50 MB temporary
+        return float(tmp[:1000].sum())
+
+    out = delayed(sum)([delayed(work)(i) for i in range(12)])
+    assert out.compute(scheduler="tidegate", memory_limit="100MB", num_workers=4) == 66_000.0
+    said = [str(w.message) for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+    assert not any("one task at a time" in m for m in said), said
+
+
 TIME_REDUCTION = textwrap.dedent(
     """
     import json, sys

@@ -856,11 +856,23 @@ def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
     from dask.utils import format_bytes
 
     group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    name = names[group] if group is not None else "?"
+    if 0 < foot <= governor.usable:  # one task fits: the peak came from tasks run together
+        warnings.warn(  # before any had been measured (no chunk metadata: delayed, bags)
+            f"the process reached {format_bytes(int(governor.peak))} above its start, past "
+            f"memory_limit={format_bytes(int(limit))}, while tasks whose size nothing told "
+            f"beforehand ran together (tasks of {name!r} need about {format_bytes(int(foot))} "
+            f"besides their inputs); measured, they run within the limit, fewer at once. "
+            f"Chunk metadata (dask arrays) or a lower num_workers avoids this",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return
     smallest = (governor.peak - governor.usable + (1 - MARGIN) * limit) / (1 - MARGIN)
     warnings.warn(
         f"memory_limit={format_bytes(int(limit))} is below what this compute needs with one "
         f"task at a time: the process reached {format_bytes(int(governor.peak))} above its "
-        f"start (tasks of {names[group] if group is not None else '?'!r} need about "
+        f"start (tasks of {name!r} need about "
         f"{format_bytes(int(foot))} besides their inputs). The smallest memory_limit that "
         f"would work is about {format_bytes(int(smallest))}; or use smaller chunks",
         RuntimeWarning,
@@ -909,11 +921,12 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     # gate beside running ones (the thread count stayed).
     fits = (f"{stats.fewest_threads} of {asked} threads" if stats.fewest_threads < asked
             else f"fewer than its {asked} threads")  # fmt: skip
+    holds = "The limit holds; the" if governor.peak <= 1.1 * limit else "The"  # (see above)
     logger.warning(
         "memory_limit=%s fits %s at once for much of this compute (%.0f%% of its tasks "
-        "started with a thread idle)%s; about %s would run %d. The limit holds; the compute "
-        "takes longer.", format_bytes(int(limit)), fits, 100 * share, what,
-        format_bytes(int(stats.limit_for_all_threads)), asked,
+        "started with a thread idle)%s; about %s would run %d. %s compute takes longer.",
+        format_bytes(int(limit)), fits, 100 * share, what,
+        format_bytes(int(stats.limit_for_all_threads)), asked, holds,
     )  # fmt: skip
 
 
