@@ -459,62 +459,6 @@ def test_a_root_viewed_by_a_held_slice_is_dropped_with_it_not_spilled():
     assert keys.index("bd") < again < keys.index("a2"), keys
 
 
-def _files_graph(steps=6):
-    """vorticity-files in small: per step two file reads (roots, 32 bytes) and a step
-    reading both and a grid field shared by every step (a root, 24), in dask.order's order."""
-    deps, groups, sizes, order = {"grid": []}, {"grid": "grid"}, {"grid": 24}, ["grid"]
-    for t in range(steps):
-        for x in "ab":
-            deps[f"{x}{t}"], groups[f"{x}{t}"], sizes[f"{x}{t}"] = [], "read", 32
-            order.append(f"{x}{t}")
-        deps[f"h{t}"], groups[f"h{t}"], sizes[f"h{t}"] = ["grid", f"a{t}", f"b{t}"], "step", 1
-        order.append(f"h{t}")
-    g = make_graph(deps, [f"h{t}" for t in range(steps)])
-    g.priority = np.array([order.index(k) for k in g.keys])
-    g.set_groups([groups[k] for k in g.keys])
-    return g, [sizes[k] for k in g.keys]
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_a_read_whose_step_waits_only_for_the_other_read_is_not_dropped_to_keep_room(seed):
-    """Two threads, a step running (it needs 130 besides its inputs, the ceiling 364) and
-    room kept for another step (``keep`` 100, as the thread runtime sets it from the free
-    thread): the next step's first read, done, was dropped to get down to ``keep`` and read
-    again right after the second, though that step needs it (vorticity-files at 400 MB: 18-23
-    of 25 steps read a file twice, 0.6-0.7 GB). Now it stays: nothing runs twice. On the base
-    1-3 reads of 12 ran twice for each of these seeds."""
-    g, sizes = _files_graph()
-    core = Scheduler(g, [(2, 232.0)], Policy("tidegate", 1.1), validate=True)
-    core.rerun = [True] * len(g.group_names)
-    core.ceiling = [364.0]
-    core.need = [60.0] * len(g.group_names)
-    core.need[g.group_names.index("step")] = 130.0
-    core.keep = [100.0]
-    core._pulls = False
-    runs, _ = drive(core, seed=seed, size=sizes.__getitem__)
-    assert core.done
-    assert core.n_recomputed == 0 and core.bytes_dropped == 0, [g.keys[i] for i in runs]
-    assert len(runs) == len(g) and core.bytes_spilled == 0
-
-
-def test_a_chunk_held_for_after_a_mean_is_still_dropped_to_keep_room():
-    """The rule above spares a root only where its consumer waits for nothing but tasks
-    running or ready: an anomaly's chunk, held for its subtraction after the mean (which
-    waits for the other chunks' sums), is still dropped down to ``keep`` and read again."""
-    deps = {f"c{k}": [] for k in range(4)}
-    deps |= {f"s{k}": [f"c{k}"] for k in range(4)}
-    deps["m"] = [f"s{k}" for k in range(4)]
-    deps |= {f"d{k}": [f"c{k}", "m"] for k in range(4)}
-    g = make_graph(deps, [f"d{k}" for k in range(4)])
-    sizes = [100 if k.startswith("c") else 1 for k in g.keys]
-    core = Scheduler(g, [(1, 1000.0)], Policy("tidegate", 1.1), validate=True)
-    core.rerun = [True] * len(g.group_names)
-    core.keep = [150.0]
-    core._pulls = False
-    runs, _ = drive(core, size=sizes.__getitem__)
-    assert core.done and core.bytes_dropped > 0 and core.bytes_spilled == 0
-
-
 @settings(max_examples=80, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]),
        st.integers(0, 10**6))  # fmt: skip

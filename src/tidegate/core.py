@@ -1031,8 +1031,7 @@ class Scheduler:
 
     def _drop_down_to(self, w: int, level: float, sid: int, actions: list) -> None:
         """Drop held roots cheap to run again, furthest next use first, while more than
-        ``level`` is held; spill nothing. Not a root a consumer waits for beside inputs
-        only running or ready (``_arriving``): it would run again the moment they end."""
+        ``level`` is held; spill nothing."""
         worker = self.workers[w]
         for _, i in spill_candidates(
             self._in_memory[w], self.state, self.nbytes, self._priority,
@@ -1040,29 +1039,8 @@ class Scheduler:
         ):  # fmt: skip
             if worker.held <= level:
                 return
-            if self._may_drop(i) and not self._shares(i) and not self._arriving(i):
+            if self._may_drop(i) and not self._shares(i):
                 self._transition(i, DROPPED, sid, actions)
-
-    def _arriving(self, i: int) -> bool:
-        """Does a task waiting for held result i wait, besides it, only for tasks running
-        or ready? Dropped to keep room (``keep``), i would be read again as soon as they end,
-        before that task can start: at 400 MB vorticity-files' step read one file of two,
-        dropped it to keep room for a step (which could not start beside the running one:
-        it needs that file), read the other and the first again, 18-23 of 25 steps (0.6-0.7
-        GB read twice). (An anomaly's chunk, held for the subtraction after the mean, waits
-        for the mean: still dropped.)"""
-        state, dep_ptr, dep_idx = self.state, self._dep_ptr, self._dep_idx
-        for c in range(self._dependent_ptr[i], self._dependent_ptr[i + 1]):
-            d = self._dependent_idx[c]
-            if state[d] != WAITING:
-                continue
-            for k in range(dep_ptr[d], dep_ptr[d + 1]):
-                s = state[dep_idx[k]]
-                if s != MEMORY and s != PROCESSING and s != READY and s != SPILLED:
-                    break
-            else:
-                return True
-        return False
 
     def _spill(self, w: int, amount: float, sid: int, actions: list, spare=(),
                waking: bool = False) -> None:
