@@ -131,7 +131,7 @@ def fill(self, sid, actions):
 
 C.Scheduler._fill = fill
 
-y = build("vorticity-files", {n: f"{folder}/{n}.zarr" for n in "ab"}, "/tmp/vfiles20-gate-out")
+y = build(os.environ.get("WL", "vorticity-files"), {n: f"{folder}/{n}.zarr" for n in "ab"}, "/tmp/vfiles20-gate-out")
 stats = tidegate.RunStats()
 t = time.perf_counter()
 y.compute(scheduler=tidegate.get, num_workers=2, memory_limit=limit, stats=stats)
