@@ -96,7 +96,10 @@ def test_a_limited_compute_leaves_later_computes_reusing_freed_memory(tmp_path):
     before (on the old code, 234 k page faults here against 210 before the limited
     compute, and 4x the time on a groupby climatology)."""
     got = run_fresh(AFTER, spill_dir=tmp_path)
-    assert got["tightened"] and got["after"] <= 2 * got["alone"] + 2000, got
+    # Against the same compute under tidegate's settings (~280 k): after it, threaded's
+    # counts read 0.5 k, and under load now and then 40-60 k (glibc's own heap dynamics:
+    # threaded alone read 54 k once), which a bound on threaded's own count failed.
+    assert got["tightened"] and got["after"] <= got["tight"] / 4, got
 
 
 @pytest.mark.skipif(measure._LIBC is None, reason="glibc only")
@@ -106,10 +109,10 @@ def test_a_compute_far_from_its_limit_keeps_glibcs_settings(tmp_path):
     below it reuses freed memory as dask threaded does. (Set from the start, a histogram's
     512 KiB temporaries took 480 k page faults against 4 k, and 3x threaded's time.)
     Judged against the same compute under tidegate's settings (~280 k faults against ~1.7 k
-    far from the limit and ~0.3 k threaded's): a bound on threaded's count alone failed
-    at load 15, where the runtime's own threads fault more."""
+    far from the limit, 57 k in 3 runs of 18 at load 9, and ~0.3 k threaded's): a bound
+    on threaded's count failed at load 15."""
     got = run_fresh(AFTER, spill_dir=tmp_path)
-    assert got["far"] <= got["tight"] / 20, got
+    assert got["far"] <= got["tight"] / 4, got  # 1.7 k; under load 57 k in 3 runs of 18
 
 
 @glibc_parameters
