@@ -38,14 +38,20 @@ def test_dfs_order_keeps_pairs_adjacent():
         assert {rank[("x", 2 * k)], rank[("x", 2 * k + 1)]} == {3 * k, 3 * k + 1}
 
 
+def test_unrequested_sinks_come_last():
+    g = TaskGraph.from_dependencies({"a": [], "side": ["a"], "out": ["a"]}, outputs=["out"])
+    rank = dict(zip(g.keys, g.priority.tolist()))
+    assert rank["side"] == 2 and rank["out"] == 1
+
+
 def test_tasks_no_output_needs_are_left_out_as_dask_culls():
     """review20: a raw graph's unrequested tasks ran (and their failure failed the compute);
     ``optimize_graph=False`` ran 804 tasks for a 6-task answer."""
     deps = {"a": [], "side": ["a"], "far": [], "far2": ["far"], "out": ["a"], "out2": []}
-    g = TaskGraph.from_dependencies(deps, outputs=["out", "out2"])
+    g = TaskGraph.from_dependencies(deps, outputs=["out", "out2"], cull=True)
     assert g.keys == ["a", "out", "out2"]
     assert g.keys[int(g.outputs[0])] == "out" and g.dependencies(1) == [0]
-    whole = TaskGraph.from_dependencies({"a": [], "b": ["a"]}, outputs=["b"])
+    whole = TaskGraph.from_dependencies({"a": [], "b": ["a"]}, outputs=["b"], cull=True)
     assert whole.keys == ["a", "b"]
 
 

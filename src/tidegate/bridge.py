@@ -65,7 +65,7 @@ def to_taskgraph(
         )
     if dependencies is None:
         dependencies = {k: node.dependencies for k, node in dsk.items()}
-    graph = TaskGraph.from_dependencies(dependencies, keys, supplied=supplied)
+    graph = TaskGraph.from_dependencies(dependencies, keys, supplied=supplied, cull=True)
     nodes = list(dsk.values())
     if len(graph.keys) < len(nodes):  # culled: tasks no output needs
         nodes = [dsk[k] for k in graph.keys]

@@ -117,15 +117,17 @@ class TaskGraph:
         dependencies: dict[Hashable, Iterable[Hashable]],
         outputs: Iterable[Hashable],
         supplied: Iterable[Hashable] = (),
+        cull: bool = False,
     ) -> TaskGraph:
         """Build from ``{key: dependency keys}``; validates before anything runs.
 
         Raises ValueError naming the keys when a dependency is neither a task nor
         ``supplied``, a requested output is absent, or the graph has a cycle.
         Supplied keys are not tasks; edges to them are dropped here (the runtime
-        hands their values in). Tasks no output needs are left out, as dask's schedulers
-        cull (a raw graph, or one computed with ``optimize_graph=False``, may hold far
-        more than the keys asked for: a failing task there must not fail the compute).
+        hands their values in). ``cull``: tasks no output needs are left out, as dask's
+        schedulers cull (``get``: a raw graph, or one computed with ``optimize_graph=False``,
+        may hold far more than the keys asked for, and a failing task there must not fail
+        the compute); else they run, after the outputs' (the core takes any graph).
         """
         keys = list(dependencies)
         index = {k: i for i, k in enumerate(keys)}
@@ -155,7 +157,7 @@ class TaskGraph:
         wanted = np.fromiter((index[k] for k in outs if k in index), np.int64)
         graph = cls(keys, ptr, idx, wanted)
         graph.priority = dfs_order(graph)  # also refuses cycles, needed or not
-        needed = _needed(ptr, idx, wanted, len(keys))
+        needed = _needed(ptr, idx, wanted, len(keys)) if cull else None
         if needed is not None:
             kept = [keys[i] for i in needed.tolist()]
             return cls.from_dependencies({k: dependencies[k] for k in kept}, outs, supplied)

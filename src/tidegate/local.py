@@ -679,7 +679,10 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                 results[i] = _value(data[i])
             else:  # spilled: read back for the caller
                 results[i] = disk.pop(i)
-                core.bytes_loaded += core.nbytes[i]
+                core.bytes_loaded += nbytes[i]
+                if spills is not None:
+                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[i]),
+                                             int(nbytes[i]), "load"))  # fmt: skip
         disk.flush()  # a spill that failed must not pass silently
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts, and nobody waits for running tasks
