@@ -304,6 +304,7 @@ BAD_OPTIONS = [
     pytest.param("memory_limit", "1e400", id="memory_limit-overflowing"),  # was OverflowError
     pytest.param("memory_limit", "", id="memory_limit-empty"),  # was 1 byte
     pytest.param("memory_limit", "0.5", id="memory_limit-under-a-byte"),
+    pytest.param("memory_limit", 0.5, id="memory_limit-a-share-is-the-plugin-s"),
     pytest.param("saturation", 0, id="saturation-zero"),
     pytest.param("saturation", -1, id="saturation-negative"),
     pytest.param("saturation", float("nan"), id="saturation-nan"),

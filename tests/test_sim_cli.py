@@ -128,7 +128,8 @@ def test_same_result_in_processes_with_different_hash_seeds(tmp_path, workload, 
     ["simulate", "--latency", "soon"], ["simulate", "--steps", "0"],
     ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],
     ["demo", "--workers", "0"], ["demo", "--memory-limit", "lots"], ["demo", "--bandwidth", "fast"],
-    ["report", "t.jsonl", "-o", "/no/such/folder/r.html"],
+    ["report", "t.jsonl", "-o", "/no/such/folder/r.html"], ["simulate", "--latency", "-1s"],
+    ["demo", "--report", "/no/such/folder/d.html"],
 ])  # fmt: skip
 def test_bad_arguments_are_refused_before_any_work(argv, capsys):
     """review20: these raised ZeroDivisionError, IndexError, a stall, a traceback after the

@@ -109,7 +109,7 @@ def _at_least(low: int):
 _positive_int = _at_least(1)
 
 
-def _checked(convert, what: str, empty_ok: bool = False):
+def _checked(convert, what: str, empty_ok: bool = False, zero_ok: bool = False):
     """An argparse type: ``convert(text)`` must give a number > 0 ('' passes if
     ``empty_ok``: "none" for --bandwidth); the text itself is kept for the run."""
 
@@ -120,8 +120,9 @@ def _checked(convert, what: str, empty_ok: bool = False):
             value = convert(text)
         except (ValueError, KeyError, OverflowError, TypeError):
             raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        if not (value >= 0 if zero_ok else value > 0):
+            raise argparse.ArgumentTypeError(
+                f"must be {'0 or more' if zero_ok else 'more than 0'}: {text!r}")
         return text
 
     parse.__name__ = what
@@ -130,6 +131,10 @@ def _checked(convert, what: str, empty_ok: bool = False):
 
 def _rate(text: str) -> float:
     return float(parse_bytes(text.strip().removesuffix("/s")))
+
+
+def _writable_or_none(text: str) -> str:
+    return text if not text else _writable(text)
 
 
 def _policies(text: str) -> str:
@@ -187,7 +192,8 @@ def main(argv=None) -> int:
                    help="tidegate's limit in one process")
     d.add_argument("--twin-steps", type=_at_least(0), default=9000, help="0 to skip the twin")
     d.add_argument("--twin-workers", type=positive, default=20)
-    d.add_argument("--report", default="tidegate-demo.html", help="HTML report ('' for none)")
+    d.add_argument("--report", default="tidegate-demo.html", type=_writable_or_none,
+                   help="HTML report ('' for none)")
     d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
     r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
     r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")
@@ -206,7 +212,8 @@ def main(argv=None) -> int:
                    help="comma-separated")
     s.add_argument("--bandwidth", default="1GB/s", type=_checked(_rate, "a rate"),
                    help="incoming, per worker")
-    s.add_argument("--latency", default="1ms", type=_checked(parse_timedelta, "a duration"))
+    s.add_argument("--latency", default="1ms",
+                   type=_checked(parse_timedelta, "a duration", zero_ok=True))
     s.add_argument("--persist", action="store_true",
                    help="the stores are the outputs, as persist holds them (default: as a "
                         "computed da.store / to_zarr: stores return None, one final task)")

@@ -60,6 +60,8 @@ def size(value, fractions: bool = False) -> float:
         return float(parsed)
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
         raise ValueError(f"memory_limit must be {what}, got {value!r}")
+    if not fractions and value < 1:  # 0.5 is a share on a cluster: never half a byte here
+        raise ValueError(f"memory_limit={value!r} is under one byte; it must be {what}")
     return float(value)
 
 

@@ -860,8 +860,9 @@ def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
 
     group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
     name = names[group] if group is not None else "?"
-    if 0 < foot <= governor.usable:  # one task fits: the peak came from tasks run together
-        warnings.warn(  # before any had been measured (no chunk metadata: delayed, bags)
+    inputs = governor.sized.get(group, 0.0) if group is not None else 0.0
+    if 0 < foot + inputs <= governor.usable:  # one task and its inputs fit: the peak came
+        warnings.warn(  # from tasks run together before any had been measured
             f"the process reached {format_bytes(int(governor.peak))} above its start, past "
             f"memory_limit={format_bytes(int(limit))}, while tasks whose size nothing told "
             f"beforehand ran together (tasks of {name!r} need about {format_bytes(int(foot))} "
