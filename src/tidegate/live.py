@@ -121,11 +121,21 @@ class _Relations(Mapping):
         self._related, self._keep, self._count = related, keep, count
 
     def __getitem__(self, key) -> set:
+        # A key listed a moment ago whose task has moved on since still answers (what it
+        # waits for now: often nothing): dict(view) and {**view} list keys first and look
+        # each up after, from another thread (review20b). Membership reads the state now.
         i = self._index.get(key)
-        if i is None or (self._codes is not None and self._state[i] not in self._codes):
+        if i is None:
             raise KeyError(key)
         keys, state, keep = self._index.keys, self._state, self._keep
         return {keys[j] for j in self._related(i) if keep is None or state[j] in keep}
+
+    def __contains__(self, key) -> bool:
+        i = self._index.get(key)
+        return i is not None and (self._codes is None or self._state[i] in self._codes)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
     def __iter__(self) -> Iterator:
         keys, codes = self._index.keys, self._codes
