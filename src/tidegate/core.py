@@ -320,11 +320,12 @@ class Scheduler:
         self.least: dict[int, float] = {}
         # Per group, 1 while nothing sizes its tasks (set by a body that measures memory: no
         # chunk metadata, no inputs, none of its tasks finished): such a task starts only
-        # while no other such task runs (``_probes``), one probe at a time until its group
+        # while no other task of its group runs (``_probes``), one probe per group until it
         # is measured. (Four 60 MB delayed temporaries started at once, before any was
-        # measured: 2.2-2.4x a 100 MB limit.)
+        # measured: 2.2-2.4x a 100 MB limit. One probe in all, not per group, ran distinct
+        # one-task groups one after another: every delayed call of its own function.)
         self.unknown = bytearray(len(graph.group_names))
-        self._probes: set[int] = set()  # running tasks that started unknown
+        self._probes: dict[int, int] = {}  # running task that started unknown -> its group
         self.probe_waits = 0
         # Below the budget, roots cheap to run again are dropped down to this (room for the
         # tasks about to start, made while their inputs can still be dropped, not spilled).
@@ -490,7 +491,7 @@ class Scheduler:
             self._needs[i] = need
             self._running_need[w] += need
         if self.unknown[self._group[i]]:
-            self._probes.add(i)
+            self._probes[i] = self._group[i]
         self.books.on_run(
             i, w, self._root[i], self._group[i], self._known_size[i], sid
         )
@@ -507,7 +508,7 @@ class Scheduler:
         self.n_running -= 1
         if self._may_spill:
             self._running_need[w] -= self._needs.pop(i)
-        self._probes.discard(i)
+        self._probes.pop(i, None)
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
@@ -619,7 +620,7 @@ class Scheduler:
         self.n_running -= 1
         if self._may_spill:
             self._running_need[self.where[i]] -= self._needs.pop(i)
-        self._probes.discard(i)
+        self._probes.pop(i, None)
         if self._limited and i in self._limited:
             self._limit_frees(i)
         self.books.on_failed(i, self._dep_idx[self._dep_ptr[i] : self._dep_ptr[i + 1]], sid)
@@ -670,8 +671,9 @@ class Scheduler:
                         break  # nothing ready, or only withheld roots
                     if limited and i in limited and self._limit_holds(i, p, sid):
                         continue  # kept aside until its limit frees; look further
-                    if self._probes and self.unknown[self._group[i]]:
-                        # Nothing sizes it and another such task runs: it waits for that
+                    if self._probes and self.unknown[g := self._group[i]] and (
+                            g in self._probes.values()):
+                        # Nothing sizes it and a task of its group runs: it waits for that
                         # one's measurement rather than pass the limit beside it.
                         heapq.heappush(roots if self._root[i] else ready, (p, i))
                         self.probe_waits += 1

@@ -317,7 +317,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
         largest_of: dict[int, float] = {}  # group -> its largest result so far
         rep_inputs = _representative_inputs(graph)
         # Groups nothing sizes (no chunk metadata, no inputs to guess from): one of their
-        # tasks at a time until one finished (core._fill's probes).
+        # group's tasks at a time until one finished (core._fill's probes).
         sized_layer = np.zeros(len(graph.group_names), bool)
         sized_layer[graph.group[~np.isnan(graph.layer_size)]] = True
         for g in np.flatnonzero(~sized_layer).tolist():
