@@ -583,3 +583,45 @@ def test_threads_fit_the_neediest_tasks_added_up_not_their_average():
     assert takes == [200e6] + [20e6] * 7
     assert _threads_that_fit(gov, 8, 8, 0, 50e6, needs=takes) == 3
     assert _threads_that_fit(gov, 1, 8, 0, 50e6, needs=[20e6] * 2) == 2  # past them: more
+
+
+UNSIZED = textwrap.dedent(
+    """
+    import json, sys, time
+    import dask, dask.bag as db, numpy as np, tidegate
+    from tidegate.measure import RSSSampler
+    case, limit = sys.argv[1], float(sys.argv[2])
+
+    def work(i):  # a 60 MB temporary no metadata tells of, 1 MB out
+        tmp = np.ones(7_500_000) * i
+        time.sleep(0.05)
+        return tmp[:125_000].copy()
+
+    if case == "delayed":
+        parts = [dask.delayed(work)(i) for i in range(24)]
+        y = dask.delayed(lambda *p: float(sum(x.sum() for x in p)))(*parts)
+    elif case == "bag":
+        y = db.from_sequence(range(24), npartitions=24).map(work).map(np.sum).sum()
+
+    def measured(**kw):
+        with RSSSampler(0.002) as rss:
+            got = y.compute(num_workers=4, **kw)
+        return got, rss.peak_above_baseline
+
+    got, peak = measured(scheduler="tidegate", memory_limit=limit)
+    want, threaded = measured(scheduler="threads")
+    print(json.dumps({"close": bool(np.isclose(got, want)), "peak": peak, "threaded": threaded}))
+    """
+)
+
+
+@pytest.mark.parametrize("case", ["delayed", "bag"])
+def test_unsized_tasks_probe_one_at_a_time(tmp_path, case):
+    """Tasks nothing sizes beforehand (delayed, bags: no chunk metadata, no inputs) start one
+    at a time until their group is measured (core._fill's probes): the first four started
+    at once, before any was measured, and peaked at 2.2-2.4x a 100 MB limit."""
+    limit = 100e6
+    r = run_fresh(UNSIZED, case, limit, spill_dir=tmp_path)
+    assert r["close"]
+    assert r["threaded"] > 1.5 * limit, r  # unbounded, four 60 MB temporaries at once
+    assert r["peak"] <= 1.1 * limit, r

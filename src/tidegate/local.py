@@ -316,6 +316,13 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
         largest = 0.0
         largest_of: dict[int, float] = {}  # group -> its largest result so far
         rep_inputs = _representative_inputs(graph)
+        # Groups nothing sizes (no chunk metadata, no inputs to guess from): one of their
+        # group's tasks at a time until one finished (core._fill's probes).
+        sized_layer = np.zeros(len(graph.group_names), bool)
+        sized_layer[graph.group[~np.isnan(graph.layer_size)]] = True
+        for g in np.flatnonzero(~sized_layer).tolist():
+            if g not in rep_inputs:
+                core.unknown[g] = 1
         feet, ready_in, done_in = governor.footprint, core.ready_in, governor.finished
         fed: set[int] = set()  # groups of tasks fed by a task handed out
         begun: set[int] = set()  # groups with a task handed out
@@ -538,6 +545,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                         upcoming.discard(g)
                     if type(e) is Finished:
                         done_in[g] = done_in.get(g, 0) + 1
+                        core.unknown[g] = 0  # measured: its tasks start by their need
                         held += e.nbytes
                         if e.nbytes > largest:
                             largest = e.nbytes
