@@ -142,3 +142,28 @@ def test_unique_loaders_on_threads_stay_bounded():
     assert total.compute(scheduler=tidegate.get, num_workers=4, policy="tidegate") == 600_000.0
     assert counter.peak <= 2 * math.ceil(1.1 * 4)
     assert counter.live == 0
+
+
+def test_a_wide_fan_in_of_roots_loads_at_thread_speed():
+    """``delayed(sum)`` of 40 loads: all 40 are held before the sum runs, whatever the
+    order, so withholding them saves nothing. Past the count only the idle rule admitted,
+    one load whenever nothing ran: 3.7x threaded's time with the same 40 held (session 20).
+    Counted by overlap, not time: most loads start beside others."""
+    import time as _time
+
+    lock, running, beside = threading.Lock(), [0], [0]
+
+    def load(i):
+        with lock:
+            beside[0] += running[0] >= 2
+            running[0] += 1
+        _time.sleep(0.03)
+        with lock:
+            running[0] -= 1
+        return i
+
+    total = dask.delayed(sum)([dask.delayed(load)(i) for i in range(40)])
+    stats = tidegate.RunStats()
+    assert total.compute(scheduler=tidegate.get, num_workers=4, stats=stats) == 780
+    assert beside[0] >= 15, beside  # base: the first 5 or so
+    assert stats.peak_roots_held == 40
