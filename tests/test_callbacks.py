@@ -316,3 +316,20 @@ def test_callbacks_also_work_with_config_scheduler():
         assert top.compute() == EXPECTED_TOP
     assert len(rec.keys("posttask")) == ntasks
     assert rec.events[-1] == ("finish", False)
+
+
+def test_callbacks_state_covers_what_runs_after_culling():
+    """``state["dependencies"]``/``["dependents"]`` name the tasks that run, as dask's
+    schedulers' do after culling (review20b: 404 keys against sync's 5)."""
+    seen = {}
+
+    class Peek(Callback):
+        def _start_state(self, dsk, state):
+            seen["deps"] = set(state["dependencies"])
+            seen["dependents"] = dict(state["dependents"])
+
+    big = da.ones((200, 200), chunks=(10, 10))
+    with Peek():
+        big[:10, :10].sum().compute(scheduler=tidegate.get, optimize_graph=False)
+    assert 1 < len(seen["deps"]) < 10, len(seen["deps"])
+    assert all(v <= seen["deps"] for v in seen["dependents"].values())

@@ -606,7 +606,11 @@ def get(
                     gc.enable()
             stats.ingest_time = time.perf_counter() - t0
             data: dict = {}
-            state = callback_state(core, dsk, data, plan.supplied, cap, baseline)
+            shown = dsk
+            if len(gkeys) < len(plan.tasks):  # culled: callbacks see what runs, as dask's
+                kept = set(gkeys)
+                shown = {k: v for k, v in dsk.items() if k in kept or k not in plan.tasks}
+            state = callback_state(core, shown, data, plan.supplied, cap, baseline)
             for f in start_state:
                 f(dsk, state)
 
