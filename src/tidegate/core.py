@@ -326,7 +326,6 @@ class Scheduler:
         # one-task groups one after another: every delayed call of its own function.)
         self.unknown = bytearray(len(graph.group_names))
         self._probes: dict[int, int] = {}  # running task that started unknown -> its group
-        self.probe_waits = 0
         # Below the budget, roots cheap to run again are dropped down to this (room for the
         # tasks about to start, made while their inputs can still be dropped, not spilled).
         self.keep = [math.inf] * len(self.workers)
@@ -676,7 +675,6 @@ class Scheduler:
                         # Nothing sizes it and a task of its group runs: it waits for that
                         # one's measurement rather than pass the limit beside it.
                         heapq.heappush(roots if self._root[i] else ready, (p, i))
-                        self.probe_waits += 1
                         break
                     if self.ceiling[w] < math.inf:
                         if worker.processing >= self.fit[w] and not self._fits_after(w, i):
@@ -1018,9 +1016,7 @@ class Scheduler:
         inputs = [d for d in self._dependencies(c) if not self._constant[d]]
         if len(inputs) <= self.books.workers[w].cap:
             return False
-        where, state = self.where, self.state
-        return any(where[d] == w and state[d] in (PROCESSING, MEMORY, SPILLED)
-                   for d in inputs if d != i)  # fmt: skip
+        return any(w in self._where(d) for d in inputs if d != i)
 
     def _dependents(self, t: int) -> list:
         return self._dependent_idx[self._dependent_ptr[t] : self._dependent_ptr[t + 1]]

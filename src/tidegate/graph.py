@@ -80,8 +80,9 @@ class TaskGraph:
     priority: np.ndarray = field(init=False)
     root: np.ndarray = field(init=False)
     constant: np.ndarray = field(init=False)
-    # Tasks dask marks as producing data from a source (``data_producer``: from_zarr's and
-    # from_array's getters, xarray's loaders): run again, they return the same data.
+    # Tasks that return the same data when run again: dask's reads of a stored or embedded
+    # array (from_zarr, from_array, xarray's loaders), alone or fused with dask's and
+    # numpy's functions (set by bridge.to_taskgraph; none by default).
     rereadable: np.ndarray = field(init=False)
     size: np.ndarray = field(init=False)
     # Every task's estimate from its layer's chunk metadata (NaN where none tells); ``size``
