@@ -127,7 +127,11 @@ class _Relations(Mapping):
         i = self._index.get(key)
         if i is None:
             raise KeyError(key)
-        keys, state, keep = self._index.keys, self._state, self._keep
+        return self._of(i, self._state)
+
+    def _of(self, i: int, state) -> set:
+        """Task i's related keys in ``keep`` by ``state`` (now, or a snapshot of it)."""
+        keys, keep = self._index.keys, self._keep
         return {keys[j] for j in self._related(i) if keep is None or state[j] in keep}
 
     def __contains__(self, key) -> bool:
@@ -144,10 +148,10 @@ class _Relations(Mapping):
     def items(self) -> list:  # type: ignore[override]
         """One snapshot for keys and values: a key whose task moves on mid-iteration must
         not raise KeyError (Mapping's own looks every key up again: review20)."""
-        keys, codes, keep, related = self._index.keys, self._codes, self._keep, self._related
+        keys, codes = self._index.keys, self._codes
         snap = bytes(self._state)
-        return [(keys[i], {keys[j] for j in related(i) if keep is None or snap[j] in keep})
-                for i, s in enumerate(snap) if codes is None or s in codes]  # fmt: skip
+        return [(keys[i], self._of(i, snap)) for i, s in enumerate(snap)
+                if codes is None or s in codes]  # fmt: skip
 
     def values(self) -> list:  # type: ignore[override]
         return [v for _, v in self.items()]

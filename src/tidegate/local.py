@@ -349,6 +349,11 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
     spills = trace.spills if trace is not None else None
     nbytes = core.nbytes
 
+    def moved(i: int, direction: str) -> None:
+        """A trace's spill or load of task i's result (spills is None: no trace)."""
+        spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[i]),
+                                 int(nbytes[i]), direction))  # fmt: skip
+
     # Loads are read on the worker that runs the task needing them: data holds a Loading
     # until then; ``loading`` lists those, so a run without any pays one falsy check.
     loading: dict[int, Loading] = {}
@@ -414,13 +419,11 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     value = value.get()
                 disk.put(a.task, value, keys[a.task], nbytes[a.task])
                 if spills is not None:
-                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
-                                             int(nbytes[a.task]), "spill"))  # fmt: skip
+                    moved(a.task, "spill")
             elif kind is Load:
                 data[a.task] = loading[a.task] = Loading(disk, a.task)
                 if spills is not None:
-                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[a.task]),
-                                             int(nbytes[a.task]), "load"))  # fmt: skip
+                    moved(a.task, "load")
 
     last_sample = -1.0
     rss = groups = roots = None
@@ -689,8 +692,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                 results[i] = disk.pop(i)
                 core.bytes_loaded += nbytes[i]
                 if spills is not None:
-                    spills.append(SpillEvent(time.perf_counter() - t0, "local", str(keys[i]),
-                                             int(nbytes[i]), "load"))  # fmt: skip
+                    moved(i, "load")
         disk.flush()  # a spill that failed must not pass silently
     except BaseException:
         # Failure, Ctrl-C or a bug: nothing new starts, and nobody waits for running tasks
