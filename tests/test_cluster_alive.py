@@ -230,5 +230,8 @@ def test_anomaly_holds_no_more_loads_per_worker_than_dask(client):
     partial-mean partners on one worker past its threads while another idled (session 6's
     1.08-1.20x peak at 2 and 4 workers): one worker then holds most loads."""
     queue, tidegate = _compare(client, anomaly)
-    assert tidegate <= queue + 2
+    # Each holds every load until the mean, so the busiest worker holds at least half: in 9
+    # runs here (session 21) tidegate 32-35, queue 32-35, and 35 vs 33 once in CI. Two
+    # spreads of 3 each: the comparison allows one spread; the share bound is the guard.
+    assert tidegate <= queue + 3
     assert tidegate <= STEPS // 2 + 4  # no worker holds much more than its share
