@@ -42,8 +42,10 @@ from .graph import TaskGraph
 from .policy import (
     Policy,
     holds_data,
+    joins_started_fan_in,
     largest_footprint,
     meeting_partners,
+    meeting_plan,
     read_on,
     spill_candidates,
 )
@@ -998,25 +1000,12 @@ class Scheduler:
         completed there (a 10 x 10 stencil of 720 kB blocks: yes 122 times in 855
         questions, where the plugin's walk said yes 213 in 471)."""
         complete: set = set()
+        constant = self._constant.__getitem__
+        plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
         meeting_partners(i, self._dependents, self._dependencies, self._where,
-                         constant=self._constant.__getitem__, complete=complete,
-                         nbytes=self._known_size.__getitem__)  # fmt: skip
-        return w in complete or self._joins_wide_fan_in(i, w)
-
-    def _joins_wide_fan_in(self, i: int, w: int) -> bool:
-        """Is root i's only consumer one that needs more roots than w's count allows, and
-        holds some of them there already? Then all of them are held before it runs,
-        whatever the order, and withholding i saves nothing: past the count only the idle
-        rule admitted, one root whenever nothing ran (``delayed(sum)`` of 40 loads on 4
-        threads: 3.7x threaded's time, the same 40 held)."""
-        consumers = [c for c in self._dependents(i) if not self._constant[c]]
-        if len(consumers) != 1:
-            return False
-        c = consumers[0]
-        inputs = [d for d in self._dependencies(c) if not self._constant[d]]
-        if len(inputs) <= self.books.workers[w].cap:
-            return False
-        return any(w in self._where(d) for d in inputs if d != i)
+                         constant=constant, complete=complete,
+                         nbytes=self._known_size.__getitem__, plan=plan)  # fmt: skip
+        return w in complete or joins_started_fan_in(i, plan, self._dependencies, self._where)
 
     def _dependents(self, t: int) -> list:
         return self._dependent_idx[self._dependent_ptr[t] : self._dependent_ptr[t + 1]]

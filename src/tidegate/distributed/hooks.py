@@ -34,7 +34,7 @@ import heapq
 import itertools
 from bisect import bisect_left, insort
 import logging
-from itertools import compress, filterfalse
+from itertools import chain, compress, filterfalse
 import math
 import operator
 import traceback
@@ -61,6 +61,7 @@ from ..policy import (
     further_meeting,
     holds_data,
     is_root,
+    joins_started_fan_in,
     meeting_partners,
     meeting_plan,
     place_consumer,
@@ -1394,6 +1395,14 @@ class Plugin(SchedulerPlugin):
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
                                plan.further), own  # fmt: skip
+        if not partners and joins_started_fan_in(ts, plan, _dependencies, _where):
+            # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
+            # for roots may take it past its count, the free ones (least loaded) first.
+            open_ = self._open
+            if not narrowed:  # (narrowed: only where a shared input is, see .broadcast)
+                listed = chain(listed, (a for a in sorted(open_) if a not in self._free_key))
+            return books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                               stimulus_id, lacks, complete=open_), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
