@@ -1395,7 +1395,7 @@ class Plugin(SchedulerPlugin):
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
                                plan.further), own  # fmt: skip
-        if not partners and joins_started_fan_in(ts, plan, _dependencies, _where):
+        if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
             open_ = self._open
