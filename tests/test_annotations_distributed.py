@@ -379,3 +379,35 @@ def test_broadcast_gate_never_refuses_the_last_readers():
     assert b.flight == {"w-weights": {}}
     b.forget("w-weights")
     assert b.flight == {}
+
+
+def test_the_fusion_patch_goes_with_the_last_plugin():
+    """review21: the process-wide _materialize_graph wrapper stayed after the plugin was
+    removed, carrying annotations through fusion for schedulers without tidegate."""
+    import distributed.scheduler as ds
+
+    def patched():
+        return getattr(ds._materialize_graph, "_tidegate", False)
+
+    assert not patched()
+    original = ds._materialize_graph
+    kw = dict(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0")
+    with dask.config.set(CONFIG), distributed.LocalCluster(**kw) as a, Client(a) as ca, \
+            distributed.LocalCluster(**kw) as b, Client(b) as cb:  # fmt: skip
+        ca.register_plugin(td.Plugin(limits={"s3-read": 1}))
+        cb.register_plugin(td.Plugin())
+        assert patched()
+        ca.unregister_scheduler_plugin(td.NAME)
+        assert not td.installed(ca) and patched()  # b's plugin still needs it
+        assert td.uninstall(cb)
+        assert not patched() and ds._materialize_graph is original
+        ca.register_plugin(td.Plugin(limits={"s3-read": 1}))  # and back
+        assert patched()
+        with dask.annotate(tidegate_limit="s3-read"):
+            y = da.ones((8, 4), chunks=(1, 4)).map_blocks(lambda x: x + 1)
+        assert float((y + 1).sum().compute(scheduler=ca)) == 96  # fused, annotation carried
+        assert ca.run_on_scheduler(lambda dask_scheduler: dict(
+            dask_scheduler._tidegate.limits.peak)) == {"s3-read": 1}
+        ca.unregister_scheduler_plugin(td.NAME)
+        assert not patched()
+    assert ds._materialize_graph is original

@@ -711,6 +711,28 @@ def test_options_are_checked():
     assert td.Plugin(memory_limit=0.5).memory_limit == 0.5  # a share of each worker's
 
 
+@pytest.mark.parametrize("value,budget", [
+    ("1B", 1.0), ("2", 2.0), ("4GB", 4e9), (1, 1e9), (0.5, 5e8), (np.float64(0.25), 2.5e8),
+    (2, 2.0), (None, math.inf), ("none", math.inf),
+])  # fmt: skip
+def test_a_string_budget_is_always_a_size(value, budget):
+    """review21: a string parsed to <= 1 byte ("1", "1B") was a fraction of the worker's
+    memory_limit (1 GB here); a string is always a size, a number in (0, 1] a fraction."""
+    from types import SimpleNamespace
+
+    assert td.Plugin(memory_limit=value).budget(SimpleNamespace(memory_limit=1e9)) == budget
+
+
+@pytest.mark.parametrize("value,match", [
+    ("1", "ambiguous.*a number in \\(0, 1\\]"), ("0.5", "ambiguous"), ("1.0", "ambiguous"),
+    ("50%", "not a size.*fraction"), ("auto", "thread runtime"), (0, "got 0"), (-1, "got -1"),
+    (True, "got True"), ("-3GB", "under one byte"),
+])  # fmt: skip
+def test_a_budget_that_is_no_size_nor_fraction_is_refused(value, match):
+    with pytest.raises(ValueError, match=match):
+        td.Plugin(memory_limit=value)
+
+
 # -- the twin's seam: a bare SchedulerState, no loop, no server ---------------------------
 def _bare_state(nworkers, nthreads):
     from distributed.collections import HeapSet

@@ -55,6 +55,35 @@ def test_tasks_no_output_needs_are_left_out_as_dask_culls():
     assert whole.keys == ["a", "b"]
 
 
+def test_a_culled_graph_is_built_once(monkeypatch):
+    """review21: a culled graph was built and ordered whole (to refuse cycles), then again
+    culled: 1.2 s of CPU for 300k -> 200k tasks, against 0.65 s for 300k kept."""
+    built = []
+    post_init = TaskGraph.__post_init__
+
+    def counted(self):
+        built.append(len(self.keys))
+        post_init(self)
+
+    monkeypatch.setattr(TaskGraph, "__post_init__", counted)
+    deps = {"a": [], "side": ["a"], "far": [], "far2": ["far"], "out": ["a"], "out2": []}
+    g = TaskGraph.from_dependencies(deps, outputs=["out2", "out"], cull=True)
+    assert built == [3] and g.keys == ["a", "out", "out2"]
+    assert g.outputs.tolist() == [2, 1] and g.dependencies(1) == [0] and g.dependents(0) == [1]
+    assert g.priority.tolist() == [1, 2, 0]  # as built from the kept tasks alone
+
+
+def test_a_cycle_culled_away_is_still_refused():
+    # as dask's schedulers (order() sees the whole graph): a loop nobody asked for, reading
+    # a needed task, with an unneeded task on top
+    deps = {"a": [], "out": ["a"], "p": ["a", "q"], "q": ["p"], "side": ["q"]}
+    with pytest.raises(ValueError, match="cycle") as info:
+        TaskGraph.from_dependencies(deps, ["out"], cull=True)
+    assert "'p'" in str(info.value) and "'q'" in str(info.value)
+    deps = {"a": [], "out": ["a"], "p": ["a"], "q": ["p"], "side": ["q"]}  # no loop
+    assert TaskGraph.from_dependencies(deps, ["out"], cull=True).keys == ["a", "out"]
+
+
 def test_cycle_is_named():
     with pytest.raises(ValueError, match="cycle") as info:
         TaskGraph.from_dependencies({"a": ["c"], "b": ["a"], "c": ["b"], "d": []}, ["d"])

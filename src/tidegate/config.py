@@ -42,26 +42,35 @@ def memory_limit(value=None) -> float:
 
 
 def size(value, fractions: bool = False) -> float:
-    """A memory_limit given as bytes (any real number, numpy's too) or a string like
-    "4GB" -> bytes as a float; ValueError naming the value otherwise. ``fractions``: the
-    plugin's numbers in (0, 1] are a share of each worker's limit (a string never is)."""
-    what = "a size > 0 (bytes or '4GB')" + (" or a fraction in (0, 1]" if fractions else "")
+    """A memory_limit -> bytes as a float, one rule for both runtimes: a string is always a
+    size ("4GB", "1e9", "1B"), a number > 1 is bytes, and a number in (0, 1] is a fraction
+    of each worker's memory_limit (``fractions``: the plugin's) or refused (the thread
+    runtime's); ValueError naming the value and the accepted forms otherwise."""
+    forms = "bytes (4e9) or a string with a unit ('4GB')" + (
+        ", a number in (0, 1] for a fraction of each worker's memory_limit, or None for "
+        "unlimited" if fractions else "")
     if isinstance(value, str):
         try:
             if not value.strip():
                 raise ValueError("empty")
             parsed = parse_bytes(value)
         except (ValueError, KeyError, OverflowError) as exc:  # "1e400" overflows int()
-            raise ValueError(
-                f"memory_limit={value!r} is not a size; use bytes or a string like '4GB'"
-            ) from exc
-        if not parsed >= 1:  # "0.5" parses to 0 bytes
-            raise ValueError(f"memory_limit={value!r} is under one byte; it must be {what}")
+            raise ValueError(f"memory_limit={value!r} is not a size; use {forms}") from exc
+        try:
+            bare = float(value)
+        except ValueError:
+            bare = None
+        # "1" or "0.5": dask's Worker(memory_limit=) reads a fraction, parse_bytes bytes.
+        if bare is not None and 0 < bare <= 1:
+            raise ValueError(f"memory_limit={value!r} is ambiguous (a fraction or bytes?); "
+                             f"a string is always a size: use {forms}")
+        if not parsed >= 1:  # "-3GB", "0"
+            raise ValueError(f"memory_limit={value!r} is under one byte; use {forms}")
         return float(parsed)
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise ValueError(f"memory_limit must be {what}, got {value!r}")
-    if not fractions and value < 1:  # 0.5 is a share on a cluster: never half a byte here
-        raise ValueError(f"memory_limit={value!r} is under one byte; it must be {what}")
+        raise ValueError(f"memory_limit must be {forms}, got {value!r}")
+    if not fractions and value <= 1:  # a share on a cluster: never (half) a byte here
+        raise ValueError(f"memory_limit={value!r} is a fraction only on a cluster; use {forms}")
     return float(value)
 
 

@@ -25,16 +25,20 @@ def _needed(ptr: np.ndarray, idx: np.ndarray, outputs: np.ndarray, n: int) -> np
     needed[outputs] = True
     frontier = np.unique(outputs)
     while frontier.size:  # level by level, in numpy
-        starts = ptr[frontier]
-        lens = ptr[frontier + 1] - starts
-        total = int(lens.sum())
-        if not total:
+        _, at = _rows(ptr, frontier)
+        if not at.size:
             break
-        at = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
         step = idx[at]
         frontier = np.unique(step[~needed[step]])
         needed[frontier] = True
     return np.flatnonzero(needed)
+
+
+def _rows(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR rows ``rows``: their lengths and their entries' positions, row after row."""
+    starts = ptr[rows]
+    lens = ptr[rows + 1] - starts
+    return lens, np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
 
 
 def _csr(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -156,12 +160,24 @@ class TaskGraph:
             raise ValueError(f"requested keys are not in the graph: {_short(absent)}")
         ptr, idx = _csr(deps)
         wanted = np.fromiter((index[k] for k in outs if k in index), np.int64)
-        graph = cls(keys, ptr, idx, wanted)
-        graph.priority = dfs_order(graph)  # also refuses cycles, needed or not
         needed = _needed(ptr, idx, wanted, len(keys)) if cull else None
         if needed is not None:
-            kept = [keys[i] for i in needed.tolist()]
-            return cls.from_dependencies({k: dependencies[k] for k in kept}, outs, supplied)
+            # A cycle lies wholly inside or outside the needed tasks: refuse one outside as
+            # dask does (its order() sees the whole graph); dfs_order below, one inside.
+            keep = np.zeros(len(keys), dtype=bool)
+            keep[needed] = True
+            done = bytearray(keep.astype(np.uint8) * 2)  # (the walk never enters these)
+            _walk(ptr.tolist(), idx.tolist(), np.flatnonzero(~keep).tolist(), done, keys)
+            # The needed tasks' CSR rows, renumbered in graph order (rows stay sorted).
+            pos = np.full(len(keys), -1, dtype=np.int64)
+            pos[needed] = np.arange(len(needed), dtype=np.int64)
+            lens, at = _rows(ptr, needed)
+            ptr = np.zeros(len(needed) + 1, dtype=np.int64)
+            np.cumsum(lens, out=ptr[1:])
+            idx, wanted = pos[idx[at]], pos[wanted]
+            keys = [keys[i] for i in needed.tolist()]
+        graph = cls(keys, ptr, idx, wanted)
+        graph.priority = dfs_order(graph)  # also refuses cycles
         return graph
 
     # -- queries ------------------------------------------------------------------------
@@ -257,16 +273,22 @@ def dfs_order(graph: TaskGraph) -> np.ndarray:
     shapes at several times the cost; ``order="dask"`` selects it.
     """
     n = len(graph)
-    ptr = graph.dep_ptr.tolist()
-    idx = graph.dep_idx.tolist()
-    rank = [0] * n
-    color = bytearray(n)  # 0 unseen, 1 on the stack, 2 ranked
-    pos = 0
     # Outputs first in the order asked, then sinks nobody asked for (side effects), then
     # anything left, which can only be part of a cycle.
     starts = graph.outputs.tolist()
     starts += np.flatnonzero(graph.ndependents == 0).tolist()
     starts += range(n)
+    rank = _walk(graph.dep_ptr.tolist(), graph.dep_idx.tolist(), starts, bytearray(n),
+                 graph.keys)
+    return np.asarray(rank, dtype=np.int64)
+
+
+def _walk(ptr: list, idx: list, starts: Iterable[int], color: bytearray, keys: list) -> list:
+    """dfs_order's walk from ``starts``: ranks (post-order) of the tasks it reaches, 0 for
+    others; ValueError naming a cycle. ``color[i]``: 0 unseen, 1 on the stack, 2 ranked
+    (a caller may mark tasks 2 beforehand: the walk never enters them)."""
+    rank = [0] * len(color)
+    pos = 0
     for start in starts:
         if color[start]:
             continue
@@ -283,7 +305,7 @@ def dfs_order(graph: TaskGraph) -> np.ndarray:
                 child = idx[c]
                 if color[child] == 1:
                     cycle = stack[stack.index(child) :] + [child]
-                    path = " <- ".join(repr(graph.keys[i]) for i in cycle)
+                    path = " <- ".join(repr(keys[i]) for i in cycle)
                     raise ValueError(f"the graph has a cycle: {path} (each needs the next)")
                 cursor[-1] = c + 1
                 color[child] = 1
@@ -295,4 +317,4 @@ def dfs_order(graph: TaskGraph) -> np.ndarray:
                 color[node] = 2
                 rank[node] = pos
                 pos += 1
-    return np.asarray(rank, dtype=np.int64)
+    return rank

@@ -86,9 +86,15 @@ CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 
 
 def _budget(value):
-    """bytes / "4GB" -> bytes; a float in (0, 1] -> fraction of each worker's memory_limit;
-    None -> unlimited."""
-    return None if value is None else config.size(value, fractions=True)
+    """-> (bytes or a fraction of each worker's memory_limit, or None: unlimited; whether a
+    fraction). The rule is config.size's: a string is always a size ("1B" is one byte)."""
+    if value is None or value == "none":  # (as the thread runtime's "none")
+        return None, False
+    if value == "auto":
+        raise ValueError("memory_limit='auto' is the thread runtime's; on a cluster give a "
+                         "fraction of each worker's memory_limit (0.5) or a size ('4GB')")
+    budget = config.size(value, fractions=True)
+    return budget, not isinstance(value, str) and budget <= 1
 
 
 class Plugin(SchedulerPlugin):
@@ -96,8 +102,9 @@ class Plugin(SchedulerPlugin):
 
     ``saturation``: roots in flight per worker = ``ceil(saturation x threads)`` (default:
     dask.config ``tidegate.distributed.saturation``, else ``tidegate.saturation``).
-    ``memory_limit``: each worker's budget for held bytes: bytes or ``"4GB"``, or a float in
-    (0, 1] for a fraction of the worker's own ``memory_limit``; None: unlimited.
+    ``memory_limit``: each worker's budget for held bytes: a string is always a size
+    (``"4GB"``), a number in (0, 1] a fraction of the worker's own ``memory_limit``, a larger
+    number bytes; None: unlimited.
     ``interval``: how often the queue is re-examined without a stimulus (live scheduler).
     ``count_unmanaged``: add the heartbeat's recent unmanaged memory to held bytes (only
     meaningful when each worker is its own process).
@@ -131,7 +138,7 @@ class Plugin(SchedulerPlugin):
                              "distributed.scheduler.worker-saturation: inf without tidegate")
         if memory_limit is None:
             memory_limit = dask.config.get("tidegate.distributed.memory-limit", None)
-        self.memory_limit = _budget(memory_limit)
+        self.memory_limit, self.memory_fraction = _budget(memory_limit)
         self.interval = parse_timedelta(interval)
         self.count_unmanaged = bool(count_unmanaged)
         self._limits_arg = None if limits is None else check_limits(limits)
@@ -659,7 +666,7 @@ class Plugin(SchedulerPlugin):
 
     def describe(self) -> str:
         budget = "unlimited" if self.memory_limit is None else (
-            f"{self.memory_limit:g} of each worker's memory_limit" if self.memory_limit <= 1
+            f"{self.memory_limit:g} of each worker's memory_limit" if self.memory_fraction
             else f"{self.memory_limit:.0f} bytes per worker"
         )
         return f"saturation={self.policy.saturation}, budget {budget}"
@@ -669,7 +676,7 @@ class Plugin(SchedulerPlugin):
         b = self.memory_limit
         if b is None:
             return math.inf
-        if b <= 1:
+        if self.memory_fraction:
             return b * ws.memory_limit if ws.memory_limit else math.inf
         return b
 

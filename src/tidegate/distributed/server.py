@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 import logging
+import threading
+import weakref
 
 import numpy as np
 
@@ -18,6 +20,10 @@ from tornado.ioloop import PeriodicCallback
 logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
+# Plugins attached in this process: the _materialize_graph patch (process-wide) is undone
+# when the last one detaches (schedulers of one process may run on different threads).
+_ATTACHED: weakref.WeakSet = weakref.WeakSet()
+_ATTACHED_LOCK = threading.Lock()
 # Scheduler (server) methods replaced on the instance: name -> expected parameters.
 SERVER_HOOKS = {"stimulus_queue_slots_maybe_opened": ("*stimulus_id",)}
 
@@ -49,7 +55,9 @@ def attach(plugin, s) -> None:
 
         s.remove_plugin = remove_plugin
     _patch_stealing(plugin, s)
-    patch_materialize()
+    with _ATTACHED_LOCK:
+        _ATTACHED.add(plugin)
+        patch_materialize()
     pc = PeriodicCallback(plugin._tick, plugin.interval * 1000)
     s.periodic_callbacks["tidegate"] = pc
     pc.start()
@@ -65,6 +73,10 @@ def detach(plugin, s) -> None:
         else:
             setattr(s, name, saved)
     _unpatch_stealing(plugin, s)
+    with _ATTACHED_LOCK:
+        _ATTACHED.discard(plugin)
+        if not _ATTACHED:  # (another scheduler in this process may still need it)
+            unpatch_materialize()
 
 
 def soon(plugin, s, fn) -> None:
@@ -304,7 +316,8 @@ class _Thieves:
 
 
 def patch_materialize() -> None:
-    """Annotations that survive fusion on a cluster (process-wide, idempotent).
+    """Annotations that survive fusion on a cluster (process-wide, idempotent; undone by
+    :func:`unpatch_materialize` when the process's last plugin detaches).
 
     The scheduler materialises a client's expression itself
     (``distributed.scheduler._materialize_graph``) and takes annotations from
@@ -340,3 +353,13 @@ def patch_materialize() -> None:
     _materialize_graph._tidegate = True
     _materialize_graph.__wrapped__ = original
     dask_scheduler._materialize_graph = _materialize_graph
+
+
+def unpatch_materialize() -> None:
+    """dask's own ``_materialize_graph`` back, unless another wrapper went on top of ours
+    since (undoing it would drop theirs; ours under it only adds annotations)."""
+    import distributed.scheduler as dask_scheduler
+
+    current = dask_scheduler._materialize_graph
+    if getattr(current, "_tidegate", False):
+        dask_scheduler._materialize_graph = current.__wrapped__
