@@ -10,6 +10,7 @@ import functools
 import io
 import multiprocessing.pool
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from operator import add
 
@@ -594,7 +595,11 @@ def test_an_output_asked_for_twice_and_spilled_comes_back_twice():
     dsk = {"a": (np.full, 1_000_000, 1.0), "b": (np.full, 1_000_000, 2.0), "alias": "a"}
     for keys in (["a", "a", "b"], ["a", "alias", "b"], [["a"], ["a", "b"]]):
         stats = tidegate.RunStats()
-        with pytest.warns(RuntimeWarning):  # 6 MB fits one 8 MB chunk only by spilling
+        # 6 MB fits one 8 MB chunk only by spilling. Whether the sampler sees the process
+        # pass 1.1x the limit (a RuntimeWarning) is timing: not this test's question
+        # (it did not warn once under load 9-14, leftovers21).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             out = tidegate.get(dsk, keys, memory_limit="6MB", num_workers=1, stats=stats)
         flat = list(dask.core.flatten(out, container=tuple))
         assert [v[0] for v in flat] == [1.0, 1.0, 2.0] and stats.bytes_spilled > 0
