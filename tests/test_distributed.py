@@ -765,6 +765,21 @@ def _bare_state(nworkers, nthreads):
     return state
 
 
+def test_one_plugin_serves_one_scheduler_at_a_time():
+    """review21: one Plugin given to two clusters at once hung the first one's computes
+    (its hooks decided with the second's state). Refused; after uninstall it may move."""
+    first, second = _bare_state(nworkers=1, nthreads=1), _bare_state(nworkers=1, nthreads=1)
+    plugin = td.Plugin()
+    plugin.install(first, apply=lambda recs, stimulus_id: None)
+    with pytest.raises(ValueError, match="another scheduler"):
+        plugin.install(second, apply=lambda recs, stimulus_id: None)
+    assert first._tidegate is plugin and "_tidegate" not in second.__dict__
+    plugin.uninstall()
+    plugin.install(second, apply=lambda recs, stimulus_id: None)
+    assert second._tidegate is plugin
+    plugin.uninstall()
+
+
 def test_installs_on_a_bare_scheduler_state():
     """The twin's way in: Plugin installed unchanged on a SchedulerState subclass with no
     loop; moves applied through an injected apply(); the driver calls poke() on its tick."""

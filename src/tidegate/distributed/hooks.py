@@ -418,6 +418,14 @@ class Plugin(SchedulerPlugin):
         previous = scheduler.__dict__.get("_tidegate")
         if previous is self:
             return
+        other = self.scheduler
+        if other is not None and other is not scheduler and other.__dict__.get("_tidegate") is self:
+            # One plugin's books and hooks serve one scheduler: installed on a second, the
+            # first's hooks decided with the second's state, and its computes hung (review21).
+            raise ValueError(
+                "this tidegate Plugin is installed on another scheduler; give each scheduler "
+                "its own tidegate.distributed.Plugin(...)"
+            )
         if previous is not None:
             previous.uninstall()
         if apply is None:
