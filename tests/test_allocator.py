@@ -330,4 +330,7 @@ def test_the_runtime_trims_at_most_a_share_of_its_time(monkeypatch):
     assert calls["restart"] >= 50  # tight from the start (under LOOSE_FROM): all trimmed before
     gaps = np.diff(trims)
     assert len(trims) >= 2 and len(trims) < calls["restart"], calls
-    assert gaps.min(initial=math.inf) >= 0.99 * measure.TRIM_SPACING * 0.003, (gaps, calls)
+    # A trim's start is stamped a moment after restart read the clock it spaces by: the
+    # least gap read 29.6-30.7 ms in 8 runs at load 13-14 (29.6 failed 0.99x); a trim per
+    # batch (TRIM_SPACING 0 or 1) reads 3.2-4.5 ms, a spacing of 2 reads 6 ms.
+    assert gaps.min(initial=math.inf) >= 0.8 * measure.TRIM_SPACING * 0.003, (gaps, calls)
