@@ -112,7 +112,10 @@ def test_a_compute_far_from_its_limit_keeps_glibcs_settings(tmp_path):
     far from the limit, 57 k in 3 runs of 18 at load 9, and ~0.3 k threaded's): a bound
     on threaded's count failed at load 15."""
     got = run_fresh(AFTER, spill_dir=tmp_path)
-    assert got["far"] <= got["tight"] / 4, got  # 1.7 k; under load 57 k in 3 runs of 18
+    # Bimodal: 1.7 k, or 51-57 k now and then under load (3 runs of 18 at load 9; 2 of 10
+    # at load 12, session 21: 0.18-0.20x tight, near the 0.25x this bound had); set from
+    # the start (the bug) it reads tight's own count, ~283 k.
+    assert got["far"] <= got["tight"] / 2, got
 
 
 @glibc_parameters
