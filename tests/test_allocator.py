@@ -98,8 +98,10 @@ def test_a_limited_compute_leaves_later_computes_reusing_freed_memory(tmp_path):
     got = run_fresh(AFTER, spill_dir=tmp_path)
     # Against the same compute under tidegate's settings (~280 k): after it, threaded's
     # counts read 0.5 k, and under load now and then 40-60 k (glibc's own heap dynamics:
-    # threaded alone read 54 k once), which a bound on threaded's own count failed.
-    assert got["tightened"] and got["after"] <= got["tight"] / 4, got
+    # threaded alone read 54 k once), which a bound on threaded's own count failed. 60 k
+    # is 0.21x tight's ~283 k, near a quarter: bound at half (session 21: 519-894 in 10
+    # runs at load 12); the old code's 234 k (0.83x) still fails it.
+    assert got["tightened"] and got["after"] <= got["tight"] / 2, got
 
 
 @pytest.mark.skipif(measure._LIBC is None, reason="glibc only")
