@@ -852,3 +852,22 @@ def test_installs_on_a_bare_scheduler_state():
     assert sorted(sent) == sorted(state.tasks)  # every task ran once
     plugin.uninstall()
     assert "_tidegate" not in state.__dict__ and "is_rootish" not in state.__dict__
+
+
+def test_a_budget_below_an_idle_workers_memory_is_said(caplog):
+    """review21: memory_limit=0.5 of a 300 MB worker (one process each) leaves a budget
+    below the interpreter's own ~160 MB: every root waited for idleness (1.5x dask's time)
+    and nothing said so. Logged once per worker."""
+    with dask.config.set({**CONFIG, **QUIET_MEMORY}), distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, memory_limit="150MB",
+        dashboard_address=":0",
+    ) as cluster, Client(cluster) as client:  # fmt: skip
+        client.register_plugin(td.Plugin(memory_limit=0.5))
+        with caplog.at_level(logging.WARNING, logger="tidegate.distributed"):
+            for _ in range(3):
+                assert da.ones((40, 100), chunks=(1, 100)).sum().compute() == 4000
+                time.sleep(0.6)  # a heartbeat or two
+                if any("starts roots only when idle" in r.getMessage() for r in caplog.records):
+                    break
+        said = [r.getMessage() for r in caplog.records if "only when idle" in r.getMessage()]
+        assert len(said) == 1, said

@@ -43,7 +43,7 @@ from types import MethodType
 
 import dask.config
 from dask._task_spec import DataNode
-from dask.utils import parse_timedelta
+from dask.utils import format_bytes, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 from sortedcontainers import SortedDict
 
@@ -709,7 +709,17 @@ class Plugin(SchedulerPlugin):
             held += max(0, ws.memory.unmanaged_recent)
         if book.budget < math.inf and self._own_process(ws):
             metrics = getattr(ws, "metrics", None) or {}
-            held = max(held, metrics.get("memory", 0) or 0)
+            memory = metrics.get("memory", 0) or 0
+            if memory > book.budget and not ws.nbytes and not ws.processing \
+                    and ("idle", ws.address) not in self._logged:  # fmt: skip
+                # Idle and above the budget already: every root would wait for idleness
+                # (review21: memory_limit=0.5 of a 300 MB worker, 1.5x dask's time, silent).
+                self._logged.add(("idle", ws.address))
+                logger.warning(
+                    "tidegate: worker %s uses %s of process memory with nothing held, above "
+                    "its budget of %s: it starts roots only when idle. Raise memory_limit.",
+                    ws.address, format_bytes(memory), format_bytes(book.budget))
+            held = max(held, memory)
             book.spilled = ((metrics.get("spilled_bytes") or {}).get("disk", 0)) or 0
         book.held = held
         return book
