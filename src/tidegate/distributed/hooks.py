@@ -852,12 +852,15 @@ class Plugin(SchedulerPlugin):
         if sole is not None:
             return s.workers[sole]
         if not local and deps and everyone and not any(
-                d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps):
+                d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
+                and self._orig["is_rootish"](ts):  # fmt: skip
             # Only widely shared inputs (a model every run of a sweep reads): dask's choice
             # is among their holders, so every reader piled onto the one worker that
             # computed them (review21: 300 readers of one 4 MB input on 4 x 1, 250 on one
             # worker, makespan 2.50 s against queuing's 0.77, which takes them as rootish).
-            # The least loaded worker instead, as queuing would: the input is copied there,
+            # The least loaded worker instead, as queuing would where dask's own rule takes
+            # it for rootish (a large group reading few tasks: not a stencil's halo slices,
+            # which read many blocks, each by its 9 pieces): the input is copied there,
             # in waves when it is a broadcast (.broadcast: one that holds it or has a copy
             # on its way; asking another starts its copy). A few are asked, for one with a
             # free thread. A queued reader (a broadcast's) that finds none waits for the
