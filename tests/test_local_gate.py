@@ -244,3 +244,21 @@ def test_below_the_working_set_by_the_chunk_rule_or_needs_measured_not_guesses()
     # a light group untrusted changes nothing; one thread asked for: never below
     assert _below_working_set(_Needs(152.4e6, groups[:2]), 2, 32e6, groups, measured)
     assert not _below_working_set(_Needs(152.4e6, groups), 1, 32e6, groups, measured)
+
+
+def test_a_second_reading_is_taken_only_where_two_of_the_neediest_tasks_fit():
+    """local._recheck pairs a task with one running that fits but for memory on its way out:
+    taken below the working set where the usable limit holds two of the neediest tasks
+    (vorticity's 71 MB store: 170 MB, 152 usable), not where none pairs (140 MB, 125
+    usable: rechecks there started only light tasks and runs spilled up to 3x as much), nor
+    above the working set (core.below false: 200 MB once its needs are measured)."""
+    from types import SimpleNamespace
+
+    from tidegate.local import _pairs
+
+    def due(usable, below=True):
+        return _pairs(SimpleNamespace(below=below, after=71e6), SimpleNamespace(usable=usable))
+
+    assert due(152.4e6)
+    assert not due(124.8e6)
+    assert not due(180e6, below=False)

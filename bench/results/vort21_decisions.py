@@ -21,7 +21,7 @@ if not os.path.exists(f"{folder}/a.zarr"):
     make_inputs(folder, steps)
 T0 = [0.0]
 log = {"starts": [], "refused": collections.Counter(), "refused_pairs": collections.Counter(),
-       "rechecks": [], "spills": 0, "changed": []}
+       "rechecks": [], "spills": 0, "changed": [], "spill_at": []}
 in_recheck = [False]
 
 
@@ -45,6 +45,7 @@ def transition(self, i, finish, sid, actions=None, arg=None):
                               self.workers[0].processing, self.fit[0], round(self.after / 1e6, 1)))
     if finish == C.SPILLED:
         log["spills"] += 1
+        log["spill_at"].append((round(time.perf_counter() - T0[0], 4), gname(self, i)))
     return transition0(self, i, finish, sid, actions, arg)
 
 
@@ -142,11 +143,16 @@ res = {"limit": limit, "wall": wall, "load": os.getloadavg()[0],
        "rule_changed_last_s": max((c[0] for c in log["changed"]), default=None),
        "rule_changed_what": dict(collections.Counter(f"{c[1]} beside {c[2]}" for c in log["changed"])),
        "recheck_started_at": [r[0] for r in log["rechecks"] if r[3]],
+       # spills within 50 ms after a recheck that raised the ceiling, of all spills
+       "spills_after_raise": sum(1 for t, _ in log["spill_at"] if any(
+           0 <= t - r[0] <= 0.05 for r in log["rechecks"] if r[2] > r[1])),
+       "spills_after_recheck_start": sum(1 for t, _ in log["spill_at"] if any(
+           0 <= t - r[0] <= 0.05 for r in log["rechecks"] if r[3])),
        "fit1_starts": sum(1 for s in log["starts"] if s[8] == 1),
        "fit1_last_s": max((s[0] for s in log["starts"] if s[8] == 1), default=None)}
 print(json.dumps(res, indent=1, default=str))
 if out_json:
     with open(out_json, "w") as f:
-        json.dump({**res, "changed_log": log["changed"], "starts": log["starts"], "rechecks_log": log["rechecks"],
+        json.dump({**res, "changed_log": log["changed"], "spill_at": log["spill_at"], "starts": log["starts"], "rechecks_log": log["rechecks"],
                    "trace": [(t.group, t.key, t.thread, t.start - base_t, t.stop - base_t, t.nbytes)
                              for t in tasks]}, f, default=str)

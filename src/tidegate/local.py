@@ -671,8 +671,8 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     if not started[0]:  # nothing started: count from after the releases
                         governor.restart()
                     gate_check()
-                    recheck[0] = (core.below and core.extra_waits > waits
-                                  and pool.inflight < max_threads and LEDGER.active == 1)
+                    recheck[0] = (core.extra_waits > waits and pool.inflight < max_threads
+                                  and LEDGER.active == 1 and _pairs(core, governor))
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -748,6 +748,17 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
 
 # Seconds after a step whose gate left a thread idle before RSS is read again (_recheck).
 RECHECK = 0.002
+
+
+def _pairs(core: Scheduler, governor: Governor) -> bool:
+    """Is a second reading worth taking (_recheck)? Below the working set (core.below) and
+    where the usable limit holds two of the neediest tasks about to run (core.after): a
+    reading 2 ms later lets a task start beside another that fits but for memory on its
+    way out (vorticity's two chunk reads at 170 MB). At 140 MB no two of them fit (2 x 71
+    > 125 MB): there the rechecks started only light tasks (rechunk pieces, 20-45 a run)
+    and runs wrote 1.4-2.4 GB in 7 of 24 (base 0.80-0.96 GB in 13, without the recheck
+    0.80-0.99 in 7), at load 4-17."""
+    return core.below and 2 * core.after <= governor.usable
 
 
 def _recheck(core: Scheduler, governor: Governor, running: dict, dispatch, cap: float) -> None:
