@@ -1004,7 +1004,7 @@ def _below_working_set(governor: Governor, threads: int, largest: float, groups,
     of an untrusted group come with its inputs (Governor.occupies) and keep every limit on
     one thread until measured. core._fits_after's outlasting rule and _recheck act only
     below: at 200 MB vorticity fits two threads once its needs are trusted (~1 s in), and
-    they acted only in that first second (11-18 decisions a run against 100-230 at 170
+    they acted only in that first second (11-18 decisions a run against 90-115 at 170
     MB), where the steady state is what they are for."""
     picked = neediest_first(takes, threads)
     if _most_threads(governor, threads, largest, picked) >= threads:
