@@ -228,10 +228,12 @@ class _Needs:
 
 def test_below_the_working_set_by_the_chunk_rule_or_needs_measured_not_guesses():
     """Vorticity's store (72 MB past its inputs) and read (68) on 2 threads of 32 MB chunks:
-    170 MB (152 usable) holds no fifth chunk, one thread by the chunk rule: below, once the
-    neediest groups are trusted; 200 MB (180 usable) holds both measured (72 + 68): not
-    below; before they are trusted their guesses come with their inputs (96 + 32 each:
-    one thread) and the rule and the recheck wait for the measurements."""
+    170 MB (152 usable) holds no fifth chunk, one thread by the chunk rule, yet two stores'
+    needs (144): below, once the neediest groups are trusted; 200 MB (180 usable) holds
+    both measured (72 + 68): not below; before they are trusted their guesses come with
+    their inputs (96 + 32 each: one thread) and the rule and the recheck wait for the
+    measurements. 140 MB (125 usable) holds no two of the neediest: nothing pairs, and
+    the two changes stay out (its runs spilled up to 3x as much with them)."""
     from tidegate.local import _below_working_set
 
     measured = [(72e6, 25), (68e6, 50), (1e6, 600)]  # store, read, a slice
@@ -244,21 +246,5 @@ def test_below_the_working_set_by_the_chunk_rule_or_needs_measured_not_guesses()
     # a light group untrusted changes nothing; one thread asked for: never below
     assert _below_working_set(_Needs(152.4e6, groups[:2]), 2, 32e6, groups, measured)
     assert not _below_working_set(_Needs(152.4e6, groups), 1, 32e6, groups, measured)
+    assert not _below_working_set(_Needs(124.8e6, groups), 2, 32e6, groups, measured)
 
-
-def test_a_second_reading_is_taken_only_where_two_of_the_neediest_tasks_fit():
-    """local._recheck pairs a task with one running that fits but for memory on its way out:
-    taken below the working set where the usable limit holds two of the neediest tasks
-    (vorticity's 71 MB store: 170 MB, 152 usable), not where none pairs (140 MB, 125
-    usable: rechecks there started only light tasks and runs spilled up to 3x as much), nor
-    above the working set (core.below false: 200 MB once its needs are measured)."""
-    from types import SimpleNamespace
-
-    from tidegate.local import _pairs
-
-    def due(usable, below=True):
-        return _pairs(SimpleNamespace(below=below, after=71e6), SimpleNamespace(usable=usable))
-
-    assert due(152.4e6)
-    assert not due(124.8e6)
-    assert not due(180e6, below=False)

@@ -346,7 +346,8 @@ class Scheduler:
         self.after = 0.0
         self.extra_waits = 0  # tasks that waited so for a thread past those fitted
         # The limit holds fewer of the tasks about to run than there are threads, by measured
-        # needs (local sets it at each ask): _fits_after's outlasting rule applies only then.
+        # needs, yet two of the neediest (local._below_working_set, at each ask):
+        # _fits_after's outlasting rule applies only then.
         self.below = True
         self._held_back: tuple = ()  # (stimulus, worker) of the last root counted so
         self.bytes_dropped = 0

@@ -671,8 +671,8 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     if not started[0]:  # nothing started: count from after the releases
                         governor.restart()
                     gate_check()
-                    recheck[0] = (core.extra_waits > waits and pool.inflight < max_threads
-                                  and LEDGER.active == 1 and _pairs(core, governor))
+                    recheck[0] = (core.below and core.extra_waits > waits
+                                  and pool.inflight < max_threads and LEDGER.active == 1)
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -748,17 +748,6 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
 
 # Seconds after a step whose gate left a thread idle before RSS is read again (_recheck).
 RECHECK = 0.002
-
-
-def _pairs(core: Scheduler, governor: Governor) -> bool:
-    """Is a second reading worth taking (_recheck)? Below the working set (core.below) and
-    where the usable limit holds two of the neediest tasks about to run (core.after): a
-    reading 2 ms later lets a task start beside another that fits but for memory on its
-    way out (vorticity's two chunk reads at 170 MB). At 140 MB no two of them fit (2 x 71
-    > 125 MB): there the rechecks started only light tasks (rechunk pieces, 20-45 a run)
-    and runs wrote 1.4-2.4 GB in 7 of 24 (base 0.80-0.96 GB in 13, without the recheck
-    0.80-0.99 in 7), at load 4-17."""
-    return core.below and 2 * core.after <= governor.usable
 
 
 def _recheck(core: Scheduler, governor: Governor, running: dict, dispatch, cap: float) -> None:
@@ -998,19 +987,25 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
 
 def _below_working_set(governor: Governor, threads: int, largest: float, groups, takes: list
                        ) -> bool:  # fmt: skip
-    """Does the limit hold fewer of the tasks about to run than ``threads``, by the chunk
-    rule or by needs measured? ``takes``: (bytes, tasks left) per group of ``groups``, as
-    _threads_that_fit gets them. Not while the neediest groups' needs are guesses: those
-    of an untrusted group come with its inputs (Governor.occupies) and keep every limit on
-    one thread until measured. core._fits_after's outlasting rule and _recheck act only
-    below: at 200 MB vorticity fits two threads once its needs are trusted (~1 s in), and
-    they acted only in that first second (11-18 decisions a run against 90-115 at 170
-    MB), where the steady state is what they are for."""
+    """Does the limit hold fewer of the tasks about to run than ``threads`` (by the chunk
+    rule or by needs measured), yet two of the neediest? ``takes``: (bytes, tasks left) per
+    group of ``groups``, as _threads_that_fit gets them. core._fits_after's outlasting rule
+    and _recheck act only there: they pair tasks that fit together but for a thread kept
+    for the next one or a reading taken as memory left (vorticity's two chunk reads at 170
+    MB). Not while the neediest groups' needs are guesses (those of an untrusted group come
+    with its inputs, Governor.occupies, and keep every limit on one thread until measured):
+    at 200 MB vorticity fits two threads once its needs are trusted (~1 s in), and the
+    changes acted only in that first second (11-18 decisions a run against 90-115 at 170
+    MB). Nor where two of the neediest do not fit (140 MB: 2 x 71 > 125 MB usable): nothing
+    pairs there, the rechecks started light rechunk pieces only, and runs with both changes
+    wrote 1.4-2.4 GB in 7 of 24 (base 0.80-0.96 GB in 13), with the rule alone 1.15-1.22 GB
+    in 2 of 7, at load 4-17."""
     picked = neediest_first(takes, threads)
-    if _most_threads(governor, threads, largest, picked) >= threads:
+    if not picked or _most_threads(governor, threads, largest, picked) >= threads:
         return False
-    least = picked[-1] if picked else 0.0  # the groups picked take this or more
-    return all(governor.trusted(g) for g, (b, _) in zip(groups, takes) if b >= least)
+    if 2 * picked[0] > governor.usable:  # no two of the neediest fit: nothing pairs
+        return False
+    return all(governor.trusted(g) for g, (b, _) in zip(groups, takes) if b >= picked[-1])
 
 
 def _most_threads(governor: Governor, most: int, largest: float, needs: list = ()) -> int:
