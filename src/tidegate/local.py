@@ -997,9 +997,9 @@ def _below_working_set(governor: Governor, threads: int, largest: float, groups,
     at 200 MB vorticity fits two threads once its needs are trusted (~1 s in), and the
     changes acted only in that first second (11-18 decisions a run against 90-115 at 170
     MB). Nor where two of the neediest do not fit (140 MB: 2 x 71 > 125 MB usable): nothing
-    pairs there, the rechecks started light rechunk pieces only, and runs with both changes
-    wrote 1.4-2.4 GB in 7 of 24 (base 0.80-0.96 GB in 13), with the rule alone 1.15-1.22 GB
-    in 2 of 7, at load 4-17."""
+    pairs there, the rechecks started light rechunk pieces only, and runs with the changes
+    were slower than the base's in 24 of 30 interleaved pairs (load 3-17) and wrote 1.4-2.4
+    GB in 7 of 24 (base 1.3-2.0 GB in 2 of 21, else 0.80-0.96)."""
     picked = neediest_first(takes, threads)
     if not picked or _most_threads(governor, threads, largest, picked) >= threads:
         return False
