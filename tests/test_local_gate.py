@@ -135,3 +135,116 @@ def test_a_thread_past_those_fitted_starts_a_task_only_where_the_next_one_fits_a
     core = _two_roots(after=0.0, fit=1)
     core.ceiling[0] = 70.0  # 40 + 40 does not fit: waits whatever comes after
     assert runs(core) == 1
+
+
+def _light_then_heavy(after: float) -> Scheduler:
+    """A light root (needs nothing, returns nothing) and a heavy one (needs 60, returns 30),
+    then their sum; a ceiling of 100 on 2 threads, one fitted to memory; ``after``: the
+    room kept for the task after them."""
+    g = make_graph({"a": [], "r": [], "s": ["a", "r"]}, ["s"])
+    g.set_groups([k[0] for k in g.keys])
+    core = Scheduler(g, [(2, 1e9)], Policy("priority"), validate=True)
+    a, r = core._group[g.keys.index("a")], core._group[g.keys.index("r")]
+    core.need[a], core.out[a] = 0.0, 0.0
+    core.need[r], core.out[r] = 60.0, 30.0
+    core.ceiling[0], core.fit[0], core.after = 100.0, 1, after
+    return core
+
+
+def test_a_thread_past_those_fitted_leaves_the_next_task_its_room_beside_a_lighter_one():
+    """Beside a task that needs less than it (and so ends first), a task on a thread past
+    those fitted starts only where the task after them would fit beside it now (60 + 60 >
+    100): else the fitted thread, free again, waits for it. (vorticity at 170 MB: a chunk's
+    read started beside the slices before a store held the store back for the whole read,
+    and the next step's two reads, which fit together, ran one at a time.) With room for
+    what comes after (60 + 30 <= 100), or beside a task as needy (_two_roots), it starts."""
+    def started(core):
+        return sorted(core.graph.keys[a.task] for a in core.start() if type(a).__name__ == "Run")
+
+    core = _light_then_heavy(after=60.0)
+    assert started(core) == ["a"] and core.extra_waits > 0
+    core = _light_then_heavy(after=30.0)
+    assert started(core) == ["a", "r"]
+
+
+class _Reading:
+    """A governor's usable limit and its readings, in turn (no RSS read)."""
+
+    def __init__(self, usable: float, readings: list):
+        self.usable, self._readings, self.latest = usable, readings, readings[0]
+
+    def _read(self):
+        self.latest = self._readings.pop(0)
+
+
+def test_a_task_held_back_at_the_gate_starts_once_a_second_reading_shows_room():
+    """The ceiling rests on the reading at the ask; one taken while another thread was
+    still freeing memory (zarr lets a store's encoded chunk go after the store returned)
+    leaves it short. With a thread idle at the gate, the runtime reads again
+    (local._recheck): the ceiling rises to what that reading leaves (held + usable -
+    reading + the running tasks' needs), never past the ask's own cap, and the task
+    waiting starts; a reading no lower changes nothing."""
+    from tidegate.local import _recheck
+
+    def step(reading: float, cap: float = 100.0):
+        core = _two_roots(after=0.0, fit=1)
+        core.ceiling[0] = 70.0  # the ask's reading left 70: 40 + 40 does not fit
+        first = [a for a in core.start() if type(a).__name__ == "Run"]
+        running = {a.task: core._group[a.task] for a in first}
+        dispatched = []
+        _recheck(core, _Reading(100.0, [reading]), running, dispatched.extend, cap)
+        return core, len(first), sum(type(a).__name__ == "Run" for a in dispatched)
+
+    core, first, then = step(reading=10.0)  # 0 + 100 - 10 + 40 = 130, capped at 100
+    assert (first, then) == (1, 1) and core.ceiling[0] == 100.0
+    core, first, then = step(reading=10.0, cap=75.0)  # the cap: 40 + 40 > 75
+    assert (first, then) == (1, 0) and core.ceiling[0] == 75.0
+    core, first, then = step(reading=75.0)  # 0 + 100 - 75 + 40 = 65 < 70: as it was
+    assert (first, then) == (1, 0) and core.ceiling[0] == 70.0
+
+
+def test_the_outlasting_rule_holds_only_below_the_working_set():
+    """_fits_after's rule for a task that outlasts the running ones (the read held back
+    beside the light task above) applies only where the runtime finds the limit below the
+    working set by measured needs (core.below, local._below_working_set); above it (200 MB
+    vorticity once its needs are trusted) the thread past those fitted starts as before."""
+    def started(core):
+        return sorted(core.graph.keys[a.task] for a in core.start() if type(a).__name__ == "Run")
+
+    core = _light_then_heavy(after=60.0)
+    core.below = False
+    assert started(core) == ["a", "r"]
+
+
+class _Needs:
+    """A governor's usable limit, chunk and which groups' needs it trusts (no RSS read)."""
+
+    def __init__(self, usable: float, trusted=()):
+        self.usable, self.chunk, self._trusted = usable, 32e6, set(trusted)
+
+    def trusted(self, group) -> bool:
+        return group in self._trusted
+
+
+def test_below_the_working_set_by_the_chunk_rule_or_needs_measured_not_guesses():
+    """Vorticity's store (72 MB past its inputs) and read (68) on 2 threads of 32 MB chunks:
+    170 MB (152 usable) holds no fifth chunk, one thread by the chunk rule, yet two stores'
+    needs (144): below, once the neediest groups are trusted; 200 MB (180 usable) holds
+    both measured (72 + 68): not below; before they are trusted their guesses come with
+    their inputs (96 + 32 each: one thread) and the rule and the recheck wait for the
+    measurements. 140 MB (125 usable) holds no two of the neediest: nothing pairs, and
+    the two changes stay out (its runs were slower with them in 24 of 30 pairs)."""
+    from tidegate.local import _below_working_set
+
+    measured = [(72e6, 25), (68e6, 50), (1e6, 600)]  # store, read, a slice
+    guessed = [(128e6, 25), (128e6, 50), (1e6, 600)]
+    groups = ["store", "read", "slice"]
+    assert _below_working_set(_Needs(152.4e6, groups), 2, 32e6, groups, measured)
+    assert not _below_working_set(_Needs(180e6, groups), 2, 32e6, groups, measured)
+    assert not _below_working_set(_Needs(180e6, ["slice"]), 2, 32e6, groups, guessed)
+    assert not _below_working_set(_Needs(152.4e6, ["slice"]), 2, 32e6, groups, guessed)
+    # a light group untrusted changes nothing; one thread asked for: never below
+    assert _below_working_set(_Needs(152.4e6, groups[:2]), 2, 32e6, groups, measured)
+    assert not _below_working_set(_Needs(152.4e6, groups), 1, 32e6, groups, measured)
+    assert not _below_working_set(_Needs(124.8e6, groups), 2, 32e6, groups, measured)
+

@@ -361,6 +361,12 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
     # The governor counts from the first task handed out in a round (restart): what the
     # process grows by from there is those tasks'; set once a round has restarted it.
     started = [False]
+    # A thread past those fitted to memory left idle in a step (core.extra_waits): the
+    # reading the ceiling rests on is read again after RECHECK (_recheck), once per step.
+    # (Below the working set only: at 300 MB stack-sum's gate refusals, rechecked too, ran
+    # 1.43-1.76 tasks at once against 1.61-1.78, 5 reps each: no gain to show there.)
+    recheck = [False]
+    cap_at_ask = [math.inf]
 
     def dispatch(actions: list) -> None:
         if governor is not None and len(actions) > 1:
@@ -484,7 +490,12 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
             finished = []
             error = None
             viewing: set[int] = set()  # results viewing a buffer held already
-            batch = pool.results()
+            batch = pool.results(RECHECK if recheck[0] else None)
+            if not batch:  # a thread waits at the gate: read again, it may fit now
+                recheck[0] = False
+                _recheck(core, governor, running, dispatch, cap_at_ask[0])
+                continue
+            recheck[0] = False
             if gated[1] is not None:  # a thread stood idle at the gate until now
                 stats.gate_idle_time += time.perf_counter() - gated[1]
                 gated[1] = None
@@ -593,7 +604,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     core.sized[g] = governor.sized.get(g, 0.0) if governor.readings(g) >= 3 else 0.0
                     neediest = max(neediest, need)
                 core.grow_cap = governor.guess(largest)
-                ceiling = governor.ceiling + surplus  # as the core counts held bytes
+                ceiling = cap_at_ask[0] = governor.ceiling + surplus  # as the core counts held
                 # And never past the room the latest reading leaves: held bytes as counted
                 # and the reading part ways (views whose count the surplus misses, the
                 # process's own overhead), and a task started at a ceiling of counts alone
@@ -612,6 +623,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                 per_task = governor.overhead / threads  # the budget's room per thread
                 threads = _threads_that_fit(governor, threads, max_threads, reloads, largest,
                                             held, neediest_first(takes, max_threads))  # fmt: skip
+                core.below = _below_working_set(governor, max_threads, largest, soon, takes)
                 # The threads left over start a task only where it and the room for the
                 # next one fit (core._fits_after): a chunk's read beside a store, below the
                 # working set, where the room for held results keeps one thread.
@@ -649,6 +661,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
             c0 = time.perf_counter()
             started[0] = False
             if posttask is None:
+                waits = core.extra_waits
                 actions = core.handle_many(events)
                 core_time += time.perf_counter() - c0
                 if error is not None:
@@ -658,6 +671,8 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                     if not started[0]:  # nothing started: count from after the releases
                         governor.restart()
                     gate_check()
+                    recheck[0] = (core.below and core.extra_waits > waits
+                                  and pool.inflight < max_threads and LEDGER.active == 1)
             else:
                 # dask.local's order: one completion at a time, its releases done, then its
                 # posttask; tasks it made ready start after the whole batch.
@@ -729,6 +744,32 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
         stats.peak_held_bytes = max(w.peak_held for w in core.workers)
         stats.peak_roots_held = core.peak_roots_held
     return results
+
+
+# Seconds after a step whose gate left a thread idle before RSS is read again (_recheck).
+RECHECK = 0.002
+
+
+def _recheck(core: Scheduler, governor: Governor, running: dict, dispatch, cap: float) -> None:
+    """A task waited beside a running one on a thread past those fitted to memory (the
+    core's ``extra_waits``): read RSS again and, where it shows more room than the reading
+    at the ask did, raise the ceiling (as the ask computes it:
+    held results as the core counts them, the usable limit less the reading, plus what the
+    running tasks still need; never past the ask's own cap) and offer the waiting tasks
+    again. A reading at the ask can catch memory another thread is still freeing: after
+    vorticity's store, zarr's event loop let its 30 MB encoded chunk go up to 2 ms after the
+    store returned, and the ceiling 30 MB short kept the next two chunk reads apart."""
+    governor._read()  # a sample as the sampler takes them
+    held = sum(w.held for w in core.workers)
+    run_need = sum(max(core._task_need(t), core._needs.get(t, 0.0)) for t in running)
+    ceiling = min(cap, held + governor.usable - governor.latest + run_need)
+    raised = False
+    for k in range(len(core.workers)):
+        if ceiling > core.ceiling[k]:
+            core.ceiling[k] = ceiling
+            raised = True
+    if raised:
+        dispatch(core.handle_many(()))
 
 
 # A disk round trip (write, then read back) per byte, assumed until the spill store has
@@ -944,6 +985,46 @@ def _warn_fewer_threads(governor: Governor, limit: float, stats: RunStats, asked
     )  # fmt: skip
 
 
+def _below_working_set(governor: Governor, threads: int, largest: float, groups, takes: list
+                       ) -> bool:  # fmt: skip
+    """Does the limit hold fewer of the tasks about to run than ``threads`` (by the chunk
+    rule or by needs measured), yet two of the neediest? ``takes``: (bytes, tasks left) per
+    group of ``groups``, as _threads_that_fit gets them. core._fits_after's outlasting rule
+    and _recheck act only there: they pair tasks that fit together but for a thread kept
+    for the next one or a reading taken as memory left (vorticity's two chunk reads at 170
+    MB). Not while the neediest groups' needs are guesses (those of an untrusted group come
+    with its inputs, Governor.occupies, and keep every limit on one thread until measured):
+    at 200 MB vorticity fits two threads once its needs are trusted (~1 s in), and the
+    changes acted only in that first second (11-18 decisions a run against 90-115 at 170
+    MB). Nor where two of the neediest do not fit (140 MB: 2 x 71 > 125 MB usable): nothing
+    pairs there, the rechecks started light rechunk pieces only, and runs with the changes
+    were slower than the base's in 24 of 30 interleaved pairs (load 3-17) and wrote 1.4-2.4
+    GB in 7 of 24 (base 1.3-2.0 GB in 2 of 21, else 0.80-0.96)."""
+    picked = neediest_first(takes, threads)
+    if not picked or _most_threads(governor, threads, largest, picked) >= threads:
+        return False
+    if 2 * picked[0] > governor.usable:  # no two of the neediest fit: nothing pairs
+        return False
+    return all(governor.trusted(g) for g, (b, _) in zip(groups, takes) if b >= picked[-1])
+
+
+def _most_threads(governor: Governor, most: int, largest: float, needs: list = ()) -> int:
+    """_threads_that_fit's cap: how many tasks the usable limit holds at once, at most
+    ``most`` (the chunk rule, or ``needs`` where they are known and within it)."""
+    size = max(governor.chunk, largest)
+    if not size:
+        return most
+    usable = governor.usable
+    foot = TASK_FOOTPRINT * size
+    fit = int(usable // foot)
+    if needs and 0 < needs[-1] and needs[0] <= foot and usable >= (TASK_FOOTPRINT + 1) * size:
+        totals = list(accumulate(needs))
+        fit = sum(total <= usable for total in totals)
+        if fit == len(needs):
+            fit += int((usable - totals[-1]) // needs[-1])
+    return min(most, max(1, fit))
+
+
 def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: float,
                       largest: float, held: float = 0.0, needs: list = ()) -> int:  # fmt: skip
     """Fewer tasks at once rather than thrash: one thread fewer when what running tasks
@@ -966,17 +1047,7 @@ def _threads_that_fit(governor: Governor, threads: int, most: int, reloads: floa
     below 137.5 MB, on the chunk rule: their margin was below the 11 MB dask's import of
     distributed added inside the first compute, which `import tidegate` now does.)"""
     size = max(governor.chunk, largest)
-    if size:
-        usable = governor.usable
-        foot = TASK_FOOTPRINT * size
-        fit = int(usable // foot)
-        one_more = usable >= (TASK_FOOTPRINT + 1) * size
-        if needs and 0 < needs[-1] and needs[0] <= foot and one_more:
-            totals = list(accumulate(needs))
-            fit = sum(total <= usable for total in totals)
-            if fit == len(needs):
-                fit += int((usable - totals[-1]) // needs[-1])
-        most = min(most, max(1, fit))
+    most = _most_threads(governor, most, largest, needs)
     if threads > most or (threads > 1 and (
             governor.room < governor.floor or (reloads > 0 and governor.room < 4 * largest))):
         return max(1, min(most, threads - 1))
@@ -1098,10 +1169,18 @@ class _Threads:
     def wake(self) -> None:
         self.done.put(_WAKE)
 
-    def results(self) -> list:
-        """Block for one result, then take every other one already waiting."""
+    def results(self, timeout: float | None = None) -> list:
+        """Block for one result, then take every other one already waiting; none if
+        ``timeout`` seconds pass first."""
         done = self.done
-        batch = [self._get()]
+        if timeout is not None:
+            try:
+                first = done.get(timeout=timeout)
+            except queue.Empty:
+                return []
+        else:
+            first = self._get()
+        batch = [first]
         # One consumer: what qsize() counts is there to take (cheaper than get_nowait's Empty).
         for _ in range(done.qsize()):
             batch.append(done.get_nowait())
