@@ -296,3 +296,48 @@ def test_spilled_inputs_are_read_back_on_the_worker_threads(tmp_path, monkeypatc
     assert stats.bytes_loaded > 0 and readers
     assert all(name.startswith("tidegate-") and name[9:].isdigit() for name in readers), readers
     assert os.listdir(tmp_path) == []
+
+
+def test_empty_multidimensional_arrays_spill_and_come_back(tmp_path):
+    """A result holding an empty 2-D array (an empty index, an empty DataFrame's (ncols, 0)
+    block) spills: ``memoryview.cast`` refused a view with a zero in its shape (TypeError)."""
+    store = SpillStore(str(tmp_path))
+    values = {
+        1: {"data": np.arange(10.0), "flagged": np.zeros((0, 2), dtype=np.int64)},
+        2: np.zeros((3, 0, 4)),
+        3: pd.DataFrame({"a": np.arange(0), "b": np.arange(0.0), "c": np.arange(0.0)}),
+        4: np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+    }
+    for k, v in values.items():
+        store.put(k, v)
+    store.flush()
+    assert len(os.listdir(store.path)) == 4
+    back = store.pop(1)
+    np.testing.assert_array_equal(back["data"], values[1]["data"])
+    assert back["flagged"].shape == (0, 2) and back["flagged"].dtype == np.int64
+    two = store.pop(2)
+    assert two.shape == (3, 0, 4)
+    pd.testing.assert_frame_equal(store.pop(3), values[3])
+    np.testing.assert_array_equal(store.pop(4), values[4])
+    store.close()
+
+
+def test_a_held_result_with_an_empty_2d_array_spills_in_a_compute(tmp_path):
+    """The reviewer's case: 16 MB parts, each with an empty (0, 2) index, held to the end
+    under a 40 MB limit (part 0, held to the end, and the pair in use: 48 MB), so spilled:
+    the compute fails no more and gives the sync answer."""
+
+    def load(i):
+        return {"data": np.full(2_000_000, float(i)), "flagged": np.zeros((0, 2), np.int64)}
+
+    def use(a, b):
+        return float(a["data"].sum() + b["data"].sum()) + len(a["flagged"])
+
+    parts = [delayed(load)(i) for i in range(12)]
+    first = [delayed(use)(parts[i], parts[(i + 1) % 12]) for i in range(12)]
+    tot = delayed(sum)(first + [delayed(use)(parts[0], parts[11])])
+    stats = tidegate.RunStats()
+    with dask.config.set({"tidegate.spill-directory": str(tmp_path)}):
+        got = tot.compute(scheduler="tidegate", memory_limit="40MB", num_workers=2, stats=stats)
+    assert got == tot.compute(scheduler="sync")
+    assert stats.bytes_spilled > 0, stats

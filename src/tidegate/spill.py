@@ -194,7 +194,7 @@ class SpillStore:
             with self._open(fn) as f:
                 f.write(_LEN.pack(len(buffers)))
                 for part in [header, *buffers]:
-                    view = memoryview(part).cast("B")
+                    view = _flat(part)
                     f.write(_LEN.pack(view.nbytes))
                     f.write(view)
                     nbytes += view.nbytes
@@ -280,6 +280,19 @@ class SpillStore:
             shutil.rmtree(self.path, ignore_errors=True)
             self.path = None
         self._files.clear()
+
+
+def _flat(part) -> memoryview:
+    """``part``'s bytes as a flat byte view. ``memoryview.cast`` refuses a view with a zero
+    in its shape (an empty 2-D array: ``np.zeros((0, 2))``, an empty DataFrame's block), and
+    a Fortran-ordered one; ``PickleBuffer.raw`` takes any contiguous buffer, and a buffer
+    that is not contiguous is copied."""
+    if isinstance(part, pickle.PickleBuffer):
+        try:
+            return part.raw()
+        except BufferError:  # not contiguous: a copy in C order
+            return memoryview(memoryview(part).tobytes())
+    return memoryview(part).cast("B")
 
 
 def _unlink(fn: str) -> None:
