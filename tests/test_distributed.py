@@ -714,6 +714,38 @@ def test_options_are_checked():
     assert td.Plugin(memory_limit=0.5).memory_limit == 0.5  # a share of each worker's
 
 
+@pytest.mark.parametrize("value", [
+    "0s", 0, 0.0, -1, "-1s", math.nan, math.inf, None, "abc", "", True, "1e400s", [1],
+])  # fmt: skip
+def test_an_interval_that_is_no_positive_duration_is_refused(value):
+    """review21: interval="0s" was accepted, and registering then failed in tornado's
+    PeriodicCallback with the hooks half-installed."""
+    with pytest.raises(ValueError, match=r"interval=.*duration > 0.*'250ms'"):
+        td.Plugin(interval=value)
+
+
+@pytest.mark.parametrize("value,seconds", [("250ms", 0.25), (0.1, 0.1), (2, 2.0), ("1s", 1.0)])
+def test_an_interval_is_a_positive_duration(value, seconds):
+    assert td.Plugin(interval=value).interval == seconds
+
+
+def test_an_install_that_fails_part_way_leaves_dask_as_it_was(client):
+    """review21 d13.py: the timer is the last thing install() sets up; when it failed, the
+    hooks stayed in with no timer and the plugin in no list. Now install() undoes itself."""
+    before = client.run_on_scheduler(_hooks_state)
+    assert before == ([], False, SATURATION, False, False, False, True)
+    plugin = td.Plugin(saturation=3.0, memory_limit="10GB")  # every hook
+    plugin.interval = 0  # (past the check in __init__: tornado refuses it in attach)
+    with pytest.raises(ValueError, match="positive callback_time"):
+        client.register_plugin(plugin)
+    assert client.run_on_scheduler(_hooks_state) == before
+    assert td.installed(client) is False
+    default, _ = _peaks(client, "load-", loaders_graph(seed=7))
+    assert default > CAP + 2  # dask's own (unbounded) behaviour on unique keys
+    client.register_plugin(td.Plugin(saturation=3.0))  # and a good one installs after it
+    assert td.installed(client) is True
+
+
 @pytest.mark.parametrize("value,budget", [
     ("1B", 1.0), ("2", 2.0), ("4GB", 4e9), (1, 1e9), (0.5, 5e8), (np.float64(0.25), 2.5e8),
     (2, 2.0), (None, math.inf), ("none", math.inf),
@@ -780,6 +812,29 @@ def test_one_plugin_serves_one_scheduler_at_a_time():
     plugin.uninstall()
     plugin.install(second, apply=lambda recs, stimulus_id: None)
     assert second._tidegate is plugin
+    plugin.uninstall()
+
+
+def test_a_failed_install_on_a_bare_state_is_undone(monkeypatch):
+    """Any error part-way through install() puts dask's methods back before it propagates."""
+    from tidegate.distributed import broadcast
+
+    state = _bare_state(nworkers=2, nthreads=2)
+    saturation = state.WORKER_SATURATION
+    plugin = td.Plugin(saturation=2.0, memory_limit="10GB")
+
+    def broken(*args):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(broadcast, "watch", broken)
+    with pytest.raises(RuntimeError, match="injected"):
+        plugin.install(state, apply=lambda recs, stimulus_id: None)
+    assert [k for k in (*td.HOOKS, "_tidegate", "_task_to_msg") if k in state.__dict__] == []
+    assert state.WORKER_SATURATION == saturation
+    assert type(state.idle_task_count) is set and plugin.scheduler is None
+    monkeypatch.undo()
+    plugin.install(state, apply=lambda recs, stimulus_id: None)  # a later install works
+    assert state._tidegate is plugin
     plugin.uninstall()
 
 

@@ -97,6 +97,22 @@ def _budget(value):
     return budget, not isinstance(value, str) and budget <= 1
 
 
+def _interval(value) -> float:
+    """``Plugin(interval=)`` -> seconds, finite and > 0: tornado refuses a timer of 0 only
+    when the plugin starts (review21: "0s" left the hooks half-installed)."""
+    forms = "a duration > 0: seconds (0.25) or a string with a unit ('250ms')"
+    try:
+        if isinstance(value, bool):
+            raise TypeError("a bool")
+        # (a number as is: parse_timedelta garbles a negative one)
+        seconds = float(value) if isinstance(value, (int, float)) else parse_timedelta(value)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError) as exc:
+        raise ValueError(f"interval={value!r} is not a duration; use {forms}") from exc
+    if seconds is None or not 0 < seconds < math.inf:  # (also nan)
+        raise ValueError(f"interval={value!r} must be {forms}")
+    return float(seconds)
+
+
 class Plugin(SchedulerPlugin):
     """Run tidegate's policy inside the dask scheduler it is registered with.
 
@@ -139,7 +155,7 @@ class Plugin(SchedulerPlugin):
         if memory_limit is None:
             memory_limit = dask.config.get("tidegate.distributed.memory-limit", None)
         self.memory_limit, self.memory_fraction = _budget(memory_limit)
-        self.interval = parse_timedelta(interval)
+        self.interval = _interval(interval)
         self.count_unmanaged = bool(count_unmanaged)
         self._limits_arg = None if limits is None else check_limits(limits)
         self.limits = Limits(self._limits_arg or {})
@@ -438,13 +454,29 @@ class Plugin(SchedulerPlugin):
         self.scheduler = scheduler
         self._apply = apply
         self._server = False
+        self._task_to_msg = None
+        self._saved_idle_task_count = None
+        self._held = set()
+        self._pokes = itertools.count()
+        self._saved = {name: scheduler.__dict__.get(name, _MISSING) for name in STATE_HOOKS}
+        self._saved_saturation = scheduler.WORKER_SATURATION
+        try:
+            self._install(scheduler)
+        except BaseException:
+            # Nothing half-installed (review21: a timer tornado refused left the hooks in
+            # and no timer): dask's own methods back, then the error.
+            scheduler._tidegate = self
+            try:
+                self.uninstall()
+            except Exception as exc:
+                logger.exception("tidegate: undoing a failed install failed too: %r", exc)
+            raise
+
+    def _install(self, scheduler) -> None:
         self._fallback = False
         self._registered = None  # the name dask keeps the plugin under, found on a tick
-        self._pokes = itertools.count()
         self._logged: set = set()
-        self._saved = {name: scheduler.__dict__.get(name, _MISSING) for name in STATE_HOOKS}
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
-        self._saved_saturation = scheduler.WORKER_SATURATION
         self._context = None  # (ts, ws or None): the task the next placement is for
         self._queue_new = False  # queue every new root until the next poke
         if self._limits_arg is None:  # the config where the scheduler runs
@@ -471,7 +503,6 @@ class Plugin(SchedulerPlugin):
             scheduler.check_idle_saturated = trimmed
         # dask's compute-task message with widely held inputs' holders listed from a kept
         # copy while unchanged (holders.py): the same message, its largest cost cut.
-        self._task_to_msg = None
         if "_task_to_msg" not in scheduler.__dict__:  # (not another's override)
             make = holders.task_to_msg(type(scheduler)._task_to_msg)
             if make is not None:
@@ -506,8 +537,9 @@ class Plugin(SchedulerPlugin):
             return
         del s._tidegate
         broadcast.unwatch(s)
-        s.idle_task_count = self._saved_idle_task_count  # refilled below
-        self._saved_idle_task_count.clear()
+        if self._saved_idle_task_count is not None:  # (None: an install that failed first)
+            s.idle_task_count = self._saved_idle_task_count  # refilled below
+            self._saved_idle_task_count.clear()
         if self._task_to_msg is not None and s.__dict__.get("_task_to_msg") is self._task_to_msg:
             del s._task_to_msg
         for name, saved in self._saved.items():
