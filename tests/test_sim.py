@@ -148,6 +148,46 @@ def test_bad_lags_are_refused():
                          policy="queue", **{name: bad})
 
 
+@pytest.mark.parametrize("option,bad,match", [
+    ("workers", 0, "workers must be an integer >= 1, got 0"),
+    ("workers", 2.5, "workers must be an integer >= 1, got 2.5"),
+    ("workers", True, "workers must be an integer"),
+    ("threads_per_worker", 0, "threads_per_worker must be an integer >= 1, got 0"),
+    ("bandwidth", 0, "bandwidth=0 must be bytes per second > 0"),
+    ("bandwidth", "0MB/s", "bandwidth='0MB/s' must be bytes per second > 0"),
+    ("bandwidth", "fast", "bandwidth='fast' is not a rate.*'1GB/s'"),
+    ("bandwidth", float("nan"), "bandwidth=nan must be"),
+    ("outgoing_bandwidth", -1, "outgoing_bandwidth=-1 must be"),
+    ("latency", -1, "latency=-1 must be a duration >= 0.*'1ms'"),
+    ("latency", "-1ms", "latency='-1ms' is not a duration"),
+    ("latency", "soon", "latency='soon' is not a duration"),
+    ("latency", float("inf"), "latency=inf must be"),
+    ("scheduler_time", -0.001, "scheduler_time=-0.001 must be"),
+    ("processes", 0, "processes must be an integer >= 1, got 0"),
+])  # fmt: skip
+def test_bad_cluster_options_are_refused_as_the_command_line_does(option, bad, match):
+    """review21: the API took what the command line refuses: workers=0 or
+    threads_per_worker=0 stalled, bandwidth=0 divided by zero, latency=-1 was garbled into
+    "could not convert string to float: '1-1'", workers=2.5 ran. One check for both."""
+    kw = dict(keys=["c"], workers=1, threads_per_worker=1, policy="queue")
+    kw[option] = bad
+    with pytest.raises(ValueError, match=match):
+        simulate(chain_graph(), **kw)
+
+
+def test_good_cluster_options_of_any_form_are_taken():
+    import datetime
+
+    import numpy as np
+
+    kw = dict(keys=["c"], threads_per_worker=1, policy="queue")
+    want = simulate(chain_graph(), workers=1, latency=0.001, **kw).makespan
+    for lat in ("1ms", datetime.timedelta(milliseconds=1), np.float32(0.001)):
+        got = simulate(chain_graph(), workers=np.int64(1), latency=lat, bandwidth=1e9,
+                       outgoing_bandwidth=math.inf, **kw).makespan
+        assert got == pytest.approx(want)
+
+
 def test_lags_take_any_duration_dask_parses():
     """Numbers of numpy's types and timedeltas, as dask's parse_timedelta takes them."""
     import datetime

@@ -109,28 +109,39 @@ def _at_least(low: int):
 _positive_int = _at_least(1)
 
 
-def _checked(convert, what: str, empty_ok: bool = False, zero_ok: bool = False):
-    """An argparse type: ``convert(text)`` must give a number > 0 ('' passes if
-    ``empty_ok``: "none" for --bandwidth); the text itself is kept for the run."""
+def _checked(convert, what: str):
+    """An argparse type: ``convert(text)`` must give a number > 0; the text itself is kept
+    for the run."""
 
     def parse(text: str) -> str:
-        if empty_ok and not text.strip():
-            return text
         try:
             value = convert(text)
         except (ValueError, KeyError, OverflowError, TypeError):
             raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-        if not (value >= 0 if zero_ok else value > 0):
-            raise argparse.ArgumentTypeError(
-                f"must be {'0 or more' if zero_ok else 'more than 0'}: {text!r}")
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
         return text
 
     parse.__name__ = what
     return parse
 
 
-def _rate(text: str) -> float:
-    return float(parse_bytes(text.strip().removesuffix("/s")))
+def _shared(check, name: str, empty_ok: bool = False):
+    """An argparse type from one of ``simulate()``'s checks (tidegate.config: rate,
+    duration), so the command line and the API refuse the same values with the same
+    message; the text itself is kept for the run ('' passes if ``empty_ok``)."""
+
+    def parse(text: str) -> str:
+        if empty_ok and not text.strip():
+            return text
+        try:
+            check(text, name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    parse.__name__ = check.__name__
+    return parse
 
 
 def _writable_or_none(text: str) -> str:
@@ -177,16 +188,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="tidegate", description="Memory-bounded dask scheduling")
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="the seed's problem and its fix: cluster, one process, twin")
-    from dask.utils import parse_timedelta
-
-    from .config import size
+    from .config import duration, rate, size
 
     positive, steps = _positive_int, _at_least(STEPS_PER_CHUNK)
     d.add_argument("--workload", default="vorticity-files", choices=NAMES)
     d.add_argument("--steps", type=steps, default=96, help="time steps per input (96: 768 MB)")
     d.add_argument("--workers", type=positive, default=2, help="LocalCluster worker processes")
     d.add_argument("--threads", type=positive, default=2, help="threads per worker, and locally")
-    d.add_argument("--bandwidth", default="200MB/s", type=_checked(_rate, "a rate", True),
+    d.add_argument("--bandwidth", default="200MB/s", type=_shared(rate, "bandwidth", True),
                    help="network per worker ('' for free)")
     d.add_argument("--memory-limit", default="300MB", type=_checked(size, "a size"),
                    help="tidegate's limit in one process")
@@ -210,10 +219,9 @@ def main(argv=None) -> int:
     s.add_argument("--threads", type=positive, default=4, help="threads per worker")
     s.add_argument("--policy", default="eager,queue,tidegate", type=_policies,
                    help="comma-separated")
-    s.add_argument("--bandwidth", default="1GB/s", type=_checked(_rate, "a rate"),
+    s.add_argument("--bandwidth", default="1GB/s", type=_shared(rate, "bandwidth"),
                    help="incoming, per worker")
-    s.add_argument("--latency", default="1ms",
-                   type=_checked(parse_timedelta, "a duration", zero_ok=True))
+    s.add_argument("--latency", default="1ms", type=_shared(duration, "latency"))
     s.add_argument("--persist", action="store_true",
                    help="the stores are the outputs, as persist holds them (default: as a "
                         "computed da.store / to_zarr: stores return None, one final task)")

@@ -74,6 +74,51 @@ def size(value, fractions: bool = False) -> float:
     return float(value)
 
 
+def count(value, name: str, low: int = 1) -> int:
+    """A whole number >= ``low`` (``simulate(workers=)``, ...); ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def rate(value, name: str = "bandwidth") -> float:
+    """Bytes/s > 0 (``math.inf``: no limit): a number, or a size string with an optional
+    "/s" ("1GB/s", "200MB"). One rule for ``simulate()`` and the command line."""
+    forms = "bytes per second > 0: a number (1e9) or a string with a unit ('1GB/s')"
+    try:
+        if isinstance(value, bool):
+            raise TypeError("a bool")
+        if isinstance(value, str):
+            value_ = float(parse_bytes(value.strip().removesuffix("/s")))
+        else:
+            value_ = float(value)
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:
+        raise ValueError(f"{name}={value!r} is not a rate; use {forms}") from exc
+    if not value_ > 0:  # (also nan)
+        raise ValueError(f"{name}={value!r} must be {forms}")
+    return value_
+
+
+def duration(value, name: str, zero_ok: bool = True) -> float:
+    """Seconds, finite, >= 0 (> 0 unless ``zero_ok``): a number, a timedelta or a string
+    with a unit ("1ms"). One rule for ``simulate()`` and the command line."""
+    from dask.utils import parse_timedelta
+
+    forms = (f"a duration {'>= 0' if zero_ok else '> 0'}: seconds (0.001) or a string "
+             f"with a unit ('1ms')")
+    try:
+        if isinstance(value, bool):
+            raise TypeError("a bool")
+        # (a number as is: parse_timedelta garbles a negative one into "1-1")
+        seconds = float(value) if isinstance(value, numbers.Real) else parse_timedelta(value)
+    except (ValueError, KeyError, TypeError, IndexError, OverflowError, AttributeError) as exc:
+        raise ValueError(f"{name}={value!r} is not a duration; use {forms}") from exc
+    if seconds is None or not (0 <= seconds if zero_ok else 0 < seconds) \
+            or math.isinf(seconds):  # fmt: skip
+        raise ValueError(f"{name}={value!r} must be {forms}")
+    return float(seconds)
+
+
 def num_workers(value=None) -> int:
     value = get("num-workers", value)
     if value is None:

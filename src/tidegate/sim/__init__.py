@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import dask.config
 from dask.utils import parse_bytes, parse_timedelta
 
+from ..config import count, duration, rate
 from ..trace import Trace
 from .clock import Stalled
 from .cluster import SimCluster
@@ -110,12 +111,15 @@ def simulate(
     for p in policies:
         if p not in POLICIES:
             raise ValueError(f"unknown policy {p!r}; choose from {', '.join(POLICIES)}")
-    model = x if isinstance(x, Model) else build_model(x, keys, sizes=sizes, durations=durations)
+    # The command line's checks (config), before any work: workers=0 stalled, bandwidth=0
+    # divided by zero, latency=-1 was garbled by parse_timedelta (review21).
     opts = dict(
-        workers=int(workers), threads_per_worker=int(threads_per_worker),
-        bandwidth=_rate(bandwidth), latency=parse_timedelta(latency),
-        outgoing_bandwidth=None if outgoing_bandwidth is None else _rate(outgoing_bandwidth),
-        scheduler_time=parse_timedelta(scheduler_time), loop_lag=_lag(loop_lag),
+        workers=count(workers, "workers"),
+        threads_per_worker=count(threads_per_worker, "threads_per_worker"),
+        bandwidth=rate(bandwidth, "bandwidth"), latency=duration(latency, "latency"),
+        outgoing_bandwidth=None if outgoing_bandwidth is None
+        else rate(outgoing_bandwidth, "outgoing_bandwidth"),
+        scheduler_time=duration(scheduler_time, "scheduler_time"), loop_lag=_lag(loop_lag),
         thread_lag=None if thread_lag is None else _lag(thread_lag),
         memory_limit=int(parse_bytes(worker_memory_limit)) if isinstance(worker_memory_limit, str)
         else int(worker_memory_limit or 0),
@@ -123,8 +127,11 @@ def simulate(
                   if stealing is None else stealing),
         validate=validate, record_memory=record_memory,
     )
+    if processes is not None:
+        processes = count(processes, "processes")
+    model = x if isinstance(x, Model) else build_model(x, keys, sizes=sizes, durations=durations)
     jobs = [(model, p, seed, plugin_options, opts) for p in policies]
-    n = min(len(jobs), idle_cores() if processes is None else int(processes))
+    n = min(len(jobs), idle_cores() if processes is None else processes)
     if n > 1 and not multiprocessing.current_process().daemon:  # a daemon may not fork
         model.priorities, model.hashes  # noqa: B018  (once, before the children share them)
         results = run_all(_run_job, jobs, n, labels=policies)
@@ -145,15 +152,6 @@ def _lag(value):
     if isinstance(value, (str, datetime.timedelta)):
         return parse_timedelta(value)
     return [float(v) for v in value]
-
-
-def _rate(value) -> float:
-    if isinstance(value, str):
-        value = value.strip()
-        if value.endswith("/s"):
-            value = value[:-2]
-        return float(parse_bytes(value))
-    return float(value)
 
 
 def _run(model: Model, policy: str, seed: int, plugin_options: dict, **opts) -> SimResult:
