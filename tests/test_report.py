@@ -220,6 +220,21 @@ def test_cli_reads_trace_files_and_writes_html_and_pngs(real_traces, tmp_path, c
     assert "bad.jsonl:1" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_png_folder_that_is_a_file_before_writing(real_traces, tmp_path, capsys):
+    """review21: --png naming a file raised FileExistsError after the HTML was written."""
+    (f,) = [real_traces[0].save(tmp_path / "t.jsonl")]
+    a_file = tmp_path / "pngfile"
+    a_file.write_text("")
+    out = tmp_path / "r.html"
+    for png, said in ((a_file, "is a file, not a folder"), (a_file / "sub", "is a file")):
+        with pytest.raises(SystemExit) as info:
+            main(["report", str(f), "-o", str(out), "--png", str(png)])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --png" in err and said in err and str(a_file) in err, err
+        assert not out.exists()  # refused before any work
+
+
 # -- the browser ----------------------------------------------------------------------------
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -122,6 +122,22 @@ def test_same_result_in_processes_with_different_hash_seeds(tmp_path, workload, 
     assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
 
 
+@pytest.mark.parametrize("where, said", [
+    ("/nonexistent/x", "no folder '/nonexistent/x'"), ("a-file", "is not a folder"),
+])  # fmt: skip
+def test_demo_refuses_a_tmpdir_that_is_no_folder_before_any_work(tmp_path, where, said,
+                                                                   capsys, monkeypatch):
+    """review21: demo --tmpdir /nonexistent/x printed its plan, then a FileNotFoundError
+    traceback from tempfile.mkdtemp."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--tmpdir", where, "--report", ""])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --tmpdir" in err and said in err, err
+
+
 @pytest.mark.parametrize("argv", [
     ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"], ["simulate", "--workers", "-1"],
     ["simulate", "--policy", ""], ["simulate", "--policy", "fifo"], ["simulate", "--chunk", "abc"],

@@ -169,6 +169,31 @@ def _writable(text: str) -> str:
     return text
 
 
+def _folder(text: str) -> str:
+    """An existing folder to write in (demo --tmpdir: checked before the run, not a
+    FileNotFoundError traceback after its introduction, review21)."""
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a folder" if os.path.exists(text)
+            else f"no folder {text!r}: give an existing folder")
+    if not os.access(text, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write in the folder {text!r}")
+    return text
+
+
+def _folder_to_make(text: str) -> str:
+    """A folder that exists or can be made (report --png: a file there raised
+    FileExistsError after the HTML was written, review21)."""
+    path = os.path.abspath(text)
+    while not os.path.exists(path):  # the nearest part of it that exists must be a folder
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        raise argparse.ArgumentTypeError(
+            f"cannot make the folder {text!r}: {path!r} is a file" if path != os.path.abspath(text)
+            else f"{text!r} is a file, not a folder")
+    return text
+
+
 def _terminate_as_interrupt() -> None:
     """SIGTERM (a batch system's kill, `timeout`) unwinds like Ctrl-C, so the demo's
     ``finally`` removes its temporary input (review20: 1.5-2 GB left in /tmp)."""
@@ -203,12 +228,14 @@ def main(argv=None) -> int:
     d.add_argument("--twin-workers", type=positive, default=20)
     d.add_argument("--report", default="tidegate-demo.html", type=_writable_or_none,
                    help="HTML report ('' for none)")
-    d.add_argument("--tmpdir", default=None, help="where to write the temporary input")
+    d.add_argument("--tmpdir", default=None, type=_folder,
+                   help="an existing folder to write the temporary input in")
     r = sub.add_parser("report", help="write an HTML report (and PNGs) of saved traces")
     r.add_argument("traces", nargs="+", help="trace files (JSON lines), shown side by side")
     r.add_argument("-o", "--output", default="tidegate-report.html", type=_writable,
                    help="HTML file to write")
-    r.add_argument("--png", default=None, metavar="DIR", help="also write report.png, memory.png")
+    r.add_argument("--png", default=None, metavar="DIR", type=_folder_to_make,
+                   help="also write report.png, memory.png (in DIR, made if needed)")
     r.add_argument("--title", default="tidegate report")
     s = sub.add_parser("simulate", help="run a seed workload on the twin of a dask cluster")
     s.add_argument("--workload", default="vorticity", choices=sorted(WORKLOADS))
