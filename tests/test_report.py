@@ -235,6 +235,22 @@ def test_cli_refuses_a_png_folder_that_is_a_file_before_writing(real_traces, tmp
         assert not out.exists()  # refused before any work
 
 
+def test_cli_refuses_a_trace_with_no_task_records(real_traces, tmp_path, capsys):
+    """review21: an empty trace file gave an empty 1.6 MB report and exit 0."""
+    good = real_traces[0].save(tmp_path / "good.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    meta_only = tmp_path / "meta.jsonl"
+    meta_only.write_text(json.dumps({"kind": "meta", "name": "nothing ran"}) + "\n")
+    out = tmp_path / "r.html"
+    for files in ([empty], [good, meta_only]):
+        assert main(["report", *map(str, files), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "no task records" in err and repr(str(files[-1])) in err, err
+        assert str(good) not in err
+        assert not out.exists()
+
+
 # -- the browser ----------------------------------------------------------------------------
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -28,6 +28,12 @@ def report(args) -> int:
     except (OSError, ValueError) as exc:
         print(f"tidegate report: {exc}", file=sys.stderr)
         return 2
+    empty = [p for p, tr in zip(args.traces, traces) if not tr.tasks]
+    if empty:  # (review21: an empty file gave a 1.6 MB report of nothing, and exit 0)
+        print(f"tidegate report: no task records in {', '.join(map(repr, empty))}: nothing "
+              f"to report; give trace files that tidegate or tidegate.trace wrote for a "
+              f"compute", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     path = write_report(traces, args.output, title=args.title)
     print(f"report: {os.path.abspath(path)} ({time.perf_counter() - t0:.1f} s)")
