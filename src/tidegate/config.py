@@ -99,13 +99,14 @@ def rate(value, name: str = "bandwidth") -> float:
     return value_
 
 
-def duration(value, name: str, zero_ok: bool = True) -> float:
+def duration(value, name: str, zero_ok: bool = True, example: tuple = ("0.001", "1ms")) -> float:
     """Seconds, finite, >= 0 (> 0 unless ``zero_ok``): a number, a timedelta or a string
-    with a unit ("1ms"). One rule for ``simulate()`` and the command line."""
+    with a unit ("1ms"). One rule for ``simulate()``, the command line and the plugin's
+    ``interval``; ``example``: (seconds, string) the message suggests."""
     from dask.utils import parse_timedelta
 
-    forms = (f"a duration {'>= 0' if zero_ok else '> 0'}: seconds (0.001) or a string "
-             f"with a unit ('1ms')")
+    forms = (f"a duration {'>= 0' if zero_ok else '> 0'}: seconds ({example[0]}) or a string "
+             f"with a unit ('{example[1]}')")
     try:
         if isinstance(value, bool):
             raise TypeError("a bool")

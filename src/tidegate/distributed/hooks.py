@@ -97,22 +97,6 @@ def _budget(value):
     return budget, not isinstance(value, str) and budget <= 1
 
 
-def _interval(value) -> float:
-    """``Plugin(interval=)`` -> seconds, finite and > 0: tornado refuses a timer of 0 only
-    when the plugin starts (review21: "0s" left the hooks half-installed)."""
-    forms = "a duration > 0: seconds (0.25) or a string with a unit ('250ms')"
-    try:
-        if isinstance(value, bool):
-            raise TypeError("a bool")
-        # (a number as is: parse_timedelta garbles a negative one)
-        seconds = float(value) if isinstance(value, (int, float)) else parse_timedelta(value)
-    except (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError) as exc:
-        raise ValueError(f"interval={value!r} is not a duration; use {forms}") from exc
-    if seconds is None or not 0 < seconds < math.inf:  # (also nan)
-        raise ValueError(f"interval={value!r} must be {forms}")
-    return float(seconds)
-
-
 class Plugin(SchedulerPlugin):
     """Run tidegate's policy inside the dask scheduler it is registered with.
 
@@ -155,7 +139,10 @@ class Plugin(SchedulerPlugin):
         if memory_limit is None:
             memory_limit = dask.config.get("tidegate.distributed.memory-limit", None)
         self.memory_limit, self.memory_fraction = _budget(memory_limit)
-        self.interval = _interval(interval)
+        # (checked here: tornado refuses a timer of 0 only when the plugin starts, and
+        # review21's "0s" left the hooks half-installed)
+        self.interval = config.duration(interval, "interval", zero_ok=False,
+                                        example=("0.25", "250ms"))
         self.count_unmanaged = bool(count_unmanaged)
         self._limits_arg = None if limits is None else check_limits(limits)
         self.limits = Limits(self._limits_arg or {})
