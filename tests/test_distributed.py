@@ -919,10 +919,8 @@ def test_a_budget_below_an_idle_workers_memory_is_said(caplog):
     ) as cluster, Client(cluster) as client:  # fmt: skip
         client.register_plugin(td.Plugin(memory_limit=0.5))
         with caplog.at_level(logging.WARNING, logger="tidegate.distributed"):
-            for _ in range(3):
-                assert da.ones((40, 100), chunks=(1, 100)).sum().compute() == 4000
-                time.sleep(0.6)  # a heartbeat or two
-                if any("starts roots only when idle" in r.getMessage() for r in caplog.records):
-                    break
+            assert da.ones((40, 100), chunks=(1, 100)).sum().compute() == 4000
+            # the worker's heartbeat brings its process memory; the plugin's timer looks
+            _until(lambda: any("only when idle" in r.getMessage() for r in caplog.records))
         said = [r.getMessage() for r in caplog.records if "only when idle" in r.getMessage()]
         assert len(said) == 1, said
