@@ -7,6 +7,7 @@ import gc
 import math
 import os
 import time
+import types
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -114,7 +115,10 @@ def _reads_again(node) -> bool:
     task functions of fused subgraphs and nested tasks, and callables passed as data too
     (review21: map_blocks with ``block_id`` carries the user's function in a DataNode,
     ``enforce_ndim=True`` in a keyword: both ran again under a limit, an anomaly's mean
-    0.24 instead of 1e-16). Past ``_LOOK`` values looked at: no (not worth the walk)."""
+    0.24 instead of 1e-16). A callable object is judged by what it holds where its type
+    is known (_HOLDS), else it is a user's: its ``__call__`` may do anything (review22:
+    ``da.frompyfunc(user)`` and ``toolz.compose(user, np.abs)`` passed as dask's and
+    toolz's). Past ``_LOOK`` values looked at: no (not worth the walk)."""
     stack = [node]
     looked = 0
     read = False
@@ -143,21 +147,62 @@ def _reads_again(node) -> bool:
             f = x  # a function handed in as data
         else:
             continue
-        while True:  # a partial's arguments and a vectorize's function count too
-            if isinstance(f, functools.partial):
-                stack.extend(f.args)
-                stack.extend(f.keywords.values())
-                f = f.func
-            elif isinstance(f, np.vectorize):
-                f = f.pyfunc
-            else:
-                break
+        kind = type(f)
+        held = _HOLDS.get((kind.__module__, kind.__qualname__))
+        if held is not None:  # a partial, a vectorize, a compose: what it calls counts
+            stack.extend(held(f))
+            continue
+        if isinstance(f, _FUNCTIONS):
+            # (a closure's cells: a function a library made around a user's, toolz.memoize)
+            for c in getattr(f, "__closure__", None) or ():
+                v = _cell(c)
+                if callable(v) and not isinstance(v, type):
+                    stack.append(v)
+        elif not (isinstance(f, type) or (kind.__module__, kind.__qualname__) in _PLAIN):
+            return False  # an object of a type not known: its __call__ may be anything
         module = getattr(f, "__module__", None) or ""
         if (module, getattr(f, "__name__", None)) in _SOURCES:
             read = True
         elif module.split(".")[0] not in _PURE or module.startswith("numpy.random"):
             return False
     return read
+
+
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType)
+# Callable objects that are pure when their module is (a ufunc numpy made from a Python
+# function has none: np.frompyfunc's): ufuncs, numpy's dispatchers (np.sum), getters.
+_PLAIN = {
+    ("numpy", "ufunc"), ("numpy", "_ArrayFunctionDispatcher"), ("operator", "itemgetter"),
+    ("operator", "attrgetter"), ("dask.utils", "methodcaller"),
+}  # fmt: skip
+
+
+def _methodcaller_args(f) -> list:
+    fn, args = f.__reduce__()[:2]  # (methodcaller, (name, *args)), or a partial of it
+    return [fn, *args] if isinstance(fn, functools.partial) else list(args)
+
+
+# Callable objects that call what they hold: (type's module, name) -> the callables and
+# arguments to judge in their place.
+_HOLDS = {
+    ("functools", "partial"): lambda f: [f.func, *f.args, *f.keywords.values()],
+    ("numpy", "vectorize"): lambda f: [f.pyfunc],
+    ("operator", "methodcaller"): _methodcaller_args,
+    ("dask.array.ufunc", "ufunc"): lambda f: [f._ufunc],
+    ("dask.array.ufunc", "da_frompyfunc"): lambda f: [f._func],
+}
+for _m in ("toolz.functoolz", "cytoolz.functoolz"):  # (tlz: either)
+    _HOLDS[_m, "Compose"] = lambda f: [f.first, *f.funcs]
+    _HOLDS[_m, "curry"] = lambda f: [f.func, *f.args, *(f.keywords or {}).values()]
+    _HOLDS[_m, "juxt"] = lambda f: list(f.funcs)
+    _HOLDS[_m, "excepts"] = lambda f: [f.func, f.handler]
+
+
+def _cell(c):
+    try:
+        return c.cell_contents
+    except ValueError:  # empty
+        return None
 
 
 def _overwrites_its_input(dsk: Mapping, supplied: Mapping) -> bool:
