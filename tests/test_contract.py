@@ -706,3 +706,36 @@ def test_a_user_function_inside_a_library_s_callable_object_is_not_rereadable(tm
     assert rereadable(da.frompyfunc(np.abs, 1, 1)(base)) == [True]
     assert rereadable(base.map_blocks(toolz.compose(np.negative, np.abs))) == [True]
     assert rereadable(da.sin(base).sum(axis=0)) == [True]  # a ufunc, numpy's dispatcher
+
+
+def test_a_read_fused_into_a_store_is_no_target_of_the_store(tmp_path):
+    """review22: every array a store task named counted as a target, the source of a read
+    fused into it too: storing ``a * 2`` into b made a and every other read in the graph
+    not rereadable (an in-place update seen where there was none). Only the target a
+    chunk store writes into counts: a's and c's reads stay rereadable; stored into a
+    itself, a's are not."""
+    import zarr
+
+    from tidegate.bridge import to_taskgraph
+
+    def arr(name):
+        z = zarr.open_array(str(tmp_path / f"{name}.zarr"), mode="w", shape=(8, 10),
+                            chunks=(2, 10), dtype="f8")  # fmt: skip
+        z[:] = 1.0
+        return z
+
+    a, b, c = arr("a"), arr("b"), arr("c")
+
+    def rereadable(*collections):
+        opt = dask.optimize(*collections)
+        expr = dask.base.collections_to_expr(opt)
+        dsk = dask._task_spec.convert_legacy_graph(dict(expr.__dask_graph__()))
+        keys = list(dask.core.flatten([o.__dask_keys__() for o in opt]))
+        graph = to_taskgraph(dsk, keys)
+        return int(graph.rereadable.sum()), int((graph.root & ~graph.constant).sum())
+
+    st = da.store(da.from_zarr(a) * 2, b, lock=False, compute=False)
+    halo = da.from_zarr(c).map_overlap(lambda v: v * 3, depth={0: 1}, boundary="none").sum()
+    assert rereadable(st) == (4, 4)  # the read of a fused into b's store
+    assert rereadable(st, halo) == (8, 8)
+    assert rereadable(da.store(da.from_zarr(a) * 2, a, lock=False, compute=False)) == (0, 4)

@@ -209,47 +209,92 @@ def _overwrites_its_input(dsk: Mapping, supplied: Mapping) -> bool:
     """Does the graph store into an array it reads (``da.store(y, z)`` where y is computed
     from ``z``: an in-place update)? Then no read may run again: read after its own chunk
     was stored, it returns new data (review21: a map_overlap smoothing stored back into
-    its zarr array read neighbours' new values, 0.22 off in 2 runs of 11). Arrays are the
-    same by their zarr store path, or as one numpy buffer; only dask's store tasks are
-    looked into."""
+    its zarr array read neighbours' new values, 0.22 off in 2 runs of 11). The arrays
+    compared: what dask's chunk stores write into (their ``out``) and what dask's getters
+    read (their ``a``: only those reads can be rereadable), each where it is a reference
+    too; the same by :func:`_place_of`."""
     targets = set()
     for k, node in dsk.items():
         if isinstance(node, Task) and "store" in key_split(k):
-            for v in _data_in(node):
+            for v in _arguments(node, dsk, supplied, _STORES, 1, "out"):
                 place = _place_of(v)
                 if place is not None:
                     targets.add(place)
     if not targets:
         return False
-    data = [v.value for v in dsk.values() if isinstance(v, DataNode)]
-    data.extend(supplied.values())
-    for node in dsk.values():  # a source embedded in a read (from_array of numpy)
+    for node in dsk.values():
         if isinstance(node, Task) and node.data_producer:
-            data.extend(_data_in(node))
-    return any(_place_of(v) in targets for v in data)
+            for v in _arguments(node, dsk, supplied, _SOURCES, 0, "a"):
+                if _place_of(v) in targets:
+                    return True
+    return False
 
 
-def _data_in(node) -> list:
-    """The values of the DataNodes in a task, fused subgraphs and nested tasks too."""
-    out, stack = [], [node]
-    while stack and len(out) < _LOOK:
-        x = stack.pop()
+# dask's store of one chunk: (x, out, index, ...); its target is ``out``.
+_STORES = {("dask.array.core", n) for n in ("load_store_chunk", "store_chunk")}
+
+
+def _arguments(node, dsk: Mapping, supplied: Mapping, funcs: set, position: int,
+               name: str) -> list:  # fmt: skip
+    """The values one argument (``position`` or keyword ``name``) of each call to
+    ``funcs`` in a task takes, fused subgraphs and nested tasks too, looked up where it is
+    a reference (a fused subgraph's input, a graph key, a supplied value); those computed
+    at run time left out. Only that argument: a read fused into a store task reads its
+    source, which is no target (review22: a source counted as one made every read in the
+    graph not rereadable)."""
+    out = []
+    stack = [(node, None)]  # (node, the names it sees: None for the graph's keys)
+    looked = 0
+    while stack and looked < _LOOK:
+        looked += 1
+        x, env = stack.pop()
         if isinstance(x, Task):
-            stack.extend(x.args)
-            stack.extend(x.kwargs.values())
-        elif isinstance(x, DataNode):
-            v = x.value
-            if isinstance(v, dict) and all(isinstance(u, GraphNode) for u in v.values()):
-                stack.extend(v.values())  # _execute_subgraph's fused tasks
-            else:
-                out.append(v)
+            f = x.func
+            if (getattr(f, "__module__", None), getattr(f, "__name__", None)) in funcs:
+                arg = x.args[position] if len(x.args) > position else x.kwargs.get(name)
+                v = _resolve(arg, env, dsk, supplied)
+                if v is not None:
+                    out.append(v)
+            if _subgraph(x) is not None and len(x.args) >= 3:
+                inner, _, inkeys, *deps = x.args
+                inside: dict = {}  # the subgraph's names: its tasks, and its inputs
+                for k, v in inner.items():
+                    inside[k] = (v, inside)
+                for k, v in zip(inkeys, deps):
+                    inside[k] = (v, env)  # (an input is the outer node, seen from outside)
+                stack.extend((v, inside) for v in inner.values())
+                continue
+            stack.extend((a, env) for a in x.args)
+            stack.extend((a, env) for a in x.kwargs.values())
         elif isinstance(x, (list, tuple)):
-            stack.extend(x)
+            stack.extend((a, env) for a in x)
         elif isinstance(x, dict):
-            stack.extend(x.values())
-        elif isinstance(x, GraphNode):
-            stack.extend(getattr(x, "args", ()) or ())
+            stack.extend((a, env) for a in x.values())
     return out
+
+
+def _resolve(x, env, dsk: Mapping, supplied: Mapping):
+    """The value a task argument stands for, through references (a fused subgraph's
+    inputs, the graph's keys, supplied values); None where it is computed at run time."""
+    for _ in range(32):
+        if isinstance(x, DataNode):
+            return x.value
+        if isinstance(x, (TaskRef, Alias)):
+            key = x.key if isinstance(x, TaskRef) else x.target
+            key = key.key if isinstance(key, TaskRef) else key
+            if env is not None:
+                x, env = env.get(key, (None, None))
+            elif key in dsk:
+                x = dsk[key]
+            else:
+                return supplied.get(key)
+            if x is None:
+                return None
+            continue
+        if isinstance(x, GraphNode):  # a task: computed when the graph runs
+            return None
+        return x
+    return None
 
 
 def _place_of(v):
