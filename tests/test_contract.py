@@ -739,3 +739,63 @@ def test_a_read_fused_into_a_store_is_no_target_of_the_store(tmp_path):
     assert rereadable(st) == (4, 4)  # the read of a fused into b's store
     assert rereadable(st, halo) == (8, 8)
     assert rereadable(da.store(da.from_zarr(a) * 2, a, lock=False, compute=False)) == (0, 4)
+
+
+def test_an_in_place_update_is_seen_through_xarray_relative_paths_and_any_array_like(
+        tmp_path, monkeypatch):  # fmt: skip
+    """review22: three in-place updates kept their reads rereadable (run again after their
+    chunk was stored, they read new data): xarray's reads reach the zarr array through
+    ZarrArrayWrapper's ``_array`` (open_zarr -> shift -> to_zarr(mode="r+") into the same
+    folder, run by tidegate.get); a folder read by a relative path and stored into by an
+    absolute one; an array-like that is neither zarr nor numpy (h5py's Dataset, a user's)
+    read and stored into as the same object. Another target keeps them rereadable."""
+    import xarray as xr
+    import zarr
+
+    import tidegate.bridge as bridge
+
+    graphs = []
+    convert = bridge.to_taskgraph
+    monkeypatch.setattr(bridge, "to_taskgraph",
+                        lambda *a, **k: graphs.append(convert(*a, **k)) or graphs[-1])
+    xp = str(tmp_path / "x.zarr")
+    xr.Dataset({"v": (("t", "x"), np.ones((8, 10)))}).chunk({"t": 2, "x": -1}).to_zarr(xp, mode="w")
+    ds = xr.open_zarr(xp)
+    out = (ds + ds.shift(t=1).fillna(0)).chunk({"t": 2, "x": -1})
+    with dask.config.set(scheduler=tidegate.get):
+        out.to_zarr(xp, mode="r+")
+    assert len(graphs) == 1 and graphs[0].rereadable.sum() == 0
+    assert np.array_equal(xr.open_zarr(xp).v.values[1:], np.full((7, 10), 2.0))
+
+    def rereadable(x, target):
+        y = x.map_overlap(lambda b: b * 2, depth={0: 1}, boundary="none")
+        (st,) = dask.optimize(da.store(y, target, lock=False, compute=False))
+        dsk = dask._task_spec.convert_legacy_graph(dict(st.__dask_graph__()))
+        return int(convert(dsk, list(dsk)).rereadable.sum())
+
+    x = xr.open_zarr(xp).v.data
+    other = zarr.open_array(str(tmp_path / "o.zarr"), mode="w", shape=(8, 10), chunks=(2, 10),
+                            dtype="f8")  # fmt: skip
+    assert rereadable(x, other) == 4
+    assert rereadable(x, zarr.open_group(xp, mode="r+")["v"]) == 0
+    monkeypatch.chdir(tmp_path)
+    zarr.open_array("a.zarr", mode="w", shape=(8, 10), chunks=(2, 10), dtype="f8")[:] = 1
+    x = da.from_zarr(zarr.open_array("a.zarr", mode="r"))
+    assert rereadable(x, other) == 4
+    assert rereadable(x, zarr.open_array(str(tmp_path / "a.zarr"), mode="r+")) == 0
+
+    class Disk:  # what h5py.Dataset offers dask
+        def __init__(self):
+            self._a = np.ones((8, 10))
+            self.shape, self.dtype, self.ndim = self._a.shape, self._a.dtype, 2
+
+        def __getitem__(self, k):
+            return self._a[k].copy()
+
+        def __setitem__(self, k, v):
+            self._a[k] = v
+
+    disk = Disk()
+    x = da.from_array(disk, chunks=(2, 10))
+    assert rereadable(x, other) == 4
+    assert rereadable(x, disk) == 0

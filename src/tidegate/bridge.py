@@ -298,8 +298,16 @@ def _resolve(x, env, dsk: Mapping, supplied: Mapping):
 
 
 def _place_of(v):
-    """Where an array's data lives: a zarr array's store path, a numpy array's buffer, or
-    those of the array an xarray/dask wrapper holds (``.array``, a few levels); else None."""
+    """Where an array's data lives: a zarr array's store folder (made absolute, links
+    resolved) and path, a numpy array's buffer, or those of the array an xarray/dask
+    wrapper holds (``.array``, ``._array``: xarray's ZarrArrayWrapper, a few levels); any
+    other object (an h5py dataset, a user's array-like) is itself: the same object read
+    and stored into is an in-place update (review22: xarray's reads of the store its
+    result was written back into, a folder opened by a relative and an absolute path, one
+    array-like as source and target: all three went unseen). None for no array (None,
+    numbers, strings)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, slice)):
+        return None
     for _ in range(6):
         if isinstance(v, np.ndarray):
             while isinstance(v.base, np.ndarray):
@@ -308,15 +316,20 @@ def _place_of(v):
         path = annotations.plain(v, "store_path")  # zarr 3
         if path is not None:  # (one folder opened as a local or an fsspec store)
             store = path.store
-            root = annotations.plain(store, "root") or annotations.plain(store, "path")
+            root = annotations.plain(store, "root")  # a local folder
+            if root is not None:
+                return ("zarr", os.path.realpath(str(root)), path.path.strip("/"))
+            root = annotations.plain(store, "path")  # fsspec's: a path on its filesystem
             if root is None:
                 return ("zarr", id(store), path.path)
             return ("zarr", os.path.normpath(str(root)), path.path.strip("/"))
         inner = annotations.plain(v, "array")
+        if inner is None:
+            inner = annotations.plain(v, "_array")
         if inner is None or inner is v:
-            return None
+            break
         v = inner
-    return None
+    return ("obj", id(v))
 
 
 # Values _reads_again looks at before it gives up (a task's arguments, fused tasks).
