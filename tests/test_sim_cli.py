@@ -145,7 +145,8 @@ def test_demo_refuses_a_tmpdir_that_is_no_folder_before_any_work(tmp_path, where
     ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],
     ["demo", "--workers", "0"], ["demo", "--memory-limit", "lots"], ["demo", "--bandwidth", "fast"],
     ["report", "t.jsonl", "-o", "/no/such/folder/r.html"], ["simulate", "--latency", "-1s"],
-    ["demo", "--report", "/no/such/folder/d.html"],
+    ["demo", "--report", "/no/such/folder/d.html"], ["simulate", "--chunk", ""],
+    ["simulate", "--chunk", " "], ["demo", "--memory-limit", ""],
 ])  # fmt: skip
 def test_bad_arguments_are_refused_before_any_work(argv, capsys):
     """review20: these raised ZeroDivisionError, IndexError, a stall, a traceback after the
