@@ -143,8 +143,8 @@ def _reads_again(node) -> bool:
         elif isinstance(x, GraphNode):  # List, Dict, Alias, TaskRef: their parts
             stack.extend(getattr(x, "args", ()) or ())
             continue
-        elif callable(x) and not isinstance(x, type):
-            f = x  # a function handed in as data
+        elif callable(x):
+            f = x  # a function (or a class) handed in as data or held by a partial
         else:
             continue
         kind = type(f)
@@ -156,7 +156,7 @@ def _reads_again(node) -> bool:
             # (a closure's cells: a function a library made around a user's, toolz.memoize)
             for c in getattr(f, "__closure__", None) or ():
                 v = _cell(c)
-                if callable(v) and not isinstance(v, type):
+                if callable(v):
                     stack.append(v)
         elif not (isinstance(f, type) or (kind.__module__, kind.__qualname__) in _PLAIN):
             return False  # an object of a type not known: its __call__ may be anything
@@ -217,6 +217,8 @@ def _overwrites_its_input(dsk: Mapping, supplied: Mapping) -> bool:
     for k, node in dsk.items():
         if isinstance(node, Task) and "store" in key_split(k):
             for v in _arguments(node, dsk, supplied, _STORES, 1, "out"):
+                if v is _AT_RUN_TIME:
+                    return True  # (a Delayed target: it may be any array, the input too)
                 place = _place_of(v)
                 if place is not None:
                     targets.add(place)
@@ -225,11 +227,13 @@ def _overwrites_its_input(dsk: Mapping, supplied: Mapping) -> bool:
     for node in dsk.values():
         if isinstance(node, Task) and node.data_producer:
             for v in _arguments(node, dsk, supplied, _SOURCES, 0, "a"):
-                if _place_of(v) in targets:
+                if v is not _AT_RUN_TIME and _place_of(v) in targets:
                     return True
     return False
 
 
+# An argument whose value is computed when the graph runs (:func:`_arguments`).
+_AT_RUN_TIME = object()
 # dask's store of one chunk: (x, out, index, ...); its target is ``out``.
 _STORES = {("dask.array.core", n) for n in ("load_store_chunk", "store_chunk")}
 
@@ -238,8 +242,8 @@ def _arguments(node, dsk: Mapping, supplied: Mapping, funcs: set, position: int,
                name: str) -> list:  # fmt: skip
     """The values one argument (``position`` or keyword ``name``) of each call to
     ``funcs`` in a task takes, fused subgraphs and nested tasks too, looked up where it is
-    a reference (a fused subgraph's input, a graph key, a supplied value); those computed
-    at run time left out. Only that argument: a read fused into a store task reads its
+    a reference (a fused subgraph's input, a graph key, a supplied value); one computed
+    at run time is ``_AT_RUN_TIME``. Only that argument: a read fused into a store task reads its
     source, which is no target (review22: a source counted as one made every read in the
     graph not rereadable)."""
     out = []
@@ -255,6 +259,8 @@ def _arguments(node, dsk: Mapping, supplied: Mapping, funcs: set, position: int,
                 v = _resolve(arg, env, dsk, supplied)
                 if v is not None:
                     out.append(v)
+                elif arg is not None:
+                    out.append(_AT_RUN_TIME)
             if _subgraph(x) is not None and len(x.args) >= 3:
                 inner, _, inkeys, *deps = x.args
                 inside: dict = {}  # the subgraph's names: its tasks, and its inputs
@@ -308,7 +314,7 @@ def _place_of(v):
     numbers, strings)."""
     if v is None or isinstance(v, (bool, int, float, complex, str, bytes, slice)):
         return None
-    for _ in range(6):
+    for _ in range(64):  # (xarray's CF decoding adds a wrapper per step: 7 for a packed int)
         if isinstance(v, np.ndarray):
             while isinstance(v.base, np.ndarray):
                 v = v.base
@@ -322,7 +328,10 @@ def _place_of(v):
             root = annotations.plain(store, "path")  # fsspec's: a path on its filesystem
             if root is None:
                 return ("zarr", id(store), path.path)
-            return ("zarr", os.path.normpath(str(root)), path.path.strip("/"))
+            protocol = getattr(getattr(store, "fs", None), "protocol", ())
+            local = "file" in (protocol if isinstance(protocol, (tuple, list)) else (protocol,))
+            norm = os.path.realpath if local else os.path.normpath  # (a local one: links too)
+            return ("zarr", norm(str(root)), path.path.strip("/"))
         inner = annotations.plain(v, "array")
         if inner is None:
             inner = annotations.plain(v, "_array")
