@@ -601,6 +601,30 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
     assert tide.bytes_transferred <= moved * queue.bytes_transferred
 
 
+def test_twin_a_step_pairs_sides_load_one_after_the_other():
+    """rechunk-add 20 x 4, 200 steps of 190 MB: a step pair's v loads pass the in-flight
+    count on their u loads' worker only once no root processes there
+    (policy.passes_for_further), an edge split leaves its load in flight for the halves
+    still to cut (policy.read_on) and a merge starting frees none of its pieces' slots
+    (books.on_consuming). Before, a pair's four loads took every thread ahead of the
+    previous pair's adds, beside its four merges: 11 chunks on a worker (2.09 GB, 0.667x
+    queuing's peak); now at most 10 (1.90 GB, 0.606x)."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    w = build("rechunk-add", 200, 190e6, store=False)
+    queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
+                           workers=20, threads_per_worker=4, bandwidth="1GB/s",
+                           policy=["queue", "tidegate"], record_memory=False)
+    chunk = max(w.model().sizes.values())
+    assert max(tide.peak_memory_per_worker) <= 10.01 * chunk, \
+        max(tide.peak_memory_per_worker) / chunk  # fmt: skip
+    assert max(tide.peak_memory_per_worker) <= 0.62 * max(queue.peak_memory_per_worker)
+    assert tide.makespan <= 1.05 * queue.makespan
+    assert tide.bytes_transferred <= queue.bytes_transferred
+
+
 @pytest.mark.parametrize("name", ["slice-add", "stack-sum"])
 def test_twin_a_worker_opens_no_more_meetings_than_its_slots_hold(name):
     """Each step's u and v loads meet. The u loads' store handle finishes first, so every

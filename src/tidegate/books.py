@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from .policy import (
     Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
-    place_root,
+    passes_for_further, place_root,
 )
 
 LOG_SIZE = 100_000
@@ -213,10 +213,10 @@ class Books:
         chain (a shared handle read by many loaders lands at the first). ``pieces``: the
         task joins two or more inputs all of one task group, of these bytes together (NaN:
         it does not); see ``policy.joins_pieces``. ``read_on(x)``: do other single-input
-        tasks have yet to read input x (the bodies say so only of data read by more than
-        ``policy.MEETING_SPREAD`` tasks, a stencil's block)? Then a reduction of x (a halo
-        slice) leaves its data in flight for them: they need nothing else, and one may
-        carry it on."""
+        tasks have yet to read input x (``policy.read_on``: a stencil's block, a load that
+        a rechunk splits)? Then a reduction of x (a halo slice, a rechunk's edge split)
+        leaves its data in flight for them: they need nothing else, and one may carry it
+        on."""
         rec = self._processing.pop(task, None)
         root = False
         if rec is not None:
@@ -310,7 +310,8 @@ class Books:
         self.changed.add(w)
         self.log.append((task, "joined", w, nbytes, stimulus_id))
 
-    def on_consuming(self, task, inputs: Iterable, stimulus_id=None) -> None:
+    def on_consuming(self, task, inputs: Iterable, stimulus_id=None,
+                     pieces: float = math.nan) -> None:  # fmt: skip
         """``task`` (processing, reported by ``on_run``) combines several inputs and every
         one of them is held on its worker: nothing is left to wait for. The data its inputs
         carry counts as in use, not waiting, from now on, for as many such consumers per
@@ -319,8 +320,15 @@ class Books:
         until the consumer finishes idled threads (a vorticity over two co-located loads:
         a 4-thread worker 0.9 busy); freeing them for every consumer processing let loads
         run ahead of consumers slower than they are. A consumer still waiting for a
-        transfer is not reported: its inputs' slots free when it finishes."""
-        if not self._carriers:
+        transfer is not reported: its inputs' slots free when it finishes.
+
+        ``pieces``: as ``on_finished``'s (NaN: not all of one group). A task joining pieces
+        of one array (a rechunk's merge) uses nothing up: its output carries the data on
+        (``_joined``), so its inputs keep their slots until it finishes. Freed at its
+        start, a merge of two loads' halves landed one of them while the other half was
+        still to merge, and the next step pair's loads came in beside (twin rechunk-add
+        20x4: 10.5 chunks on a worker against 10)."""
+        if not self._carriers or pieces == pieces:
             return
         inputs = [x for x in inputs if x in self._carriers and x not in self._passed]
         rec = self._processing.get(task)
@@ -581,7 +589,7 @@ class Books:
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
-              commits=False):  # fmt: skip
+              commits=False, further=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -604,6 +612,9 @@ class Books:
         a cap of 5, peak 0.89x queuing's; counted, 0.63x and 1.1 GB moved against 19.
         Not for a pair whose meeting ends the pipeline: it fills the count and idles
         threads (twin vorticity 20x4: threads 92-94% busy against 100%, makespan +6%).
+        ``further``: ``complete`` are the workers of a further meeting whose other side is
+        all found (``policy.further_meeting``'s ``whole``): there task passes the count
+        only as ``policy.passes_for_further`` says.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -619,7 +630,10 @@ class Books:
             opens = sum(1 for r in lacks if r not in owed and r not in processing)
 
         def admits(book, w) -> bool:  # (one call for every way below: same arguments)
-            return self._admits(book, w, task, est, w in complete, stimulus_id, True,
+            completes = w in complete
+            if completes and further:
+                completes = passes_for_further(book.roots_processing)
+            return self._admits(book, w, task, est, completes, stimulus_id, True,
                                 int(w == mine), spread, _queues_behind_a_load(book), opens)
 
         if not partners:

@@ -213,6 +213,21 @@ def committed(opens: int, processing: int, threads: int) -> int:
     return max(0, opens - (processing < threads or threads == 1))
 
 
+def passes_for_further(roots_processing: int) -> bool:
+    """May a root whose data is all that a further meeting still lacks
+    (:func:`further_meeting`'s ``whole``: rechunk-add's v loads, once the u loads of the
+    same step pair run or are held) pass the in-flight count on the worker holding the
+    other side, as a root completing a consumer does? Only where no root is processing
+    there: its side then loads after the other side's loads, two at a time on a 4-thread
+    worker, not beside them. Passing whenever the other side was found, a step pair's
+    four loads took every thread at once, ahead of the previous pair's adds (dask's
+    priorities put loads first), whose merges waited held: twin rechunk-add 20x4, 1,000
+    steps, 4 merges + 4 loads + their split halves = 10.5-11 chunks on a worker (0.63x
+    queuing's peak); so, 10 (0.57x). Refused, such a root waits for that worker (the hooks
+    park it there) rather than open its meeting elsewhere."""
+    return roots_processing == 0
+
+
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     """Pessimistic output size: the known size, else the largest seen in the task's group,
     else the largest root output seen so far, else 0 (nothing seen: let the first ones run)."""
@@ -263,11 +278,16 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
 def read_on(readers, task, single_input, pending) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another
-    single-input task of ``readers`` (its input's readers)? Asked only of data read by more
-    than ``MEETING_SPREAD`` tasks (a stencil's block and its overlap pieces): a halo slice
-    does not consume the block its siblings still take on. ``single_input(r)``,
-    ``pending(r)``: r has one input besides constants; r is still to finish."""
-    return len(readers) > MEETING_SPREAD and any(
+    single-input task of ``readers`` (its input's readers)? Then it does not consume the
+    data its siblings still take on: a stencil's halo slice beside the block's other
+    overlap pieces, a rechunk's edge split (39 kB of a 190 MB load) beside the load's two
+    halves. Asked of data read by two tasks or more. Asked only above ``MEETING_SPREAD``
+    readers (main to session 21), the edge split, which takes no time and so ran first,
+    freed its load's slot before either half was cut: twin rechunk-add 20x4, the next
+    step pair's loads came while this one's were still being split (10.5-11 chunks on
+    a worker). ``single_input(r)``, ``pending(r)``: r has one input besides constants;
+    r is still to finish."""
+    return len(readers) > 1 and any(
         r is not task and r != task and single_input(r) and pending(r) for r in readers
     )
 
