@@ -471,24 +471,30 @@ def test_an_edge_split_leaves_its_load_in_flight_for_the_halves_still_to_cut():
 
 
 def test_a_join_starting_frees_none_of_its_pieces_slots():
-    """A task joining pieces of one array (a rechunk's merge: ``pieces`` given) uses none
-    of its inputs' data up when it starts, unlike a consumer that combines data: its
-    output carries the data on (books._joined). Freed at its start, a merge of two loads'
-    halves landed a load whose other half was still to merge."""
+    """A task joining pieces of one array (a rechunk's merge: ``pieces`` given, and a task
+    of its group joined before) uses none of its inputs' data up when it starts, unlike a
+    consumer that combines data: its output carries the data on (books._joined). Freed at
+    its start, a merge of two loads' halves landed a load whose other half was still to
+    merge. A group never seen joining (a tree reduction's combine of pieces of one group,
+    which reduces them) frees them as any consumer does."""
     b = books(threads=4)
-    for r in ("u0", "u1"):
+    for r in ("u0", "u1", "u2", "u3"):
         b.on_run(r, "a", True, "u", NAN)
         b.on_finished(r, 100.0, (), False, True)
-    b.on_run("m", "a", False, "merge", NAN)
-    b.on_consuming("m", ["u0", "u1"], "s1", pieces=200.0)
+    b.on_run("m0", "a", False, "merge", NAN)
+    b.on_consuming("m0", ["u0", "u1"], "s1", pieces=200.0)  # merge: not known to join yet
+    assert b.workers["a"].roots_untouched == 3
+    b.on_finished("m0", 200.0, ["u0", "u1"], False, True, pieces=200.0)
+    assert b.workers["a"].roots_untouched == 3  # u2, u3 and the join's output
+    assert [e[1] for e in b.story("m0")] == ["joined"]
+    b.validate()
+    b.on_run("m1", "a", False, "merge", NAN)
+    b.on_consuming("m1", ["u2", "u3"], "s2", pieces=200.0)  # a merge joins: none freed
+    assert b.workers["a"].roots_untouched == 3
+    b.validate()
+    b.on_run("add", "a", False, "add", NAN)
+    b.on_consuming("add", ["m0", "u2"], "s3")  # combining data: one slot kept
     assert b.workers["a"].roots_untouched == 2
-    b.validate()
-    b.on_consuming("m", ["u0", "u1"], "s2")  # combining them (no pieces): one slot kept
-    assert b.workers["a"].roots_untouched == 1
-    b.validate()
-    b.on_finished("m", 200.0, ["u0", "u1"], False, True, pieces=200.0)
-    assert b.workers["a"].roots_untouched == 1  # the join's output counts now
-    assert [e[1] for e in b.story("m")] == ["joined"]
     b.validate()
 
 

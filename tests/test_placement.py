@@ -563,6 +563,13 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
 
     assert plan("u0").further and plan("v1").further
     assert not plan("a0").further
+    assert plan("u0").pair  # the add joins two sides: policy.passes_for_further applies
+    tree = {f"x{t}": [] for t in range(16)}
+    tree.update({f"c{g}": [f"x{t}" for t in range(4 * g, 4 * g + 4)] for g in range(4)})
+    tree["top"] = [f"c{g}" for g in range(4)]
+    up = _dependents(tree)
+    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__)
+    assert tplan.further and not tplan.pair  # a tree reduction's next level: 4 partials
     # a store after the pair's task (one input) is no further meeting either
     deps["store0"] = ["vort0"]
     dependents = _dependents(deps)

@@ -1505,11 +1505,11 @@ class Plugin(SchedulerPlugin):
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, hint.keys() if whole else (),
-                               commits=plan.further, further=whole)  # fmt: skip
+                               commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
-            if whole and any(books.workers[w].processing for w in hint
-                             if w in books.workers):  # fmt: skip
+            if whole and plan.pair and any(books.workers[w].processing for w in hint
+                                           if w in books.workers):  # fmt: skip
                 # All its further meeting lacks, refused there while that worker is busy
                 # (policy.passes_for_further): it waits for it (parked there, as a root
                 # waits for a partner's busy worker: policy.place_root), not opening its
