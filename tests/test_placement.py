@@ -559,7 +559,7 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
     dependents = _dependents(deps)
 
     def plan(k):
-        return meeting_plan(k, dependents.__getitem__, deps.__getitem__)
+        return meeting_plan(k, dependents.__getitem__, deps.__getitem__, group=_prefix)
 
     assert plan("u0").further and plan("v1").further
     assert not plan("a0").further
@@ -568,8 +568,18 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
     tree.update({f"c{g}": [f"x{t}" for t in range(4 * g, 4 * g + 4)] for g in range(4)})
     tree["top"] = [f"c{g}" for g in range(4)]
     up = _dependents(tree)
-    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__)
+    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__, group=_prefix)
     assert tplan.further and not tplan.pair  # a tree reduction's next level: 4 partials
+    tree["top"] = ["c0", "c1"]  # its remainder: two partials of one group
+    up = _dependents(tree)
+    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__, group=_prefix)
+    assert tplan.further and not tplan.pair
+    assert not meeting_plan("u0", dependents.__getitem__, deps.__getitem__).pair  # no group
+
+
+def _prefix(k):
+    """A toy task group: the key's letters (mu, mv: two arrays' merges; c0, c1: one)."""
+    return k.rstrip("0123456789")
     # a store after the pair's task (one input) is no further meeting either
     deps["store0"] = ["vort0"]
     dependents = _dependents(deps)

@@ -429,7 +429,7 @@ class MeetingPlan(NamedTuple):
     ``further``: a meeting's output meets other data again in one task (see
     :func:`meets_further`). ``wide``: the root's one meeting when it has more than
     ``fanout`` inputs (see :func:`joins_started_fan_in`), else None. ``pair``: a
-    further meeting joins two sides (see :func:`joins_two_sides`)."""
+    further meeting combines two arrays (see :func:`joins_two_sides`)."""
 
     spread: bool
     inputs: tuple
@@ -441,7 +441,7 @@ class MeetingPlan(NamedTuple):
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None,
-                 chains: dict | None = None) -> MeetingPlan:
+                 chains: dict | None = None, group=None) -> MeetingPlan:
     """:class:`MeetingPlan` of root ``task`` (arguments as :func:`meeting_partners`).
 
     It holds while the graph's tasks and edges do: a body may keep it for a root until a
@@ -450,7 +450,9 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     bytecodes); only ``where`` (and sizes, for handles) changes meanwhile. ``chains``,
     when given, keeps the chains walked, ``{id(t): (t, chain)}``, under the same terms:
     the roots meeting in one task walk each other's chains (a tree reduction's combine of
-    4 loads: each chain walked for 3 roots)."""
+    4 loads: each chain walked for 3 roots). ``group(t)``, when given: t's task group (the
+    collection it belongs to), for :attr:`MeetingPlan.pair`; without it ``pair`` is
+    False."""
     meetings = _meetings(task, dependents, dependencies, depth, fanout)
     inputs = []
     for m, via in meetings:
@@ -474,7 +476,8 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
         wide = meetings[0][0]
     return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
                        meets_further(meetings, dependents, dependencies, fanout), wide,
-                       joins_two_sides(meetings, dependents, dependencies))
+                       group is not None and joins_two_sides(meetings, dependents,
+                                                             dependencies, group))
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
@@ -516,20 +519,26 @@ def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANO
     return False
 
 
-def joins_two_sides(meetings, dependents, dependencies) -> bool:
+def joins_two_sides(meetings, dependents, dependencies, group) -> bool:
     """Is the output of one of a root's meetings (``meetings``: :func:`_meetings`')
-    combined, in its one dependent, with exactly one other input: two sides of a step
-    (rechunk-add: the merge of u's pieces added to v's merge), not a level of a tree
-    reduction (anomaly's mean: 4 partials)? Then :func:`passes_for_further` applies to
-    the roots of the second side. Applied to a tree reduction too, a group of 4 loads
-    whose level-2 combine had its other partials waited for a worker with no root
-    processing: twin anomaly 20x4, 200 steps, 0.82 -> 0.86x queuing's peak."""
+    combined, in its one dependent, with one other input of another task group
+    (``group(t)``): two arrays side by side (rechunk-add: the merge of u's pieces added to
+    v's merge), not a level of a tree reduction, whose inputs are partials of one group
+    (anomaly's mean, whatever their count)? Then :func:`passes_for_further` applies to the
+    roots of the second side. Applied to a tree reduction too, a group of 4 loads whose
+    next level had its other partials waited for a worker with no root processing: twin
+    anomaly 20x4, 200 steps, 0.82 -> 0.86x queuing's peak (every 4-way level); 1,000
+    steps, only the tree's remainder (two partials, 2 of 250), 60 -> 76 GB moved and
+    0.786 -> 0.814x queuing's time."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) == 1:
             (m2,) = ds
-            if len(dependencies(m2)) == 2:
-                return True
+            ins = dependencies(m2)
+            if len(ins) == 2:
+                a, b = ins
+                if group(a) is not group(b) and group(a) != group(b):
+                    return True
     return False
 
 

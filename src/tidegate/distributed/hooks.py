@@ -1534,7 +1534,7 @@ class Plugin(SchedulerPlugin):
         if not ts.dependents:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
-                            chains=self._chains)
+                            chains=self._chains, group=_group)
         self._plans[ts.key] = (ts, plan)
         return plan
 
@@ -1669,6 +1669,10 @@ def _pieces(deps) -> float:
         total += max(d.nbytes, 0)
         n += 1
     return total if n > 1 else math.nan
+
+
+def _group(ts):
+    return ts.group
 
 
 def _constant(ts) -> bool:
