@@ -746,6 +746,22 @@ def test_an_install_that_fails_part_way_leaves_dask_as_it_was(client):
     assert td.installed(client) is True
 
 
+def test_a_replacement_that_is_refused_leaves_the_running_plugin_in(client):
+    """review22: install() uninstalled the plugin it replaces before its own install could
+    fail: a second Plugin refused (a bad tidegate.limits where the scheduler runs) left the
+    scheduler with neither, and dask's unbounded loads. The first stays, and withholds."""
+    client.register_plugin(td.Plugin(saturation=SATURATION))
+    running = client.run_on_scheduler(_hooks_state)
+    assert running[2:] == (SATURATION, True, True, True, False)
+    with dask.config.set({"tidegate.limits": {"x": 0}}):  # (processes=False: its config)
+        with pytest.raises(ValueError, match="tidegate limit 'x'"):
+            client.register_plugin(td.Plugin(saturation=3.0))
+    assert client.run_on_scheduler(_hooks_state) == running
+    withheld, _ = _peaks(client, "load-", loaders_graph(seed=8))
+    assert withheld <= 2 * CAP + 2 * THREADS  # as test_unique_key_loaders_withheld
+    assert client.run_on_scheduler(_books_consistent)
+
+
 @pytest.mark.parametrize("value,budget", [
     ("1B", 1.0), ("2", 2.0), ("4GB", 4e9), (1, 1e9), (0.5, 5e8), (np.float64(0.25), 2.5e8),
     (2, 2.0), (None, math.inf), ("none", math.inf),
@@ -836,6 +852,36 @@ def test_a_failed_install_on_a_bare_state_is_undone(monkeypatch):
     plugin.install(state, apply=lambda recs, stimulus_id: None)  # a later install works
     assert state._tidegate is plugin
     plugin.uninstall()
+
+
+def test_a_replacement_that_fails_part_way_puts_the_previous_plugin_back(monkeypatch):
+    """review22: a second Plugin's install uninstalled the first, then failed and undid
+    itself: the state kept no plugin at all. Now the first is installed again, its hooks
+    in and its books rebuilt; uninstalled, dask's own methods are back."""
+    from tidegate.distributed import broadcast
+
+    state = _bare_state(nworkers=2, nthreads=2)
+    saturation = state.WORKER_SATURATION
+    first, second = td.Plugin(saturation=2.0, memory_limit="10GB"), td.Plugin(saturation=3.0)
+    first.install(state, apply=lambda recs, stimulus_id: None)
+    hooks = sorted(k for k in td.HOOKS if k in state.__dict__)
+    watch = broadcast.watch
+
+    def broken(plugin, s):
+        if plugin is second:
+            raise RuntimeError("injected")
+        watch(plugin, s)
+
+    monkeypatch.setattr(broadcast, "watch", broken)
+    with pytest.raises(RuntimeError, match="injected"):
+        second.install(state, apply=lambda recs, stimulus_id: None)
+    assert state._tidegate is first and first.scheduler is state and second.scheduler is None
+    assert sorted(k for k in td.HOOKS if k in state.__dict__) == hooks and len(hooks) > 3
+    assert state.WORKER_SATURATION == 2.0
+    assert set(first.books.workers) == set(state.workers)
+    first.uninstall()
+    assert [k for k in (*td.HOOKS, "_tidegate", "_task_to_msg") if k in state.__dict__] == []
+    assert state.WORKER_SATURATION == saturation and type(state.idle_task_count) is set
 
 
 def test_installs_on_a_bare_scheduler_state():

@@ -203,6 +203,47 @@ def test_a_task_held_back_at_the_gate_starts_once_a_second_reading_shows_room():
     assert (first, then) == (1, 0) and core.ceiling[0] == 70.0
 
 
+def test_a_recheck_that_raises_the_ceiling_clears_what_shared_buffers_took_off_it():
+    """A result viewing a held result's buffer leaves memory and frees nothing: the core
+    takes its bytes off the ceiling (core._taken) and gives them back when the buffer's
+    last holder goes. A ceiling set from a reading already saw that buffer, so the ask
+    clears _taken; _recheck sets one from a reading too and must clear it as well, else
+    the buffer's release gives those bytes back on top of the reading's ceiling (review22:
+    room 130 MB after everything was released under a 100 MB limit)."""
+    from tidegate.core import Finished
+    from tidegate.local import _recheck
+
+    mb = 1e6
+    # a: a 30 MB root; v: a view of a's buffer; o1 reads v; o2 reads a after o1
+    g = make_graph({"a": [], "v": ["a"], "o1": ["v"], "o2": ["a", "o1"]}, ["o2"])
+    idx = {k: i for i, k in enumerate(g.keys)}
+    size = {"a": 30 * mb, "v": 30 * mb, "o1": 8, "o2": 8}
+
+    def room(recheck: bool) -> tuple[float, float]:
+        core = Scheduler(g, [(1, 1000 * mb)], Policy("tidegate", 1.1))
+        assert [g.keys[a.task] for a in core.start() if type(a).__name__ == "Run"] == ["a"]
+
+        def finish(k):
+            if k in ("a", "v"):
+                core.buffer[idx[k]] = 12345  # one buffer, as the body names it
+            core.handle_many([Finished(idx[k], size[k])])
+
+        finish("a")
+        core.ceiling[0] = 100 * mb  # the ask: a ceiling from a reading
+        core._taken.clear()
+        finish("v")
+        finish("o1")  # v leaves memory, a still holds the buffer: 30 MB taken
+        assert core._taken == {12345: 30 * mb}
+        if recheck:  # RSS shows a's 30 MB: held 30 + usable 100 - 30 -> 100
+            _recheck(core, _Reading(100 * mb, [30 * mb]), {}, lambda actions: None, math.inf)
+            assert core.ceiling[0] == 100 * mb + 8  # o1: 8 held
+        finish("o2")  # a released: its 30 MB really freed
+        return core.ceiling[0], sum(w.held for w in core.workers)
+
+    assert room(recheck=False) == (100 * mb, 8)
+    assert room(recheck=True) == (100 * mb + 8, 8)  # not 130 MB: taken counted twice
+
+
 def test_the_outlasting_rule_holds_only_below_the_working_set():
     """_fits_after's rule for a task that outlasts the running ones (the read held back
     beside the light task above) applies only where the runtime finds the limit below the

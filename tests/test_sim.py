@@ -802,3 +802,48 @@ def test_readers_of_one_shared_input_spread_over_the_workers(size):
     per = Counter(t.worker for t in ours.trace.tasks if str(t.key).startswith("use"))
     assert len(per) == 4 and max(per.values()) <= 100, per  # a fair share is 75
     assert ours.makespan <= 1.1 * queue.makespan
+
+
+def test_a_wide_fan_in_read_through_a_reduce_withholds_its_loads():
+    """review22: the wide fan-in rule (policy.joins_started_fan_in: every input of a task
+    reading more than ``fanout`` inputs is held before it runs, so withholding saves
+    nothing) fired for loads the wide task reads only through a reduce of each
+    (``delayed(sum)([process(load(f)) ...])``): the reduces' 8-byte outputs wait, the
+    10 MB loads need not, and admitted past the count they piled up (twin 2x4: 90 MB per
+    worker against queuing's 50). Read directly, the rule stands (the loads all wait)."""
+    from dask import delayed
+
+    from tidegate.policy import MEETING_FANOUT, meeting_plan
+
+    def load(i):
+        return i
+
+    def red(x):
+        return x
+
+    def total(*a):
+        return 0
+
+    def graph(chain):
+        loads = [delayed(load)(i, dask_key_name=f"load-{i}") for i in range(200)]
+        ins = [delayed(red)(x, dask_key_name=f"red-{i}") for i, x in enumerate(loads)] \
+            if chain else loads  # fmt: skip
+        return delayed(total)(*ins, dask_key_name="total")
+
+    def peaks(chain):
+        runs = simulate(graph(chain), workers=2, threads_per_worker=4, processes=1,
+                        policy=["queue", "tidegate"], sizes=lambda k: 10e6 if k[0] == "l" else 8,
+                        durations={"load": 0.2, "red": 0.4, "total": 0.01})  # fmt: skip
+        return [max(r.peak_memory_per_worker) for r in runs]
+
+    queue, ours = peaks(chain=True)
+    assert ours <= queue, (ours, queue)  # main: 90 MB against 50
+    deps = {f"red-{i}": [f"load-{i}"] for i in range(200)}
+    deps.update({f"load-{i}": [] for i in range(200)}, total=[f"red-{i}" for i in range(200)])
+    users = {k: [d for d, v in deps.items() if k in v] for k in deps}
+    assert 200 > MEETING_FANOUT
+    assert meeting_plan("load-0", users.__getitem__, deps.__getitem__).wide is None
+    direct = {f"load-{i}": [] for i in range(200)}
+    direct["total"] = [f"load-{i}" for i in range(200)]
+    users = {k: [d for d, v in direct.items() if k in v] for k in direct}
+    assert meeting_plan("load-0", users.__getitem__, direct.__getitem__).wide == "total"

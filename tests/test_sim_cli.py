@@ -145,7 +145,8 @@ def test_demo_refuses_a_tmpdir_that_is_no_folder_before_any_work(tmp_path, where
     ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],
     ["demo", "--workers", "0"], ["demo", "--memory-limit", "lots"], ["demo", "--bandwidth", "fast"],
     ["report", "t.jsonl", "-o", "/no/such/folder/r.html"], ["simulate", "--latency", "-1s"],
-    ["demo", "--report", "/no/such/folder/d.html"],
+    ["demo", "--report", "/no/such/folder/d.html"], ["simulate", "--chunk", ""],
+    ["simulate", "--chunk", " "], ["demo", "--memory-limit", ""],
 ])  # fmt: skip
 def test_bad_arguments_are_refused_before_any_work(argv, capsys):
     """review20: these raised ZeroDivisionError, IndexError, a stall, a traceback after the
@@ -155,3 +156,51 @@ def test_bad_arguments_are_refused_before_any_work(argv, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {argv[-2]}" in err or "argument -o/--output" in err, err
+
+
+@pytest.mark.parametrize("argv", [["simulate", "--bandwidth", t] for t in ("", " ", "/s", " /s")]
+                         + [["demo", "--bandwidth", "/s"]])  # fmt: skip
+def test_a_blank_bandwidth_is_refused_not_read_as_one_byte_per_second(argv, monkeypatch, capsys):
+    """review22: config.rate read '', ' ' and '/s' as 1 byte/s (parse_bytes("") is 1): the
+    twin ran at 1 B/s (it did not end). Blank is free only where demo says so ('' or ' '
+    given whole, not '/s'). (The run itself is replaced: were the value accepted, the test
+    fails at once instead of simulating at 1 B/s.)"""
+    import tidegate.cli
+    from tidegate.config import rate
+
+    monkeypatch.setattr(tidegate.cli, "simulate", lambda args: pytest.fail(f"ran {args}"))
+    monkeypatch.setattr(tidegate.cli, "demo", lambda args: pytest.fail(f"ran {args}"))
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "argument --bandwidth" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="is not a rate"):
+        rate(argv[-1])
+
+
+@pytest.mark.parametrize("text, network", [("200MB/s ", 200e6), (" 1GB ", 1e9), (" ", None),
+                                           ("", None)])  # fmt: skip
+def test_demo_runs_its_cluster_at_the_bandwidth_the_command_line_accepted(
+        text, network, tmp_path, monkeypatch, capsys):  # fmt: skip
+    """review22: demo parsed --bandwidth on its own (no strip): '200MB/s ' passed the check
+    and then raised ValueError; ' ' (blank: free) ran the cluster at 1 byte/s. And the
+    shared check (config.rate) read '', ' ' and '/s' as 1 byte/s for simulate."""
+    import tidegate.demo
+    import tidegate.workloads
+
+    class Stop(Exception):
+        pass
+
+    seen = []
+
+    def run_cluster(build, mode, workers, threads, bandwidth):
+        seen.append(bandwidth)
+        raise Stop
+
+    monkeypatch.setattr(tidegate.demo, "run_cluster", run_cluster)
+    monkeypatch.setattr(tidegate.workloads, "make_inputs", lambda folder, steps: {})
+    with pytest.raises(Stop):
+        main(["demo", "--bandwidth", text, "--tmpdir", str(tmp_path), "--report", ""])
+    assert seen == [network]
+    said = capsys.readouterr().out
+    assert f"network {'unlimited' if network is None else text.strip()} per worker" in said

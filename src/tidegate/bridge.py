@@ -7,6 +7,7 @@ import gc
 import math
 import os
 import time
+import types
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -114,7 +115,10 @@ def _reads_again(node) -> bool:
     task functions of fused subgraphs and nested tasks, and callables passed as data too
     (review21: map_blocks with ``block_id`` carries the user's function in a DataNode,
     ``enforce_ndim=True`` in a keyword: both ran again under a limit, an anomaly's mean
-    0.24 instead of 1e-16). Past ``_LOOK`` values looked at: no (not worth the walk)."""
+    0.24 instead of 1e-16). A callable object is judged by what it holds where its type
+    is known (_HOLDS), else it is a user's: its ``__call__`` may do anything (review22:
+    ``da.frompyfunc(user)`` and ``toolz.compose(user, np.abs)`` passed as dask's and
+    toolz's). Past ``_LOOK`` values looked at: no (not worth the walk)."""
     stack = [node]
     looked = 0
     read = False
@@ -143,15 +147,19 @@ def _reads_again(node) -> bool:
             f = x  # a function handed in as data
         else:
             continue
-        while True:  # a partial's arguments and a vectorize's function count too
-            if isinstance(f, functools.partial):
-                stack.extend(f.args)
-                stack.extend(f.keywords.values())
-                f = f.func
-            elif isinstance(f, np.vectorize):
-                f = f.pyfunc
-            else:
-                break
+        kind = type(f)
+        held = _HOLDS.get((kind.__module__, kind.__qualname__))
+        if held is not None:  # a partial, a vectorize, a compose: what it calls counts
+            stack.extend(held(f))
+            continue
+        if isinstance(f, _FUNCTIONS):
+            # (a closure's cells: a function a library made around a user's, toolz.memoize)
+            for c in getattr(f, "__closure__", None) or ():
+                v = _cell(c)
+                if callable(v) and not isinstance(v, type):
+                    stack.append(v)
+        elif not (isinstance(f, type) or (kind.__module__, kind.__qualname__) in _PLAIN):
+            return False  # an object of a type not known: its __call__ may be anything
         module = getattr(f, "__module__", None) or ""
         if (module, getattr(f, "__name__", None)) in _SOURCES:
             read = True
@@ -160,56 +168,146 @@ def _reads_again(node) -> bool:
     return read
 
 
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType)
+# Callable objects that are pure when their module is (a ufunc numpy made from a Python
+# function has none: np.frompyfunc's): ufuncs, numpy's dispatchers (np.sum), getters.
+_PLAIN = {
+    ("numpy", "ufunc"), ("numpy", "_ArrayFunctionDispatcher"), ("operator", "itemgetter"),
+    ("operator", "attrgetter"), ("dask.utils", "methodcaller"),
+}  # fmt: skip
+
+
+def _methodcaller_args(f) -> list:
+    fn, args = f.__reduce__()[:2]  # (methodcaller, (name, *args)), or a partial of it
+    return [fn, *args] if isinstance(fn, functools.partial) else list(args)
+
+
+# Callable objects that call what they hold: (type's module, name) -> the callables and
+# arguments to judge in their place.
+_HOLDS = {
+    ("functools", "partial"): lambda f: [f.func, *f.args, *f.keywords.values()],
+    ("numpy", "vectorize"): lambda f: [f.pyfunc],
+    ("operator", "methodcaller"): _methodcaller_args,
+    ("dask.array.ufunc", "ufunc"): lambda f: [f._ufunc],
+    ("dask.array.ufunc", "da_frompyfunc"): lambda f: [f._func],
+}
+for _m in ("toolz.functoolz", "cytoolz.functoolz"):  # (tlz: either)
+    _HOLDS[_m, "Compose"] = lambda f: [f.first, *f.funcs]
+    _HOLDS[_m, "curry"] = lambda f: [f.func, *f.args, *(f.keywords or {}).values()]
+    _HOLDS[_m, "juxt"] = lambda f: list(f.funcs)
+    _HOLDS[_m, "excepts"] = lambda f: [f.func, f.handler]
+
+
+def _cell(c):
+    try:
+        return c.cell_contents
+    except ValueError:  # empty
+        return None
+
+
 def _overwrites_its_input(dsk: Mapping, supplied: Mapping) -> bool:
     """Does the graph store into an array it reads (``da.store(y, z)`` where y is computed
     from ``z``: an in-place update)? Then no read may run again: read after its own chunk
     was stored, it returns new data (review21: a map_overlap smoothing stored back into
-    its zarr array read neighbours' new values, 0.22 off in 2 runs of 11). Arrays are the
-    same by their zarr store path, or as one numpy buffer; only dask's store tasks are
-    looked into."""
+    its zarr array read neighbours' new values, 0.22 off in 2 runs of 11). The arrays
+    compared: what dask's chunk stores write into (their ``out``) and what dask's getters
+    read (their ``a``: only those reads can be rereadable), each where it is a reference
+    too; the same by :func:`_place_of`."""
     targets = set()
     for k, node in dsk.items():
         if isinstance(node, Task) and "store" in key_split(k):
-            for v in _data_in(node):
+            for v in _arguments(node, dsk, supplied, _STORES, 1, "out"):
                 place = _place_of(v)
                 if place is not None:
                     targets.add(place)
     if not targets:
         return False
-    data = [v.value for v in dsk.values() if isinstance(v, DataNode)]
-    data.extend(supplied.values())
-    for node in dsk.values():  # a source embedded in a read (from_array of numpy)
+    for node in dsk.values():
         if isinstance(node, Task) and node.data_producer:
-            data.extend(_data_in(node))
-    return any(_place_of(v) in targets for v in data)
+            for v in _arguments(node, dsk, supplied, _SOURCES, 0, "a"):
+                if _place_of(v) in targets:
+                    return True
+    return False
 
 
-def _data_in(node) -> list:
-    """The values of the DataNodes in a task, fused subgraphs and nested tasks too."""
-    out, stack = [], [node]
-    while stack and len(out) < _LOOK:
-        x = stack.pop()
+# dask's store of one chunk: (x, out, index, ...); its target is ``out``.
+_STORES = {("dask.array.core", n) for n in ("load_store_chunk", "store_chunk")}
+
+
+def _arguments(node, dsk: Mapping, supplied: Mapping, funcs: set, position: int,
+               name: str) -> list:  # fmt: skip
+    """The values one argument (``position`` or keyword ``name``) of each call to
+    ``funcs`` in a task takes, fused subgraphs and nested tasks too, looked up where it is
+    a reference (a fused subgraph's input, a graph key, a supplied value); those computed
+    at run time left out. Only that argument: a read fused into a store task reads its
+    source, which is no target (review22: a source counted as one made every read in the
+    graph not rereadable)."""
+    out = []
+    stack = [(node, None)]  # (node, the names it sees: None for the graph's keys)
+    looked = 0
+    while stack and looked < _LOOK:
+        looked += 1
+        x, env = stack.pop()
         if isinstance(x, Task):
-            stack.extend(x.args)
-            stack.extend(x.kwargs.values())
-        elif isinstance(x, DataNode):
-            v = x.value
-            if isinstance(v, dict) and all(isinstance(u, GraphNode) for u in v.values()):
-                stack.extend(v.values())  # _execute_subgraph's fused tasks
-            else:
-                out.append(v)
+            f = x.func
+            if (getattr(f, "__module__", None), getattr(f, "__name__", None)) in funcs:
+                arg = x.args[position] if len(x.args) > position else x.kwargs.get(name)
+                v = _resolve(arg, env, dsk, supplied)
+                if v is not None:
+                    out.append(v)
+            if _subgraph(x) is not None and len(x.args) >= 3:
+                inner, _, inkeys, *deps = x.args
+                inside: dict = {}  # the subgraph's names: its tasks, and its inputs
+                for k, v in inner.items():
+                    inside[k] = (v, inside)
+                for k, v in zip(inkeys, deps):
+                    inside[k] = (v, env)  # (an input is the outer node, seen from outside)
+                stack.extend((v, inside) for v in inner.values())
+                continue
+            stack.extend((a, env) for a in x.args)
+            stack.extend((a, env) for a in x.kwargs.values())
         elif isinstance(x, (list, tuple)):
-            stack.extend(x)
+            stack.extend((a, env) for a in x)
         elif isinstance(x, dict):
-            stack.extend(x.values())
-        elif isinstance(x, GraphNode):
-            stack.extend(getattr(x, "args", ()) or ())
+            stack.extend((a, env) for a in x.values())
     return out
 
 
+def _resolve(x, env, dsk: Mapping, supplied: Mapping):
+    """The value a task argument stands for, through references (a fused subgraph's
+    inputs, the graph's keys, supplied values); None where it is computed at run time."""
+    for _ in range(32):
+        if isinstance(x, DataNode):
+            return x.value
+        if isinstance(x, (TaskRef, Alias)):
+            key = x.key if isinstance(x, TaskRef) else x.target
+            key = key.key if isinstance(key, TaskRef) else key
+            if env is not None:
+                x, env = env.get(key, (None, None))
+            elif key in dsk:
+                x = dsk[key]
+            else:
+                return supplied.get(key)
+            if x is None:
+                return None
+            continue
+        if isinstance(x, GraphNode):  # a task: computed when the graph runs
+            return None
+        return x
+    return None
+
+
 def _place_of(v):
-    """Where an array's data lives: a zarr array's store path, a numpy array's buffer, or
-    those of the array an xarray/dask wrapper holds (``.array``, a few levels); else None."""
+    """Where an array's data lives: a zarr array's store folder (made absolute, links
+    resolved) and path, a numpy array's buffer, or those of the array an xarray/dask
+    wrapper holds (``.array``, ``._array``: xarray's ZarrArrayWrapper, a few levels); any
+    other object (an h5py dataset, a user's array-like) is itself: the same object read
+    and stored into is an in-place update (review22: xarray's reads of the store its
+    result was written back into, a folder opened by a relative and an absolute path, one
+    array-like as source and target: all three went unseen). None for no array (None,
+    numbers, strings)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, slice)):
+        return None
     for _ in range(6):
         if isinstance(v, np.ndarray):
             while isinstance(v.base, np.ndarray):
@@ -218,15 +316,20 @@ def _place_of(v):
         path = annotations.plain(v, "store_path")  # zarr 3
         if path is not None:  # (one folder opened as a local or an fsspec store)
             store = path.store
-            root = annotations.plain(store, "root") or annotations.plain(store, "path")
+            root = annotations.plain(store, "root")  # a local folder
+            if root is not None:
+                return ("zarr", os.path.realpath(str(root)), path.path.strip("/"))
+            root = annotations.plain(store, "path")  # fsspec's: a path on its filesystem
             if root is None:
                 return ("zarr", id(store), path.path)
             return ("zarr", os.path.normpath(str(root)), path.path.strip("/"))
         inner = annotations.plain(v, "array")
+        if inner is None:
+            inner = annotations.plain(v, "_array")
         if inner is None or inner is v:
-            return None
+            break
         v = inner
-    return None
+    return ("obj", id(v))
 
 
 # Values _reads_again looks at before it gives up (a task's arguments, fused tasks).

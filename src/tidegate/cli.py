@@ -121,6 +121,8 @@ def _checked(convert, what: str):
 
     def parse(text: str) -> str:
         try:
+            if not text.strip():  # parse_bytes reads '' as 1 byte
+                raise ValueError(text)
             value = convert(text)
         except (ValueError, KeyError, OverflowError, TypeError):
             raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None

@@ -89,7 +89,10 @@ def rate(value, name: str = "bandwidth") -> float:
         if isinstance(value, bool):
             raise TypeError("a bool")
         if isinstance(value, str):
-            value_ = float(parse_bytes(value.strip().removesuffix("/s")))
+            text = value.strip().removesuffix("/s").strip()
+            if not text:  # parse_bytes reads "" as 1 byte: "", " " and "/s" were 1 B/s
+                raise ValueError("no number")
+            value_ = float(parse_bytes(text))
         else:
             value_ = float(value)
     except (ValueError, KeyError, TypeError, OverflowError) as exc:

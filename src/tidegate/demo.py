@@ -132,20 +132,24 @@ def main(args) -> int:
     from rich.console import Console
 
     from .compare import run_isolated
+    from .config import rate
     from .report import report
     from .trace import Trace
     from .workloads import CHUNK_BYTES, STEPS_PER_CHUNK, build, make_inputs
 
     console = Console(width=max(132, Console().width))
     limit = parse_bytes(args.memory_limit)
-    bandwidth = parse_bytes(args.bandwidth.removesuffix("/s")) if args.bandwidth else None
+    # The command line's own check (config.rate): blank is free, "200MB/s " a rate.
+    free = not (args.bandwidth or "").strip()
+    bandwidth = None if free else rate(args.bandwidth)
+    network = "unlimited" if free else args.bandwidth.strip()
     size = 2 * args.steps * CHUNK_BYTES // STEPS_PER_CHUNK
     console.print(
         f"[bold]tidegate demo[/]: the seed's pipeline (dask/distributed#6360: per time step an "
         f"open per file, a read, the vorticity against shared grid fields, a store) over "
         f"{format_bytes(size)} of zarr written to a temporary folder.\n"
         f"  1. a LocalCluster of {args.workers} worker processes x {args.threads} threads, "
-        f"network {args.bandwidth or 'unlimited'} per worker: dask eager, dask queuing, tidegate\n"
+        f"network {network} per worker: dask eager, dask queuing, tidegate\n"
         f"  2. one process, {args.threads} threads: dask threaded, tidegate with "
         f"memory_limit={args.memory_limit}\n"
         f"  3. the twin at the seed's scale: {args.twin_steps} steps of 190 MB, "

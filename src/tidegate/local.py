@@ -769,6 +769,9 @@ def _recheck(core: Scheduler, governor: Governor, running: dict, dispatch, cap: 
             core.ceiling[k] = ceiling
             raised = True
     if raised:
+        # As at the ask: the reading saw what shared buffers' releases took off the old
+        # ceiling; kept, _unhold would give it back on top of the new one (twice counted).
+        core._taken.clear()
         dispatch(core.handle_many(()))
 
 

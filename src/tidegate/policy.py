@@ -485,7 +485,10 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             plans.append(chain + (n > 1, not (constant is not None and constant(t))))
         inputs.append(tuple(plans))
     wide = None
-    if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout:
+    # (read directly only: through a chain, a reduce of each load, withholding the root
+    # keeps one load per thread in memory instead of all; review22, twin 2x4: 90 MB/worker)
+    if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
+            and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
         wide = meetings[0][0]
     return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
                        meets_further(meetings, dependents, dependencies, fanout), wide,

@@ -430,8 +430,6 @@ class Plugin(SchedulerPlugin):
                 "this tidegate Plugin is installed on another scheduler; give each scheduler "
                 "its own tidegate.distributed.Plugin(...)"
             )
-        if previous is not None:
-            previous.uninstall()
         if apply is None:
             apply = getattr(scheduler, "transitions", None)
             if apply is None:
@@ -439,6 +437,10 @@ class Plugin(SchedulerPlugin):
                     "this scheduler has no transitions(); pass apply(recommendations, "
                     "stimulus_id) to install()"
                 )
+        if self._limits_arg is None:  # the config where the scheduler runs: refused before
+            self._limits_arg = check_limits(dask.config.get("tidegate.limits", None) or {})
+        if previous is not None:  # (put back below if this install fails)
+            previous.uninstall()
         self.scheduler = scheduler
         self._apply = apply
         self._server = False
@@ -458,6 +460,12 @@ class Plugin(SchedulerPlugin):
                 self.uninstall()
             except Exception as exc:
                 logger.exception("tidegate: undoing a failed install failed too: %r", exc)
+            if previous is not None:  # the plugin this one was to replace runs on (review22:
+                try:  # a replacement refused left the scheduler with none, dask's own)
+                    previous.install(scheduler, previous._apply)
+                except Exception as exc:
+                    logger.exception("tidegate: putting the previous plugin back failed: %r",
+                                     exc)  # fmt: skip
             raise
 
     def _install(self, scheduler) -> None:
@@ -467,8 +475,6 @@ class Plugin(SchedulerPlugin):
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
         self._context = None  # (ts, ws or None): the task the next placement is for
         self._queue_new = False  # queue every new root until the next poke
-        if self._limits_arg is None:  # the config where the scheduler runs
-            self._limits_arg = check_limits(dask.config.get("tidegate.limits", None) or {})
         self._resync()
         scheduler.WORKER_SATURATION = self.policy.saturation
         scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
