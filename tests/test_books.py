@@ -431,3 +431,90 @@ def test_core_story_and_invalid_transition():
     ]
     with pytest.raises(InvalidTransition, match="memory -> memory"):
         core.handle(Finished(run.task, 100))
+
+
+def test_an_edge_split_leaves_its_load_in_flight_for_the_halves_still_to_cut():
+    """A rechunk splits each load into two halves and a tiny edge piece. The edge split
+    takes no time and runs first: it reduced the load while both halves still had to read
+    it (policy.read_on, asked from two readers on; main asked only above MEETING_SPREAD),
+    so the load stays in flight until the halves carry it on and are merged."""
+    from tidegate.policy import read_on
+
+    readers = {"u": ["edge", "half0", "half1"]}
+    pending = {"half0", "half1"}
+    b = books(threads=4)
+    b.on_run("u", "a", True, "u", NAN)
+    b.on_finished("u", 100.0, (), False, True)
+
+    def on(x):
+        return read_on(readers[x], "edge", lambda r: True, pending.__contains__)
+
+    b.on_run("edge", "a", False, "split", NAN)
+    b.on_finished("edge", 0.02, ["u"], True, True, read_on=on)
+    assert b.workers["a"].roots_untouched == 1  # main: 0, the halves still to cut
+    for half in ("half0", "half1"):
+        b.on_run(half, "a", False, "split", NAN)
+        pending.discard(half)
+        b.on_finished(half, 50.0, ["u"], True, True, read_on=on)
+        assert b.workers["a"].roots_untouched == 1
+    b.validate()
+    b.on_run("merge", "a", False, "merge", NAN)
+    b.on_finished("merge", 50.0, ["half0"], False, True)  # (a join's other piece aside)
+    b.on_run("merge1", "a", False, "merge", NAN)
+    b.on_finished("merge1", 50.0, ["half1"], False, True)
+    assert b.workers["a"].roots_untouched == 0  # both halves used: landed
+    b.validate()
+    # one reader: nothing else to read it on; the only reader of a stencil-size fan-out too
+    assert not read_on(["edge"], "edge", lambda r: True, lambda r: True)
+    assert read_on(["edge", "half0"], "edge", lambda r: True, lambda r: True)
+    assert not read_on(["edge", "half0"], "edge", lambda r: True, lambda r: False)
+
+
+def test_a_join_starting_frees_none_of_its_pieces_slots():
+    """A task joining pieces of one array (a rechunk's merge: ``pieces`` given, and a task
+    of its group joined before) uses none of its inputs' data up when it starts, unlike a
+    consumer that combines data: its output carries the data on (books._joined). Freed at
+    its start, a merge of two loads' halves landed a load whose other half was still to
+    merge. A group never seen joining (a tree reduction's combine of pieces of one group,
+    which reduces them) frees them as any consumer does."""
+    b = books(threads=4)
+    for r in ("u0", "u1", "u2", "u3"):
+        b.on_run(r, "a", True, "u", NAN)
+        b.on_finished(r, 100.0, (), False, True)
+    b.on_run("m0", "a", False, "merge", NAN)
+    b.on_consuming("m0", ["u0", "u1"], "s1", pieces=200.0)  # merge: not known to join yet
+    assert b.workers["a"].roots_untouched == 3
+    b.on_finished("m0", 200.0, ["u0", "u1"], False, True, pieces=200.0)
+    assert b.workers["a"].roots_untouched == 3  # u2, u3 and the join's output
+    assert [e[1] for e in b.story("m0")] == ["joined"]
+    b.validate()
+    b.on_run("m1", "a", False, "merge", NAN)
+    b.on_consuming("m1", ["u2", "u3"], "s2", pieces=200.0)  # a merge joins: none freed
+    assert b.workers["a"].roots_untouched == 3
+    b.validate()
+    b.on_run("add", "a", False, "add", NAN)
+    b.on_consuming("add", ["m0", "u2"], "s3")  # combining data: one slot kept
+    assert b.workers["a"].roots_untouched == 2
+    b.validate()
+
+
+def test_a_root_completing_a_further_meeting_passes_only_where_no_root_processes():
+    """books.place(further=True): ``complete`` are the workers of a further meeting whose
+    other side is all found (rechunk-add's v loads of a step pair whose u loads are
+    there). There the root passes the in-flight count only where no root processes
+    (policy.passes_for_further): the pair's two sides load one after the other."""
+    from tidegate.policy import passes_for_further
+
+    assert passes_for_further(0) and not passes_for_further(1)
+    b = books(threads=4, saturation=1.1)  # cap 5
+    for r in ("m0", "m1", "m2", "m3"):  # four chunks in flight
+        b.on_run(r, "a", True, "u", NAN)
+        b.on_finished(r, 100.0, (), False, True)
+    b.on_run("u0", "a", True, "u", NAN)  # a load processing: count 5 = cap - 0
+    b.on_run("x", "a", False, "x", NAN)
+    assert b.place("v0", NAN, "u", {"a": 1}, [], complete={"a"}) == "a"  # main's pass
+    b.on_stopped("v0")
+    assert b.place("v1", NAN, "u", {"a": 1}, [], complete={"a"}, further=True) is None
+    b.on_finished("u0", 100.0, (), False, True)  # no root processing now
+    assert b.place("v1", NAN, "u", {"a": 1}, [], complete={"a"}, further=True) == "a"
+    b.validate()

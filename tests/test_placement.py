@@ -559,10 +559,27 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
     dependents = _dependents(deps)
 
     def plan(k):
-        return meeting_plan(k, dependents.__getitem__, deps.__getitem__)
+        return meeting_plan(k, dependents.__getitem__, deps.__getitem__, group=_prefix)
 
     assert plan("u0").further and plan("v1").further
     assert not plan("a0").further
+    assert plan("u0").pair  # the add joins two sides: policy.passes_for_further applies
+    tree = {f"x{t}": [] for t in range(16)}
+    tree.update({f"c{g}": [f"x{t}" for t in range(4 * g, 4 * g + 4)] for g in range(4)})
+    tree["top"] = [f"c{g}" for g in range(4)]
+    up = _dependents(tree)
+    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__, group=_prefix)
+    assert tplan.further and not tplan.pair  # a tree reduction's next level: 4 partials
+    tree["top"] = ["c0", "c1"]  # its remainder: two partials of one group
+    up = _dependents(tree)
+    tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__, group=_prefix)
+    assert tplan.further and not tplan.pair
+    assert not meeting_plan("u0", dependents.__getitem__, deps.__getitem__).pair  # no group
+
+
+def _prefix(k):
+    """A toy task group: the key's letters (mu, mv: two arrays' merges; c0, c1: one)."""
+    return k.rstrip("0123456789")
     # a store after the pair's task (one input) is no further meeting either
     deps["store0"] = ["vort0"]
     dependents = _dependents(deps)
@@ -599,6 +616,30 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
     assert ratio <= peak, ratio
     assert tide.makespan <= 1.05 * queue.makespan
     assert tide.bytes_transferred <= moved * queue.bytes_transferred
+
+
+def test_twin_a_step_pairs_sides_load_one_after_the_other():
+    """rechunk-add 20 x 4, 200 steps of 190 MB: a step pair's v loads pass the in-flight
+    count on their u loads' worker only once no root processes there
+    (policy.passes_for_further), an edge split leaves its load in flight for the halves
+    still to cut (policy.read_on) and a merge starting frees none of its pieces' slots
+    (books.on_consuming). Before, a pair's four loads took every thread ahead of the
+    previous pair's adds, beside its four merges: 11 chunks on a worker (2.09 GB, 0.667x
+    queuing's peak); now at most 10 (1.90 GB, 0.606x)."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    w = build("rechunk-add", 200, 190e6, store=False)
+    queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
+                           workers=20, threads_per_worker=4, bandwidth="1GB/s",
+                           policy=["queue", "tidegate"], record_memory=False)
+    chunk = max(w.model().sizes.values())
+    assert max(tide.peak_memory_per_worker) <= 10.01 * chunk, \
+        max(tide.peak_memory_per_worker) / chunk  # fmt: skip
+    assert max(tide.peak_memory_per_worker) <= 0.62 * max(queue.peak_memory_per_worker)
+    assert tide.makespan <= 1.05 * queue.makespan
+    assert tide.bytes_transferred <= queue.bytes_transferred
 
 
 @pytest.mark.parametrize("name", ["slice-add", "stack-sum"])

@@ -41,10 +41,11 @@ from dataclasses import dataclass
 
 from .policy import (
     Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
-    place_root,
+    passes_for_further, place_root,
 )
 
 LOG_SIZE = 100_000
+_NO_RECORD = (None, 0.0, False, None)  # (worker, estimate, root, group) of no task
 
 
 class InvalidTransition(ValueError):
@@ -127,6 +128,7 @@ class Books:
         self._consuming: dict = {}  # consumer -> worker: its inputs' data is in use
         self._queued_consumers: dict = {}  # worker -> {consumer: inputs} beyond its threads
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
+        self._join_groups: set = set()  # groups a task of which joined pieces (_joined)
         # Roots reserved by a root that opened their meetings (its data waits for theirs):
         # reserved root -> (worker, opening root); opening root -> roots it reserved.
         self._owed: dict = {}
@@ -213,10 +215,10 @@ class Books:
         chain (a shared handle read by many loaders lands at the first). ``pieces``: the
         task joins two or more inputs all of one task group, of these bytes together (NaN:
         it does not); see ``policy.joins_pieces``. ``read_on(x)``: do other single-input
-        tasks have yet to read input x (the bodies say so only of data read by more than
-        ``policy.MEETING_SPREAD`` tasks, a stencil's block)? Then a reduction of x (a halo
-        slice) leaves its data in flight for them: they need nothing else, and one may
-        carry it on."""
+        tasks have yet to read input x (``policy.read_on``: a stencil's block, a load that
+        a rechunk splits)? Then a reduction of x (a halo slice, a rechunk's edge split)
+        leaves its data in flight for them: they need nothing else, and one may carry it
+        on."""
         rec = self._processing.pop(task, None)
         root = False
         if rec is not None:
@@ -248,6 +250,7 @@ class Books:
         carriers = self._carriers
         if pieces == pieces and feeds and rec is not None and not root:
             if joins_pieces(nbytes, pieces, self._roots_max):
+                self._join_groups.add(rec[3])
                 self._joined(task, rec[0], nbytes, stimulus_id)
         if not carriers:
             return
@@ -310,7 +313,8 @@ class Books:
         self.changed.add(w)
         self.log.append((task, "joined", w, nbytes, stimulus_id))
 
-    def on_consuming(self, task, inputs: Iterable, stimulus_id=None) -> None:
+    def on_consuming(self, task, inputs: Iterable, stimulus_id=None,
+                     pieces: float = math.nan) -> None:  # fmt: skip
         """``task`` (processing, reported by ``on_run``) combines several inputs and every
         one of them is held on its worker: nothing is left to wait for. The data its inputs
         carry counts as in use, not waiting, from now on, for as many such consumers per
@@ -319,8 +323,22 @@ class Books:
         until the consumer finishes idled threads (a vorticity over two co-located loads:
         a 4-thread worker 0.9 busy); freeing them for every consumer processing let loads
         run ahead of consumers slower than they are. A consumer still waiting for a
-        transfer is not reported: its inputs' slots free when it finishes."""
+        transfer is not reported: its inputs' slots free when it finishes.
+
+        ``pieces``: as ``on_finished``'s (NaN: not all of one group). A task joining pieces
+        of one array (a rechunk's merge) uses nothing up: its output carries the data on
+        (``_joined``), so its inputs keep their slots until it finishes. Freed at its
+        start, a merge of two loads' halves landed one of them while the other half was
+        still to merge, and the next step pair's loads came in beside (twin rechunk-add
+        20x4: 10.5 chunks on a worker against 10). Known to join by its group: one of
+        its group joined already (a tree reduction's combine of 4 chunk means is pieces
+        of one group too, but reduces them: kept from consuming, anomaly's groups held
+        their slots to the combine's end, twin 20x4 200 steps 0.82 -> 0.86x queuing's
+        peak)."""
         if not self._carriers:
+            return
+        if pieces == pieces and self._join_groups \
+                and self._processing.get(task, _NO_RECORD)[3] in self._join_groups:  # fmt: skip
             return
         inputs = [x for x in inputs if x in self._carriers and x not in self._passed]
         rec = self._processing.get(task)
@@ -491,6 +509,7 @@ class Books:
     def forget_groups(self, keep: Callable[[Hashable], bool]) -> None:
         """Drop size statistics of groups no longer present (``keep(group)`` false): a new
         computation's roots are not estimated from an old one's."""
+        self._join_groups = {g for g in self._join_groups if keep(g)}
         gone = [g for g in self._loaded_max if not keep(g)]
         for g in gone:
             del self._loaded_max[g]
@@ -581,7 +600,7 @@ class Books:
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
-              commits=False):  # fmt: skip
+              commits=False, further=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -604,6 +623,9 @@ class Books:
         a cap of 5, peak 0.89x queuing's; counted, 0.63x and 1.1 GB moved against 19.
         Not for a pair whose meeting ends the pipeline: it fills the count and idles
         threads (twin vorticity 20x4: threads 92-94% busy against 100%, makespan +6%).
+        ``further``: ``complete`` are the workers of a further meeting whose other side is
+        all found (``policy.further_meeting``'s ``whole``): there task passes the count
+        only as ``policy.passes_for_further`` says.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -619,7 +641,10 @@ class Books:
             opens = sum(1 for r in lacks if r not in owed and r not in processing)
 
         def admits(book, w) -> bool:  # (one call for every way below: same arguments)
-            return self._admits(book, w, task, est, w in complete, stimulus_id, True,
+            completes = w in complete
+            if completes and further:
+                completes = passes_for_further(book.roots_processing)
+            return self._admits(book, w, task, est, completes, stimulus_id, True,
                                 int(w == mine), spread, _queues_behind_a_load(book), opens)
 
         if not partners:

@@ -213,6 +213,21 @@ def committed(opens: int, processing: int, threads: int) -> int:
     return max(0, opens - (processing < threads or threads == 1))
 
 
+def passes_for_further(roots_processing: int) -> bool:
+    """May a root whose data is all that a further meeting still lacks
+    (:func:`further_meeting`'s ``whole``: rechunk-add's v loads, once the u loads of the
+    same step pair run or are held) pass the in-flight count on the worker holding the
+    other side, as a root completing a consumer does? Only where no root is processing
+    there: its side then loads after the other side's loads, two at a time on a 4-thread
+    worker, not beside them. Passing whenever the other side was found, a step pair's
+    four loads took every thread at once, ahead of the previous pair's adds (dask's
+    priorities put loads first), whose merges waited held: twin rechunk-add 20x4, 1,000
+    steps, 4 merges + 4 loads + their split halves = 10.5-11 chunks on a worker (0.63x
+    queuing's peak); so, 10 (0.57x). Refused, such a root waits for that worker (the hooks
+    park it there) rather than open its meeting elsewhere."""
+    return roots_processing == 0
+
+
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     """Pessimistic output size: the known size, else the largest seen in the task's group,
     else the largest root output seen so far, else 0 (nothing seen: let the first ones run)."""
@@ -263,11 +278,16 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
 def read_on(readers, task, single_input, pending) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another
-    single-input task of ``readers`` (its input's readers)? Asked only of data read by more
-    than ``MEETING_SPREAD`` tasks (a stencil's block and its overlap pieces): a halo slice
-    does not consume the block its siblings still take on. ``single_input(r)``,
-    ``pending(r)``: r has one input besides constants; r is still to finish."""
-    return len(readers) > MEETING_SPREAD and any(
+    single-input task of ``readers`` (its input's readers)? Then it does not consume the
+    data its siblings still take on: a stencil's halo slice beside the block's other
+    overlap pieces, a rechunk's edge split (39 kB of a 190 MB load) beside the load's two
+    halves. Asked of data read by two tasks or more. Asked only above ``MEETING_SPREAD``
+    readers (main to session 21), the edge split, which takes no time and so ran first,
+    freed its load's slot before either half was cut: twin rechunk-add 20x4, the next
+    step pair's loads came while this one's were still being split (10.5-11 chunks on
+    a worker). ``single_input(r)``, ``pending(r)``: r has one input besides constants;
+    r is still to finish."""
+    return len(readers) > 1 and any(
         r is not task and r != task and single_input(r) and pending(r) for r in readers
     )
 
@@ -354,6 +374,19 @@ def place_consumer(local: dict, chosen):
     return min(w for w, b in local.items() if b == best)
 
 
+def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
+    """May work stealing leave a task that is not a root where it is? Yes (it is never
+    stolen) when every input of its own (``held_here``, at least one: inputs read by
+    many tasks and constants left out, as in :func:`place_consumer`) is held on the
+    worker it is processing on and none elsewhere (``held_elsewhere``). Stolen, its inputs
+    are copied to the thief and held twice until it ends, against the placement that put
+    it where they are; an idle thief gets a withheld root instead (the progress rule).
+    Why: twin anomaly 20x4, 1,000 steps, a level-1 combine of 4 chunk means (760 MB) was
+    stolen off the worker that made them while it loaded the next group, which then held
+    8 chunk means, not 4, and the copies."""
+    return held_here > 0 and held_elsewhere == 0
+
+
 def sole_holder(local: dict):
     """The one worker holding more of a consumer's own input bytes than any other, or
     None: there :func:`place_consumer`'s answer is that worker whatever the runtime
@@ -408,18 +441,20 @@ class MeetingPlan(NamedTuple):
     at most ``fanout`` tasks and not a constant). ``meetings``: :func:`_meetings`'.
     ``further``: a meeting's output meets other data again in one task (see
     :func:`meets_further`). ``wide``: the root's one meeting when it has more than
-    ``fanout`` inputs (see :func:`joins_started_fan_in`), else None."""
+    ``fanout`` inputs (see :func:`joins_started_fan_in`), else None. ``pair``: a
+    further meeting combines two arrays (see :func:`joins_two_sides`)."""
 
     spread: bool
     inputs: tuple
     meetings: list
     further: bool = False
     wide: object = None
+    pair: bool = False
 
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None,
-                 chains: dict | None = None) -> MeetingPlan:
+                 chains: dict | None = None, group=None) -> MeetingPlan:
     """:class:`MeetingPlan` of root ``task`` (arguments as :func:`meeting_partners`).
 
     It holds while the graph's tasks and edges do: a body may keep it for a root until a
@@ -428,7 +463,9 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     bytecodes); only ``where`` (and sizes, for handles) changes meanwhile. ``chains``,
     when given, keeps the chains walked, ``{id(t): (t, chain)}``, under the same terms:
     the roots meeting in one task walk each other's chains (a tree reduction's combine of
-    4 loads: each chain walked for 3 roots)."""
+    4 loads: each chain walked for 3 roots). ``group(t)``, when given: t's task group (the
+    collection it belongs to), for :attr:`MeetingPlan.pair`; without it ``pair`` is
+    False."""
     meetings = _meetings(task, dependents, dependencies, depth, fanout)
     inputs = []
     for m, via in meetings:
@@ -454,7 +491,9 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
         wide = meetings[0][0]
     return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
-                       meets_further(meetings, dependents, dependencies, fanout), wide)
+                       meets_further(meetings, dependents, dependencies, fanout), wide,
+                       group is not None and joins_two_sides(meetings, dependents,
+                                                             dependencies, group))
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
@@ -493,6 +532,29 @@ def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANO
             (m2,) = ds
             if 1 < len(dependencies(m2)) <= fanout:
                 return True
+    return False
+
+
+def joins_two_sides(meetings, dependents, dependencies, group) -> bool:
+    """Is the output of one of a root's meetings (``meetings``: :func:`_meetings`')
+    combined, in its one dependent, with one other input of another task group
+    (``group(t)``): two arrays side by side (rechunk-add: the merge of u's pieces added to
+    v's merge), not a level of a tree reduction, whose inputs are partials of one group
+    (anomaly's mean, whatever their count)? Then :func:`passes_for_further` applies to the
+    roots of the second side. Applied to a tree reduction too, a group of 4 loads whose
+    next level had its other partials waited for a worker with no root processing: twin
+    anomaly 20x4, 200 steps, 0.82 -> 0.86x queuing's peak (every 4-way level); 1,000
+    steps, only the tree's remainder (two partials, 2 of 250), 60 -> 76 GB moved and
+    0.786 -> 0.814x queuing's time."""
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) == 1:
+            (m2,) = ds
+            ins = dependencies(m2)
+            if len(ins) == 2:
+                a, b = ins
+                if group(a) is not group(b) and group(a) != group(b):
+                    return True
     return False
 
 

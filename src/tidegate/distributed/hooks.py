@@ -401,7 +401,8 @@ class Plugin(SchedulerPlugin):
                     if ws not in d.who_has:
                         break
                 else:
-                    books.on_consuming(key, [d.key for d in inputs], stimulus_id)
+                    books.on_consuming(key, [d.key for d in inputs], stimulus_id,
+                                       _pieces(inputs))  # fmt: skip
         if self.limits.caps:
             names = self._limit_names(ts)
             if names:
@@ -1510,9 +1511,17 @@ class Plugin(SchedulerPlugin):
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, hint.keys() if whole else (),
-                               commits=plan.further)  # fmt: skip
+                               commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
+            if whole and plan.pair and any(books.workers[w].processing for w in hint
+                                           if w in books.workers):  # fmt: skip
+                # All its further meeting lacks, refused there while that worker is busy
+                # (policy.passes_for_further): it waits for it (parked there, as a root
+                # waits for a partner's busy worker: policy.place_root), not opening its
+                # meeting on another worker, which would move one side's merge to the
+                # other's (twin rechunk-add 20x4: 183 GB moved against 0.4).
+                return None, hint
             listed = free()
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
@@ -1531,7 +1540,7 @@ class Plugin(SchedulerPlugin):
         if not ts.dependents:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
-                            chains=self._chains)
+                            chains=self._chains, group=_group)
         self._plans[ts.key] = (ts, plan)
         return plan
 
@@ -1666,6 +1675,10 @@ def _pieces(deps) -> float:
         total += max(d.nbytes, 0)
         n += 1
     return total if n > 1 else math.nan
+
+
+def _group(ts):
+    return ts.group
 
 
 def _constant(ts) -> bool:

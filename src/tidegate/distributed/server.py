@@ -17,6 +17,8 @@ import numpy as np
 
 from tornado.ioloop import PeriodicCallback
 
+from ..policy import SHARED_FANOUT, keeps_its_worker
+
 logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
@@ -103,6 +105,8 @@ def _patch_stealing(plugin, s) -> None:
                 root = plugin._root(ts)
             if root:
                 return None, None  # never stolen: keeps co-assignment and the caps
+            if _inputs_all_here(ts):
+                return None, None  # policy.keeps_its_worker
         except Exception as exc:  # never break dask's stealing bookkeeping
             plugin._error("steal_time_ratio", exc)
         return original(ts)
@@ -115,6 +119,23 @@ def _patch_stealing(plugin, s) -> None:
     for ts in list(steal.key_stealable):
         if plugin._root(ts):
             steal.remove_key_from_stealable(ts)
+
+
+def _inputs_all_here(ts) -> bool:
+    """policy.keeps_its_worker for ts: its own inputs (not read by ``SHARED_FANOUT`` or
+    more tasks, of known size) all held on the worker it is processing on."""
+    ws = ts.processing_on
+    if ws is None:
+        return False
+    here = elsewhere = 0
+    for d in ts.dependencies:
+        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+            continue
+        if ws in (d.who_has or ()):
+            here += 1
+        else:
+            elsewhere += 1
+    return keeps_its_worker(here, elsewhere)
 
 
 def _unpatch_stealing(plugin, s) -> None:
