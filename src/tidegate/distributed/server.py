@@ -15,6 +15,7 @@ import weakref
 
 import numpy as np
 
+from dask._task_spec import DataNode
 from tornado.ioloop import PeriodicCallback
 
 from ..policy import SHARED_FANOUT, keeps_its_worker
@@ -123,13 +124,15 @@ def _patch_stealing(plugin, s) -> None:
 
 def _inputs_all_here(ts) -> bool:
     """policy.keeps_its_worker for ts: its own inputs (not read by ``SHARED_FANOUT`` or
-    more tasks, of known size) all held on the worker it is processing on."""
+    more tasks, of known size, not constants: as place_consumer's) all held on the worker
+    it is processing on."""
     ws = ts.processing_on
     if ws is None:
         return False
     here = elsewhere = 0
     for d in ts.dependencies:
-        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT \
+                or d.run_spec is None or isinstance(d.run_spec, DataNode):  # fmt: skip
             continue
         if ws in (d.who_has or ()):
             here += 1
