@@ -306,7 +306,7 @@ def _resolve(x, env, dsk: Mapping, supplied: Mapping):
 def _place_of(v):
     """Where an array's data lives: a zarr array's store folder (made absolute, links
     resolved) and path, a numpy array's buffer, or those of the array an xarray/dask
-    wrapper holds (``.array``, ``._array``: xarray's ZarrArrayWrapper, a few levels); any
+    wrapper holds (``.array``, ``._array``: xarray's ZarrArrayWrapper, to the innermost); any
     other object (an h5py dataset, a user's array-like) is itself: the same object read
     and stored into is an in-place update (review22: xarray's reads of the store its
     result was written back into, a folder opened by a relative and an absolute path, one

@@ -377,7 +377,7 @@ def place_consumer(local: dict, chosen):
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one: inputs read by
-    many tasks and constants left out, as in :func:`place_consumer`) is held on the
+    many tasks left out, as in :func:`place_consumer`, and constants) is held on the
     worker it is processing on and none elsewhere (``held_elsewhere``). Stolen, its inputs
     are copied to the thief and held twice until it ends, against the placement that put
     it where they are; an idle thief gets a withheld root instead (the progress rule).

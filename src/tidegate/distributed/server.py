@@ -15,10 +15,10 @@ import weakref
 
 import numpy as np
 
-from dask._task_spec import DataNode
 from tornado.ioloop import PeriodicCallback
 
 from ..policy import SHARED_FANOUT, keeps_its_worker
+from .hooks import _constant  # (hooks imports this module only when it runs: no cycle)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -123,16 +123,15 @@ def _patch_stealing(plugin, s) -> None:
 
 
 def _inputs_all_here(ts) -> bool:
-    """policy.keeps_its_worker for ts: its own inputs (not read by ``SHARED_FANOUT`` or
-    more tasks, of known size, not constants: as place_consumer's) all held on the worker
-    it is processing on."""
+    """policy.keeps_its_worker for ts: its own inputs (as the plugin's place_consumer counts
+    them: of known size, read by fewer than ``SHARED_FANOUT`` tasks; constants aside too,
+    cheap to copy) all held on the worker it is processing on."""
     ws = ts.processing_on
     if ws is None:
         return False
     here = elsewhere = 0
     for d in ts.dependencies:
-        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT \
-                or d.run_spec is None or isinstance(d.run_spec, DataNode):  # fmt: skip
+        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT or _constant(d):
             continue
         if ws in (d.who_has or ()):
             here += 1
