@@ -45,6 +45,7 @@ from .policy import (
 )
 
 LOG_SIZE = 100_000
+REFUSALS_KEPT = 256  # roots whose refusals are remembered (then forgotten at once)
 _NO_RECORD = (None, 0.0, False, None)  # (worker, estimate, root, group) of no task
 
 
@@ -78,6 +79,9 @@ class WorkerBook:
     held: float = 0.0
     spilled: float = 0.0
     peak_held: float = 0.0
+    # Bumped at every change of what Books._admits reads of this book (every field above
+    # but spilled and peak_held): Books.place's remembered refusals hold while it stays.
+    version: int = 0
 
     # Names used before books.py existed (bridge/local and tests read them).
     @property
@@ -134,6 +138,12 @@ class Books:
         self._owed: dict = {}
         self._owing: dict = {}
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
+        # Roots ``place`` was refused for: task -> (its task-wide inputs, expecting, {worker:
+        # that worker's inputs when it refused}). Asked again with the same inputs,
+        # a worker gives the same answer without the policy's calls: a root nobody admits
+        # is placed anew at every task end and asks every free worker (twin anomaly
+        # 100x4: 48 free workers refused a blocked opener, 20 _admits calls a task).
+        self._refusals: dict = {}
         self.log: deque = deque(maxlen=log_size)
         # Workers whose books changed since the body last looked (bounded by the workers):
         # a body keeping a set of workers open for roots re-examines only these.
@@ -151,8 +161,11 @@ class Books:
         book = self.workers.get(w)
         if book is None:
             book = self.workers[w] = WorkerBook(int(threads), float(budget))
-        book.threads, book.budget = int(threads), float(budget)
-        book.cap = self.policy.root_cap(book.threads)
+        threads, budget = int(threads), float(budget)
+        if book.threads != threads or book.budget != budget or book.version == 0:
+            book.threads, book.budget = threads, budget
+            book.cap = self.policy.root_cap(threads)
+            book.version += 1
         return book
 
     def remove_worker(self, w, locate: Callable | None = None, stimulus_id=None) -> None:
@@ -180,6 +193,7 @@ class Books:
                         if where is not None and where in self.workers:
                             rec[0] = where
                             self.workers[where].roots_untouched += 1
+                            self.workers[where].version += 1
                             self.changed.add(where)
                             break
             self.log.append((root, "moved", w, rec[0], stimulus_id))
@@ -201,6 +215,7 @@ class Books:
             if est:  # (most non-roots: nothing to add)
                 book.estimated += est
         book.processing += 1
+        book.version += 1
         self._processing[task] = (w, est, root, group)
         self.changed.add(w)
         return est
@@ -232,6 +247,7 @@ class Books:
                     book.estimated -= est
                 if root:
                     book.roots_processing -= 1
+                book.version += 1
                 self.changed.add(w)
             if root:
                 self._loaded(group, nbytes)
@@ -295,6 +311,7 @@ class Books:
                 book = self.workers.get(w) if w is not None else None
                 if book is not None:
                     book.roots_untouched -= 1
+                    book.version += 1
                     self.changed.add(w)
                 if self._owing:
                     self._unowe(r)
@@ -310,6 +327,7 @@ class Books:
         self._carriers[task] = (task, nbytes)
         self._live[task] = [w, 1, None]
         book.roots_untouched += 1
+        book.version += 1
         self.changed.add(w)
         self.log.append((task, "joined", w, nbytes, stimulus_id))
 
@@ -408,6 +426,7 @@ class Books:
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
+            book.version += 1
             self.changed.add(w)
 
     def on_released(self, task, stimulus_id=None) -> None:
@@ -430,6 +449,7 @@ class Books:
             book = self.workers.get(w) if w is not None else None
             if book is not None:
                 book.roots_untouched -= 1
+                book.version += 1
                 self.changed.add(w)
             if self._owing:
                 self._unowe(r)
@@ -455,7 +475,9 @@ class Books:
         """Root r is reserved on worker w for ``opener``'s meetings."""
         self._owed[r] = (w, opener)
         self._owing.setdefault(opener, []).append(r)
-        self.workers[w].owed += 1
+        book = self.workers[w]
+        book.owed += 1
+        book.version += 1
         self.changed.add(w)
 
     def rereserve(self, instead: Callable, stimulus_id=None) -> int:
@@ -496,6 +518,7 @@ class Books:
         book = self.workers.get(w)
         if book is not None:
             book.owed -= 1
+            book.version += 1
             self.changed.add(w)
         return opener
 
@@ -639,13 +662,31 @@ class Books:
         if commits and lacks:
             owed, processing = self._owed, self._processing
             opens = sum(1 for r in lacks if r not in owed and r not in processing)
+        # Refusals remembered (see _refusals): valid while the task-wide inputs of the
+        # answer are these and, per worker, its book's version and the two inputs below.
+        expecting, log = self.expecting, self.log
+        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe)
+        entry = self._refusals.get(task)
+        if entry is None or entry[0] != asked or entry[1] is not expecting:
+            if len(self._refusals) >= REFUSALS_KEPT:
+                self._refusals.clear()
+            entry = self._refusals[task] = (asked, expecting, {})
+        refusals = entry[2]
 
         def admits(book, w) -> bool:  # (one call for every way below: same arguments)
             completes = w in complete
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
-            return self._admits(book, w, task, est, completes, stimulus_id, True,
-                                int(w == mine), spread, _queues_behind_a_load(book), opens)
+            reserved = w == mine
+            seen = 4 * book.version + 2 * completes + reserved
+            if refusals.get(w) == seen:
+                log.append((task, "withheld", w, stimulus_id))  # as _admits would
+                return False
+            if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
+                            spread, _queues_behind_a_load(book), opens):  # fmt: skip
+                return True
+            refusals[w] = seen
+            return False
 
         if not partners:
             # place_root's answer without partners: the least loaded that admits, i.e. the
@@ -707,6 +748,7 @@ class Books:
     def _placed(self, task, w, stimulus_id, lacks):
         """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its
         meetings lack reserved there."""
+        self._refusals.pop(task, None)
         self.log.append((task, "placed", w, stimulus_id))
         if lacks or self._owed:
             self._reserve(task, w, lacks)

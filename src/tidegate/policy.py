@@ -723,6 +723,54 @@ def further_meeting(
     return scores, bool(whole) and bool(scores)
 
 
+def walked_tasks(plan: MeetingPlan) -> tuple[list, list]:
+    """``(placed, sized)``: the tasks whose place (``where``) and whose size
+    :func:`meeting_partners` may read with ``plan`` (the handles it tests). Its answer
+    holds while none of them moves and each size is known: a body may keep it until
+    then. Structural: it holds as long as ``plan`` does."""
+    placed: list = []
+    sized: list = []
+    for inputs in plan.inputs:
+        for tops, _, handle, inner, _, _ in inputs:
+            placed.extend(tops)
+            if handle is not None:
+                sized.append(handle)
+            if inner is not None:
+                sized.extend(tops[i] for i in inner)
+    return placed, sized
+
+
+def further_tasks(meetings, dependents, dependencies, depth: int = 4,
+                  fanout: int = MEETING_FANOUT, constant=None,
+                  chains: dict | None = None) -> tuple[list, list]:
+    """:func:`walked_tasks` for :func:`further_meeting` (same arguments)."""
+    placed: list = []
+    sized: list = []
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        for t in inputs:
+            if t is m or t == m or len(dependents(t)) > fanout:
+                continue
+            placed.append(t)
+            ins = dependencies(t)
+            if len(ins) <= fanout:
+                for u in ins:
+                    tops, _, handle, inner = _chain_of(u, dependents, dependencies, depth,
+                                                       fanout, constant, chains)
+                    placed.extend(tops)
+                    if handle is not None:
+                        sized.append(handle)
+                    if inner is not None:
+                        sized.extend(tops[i] for i in inner)
+    return placed, sized
+
+
 def _meetings(task, dependents, dependencies, depth, fanout) -> list:
     """``[(meeting, via)]``: the first tasks with several inputs down each single-input
     branch from ``task``."""

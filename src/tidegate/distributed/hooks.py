@@ -59,6 +59,8 @@ from ..policy import (
     MeetingPlan,
     Policy,
     further_meeting,
+    further_tasks,
+    walked_tasks,
     holds_data,
     is_root,
     joins_started_fan_in,
@@ -83,6 +85,10 @@ STATE_HOOKS = {
 }
 WINDOW = 256  # queued roots examined per poke, at most
 CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
+WALKS_KEPT = 4096  # queued roots' walks kept (Plugin._walks), at most
+# dask's methods that change where a task is held besides its transitions (a copy landing,
+# a replica dropped): the plugin's versions stamp the task (Plugin._moves) and call dask's.
+REPLICA_HOOKS = ("add_replica", "remove_replica", "remove_all_replicas")
 
 
 def _budget(value):
@@ -248,6 +254,9 @@ class Plugin(SchedulerPlugin):
             return
         if self.scheduler is None:
             return
+        if self._walks:  # a kept walk may have looked at it (_walk)
+            self._moved += 1
+            self._moves[key] = self._moved
         try:
             # By start, then by finish where that start can reach it (dask's table: from
             # processing to released, memory or erred; from memory to released, erred or
@@ -392,6 +401,8 @@ class Plugin(SchedulerPlugin):
             root = self._root(ts)
         if root and self._plans:
             self._plans.pop(key, None)  # placed: not walked again unless it runs again
+            self._walks.pop(key, None)
+            self._lookups.pop(key, None)
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
@@ -448,7 +459,8 @@ class Plugin(SchedulerPlugin):
         self._saved_idle_task_count = None
         self._held = set()
         self._pokes = itertools.count()
-        self._saved = {name: scheduler.__dict__.get(name, _MISSING) for name in STATE_HOOKS}
+        self._saved = {name: scheduler.__dict__.get(name, _MISSING)
+                       for name in (*STATE_HOOKS, *REPLICA_HOOKS)}
         self._saved_saturation = scheduler.WORKER_SATURATION
         try:
             self._install(scheduler)
@@ -510,6 +522,8 @@ class Plugin(SchedulerPlugin):
             "decide_worker_non_rootish", self._decide_worker_non_rootish
         )
         scheduler._tidegate = self
+        for name in REPLICA_HOOKS:
+            setattr(scheduler, name, self._replicas(getattr(scheduler, name)))
         from . import server
 
         if server.is_server(scheduler):
@@ -575,6 +589,16 @@ class Plugin(SchedulerPlugin):
         # chains they walked, shared by the roots of one meeting (at most CHAINS_KEPT).
         self._plans: dict = {}
         self._chains: dict = {}
+        # Queued roots' walks (meeting_partners, further_meeting), key -> [ts, [partners'
+        # answers, further's or None], stamp, keys looked at]: kept while none of the
+        # tasks the walks look at moved (a transition, a replica added or dropped: stamped
+        # in _moves when it happens, _moved the last stamp). Why: a root refused is placed
+        # again at every wake of its worker (twin rechunk-add 100x4: 6,161 refused
+        # placements for 6,252 tasks, each walking its meetings).
+        self._walks: dict = {}
+        self._moves: dict = {}
+        self._moved = 0
+        self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
         self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
         # Largest result a root of each group returned (kept while the group is: per
         # computation, as the books' group statistics) and the largest over them: a root's
@@ -1459,8 +1483,10 @@ class Plugin(SchedulerPlugin):
         plan = self._plan(ts)
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
-        found = _partners(ts, lacks, shared, complete, self._size, spread, plan) \
-            if plan.meetings else {}  # fmt: skip
+        if plan.meetings:
+            found, lacks, shared, complete, spread = self._walk(ts, plan)
+        else:
+            found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
@@ -1485,9 +1511,7 @@ class Plugin(SchedulerPlugin):
                                stimulus_id, lacks, complete=open_), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
-        hint, whole = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
-                                      nbytes=self._size, meetings=plan.meetings,
-                                      chains=self._chains) if plan.meetings else ({}, False)
+        hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1526,6 +1550,84 @@ class Plugin(SchedulerPlugin):
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
 
+    def _walk(self, ts, plan):
+        """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
+        and what it fills in, kept (``_walks``)."""
+        entry = self._kept_walk(ts)
+        if entry is not None:
+            return entry[1][0]
+        lacks: set = set()
+        shared: dict = {}
+        complete: set = set()
+        spread: list = []
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
+               shared, complete, spread)  # fmt: skip
+        looked = self._looked_at(ts, plan)
+        if looked[0] is not None:
+            if len(self._walks) >= WALKS_KEPT:
+                self._forget_walks()
+            self._walks[ts.key] = [ts, [out, None], self._moved, looked[0]]
+        return out
+
+    def _further(self, ts, plan) -> tuple:
+        """policy.further_meeting of root ts, kept beside its ``_walk``."""
+        entry = self._kept_walk(ts)
+        if entry is not None and entry[1][1] is not None:
+            return entry[1][1]
+        out = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
+                              nbytes=self._size, meetings=plan.meetings, chains=self._chains)
+        if entry is not None:
+            # Looked at now, kept from the walk's stamp on: if one moved since, both go.
+            further = self._looked_at(ts, plan, True)[1]
+            if further is not None:
+                entry[1][1] = out
+                entry[3] = entry[3] + further  # (a new list: the kept one is shared)
+        return out
+
+    def _looked_at(self, ts, plan, further=False) -> list:
+        """``[keys _walk looks at, keys _further looks at]`` of root ts, each None while
+        a size it reads is not the task's own (not measured yet: Plugin._size answers
+        from its group then, which changes without the task moving)."""
+        kept = self._lookups.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            kept = self._lookups[ts.key] = (ts, _keys(walked_tasks(plan)), None)
+        if further and kept[2] is None:
+            kept = self._lookups[ts.key] = (ts, kept[1], _keys(further_tasks(
+                plan.meetings, _dependents, _dependencies, constant=_constant,
+                chains=self._chains)))  # fmt: skip
+        return [None if part is None or any(t.nbytes < 0 for t in part[1]) else part[0]
+                for part in kept[1:]]
+
+    def _kept_walk(self, ts):
+        """ts's kept walks if none of the tasks they looked at moved since, else None."""
+        entry = self._walks.get(ts.key)
+        if entry is None or entry[0] is not ts:
+            return None
+        looked = entry[3]
+        if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2]:
+            del self._walks[ts.key]
+            return None
+        return entry
+
+    def _forget_walks(self) -> None:
+        self._walks.clear()
+        self._moves.clear()
+
+    def _replicas(self, original):
+        """dask's ``original`` (add_replica, remove_replica, remove_all_replicas), and
+        the task stamped as moved for the kept walks."""
+        plugin = self
+
+        def stamped(ts, *ws):
+            original(ts, *ws)
+            if plugin._walks:
+                plugin._moved += 1
+                plugin._moves[ts.key] = plugin._moved
+
+        stamped.__name__ = original.__name__
+        stamped.__wrapped__ = original
+        return stamped
+
     def _partners(self, ts, lacks=None, shared=None, complete=None, spread=None) -> dict:
         """_partners by ts's kept plan."""
         return _partners(ts, lacks, shared, complete, self._size, spread, self._plan(ts))
@@ -1548,6 +1650,8 @@ class Plugin(SchedulerPlugin):
         """The graph changed (a graph added, a task forgotten): no kept walk holds."""
         self._plans.clear()
         self._chains.clear()
+        self._lookups.clear()
+        self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
@@ -1679,6 +1783,15 @@ def _pieces(deps) -> float:
 
 def _group(ts):
     return ts.group
+
+
+def _keys(looked) -> tuple:
+    """policy.walked_tasks' answer with the tasks placed as keys (dask stamps keys)."""
+    placed, sized = looked
+    return [t.key for t in placed], sized
+
+
+_NO_MOVE = itertools.repeat(0)  # _moves.get's default for each task (map, in C)
 
 
 def _constant(ts) -> bool:
