@@ -658,10 +658,7 @@ class Books:
         not the cluster's size."""
         mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
         est = self.estimate(known, group)  # the same on every worker
-        opens = 0
-        if commits and lacks:
-            owed, processing = self._owed, self._processing
-            opens = sum(1 for r in lacks if r not in owed and r not in processing)
+        opens = self.opens(lacks) if commits else 0
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
@@ -744,6 +741,18 @@ class Books:
             return None
         i = place_root(partner, admissible, idle, load, common)
         return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
+
+    def opens(self, lacks) -> int:
+        """How many of ``lacks`` (``place``'s) a root opening their meetings would newly
+        reserve: those neither reserved nor processing yet (``place``'s ``commits``)."""
+        if not lacks:
+            return 0
+        owed, processing = self._owed, self._processing
+        return sum(1 for r in lacks if r not in owed and r not in processing)
+
+    def reserved(self, task) -> bool:
+        """Has a root that opened task's meeting reserved a slot for it somewhere?"""
+        return task in self._owed
 
     def _placed(self, task, w, stimulus_id, lacks):
         """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its

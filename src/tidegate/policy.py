@@ -210,7 +210,29 @@ def committed(opens: int, processing: int, threads: int) -> int:
     trip per pair (twin zarr rechunk-add 2x1: 4.91 -> 5.23 s, 1.07x queuing's); a group of
     4 for a tree reduction still waits for room (twin anomaly 20 x 4, 200 steps: 0.96 ->
     0.82x queuing's peak either way)."""
-    return max(0, opens - (processing < threads or threads == 1))
+    return max(0, opens - free_thread(processing, threads))
+
+
+def free_thread(processing: int, threads: int) -> bool:
+    """Would a root sent to this worker now start at once, or wait behind one task at
+    most (a one-thread worker): :func:`committed` counts one fewer there."""
+    return processing < threads or threads == 1
+
+
+def may_fit_count(counts, opens: int) -> bool:
+    """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
+    its ``(free_thread, slots used - cap)`` among others (``slots used``:
+    ``WorkerBook.slots_used``), for a root that would newly reserve ``opens`` roots
+    (:func:`committed`) and reserved none there? A necessary condition for
+    :func:`may_admit_root` on a worker with something processing, for a root that
+    completes no consumer there and may not load beside (the budget only refuses more).
+    Why: a root nobody admits is placed anew at every task end and asked every free
+    worker (twin anomaly 100x4: 48 free workers, 20 refusals a task); a body that keeps
+    these counts for its free workers refuses it at once."""
+    for free, over in counts:
+        if over + max(0, opens - free) < 0:
+            return True
+    return False
 
 
 def passes_for_further(roots_processing: int) -> bool:

@@ -64,6 +64,7 @@ from ..policy import (
     holds_data,
     is_root,
     joins_started_fan_in,
+    may_fit_count,
     meeting_partners,
     meeting_plan,
     place_consumer,
@@ -616,6 +617,11 @@ class Plugin(SchedulerPlugin):
         # (a worker's load changes at nearly every task start and end).
         self._free: list = []
         self._free_key: dict = {}
+        # Of the free workers, each one's (free_thread, slots used - cap) and how many have
+        # each (policy.may_fit_count): a root without partners that none could admit by
+        # the count is refused without asking each (_place).
+        self._count: dict = {}
+        self._counts: dict = {}
         # Queued tasks poke may try, best first: dask's queue minus the parked ones.
         self._ready = _Lines(self._root)
         # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
@@ -971,6 +977,11 @@ class Plugin(SchedulerPlugin):
                            / book.threads, addr)
                     if self._free_key.get(addr) != key:
                         self._set_free(addr, key)
+                    count = (book.processing < book.threads or book.threads == 1,
+                             book.roots_processing + book.roots_untouched + book.owed
+                             - book.cap)  # (policy.free_thread, inlined: hot)
+                    if self._count.get(addr) != count:
+                        self._set_count(addr, count)
                 elif addr in self._free_key:
                     self._set_free(addr, None)
                 if idle:
@@ -992,6 +1003,8 @@ class Plugin(SchedulerPlugin):
             old = self._free_key.pop(addr, None)
             if old is not None:
                 del self._free[bisect_left(self._free, old)]
+            if addr in self._count:
+                self._set_count(addr, None)
             return
         old = self._free_key.get(addr)
         if old == key:
@@ -1002,6 +1015,21 @@ class Plugin(SchedulerPlugin):
             del self._free[bisect_left(self._free, old)]
         insort(self._free, key)
         self._free_key[addr] = key
+
+    def _set_count(self, addr, count) -> None:
+        """Free worker addr's ``(free_thread, slots used - cap)`` is ``count`` (None: it
+        is free no more)."""
+        counts = self._counts
+        old = self._count.pop(addr, None)
+        if old is not None:
+            n = counts[old] - 1
+            if n:
+                counts[old] = n
+            else:
+                del counts[old]
+        if count is not None:
+            self._count[addr] = count
+            counts[count] = counts.get(count, 0) + 1
 
     def _refresh_all(self) -> None:
         """Every worker looked at afresh (install, timer): held bytes can drop without a
@@ -1547,6 +1575,13 @@ class Plugin(SchedulerPlugin):
                 # other's (twin rechunk-add 20x4: 183 GB moved against 0.4).
                 return None, hint
             listed = free()
+        if not partners and not self._idle and not books.changed \
+                and not books.reserved(ts.key) \
+                and not may_fit_count(self._counts, books.opens(lacks) if plan.further else 0):
+            # No free worker is idle, none could admit it by the count: each would refuse
+            # (books.place's answer, without asking each; refused workers are logged).
+            books.log.append((ts.key, "withheld", "free workers", stimulus_id))
+            return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
 
