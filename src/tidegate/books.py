@@ -118,6 +118,10 @@ class WorkerBook:
 class Books:
     """The books of one scheduler (one core, or one dask scheduler's plugin)."""
 
+    # Tests set audit: every answer given from what is remembered (Books.place's refusals,
+    # the plugin's kept walks) is also found anew and compared (AssertionError if not).
+    audit = False
+
     def __init__(self, policy: Policy | None = None, log_size: int = LOG_SIZE):
         self.policy = policy or Policy()
         self.workers: dict[Hashable, WorkerBook] = {}
@@ -144,6 +148,7 @@ class Books:
         # is placed anew at every task end and asks every free worker (twin anomaly
         # 100x4: 48 free workers refused a blocked opener, 20 _admits calls a task).
         self._refusals: dict = {}
+        self.audited: dict = {}  # answers given from what is remembered, checked, by kind
         self.log: deque = deque(maxlen=log_size)
         # Workers whose books changed since the body last looked (bounded by the workers):
         # a body keeping a set of workers open for roots re-examines only these.
@@ -677,6 +682,11 @@ class Books:
             reserved = w == mine
             seen = 4 * book.version + 2 * completes + reserved
             if refusals.get(w) == seen:
+                if self.audit:  # (tests: the remembered answer is _admits')
+                    assert not self._admits(book, w, task, est, completes, stimulus_id, True,
+                                            int(reserved), spread, _queues_behind_a_load(book),
+                                            opens), (task, w)  # fmt: skip
+                    self.audited["refused"] = self.audited.get("refused", 0) + 1
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),

@@ -1580,6 +1580,10 @@ class Plugin(SchedulerPlugin):
                 and not may_fit_count(self._counts, books.opens(lacks) if plan.further else 0):
             # No free worker is idle, none could admit it by the count: each would refuse
             # (books.place's answer, without asking each; refused workers are logged).
+            if books.audit:
+                assert books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                                   stimulus_id, lacks, commits=plan.further) is None, ts.key
+                self._audited("free")
             books.log.append((ts.key, "withheld", "free workers", stimulus_id))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
@@ -1590,6 +1594,11 @@ class Plugin(SchedulerPlugin):
         and what it fills in, kept (``_walks``)."""
         entry = self._kept_walk(ts)
         if entry is not None:
+            if self.books.audit:
+                lacks, shared, complete, spread = set(), {}, set(), []
+                found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+                assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+                self._audited("walk")
             return entry[1][0]
         lacks: set = set()
         shared: dict = {}
@@ -1608,6 +1617,11 @@ class Plugin(SchedulerPlugin):
         """policy.further_meeting of root ts, kept beside its ``_walk``."""
         entry = self._kept_walk(ts)
         if entry is not None and entry[1][1] is not None:
+            if self.books.audit:
+                assert entry[1][1] == further_meeting(
+                    ts, _dependents, _dependencies, _where, constant=_constant,
+                    nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                self._audited("further")
             return entry[1][1]
         out = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
                               nbytes=self._size, meetings=plan.meetings, chains=self._chains)
@@ -1643,6 +1657,10 @@ class Plugin(SchedulerPlugin):
             del self._walks[ts.key]
             return None
         return entry
+
+    def _audited(self, kind) -> None:
+        audited = self.books.audited
+        audited[kind] = audited.get(kind, 0) + 1
 
     def _forget_walks(self) -> None:
         self._walks.clear()

@@ -1,0 +1,62 @@
+"""What the plugin remembers to decide faster gives the answers it would find anew.
+
+A root nobody admits is placed again at every task end. Three things make that cheap
+(bench/results/cpu23-findings.txt): ``Books.place`` remembers each worker's refusal by the
+version of its books; the plugin keeps a queued root's walks of the graph until a task they
+looked at moves (a transition, a replica added or dropped); and a root without partners is
+refused at once when no free worker could admit it by the count
+(``policy.may_fit_count``). With ``Books.audit`` set, every answer taken from those is
+also found anew and compared (an assertion inside the plugin, which its guard records in
+``plugin.errors``). These twin runs cover the workloads where they are used most.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("distributed")
+from tidegate.books import Books  # noqa: E402
+from tidegate.distributed import hooks  # noqa: E402
+from tidegate.sim import simulate  # noqa: E402
+from tidegate.sim.model import build_model  # noqa: E402
+from tidegate.sim.workloads import build  # noqa: E402
+
+
+@pytest.fixture
+def audited(monkeypatch):
+    """The plugins installed meanwhile, each checking its remembered answers."""
+    monkeypatch.setattr(Books, "audit", True)
+    plugins = []
+    install = hooks.Plugin.install
+
+    def recording(self, scheduler, apply=None):
+        plugins.append(self)
+        self.test_scheduler = scheduler
+        return install(self, scheduler, apply)
+
+    monkeypatch.setattr(hooks.Plugin, "install", recording)
+    return plugins
+
+
+@pytest.mark.parametrize("name, steps, workers, options, used", [
+    # roots parked for a further meeting, woken often
+    ("rechunk-add", 200, 40, {}, {"refused", "walk", "further"}),
+    # openers of a tree reduction's groups, refused by every free worker
+    ("anomaly", 1000, 100, {}, {"walk", "free"}),
+    # held bytes and budgets in the books
+    ("rechunk-add", 150, 10, {"memory_limit": 0.5}, {"refused", "walk", "further"}),
+])
+def test_remembered_answers_are_the_ones_found_anew(audited, name, steps, workers, options,
+                                                   used):
+    w = build(name, steps, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    limit = {"worker_memory_limit": 2e9} if options else {}
+    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                 bandwidth="1GB/s", record_memory=False, **limit, **options)
+    assert len(r.trace.tasks) == len(model.dsk)  # every task ran
+    (plugin,) = audited
+    assert plugin.errors == [], plugin.errors[0][2]
+    for method in hooks.REPLICA_HOOKS:  # dask's own methods back once uninstalled
+        assert method not in plugin.test_scheduler.__dict__
+    checked = plugin.books.audited
+    assert {k for k, n in checked.items() if n >= 20} >= used, checked  # used, and checked
