@@ -669,19 +669,17 @@ class Books:
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe)
         entry = self._refusals.get(task)
-        if entry is None or entry[0] != asked or entry[1] is not expecting:
-            if len(self._refusals) >= REFUSALS_KEPT:
-                self._refusals.clear()
-            entry = self._refusals[task] = (asked, expecting, {})
-        refusals = entry[2]
+        refusals = entry[2] if entry is not None and entry[0] == asked \
+            and entry[1] is expecting else None  # fmt: skip
 
         def admits(book, w) -> bool:  # (one call for every way below: same arguments)
+            nonlocal refusals
             completes = w in complete
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
             reserved = w == mine
             seen = 4 * book.version + 2 * completes + reserved
-            if refusals.get(w) == seen:
+            if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
                                             int(reserved), spread, _queues_behind_a_load(book),
@@ -692,6 +690,11 @@ class Books:
             if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
                             spread, _queues_behind_a_load(book), opens):  # fmt: skip
                 return True
+            if refusals is None:
+                if len(self._refusals) >= REFUSALS_KEPT:
+                    self._refusals.clear()
+                refusals = {}
+                self._refusals[task] = (asked, expecting, refusals)
             refusals[w] = seen
             return False
 

@@ -255,7 +255,7 @@ class Plugin(SchedulerPlugin):
             return
         if self.scheduler is None:
             return
-        if self._walks:  # a kept walk may have looked at it (_walk)
+        if key in self._moves:  # a kept walk looked at it (_keep_walk)
             self._moved += 1
             self._moves[key] = self._moved
         try:
@@ -590,15 +590,16 @@ class Plugin(SchedulerPlugin):
         # chains they walked, shared by the roots of one meeting (at most CHAINS_KEPT).
         self._plans: dict = {}
         self._chains: dict = {}
-        # Queued roots' walks (meeting_partners, further_meeting), key -> [ts, [partners'
+        # Refused roots' walks (meeting_partners, further_meeting), key -> [ts, [partners'
         # answers, further's or None], stamp, keys looked at]: kept while none of the
         # tasks the walks look at moved (a transition, a replica added or dropped: stamped
         # in _moves when it happens, _moved the last stamp). Why: a root refused is placed
         # again at every wake of its worker (twin rechunk-add 100x4: 6,161 refused
         # placements for 6,252 tasks, each walking its meetings).
         self._walks: dict = {}
-        self._moves: dict = {}
+        self._moves: dict = {}  # key looked at by a kept walk -> when it last moved
         self._moved = 0
+        self._entry = None  # the walks of the root being placed (_walk, _further)
         self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
         self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
         # Largest result a root of each group returned (kept while the group is: per
@@ -1497,6 +1498,17 @@ class Plugin(SchedulerPlugin):
         return covered
 
     def _place(self, ts, stimulus_id=None):
+        """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
+        root refused are kept (``_walks``): it will be placed again."""
+        self._entry = None
+        addr, partners = self._decide(ts, stimulus_id)
+        if addr is None:
+            entry = self._entry
+            if entry is not None and entry[0] is ts and entry[3] is None:
+                self._keep_walk(entry)
+        return addr, partners
+
+    def _decide(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts: books.place with its partners; a
         root without any tries the workers of its further partners first (a hint: it
         never waits for them), then the free workers. A root that reads a widely shared
@@ -1591,7 +1603,8 @@ class Plugin(SchedulerPlugin):
 
     def _walk(self, ts, plan):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
-        and what it fills in, kept (``_walks``)."""
+        and what it fills in; kept from a placement before if none of the tasks it looked
+        at moved since (``_walks``)."""
         entry = self._kept_walk(ts)
         if entry is not None:
             if self.books.audit:
@@ -1599,6 +1612,7 @@ class Plugin(SchedulerPlugin):
                 found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
                 assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
                 self._audited("walk")
+            self._entry = entry
             return entry[1][0]
         lacks: set = set()
         shared: dict = {}
@@ -1606,17 +1620,13 @@ class Plugin(SchedulerPlugin):
         spread: list = []
         out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
                shared, complete, spread)  # fmt: skip
-        looked = self._looked_at(ts, plan)
-        if looked[0] is not None:
-            if len(self._walks) >= WALKS_KEPT:
-                self._forget_walks()
-            self._walks[ts.key] = [ts, [out, None], self._moved, looked[0]]
+        self._entry = [ts, [out, None], self._moved, None]  # kept if ts is refused (_place)
         return out
 
     def _further(self, ts, plan) -> tuple:
         """policy.further_meeting of root ts, kept beside its ``_walk``."""
-        entry = self._kept_walk(ts)
-        if entry is not None and entry[1][1] is not None:
+        entry = self._entry
+        if entry is not None and entry[0] is ts and entry[1][1] is not None:
             if self.books.audit:
                 assert entry[1][1] == further_meeting(
                     ts, _dependents, _dependencies, _where, constant=_constant,
@@ -1625,13 +1635,39 @@ class Plugin(SchedulerPlugin):
             return entry[1][1]
         out = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
                               nbytes=self._size, meetings=plan.meetings, chains=self._chains)
-        if entry is not None:
-            # Looked at now, kept from the walk's stamp on: if one moved since, both go.
-            further = self._looked_at(ts, plan, True)[1]
-            if further is not None:
+        if entry is not None and entry[0] is ts:
+            if entry[3] is None:  # walked now: kept with it if ts is refused
                 entry[1][1] = out
-                entry[3] = entry[3] + further  # (a new list: the kept one is shared)
+            else:  # kept: looked at now, kept from its stamp on (if one moved since, both go)
+                further = self._looked_at(ts, plan, True)[1]
+                if further is not None:
+                    entry[1][1] = out
+                    entry[3] = entry[3] + further  # (a new list: the kept one is shared)
+                    self._watch(further)
         return out
+
+    def _keep_walk(self, entry) -> None:
+        """Keep a refused root's walks (``_entry``) until a task they looked at moves."""
+        ts = entry[0]
+        walked, further = self._looked_at(ts, self._plan(ts), entry[1][1] is not None)
+        if walked is None:
+            return
+        if further is None:
+            entry[1][1] = None
+        else:
+            walked = walked + further
+        if len(self._walks) >= WALKS_KEPT:
+            self._forget_walks()
+        entry[3] = walked
+        self._walks[ts.key] = entry
+        self._watch(walked)
+
+    def _watch(self, keys) -> None:
+        """Stamp these tasks when they move (transition, replica): kept walks read them."""
+        moves = self._moves
+        for k in keys:
+            if k not in moves:
+                moves[k] = 0
 
     def _looked_at(self, ts, plan, further=False) -> list:
         """``[keys _walk looks at, keys _further looks at]`` of root ts, each None while
@@ -1667,15 +1703,23 @@ class Plugin(SchedulerPlugin):
         self._moves.clear()
 
     def _replicas(self, original):
-        """dask's ``original`` (add_replica, remove_replica, remove_all_replicas), and
-        the task stamped as moved for the kept walks."""
+        """dask's ``original`` (add_replica, remove_replica: ``(ts, ws)``;
+        remove_all_replicas: ``(ts)``), and the task stamped as moved if a kept walk looked
+        at it."""
         plugin = self
 
-        def stamped(ts, *ws):
-            original(ts, *ws)
-            if plugin._walks:
-                plugin._moved += 1
-                plugin._moves[ts.key] = plugin._moved
+        if original.__name__ == "remove_all_replicas":
+            def stamped(ts):
+                original(ts)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+        else:
+            def stamped(ts, ws):
+                original(ts, ws)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
 
         stamped.__name__ = original.__name__
         stamped.__wrapped__ = original
