@@ -267,7 +267,7 @@ def test_a_fault_in_tidegate_falls_back_to_dask(client, where, caplog):
             scheduler="sync"
         )
     errors = client.run_on_scheduler(_heal, where=where)
-    expected = {"place": ["decide_worker_rootish_queuing_enabled", "poke"], "root": ["is_rootish", "resync", "steal_time_ratio", "transition"]}[where]
+    expected = {"place": ["decide_worker_rootish_queuing_enabled", "poke"], "root": ["is_rootish", "resync", "steal_time_ratio", "tick", "transition"]}[where]
     assert set(errors) <= set(expected) and errors, errors
     logged = [r for r in caplog.records if r.name == "tidegate.distributed"]
     assert len(logged) == len(errors), [r.getMessage() for r in logged]  # once per method

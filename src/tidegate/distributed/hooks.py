@@ -182,7 +182,10 @@ class Plugin(SchedulerPlugin):
         if self.scheduler is not None:
             ws = scheduler.workers.get(worker)
             if ws is not None:
-                self._book(ws)
+                try:
+                    self._book(ws)
+                except Exception as exc:  # (dask would log it at every worker)
+                    self._error("add_worker", exc)
 
     def remove_worker(self, scheduler, worker, **kwargs) -> None:
         """Called after dask moved the worker's tasks. Roots whose loaded data survives on
@@ -216,6 +219,18 @@ class Plugin(SchedulerPlugin):
     def update_graph(self, scheduler, **kwargs) -> None:
         if self.scheduler is None:
             return
+        try:
+            self._new_graph(scheduler, kwargs)
+        except Exception as exc:  # (dask would log it at every graph)
+            self._error("update_graph", exc)
+            self._forget_plans()
+        # Its roots were queued (placement happens in poke): look at the queue soon.
+        if self._server:
+            from . import server
+
+            server.soon(self, scheduler, self._tick)
+
+    def _new_graph(self, scheduler, kwargs) -> None:
         self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
@@ -232,11 +247,6 @@ class Plugin(SchedulerPlugin):
         # poke (soon after) starts them best first.
         if kwargs.get("annotations", {}).get("priority"):
             self._queue_new = True
-        # Its roots were queued (placement happens in poke): look at the queue soon.
-        if self._server:
-            from . import server
-
-            server.soon(self, scheduler, self._tick)
 
     def transition(self, key, start, finish, *args, stimulus_id=None, worker=None,
                    metadata=None, nbytes=None, startstops=None, status=None, thread=None,
@@ -574,8 +584,11 @@ class Plugin(SchedulerPlugin):
         logger.info("tidegate uninstalled")
 
     def _resync(self) -> None:
-        """Books rebuilt from the scheduler's state (install, restart, after an error)."""
+        """Books rebuilt from the scheduler's state (install, restart, after an error).
+        Until one completes (``_whole``), poke releases the queue as dask does: tasks
+        queued meanwhile may be in no line of ours, and a queue nobody releases hangs."""
         s = self.scheduler
+        self._whole = False
         self.books = Books(self.policy)
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
@@ -670,6 +683,7 @@ class Plugin(SchedulerPlugin):
                     self.books.on_finished(ts.key, max(ts.nbytes, 0), (), False, True,
                                            "tidegate-resync")  # fmt: skip
         self._refresh_all()
+        self._whole = True
 
     # -- safety ---------------------------------------------------------------------------
     def _guard(self, name, fn, original=None):
@@ -1203,8 +1217,13 @@ class Plugin(SchedulerPlugin):
         elif s.plugins.get(name) is not self:
             self.uninstall()  # removed without remove_plugin (e.g. del plugins[name])
             return
-        self._refresh_all()
-        self._copies.wake()  # a held reader's worker may have paused
+        try:
+            if not self._whole:  # a rebuild after an error failed: try again, once a tick
+                self._resync()
+            self._refresh_all()
+            self._copies.wake()  # a held reader's worker may have paused
+        except Exception as exc:  # (tornado would log it at every tick)
+            self._error("tick", exc)
         self.poke(f"tidegate-poke-{next(self._pokes)}")
 
     def poke(self, stimulus_id: str) -> None:
@@ -1220,6 +1239,9 @@ class Plugin(SchedulerPlugin):
         s = self.scheduler
         self._queue_new = False
         if s is None or not (s.queued or self._held) or not s.running:
+            return
+        if not self._whole:  # books half rebuilt (_resync failed): dask releases the queue
+            self._dask_stimulus(s, stimulus_id)
             return
         try:
             self._poke(s, stimulus_id)

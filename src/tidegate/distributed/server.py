@@ -250,8 +250,16 @@ def _fast_thief(plugin, steal, original):
             round_[4] = (best, ts.processing_on)  # balance may move ts to best now
         return best
 
-    _get_thief.__wrapped__ = original
-    return _get_thief
+    def guarded(scheduler, ts, potential_thieves, *, occupancies):
+        try:
+            return _get_thief(scheduler, ts, potential_thieves, occupancies=occupancies)
+        except Exception as exc:  # dask's own search for this call (never break balance)
+            round_[0] = arrays[0] = None
+            plugin._error("_get_thief", exc)
+            return original(scheduler, ts, potential_thieves, occupancies=occupancies)
+
+    guarded.__wrapped__ = original
+    return guarded
 
 
 def _scan(potential_thieves, deps, occupancy, flying, bandwidth):
