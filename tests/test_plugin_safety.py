@@ -193,3 +193,119 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
     logged = [r.args[0] for r in log.failures(ours=True)]
     assert logged == ["_get_thief"], logged
     assert not log.failures(ours=False)
+
+
+# -- (b) unregister_scheduler_plugin mid-run, then register again -----------------------
+def _dask_state(dask_scheduler):
+    """Everything tidegate replaces or patches, as dask has it now; and dask's own idle /
+    saturated / idle_task_count as its own rules give them for the workers now."""
+    import distributed.scheduler as dsched
+
+    s = dask_scheduler
+    steal = s.extensions["stealing"]
+    names = (*td.HOOKS, "remove_plugin", "_task_to_msg", "_tidegate")
+    kept = (set(s.idle), set(s.saturated), set(s.idle_task_count))
+    for ws in s.workers.values():
+        s.check_idle_saturated(ws)  # (dask's own, if restored: changes nothing)
+    return {
+        "instance": sorted(n for n in names if n in s.__dict__),
+        "steal": sorted(n for n in ("steal_time_ratio", "_get_thief") if n in steal.__dict__),
+        "add-keys": getattr(s.stream_handlers["add-keys"], "_tidegate", False),
+        "materialize": getattr(dsched._materialize_graph, "_tidegate", False),
+        "saturation": s.WORKER_SATURATION,
+        "idle_task_count": type(s.idle_task_count).__name__,
+        "timer": "tidegate" in s.periodic_callbacks,
+        "plugin": "tidegate" in s.plugins,
+        "as dask keeps them": kept == (set(s.idle), set(s.saturated), set(s.idle_task_count)),
+        "unstealable processing": sum(ts not in steal.key_stealable
+                                      for ws in s.workers.values() for ts in ws.processing),
+    }  # fmt: skip
+
+
+def blocked_load(i, name):
+    Event(name).wait()
+    return np.full(10, float(i))
+
+
+def test_unregister_mid_run_restores_dask_and_a_new_plugin_works(client):
+    before = client.run_on_scheduler(_dask_state)
+    assert before["instance"] == [] and not before["materialize"] and before["plugin"] is False
+    client.register_plugin(td.Plugin(saturation=1.0, memory_limit="10GB"))
+    during = client.run_on_scheduler(_dask_state)
+    assert during["instance"] and during["steal"] and during["add-keys"] and during["timer"]
+    # Roots withheld when it goes (under a budget one per worker till a size is known).
+    loads = [delayed(blocked_load)(i, "safe-unreg", dask_key_name=f"bl-{i:02d}") for i in range(24)]
+    pairs = [delayed(combine)(loads[2 * i], loads[2 * i + 1]) for i in range(12)]
+    futures = client.compute(pairs)
+
+    def counts(dask_scheduler):
+        return len(dask_scheduler.queued), sum(len(ws.processing)
+                                               for ws in dask_scheduler.workers.values())
+
+    _until(lambda: client.run_on_scheduler(counts) == (22, 2))
+    client.unregister_scheduler_plugin("tidegate")
+    after = client.run_on_scheduler(_dask_state)
+    assert after == before, (after, before)
+    # dask's own queuing (saturation 1.1 on 2 threads: 3 roots per worker) now runs them
+    assert client.run_on_scheduler(counts)[1] == 6
+    Event("safe-unreg", client=client).set()
+    assert client.gather(futures) == [10.0 * (4 * i + 1) for i in range(12)]
+    del futures
+    # Registered again: tidegate decides again, and withholds.
+    client.register_plugin(td.Plugin(saturation=1.0))
+    assert client.run_on_scheduler(_dask_state)["instance"]
+    names = _unique_names(8, 11)
+    loads = [delayed(blocked_load)(i, "safe-rereg", dask_key_name=k) for i, k in enumerate(names)]
+    futures = client.compute(loads)
+    _until(lambda: client.run_on_scheduler(counts) == (4, 4))
+    assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+    Event("safe-rereg", client=client).set()
+    wait(futures)
+    td.uninstall(client)
+    assert client.run_on_scheduler(_dask_state) == before
+
+
+def _unique_names(n, seed):
+    import random
+
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+    rng = random.Random(seed)
+    names = set()
+    while len(names) < n:
+        names.add("u-" + "-".join(rng.sample(words, 3)))
+    return sorted(names)
+
+
+def _until(predicate, timeout=20):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+# -- (c) per-graph statistics ---------------------------------------------------------------
+def test_a_groups_statistics_go_with_it_when_the_next_graph_reuses_its_name(client):
+    """Every dask.delayed call of one function is one task group by name ("load"): a
+    second computation's loaders must not be judged by the first one's sizes. They were
+    kept (update_graph drops the groups that are gone, but dask has made the new graph's
+    group of that name by then): 800 kB outputs of the first made the second's 8 kB ones
+    estimated at 800 kB and, beside them, no data in flight (policy.holds_data)."""
+    client.register_plugin(td.Plugin(saturation=1.1))
+
+    def stats(dask_scheduler):
+        p = dask_scheduler._tidegate
+        return (p._root_results.get("load"), p.books._loaded_max.get("load"),
+                p._largest_root, "load" in dask_scheduler.task_groups)  # fmt: skip
+
+    big = [delayed(load)(i, 100_000) for i in range(8)]
+    assert sum(x.sum() for x in dask.compute(*big)) == 100_000 * 28
+    first = client.run_on_scheduler(stats)
+    assert first[0] == first[2] and first[0] >= 800_000, first
+    _until(lambda: not client.run_on_scheduler(stats)[3])  # the first is forgotten
+    small = [delayed(load)(i, 1_000) for i in range(16)]
+    futures = client.compute([delayed(combine)(small[2 * i], small[2 * i + 1])
+                              for i in range(8)])  # fmt: skip
+    assert client.gather(futures) == [1_000.0 * (4 * i + 1) for i in range(8)]
+    second = client.run_on_scheduler(stats)  # (the group lives while its futures do)
+    assert second[3] and second[0] < 100_000 and second[2] < 100_000, second
+    assert second[1] is None or second[1] < 100_000, second

@@ -318,6 +318,26 @@ class Plugin(SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
+        if self._root_results or self.books._loaded_max or self.books._join_groups:
+            ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
+            if ts is not None:
+                self._group_going(ts.group)
+
+    def _group_going(self, tg) -> None:
+        """Statistics of group ``tg`` go when its last task is forgotten (dask drops the
+        group after this transition). Not at the next graph only: that graph may bring a
+        group of the same name (every dask.delayed call of one function is group "load"),
+        made before update_graph runs, and was judged by the old group's sizes."""
+        name, books = tg.name, self.books
+        if name not in self._root_results and name not in books._loaded_max \
+                and name not in books._join_groups:  # fmt: skip
+            return
+        states = tg.states
+        if states.get("forgotten", 0) != sum(states.values()):
+            return  # others of the group are still there
+        books.forget_groups(name.__ne__)
+        if self._root_results.pop(name, None) is not None:
+            self._largest_root = max(self._root_results.values(), default=0.0)
 
     def _left_processing(self, key, finish, stimulus_id) -> None:
         books = self.books
