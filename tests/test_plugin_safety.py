@@ -489,9 +489,6 @@ def _admissions_per_task(monkeypatch, name, steps, workers) -> float:
     return asked[0] / len(model.dsk)
 
 
-@pytest.mark.xfail(strict=True, reason="open (safe23): a root without partners that every "
-                   "free worker refuses (reservations: owed + committed opens) is asked of "
-                   "each free worker again at every completion")  # fmt: skip
 def test_admissions_per_task_do_not_grow_with_the_cluster(monkeypatch):
     """The same roots per worker on 4x the workers: admission questions per task stay
     about the same. Measured (anomaly, twin, 4 threads): 6.8 per task at 20 workers,
