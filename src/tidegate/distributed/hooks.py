@@ -602,7 +602,9 @@ class Plugin(SchedulerPlugin):
         # poke never looks at a parked task: its cost is the roots it can decide, not the
         # roots waiting.
         self._parked: dict = {}  # ts -> what it waits for
-        self._parked_kept: dict = {}  # of those, roots waiting for their own reduction
+        # of those, roots waiting for their own reduction that may start on a busy worker
+        # (_splits): _split looks at them when no worker is idle
+        self._parked_kept: dict = {}
         self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
@@ -1086,8 +1088,12 @@ class Plugin(SchedulerPlugin):
     def _park(self, ts, on) -> None:
         self._ready.discard(ts)
         self._parked[ts] = on
-        if on and not isinstance(on[0], tuple) and self._kept(ts) is not None:
-            self._parked_kept[ts] = None
+        if on and not isinstance(on[0], tuple):
+            entry = self._kept_cache.get(ts.key)  # (self._kept inlined: parks are many)
+            first = entry[1] if entry is not None and entry[0] is ts else self._kept(ts)
+            if first is not None and self._splits(ts):
+                # (asked at each park: sizes are learnt meanwhile)
+                self._parked_kept[ts] = None
         self._parked_ts[ts.key] = ts
         for k in on:
             w = self._waiting_on.get(k)
@@ -1366,7 +1372,7 @@ class Plugin(SchedulerPlugin):
         taken: set = set()
         for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=lambda t: t.priority):
             lacks: set = set()
-            kept = ts in self._parked_kept and self._splits(ts)
+            kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
