@@ -764,3 +764,86 @@ def test_broadcast_pairs_one_per_sender_is_the_heap_rule():
             pairs_by_heap(sending, wanting, most, 1)  # fmt: skip
 
     check()
+
+
+def _anomaly_deps(groups=3, per=4, subtract=True):
+    """load-t -> chunk-t -> combine-g -> agg (a tree reduction of 12 loads in groups of 4);
+    with ``subtract``, sub-t reads load-t and agg (``a - a.mean(axis=0)``)."""
+    deps: dict = {}
+    for t in range(groups * per):
+        deps[f"load-{t}"] = []
+        deps[f"chunk-{t}"] = [f"load-{t}"]
+    for g in range(groups):
+        deps[f"combine-{g}"] = [f"chunk-{t}" for t in range(per * g, per * g + per)]
+    deps["agg"] = [f"combine-{g}" for g in range(groups)]
+    if subtract:
+        for t in range(groups * per):
+            deps[f"sub-{t}"] = [f"load-{t}", "agg"]
+    return deps
+
+
+def test_a_load_read_beside_its_own_mean_waits_for_its_reduction():
+    """policy.waits_for_own_reduction: a load that a task reads again beside a value
+    reduced from it (the mean its chunk-mean goes into) is held until that reduction is
+    whole; its answer is the reduction's first task. A plain reduction, data read beside
+    another array's mean, and a pair meeting in one task are not."""
+    from tidegate.policy import reduced_enough, waits_for_own_reduction
+
+    def ask(deps, task):
+        dependents = _dependents(deps)
+        return waits_for_own_reduction(task, dependents.__getitem__, deps.__getitem__)
+
+    anomaly = _anomaly_deps()
+    assert ask(anomaly, "load-5") == "chunk-5"
+    assert ask(_anomaly_deps(subtract=False), "load-5") is None  # a mean alone (stack-sum)
+    other = _anomaly_deps(subtract=False)  # x - y.mean(axis=0): y's mean, not x's own
+    for t in range(12):
+        other[f"x-{t}"] = []
+        other[f"sub-{t}"] = [f"x-{t}", "agg"]
+    assert ask(other, "x-5") is None
+    deps, _ = _graph(4)  # vorticity: u and v meet in one task that also reads a grid
+    assert ask(deps, "u-1") is None
+    # Split from its meeting only where the chunk-mean keeps at most half the load: the
+    # LocalCluster's 4 steps per chunk (8 of 32 MB), not one step per chunk (the twin's
+    # seed anomaly) nor sizes unknown.
+    assert reduced_enough(8e6, 32e6)
+    assert not reduced_enough(32e6, 32e6)
+    assert not reduced_enough(math.nan, 32e6)
+    assert not reduced_enough(8e6, math.nan)
+
+
+def _twin_anomaly_slow_group(slow: float):
+    """The twin's anomaly of 12 loads of 32 MB on 2 workers x 1 thread at 200 MB/s, its
+    chunk-means and partial means sized as the LocalCluster measures them (8 MB and 16 MB:
+    4 time steps per chunk), the loads of chunks 8-11 (the reduction group the second
+    worker starts with) ``slow`` times their modelled duration: a worker running behind,
+    as one does on a loaded machine."""
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    w = build("anomaly", 12, 32e6, store=False)
+    sizes = {**(w.sizes or {}), "mean_chunk": 8000328, "mean_combine-partial": 16000320}
+    model = build_model(w.graph, w.keys, sizes=sizes, durations=w.durations)
+    for k in model.durations:
+        if type(k) is tuple and k[0].startswith("open") and k[1] >= 8:
+            model.durations[k] *= slow
+    return simulate(model, workers=2, threads_per_worker=1, policy=["queue", "tidegate"],
+                    bandwidth=200e6)  # fmt: skip
+
+
+def test_twin_the_last_reduction_group_of_an_anomaly_is_split_not_piled():
+    """The last group's first load opened its combine on the faster worker; its other
+    loads waited for that busy worker while the other one had a root slot free, and all
+    12 loads are held until the mean is whole: 7 of 12 loads on one worker, peak 304 MB
+    against queuing's 272 (LocalCluster 2x1: 8 of 12 in 22% of 54 runs). A root waiting
+    for its own reduction now starts on a busy worker open for roots once every queued
+    root waits for a partner's worker (hooks._split)."""
+    pytest.importorskip("distributed")
+    queue, tide = _twin_anomaly_slow_group(1.5)
+    loads = [sum(1 for t in tide.trace.tasks if t.group.startswith("open-") and t.worker == w)
+             for w in sorted({t.worker for t in tide.trace.tasks})]  # fmt: skip
+    assert sorted(loads) == [6, 6], loads
+    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)
+    assert tide.makespan <= 1.05 * queue.makespan
+    assert tide.bytes_transferred <= queue.bytes_transferred

@@ -539,6 +539,48 @@ def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
     return False
 
 
+def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
+    """Is root ``task``'s data read again beside a value reduced from it (``a -
+    a.mean(axis=0)``: a load's chunk-mean goes up a tree reduction into the mean, and the
+    load waits for that mean)? Then it stays where it was loaded until the reduction is
+    whole, wherever its reduction's meetings complete: co-locating it with its meeting's
+    partners saves only the transfer of what its reduction's first task makes of it.
+    Returns that first task (the chunk-mean), or None. Found by following, from each
+    other dependent of ``task``, the tasks with one dependent (the reduction's path) for
+    at most ``depth`` steps. Cost: a few steps per dependent."""
+    deps = dependents(task)
+    if len(deps) < 2:
+        return None
+    for d in deps:
+        ins = dependencies(d)
+        if len(ins) < 2:
+            continue
+        for c in deps:
+            if c is d:
+                continue
+            t = c
+            for _ in range(depth):
+                up = dependents(t)
+                if len(up) != 1:
+                    break
+                (t,) = up
+                if t is not d and t in ins:
+                    return c
+    return None
+
+
+def reduced_enough(reduced: float, loaded: float) -> bool:
+    """May a root whose data waits for its own reduction (:func:`waits_for_own_reduction`)
+    load away from its meeting's partners, on any worker open for roots? Only when its
+    reduction's first task keeps at most half of what it loads (``reduced``, ``loaded``:
+    bytes; NaN unknown: no): then splitting its meeting moves that fraction, while
+    waiting for the partners' busy worker piles whole loads there until the reduction is
+    whole (zarr anomaly, 2 x 1 LocalCluster: 8 MB chunk-means of 32 MB loads). A
+    reduction keeping all of it (one time step per chunk, the twin's seed anomaly) would
+    move as much as it loads: 100 x 4 makespan 1.21x, bytes 1.25x."""
+    return reduced <= loaded / 2
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

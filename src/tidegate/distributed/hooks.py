@@ -70,6 +70,8 @@ from ..policy import (
     place_consumer,
     read_on,
     sole_holder,
+    reduced_enough,
+    waits_for_own_reduction,
 )
 
 logger = logging.getLogger("tidegate.distributed")
@@ -664,6 +666,10 @@ class Plugin(SchedulerPlugin):
         # poke never looks at a parked task: its cost is the roots it can decide, not the
         # roots waiting.
         self._parked: dict = {}  # ts -> what it waits for
+        # of those, roots waiting for their own reduction that may start on a busy worker
+        # (_splits): _split looks at them when no worker is idle
+        self._parked_kept: dict = {}
+        self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are
@@ -1169,6 +1175,12 @@ class Plugin(SchedulerPlugin):
     def _park(self, ts, on) -> None:
         self._ready.discard(ts)
         self._parked[ts] = on
+        if on and not isinstance(on[0], tuple):
+            entry = self._kept_cache.get(ts.key)  # (self._kept inlined: parks are many)
+            first = entry[1] if entry is not None and entry[0] is ts else self._kept(ts)
+            if first is not None and self._splits(ts):
+                # (asked at each park: sizes are learnt meanwhile)
+                self._parked_kept[ts] = None
         self._parked_ts[ts.key] = ts
         for k in on:
             w = self._waiting_on.get(k)
@@ -1177,6 +1189,7 @@ class Plugin(SchedulerPlugin):
             w.add(ts)
 
     def _unpark(self, ts):
+        self._parked_kept.pop(ts, None)
         on = self._parked.pop(ts, ())
         self._parked_ts.pop(ts.key, None)
         for k in on:
@@ -1394,7 +1407,8 @@ class Plugin(SchedulerPlugin):
                 self._update()
                 if not self._open:
                     roots_blocked = True
-            if self._idle and self._parked and not ready.has_roots() \
+            if (self._idle or (self._free and self._parked_kept)) and self._parked \
+                    and not ready.has_roots() \
                     and examined < WINDOW and looked < 4 * WINDOW:  # fmt: skip
                 self._split(s, stimulus_id)
         finally:
@@ -1434,21 +1448,32 @@ class Plugin(SchedulerPlugin):
         idle = sorted(a for a in self._idle if workers.get(a) in running
                       and books.workers.get(a) is not None
                       and books.workers[a].processing == 0)  # fmt: skip
-        if not idle:
+        # Roots waiting for their own reduction (policy.waits_for_own_reduction) may also
+        # start on a busy worker open for roots, least loaded first: their loads stay
+        # where they are loaded until the reduction is whole, so waiting for the
+        # partners' worker piles them there.
+        free = [a for a in self._free_iter() if a not in self._idle] \
+            if self._parked_kept else []  # fmt: skip
+        if not idle and not free:
             return
-        waiting = [ts for ts, on in self._parked.items()
-                   if ts.state == "queued" and on and not isinstance(on[0], tuple)]
+        if idle:
+            waiting = [ts for ts, on in self._parked.items()
+                       if ts.state == "queued" and on and not isinstance(on[0], tuple)]
+        else:
+            waiting = [ts for ts in self._parked_kept if ts.state == "queued"]
         # Workers given a root here (processing now, so passed over below): skipped in C,
         # not met again by every later root (1,000 idle workers: quadratic, 8% of the
         # plugin's bytecodes on the twin's anomaly).
         taken: set = set()
-        for ts in heapq.nsmallest(len(idle), waiting, key=lambda t: t.priority):
+        for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=lambda t: t.priority):
             lacks: set = set()
+            kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(
-                s, ts, self._partners(ts, lacks, {}, None), idle, stimulus_id)
+                s, ts, self._partners(ts, lacks, {}, None),
+                idle + free if kept else idle, stimulus_id)  # fmt: skip
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
-                if book is None or book.processing:
+                if book is None or (book.processing and not kept):
                     continue
                 got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
                                   {r.key for r in lacks})  # fmt: skip
@@ -1785,8 +1810,32 @@ class Plugin(SchedulerPlugin):
         self._plans[ts.key] = (ts, plan)
         return plan
 
+    def _kept(self, ts):
+        """policy.waits_for_own_reduction of root ts (its reduction's first task, or
+        None), kept like its plan."""
+        entry = self._kept_cache.get(ts.key)
+        if entry is not None and entry[0] is ts:
+            return entry[1]
+        first = waits_for_own_reduction(ts, _dependents, _dependencies)
+        self._kept_cache[ts.key] = (ts, first)
+        return first
+
+    def _splits(self, ts) -> bool:
+        """May root ts, parked for its partners, start on a busy worker open for roots
+        (policy.reduced_enough: its reduction's first task keeps at most half its load,
+        by the sizes their groups returned so far)?"""
+        first = self._kept(ts)
+        if first is None:
+            return False
+        g = first.group
+        done = g.states.get("memory", 0) + g.states.get("released", 0) \
+            + g.states.get("forgotten", 0)  # fmt: skip
+        reduced = g.nbytes_total / done if done and g.nbytes_total > 0 else math.nan
+        return reduced_enough(reduced, self._size(ts))
+
     def _forget_plans(self) -> None:
         """The graph changed (a graph added, a task forgotten): no kept walk holds."""
+        self._kept_cache.clear()
         self._plans.clear()
         self._chains.clear()
         self._lookups.clear()
