@@ -625,3 +625,21 @@ def test_unsized_tasks_probe_one_at_a_time(tmp_path, case):
     assert r["close"]
     assert r["threaded"] > 1.5 * limit, r  # unbounded, four 60 MB temporaries at once
     assert r["peak"] <= 1.1 * limit, r
+
+
+def test_a_task_whose_output_is_larger_than_the_limit_is_named_once_it_ran(recwarn):
+    """A task's need is its footprint past its output plus that output: one returning 100
+    MB at 30 MB cannot run within the limit however few run at once, and the warning must
+    say so, not that measured tasks "run within the limit, fewer at once" (it compared
+    the footprint past the output alone: 'big' was said to need 1.9 MiB)."""
+    import numpy as np
+    from dask import delayed
+
+    def big(i):
+        return np.full(12_500_000, float(i))  # a 100 MB output
+
+    out = delayed(sum)([delayed(np.sum)(delayed(big)(i)) for i in range(3)])
+    assert out.compute(scheduler="tidegate", memory_limit="30MB", num_workers=1) == 3.75e7
+    said = [str(w.message) for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+    assert any("smallest memory_limit that would work is about" in m for m in said), said
+    assert not any("run within the limit" in m for m in said), said
