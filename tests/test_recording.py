@@ -270,3 +270,17 @@ def test_recorded_computes_do_not_warn(tmp_path, recwarn):
             x.compute(scheduler="threads")
     assert len(rec.traces) == 2
     assert not [w for w in recwarn.list if "record" in str(w.message)], recwarn.list
+
+
+def test_the_blocks_own_error_is_not_hidden_by_a_warning():
+    """The notice of computes not recorded comes from record()'s exit: with warnings made
+    errors (pytest -W error), raised there it replaced the block's own error."""
+    import warnings
+
+    x = da.ones(10, chunks=5).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(KeyError, match="mine"):
+            with tidegate.record(None):
+                x.compute(scheduler="threads")
+                raise KeyError("mine")

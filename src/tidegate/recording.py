@@ -60,8 +60,9 @@ def record(path="tidegate-report.html", *, name: str | None = None, client=None,
             yield rec
     finally:
         rec.traces.extend(local)
+        failing = sys.exc_info()[0] is not None
         unseen = computes.count - len(local)
-        if unseen > 0:
+        if unseen > 0 and not failing:  # (a warning turned error must not hide the user's)
             warnings.warn(
                 f"tidegate.record(): {unseen} compute{'s' if unseen > 1 else ''} in the "
                 f"block ran on a scheduler that leaves no trace (dask's threaded, sync or "
@@ -78,8 +79,7 @@ def record(path="tidegate-report.html", *, name: str | None = None, client=None,
             for i, tr in enumerate(rec.traces, 1):
                 tr.meta["name"] = name if len(rec.traces) == 1 else f"{name} {i}"
         if rec.path is not None:
-            _write(rec, save_traces, title, failing=sys.exc_info()[0] is not None,
-                   said=unseen > 0)
+            _write(rec, save_traces, title, failing=failing, said=unseen > 0)
 
 
 def _check_writable(path: Path) -> None:
