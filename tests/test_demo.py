@@ -34,3 +34,23 @@ def test_demo_runs_every_part_and_cleans_up(tmp_path):
         assert "Bokeh" in html and "cdn.bokeh.org" not in html
     assert "temporary input removed: True" in out
     assert os.listdir(data) == []  # the zarr input is gone
+
+
+def test_the_twin_runs_the_workload_asked_for():
+    """`tidegate demo --workload anomaly` ran the twin's vorticity under a table titled
+    "anomaly" (review23): the twin rows were the same for every workload. Each workload of
+    the demo has its twin; the per-file vorticity's is the twin's vorticity."""
+    from tidegate.demo import twin_runs
+    from tidegate.workloads import NAMES
+
+    groups = {}
+    for name in ("anomaly", "vorticity-files"):
+        results = twin_runs(name, steps=8, workers=2)
+        assert [r.policy for r in results] == ["eager", "queue", "tidegate"]
+        groups[name] = {t.group for t in results[0].trace.tasks}
+    assert "mean_chunk" in groups["anomaly"] and "open-v" not in groups["anomaly"]
+    assert "open-v" in groups["vorticity-files"] and "mean_chunk" not in groups["vorticity-files"]
+    from tidegate.demo import TWIN_WORKLOAD
+    from tidegate.sim.workloads import WORKLOADS
+
+    assert all(TWIN_WORKLOAD.get(n, n) in WORKLOADS for n in NAMES)

@@ -392,3 +392,21 @@ def test_memory_limit_below_the_largest_task_is_refused_before_running():
     # A budget that holds the largest footprint runs, and gives the right answer.
     assert x.sum().compute(scheduler=tidegate.get, memory_limit="1MB", validate=True) == 800.0
     assert len(ran) == 4
+
+
+def test_a_bad_stats_or_recompute_roots_is_named_before_running():
+    """stats={} was an AttributeError from the middle of get(); tidegate.recompute-roots:
+    "no" was read as true (bool of a string), so reads ran again that the user had turned
+    off (review23)."""
+    rec = Recorder()
+    with pytest.raises(TypeError, match=r"stats must be a tidegate.RunStats\(\), got dict"):
+        tidegate.get(_side_effect_graph(rec), ["b"], stats={})
+    for value in ("no", "false", None, 2):
+        with dask.config.set({"tidegate.recompute-roots": value}):
+            with pytest.raises(ValueError, match="tidegate.recompute-roots must be true or "
+                                                 f"false, got {value!r}"):
+                tidegate.get(_side_effect_graph(rec), ["b"])
+    assert rec.ran == []
+    for value in (False, True, 0, 1):
+        with dask.config.set({"tidegate.recompute-roots": value}):
+            assert tidegate.get(_side_effect_graph(rec), "b") == 2

@@ -232,3 +232,55 @@ def test_tidegate_plugin_roots_in_flight_are_sampled(client, tmp_path):
     # ceil(1.1 x 1 thread) = 2 per worker; a root completing a pair may pass it, and a
     # running pair keeps one slot of its two: twice that at most.
     assert 1 <= peak <= 2 * 2
+
+
+def test_a_report_path_that_cannot_be_written_is_refused_before_the_block_runs(tmp_path):
+    """Checked on entry, not after the computes (review23: a missing folder raised
+    FileNotFoundError at the block's end, after all its work)."""
+    ran = []
+    for path in (tmp_path / "no" / "such" / "r.html", tmp_path):
+        with pytest.raises(OSError, match="tidegate.record"):
+            with tidegate.record(path):
+                ran.append(path)
+    assert ran == [] and list(tmp_path.iterdir()) == []
+
+
+def test_computes_on_a_scheduler_record_cannot_see_are_named(tmp_path):
+    """A compute on dask's own threaded scheduler leaves no trace: the warning must say so,
+    not that nothing was computed, and also when only collecting (path None: it was
+    silent, so the README's ``record(None) ... x.compute()`` gave ``traces == []``)."""
+    x = da.ones(10, chunks=5).sum()
+    with pytest.warns(UserWarning, match=r"1 compute .*not recorded.*scheduler=\"tidegate\""):
+        with tidegate.record(tmp_path / "r.html") as rec:
+            x.compute(scheduler="threads")
+    assert rec.traces == [] and list(tmp_path.iterdir()) == []
+    with pytest.warns(UserWarning, match=r"2 computes .*not recorded"):
+        with tidegate.record(None) as rec:
+            x.compute(scheduler="sync")
+            x.compute(scheduler="threads")
+            x.compute(scheduler="tidegate")
+    assert [t.meta["body"] for t in rec.traces] == ["threads"]
+
+
+def test_recorded_computes_do_not_warn(tmp_path, recwarn):
+    x = da.ones(10, chunks=5).sum()
+    with tidegate.record(tmp_path / "r.html") as rec:
+        x.compute(scheduler="tidegate")
+        with CallbackTrace("by callbacks"):
+            x.compute(scheduler="threads")
+    assert len(rec.traces) == 2
+    assert not [w for w in recwarn.list if "record" in str(w.message)], recwarn.list
+
+
+def test_the_blocks_own_error_is_not_hidden_by_a_warning():
+    """The notice of computes not recorded comes from record()'s exit: with warnings made
+    errors (pytest -W error), raised there it replaced the block's own error."""
+    import warnings
+
+    x = da.ones(10, chunks=5).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(KeyError, match="mine"):
+            with tidegate.record(None):
+                x.compute(scheduler="threads")
+                raise KeyError("mine")

@@ -313,3 +313,17 @@ def test_report_renders_in_headless_chromium(real_traces, tmp_path):
     assert all(n > 20 for n in drawn), dict(zip(colours, drawn, strict=True))
     if os.environ.get("TIDEGATE_KEEP_SCREENSHOT"):
         shutil.copy(tmp_path / "report.png", os.environ["TIDEGATE_KEEP_SCREENSHOT"])
+
+
+def test_trace_files_are_read_like_the_command_line_reads_them(tmp_path):
+    """report(["r-0.jsonl"]) (what record() writes) was an AttributeError: 'str' object
+    has no attribute 'tasks' (review23); files are loaded, anything else is named."""
+    import tidegate
+
+    with tidegate.record(None) as rec:
+        da.ones(100, chunks=10).sum().compute(scheduler="tidegate")
+    saved = rec.traces[0].save(tmp_path / "r-0.jsonl")
+    path = tidegate.report([str(saved), saved], tmp_path / "r.html")
+    assert path.read_text().count("tidegate") > 2
+    with pytest.raises(TypeError, match="a Trace or a trace file, not int"):
+        tidegate.report([rec.traces[0], 5], tmp_path / "bad.html")

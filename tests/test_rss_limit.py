@@ -625,3 +625,47 @@ def test_unsized_tasks_probe_one_at_a_time(tmp_path, case):
     assert r["close"]
     assert r["threaded"] > 1.5 * limit, r  # unbounded, four 60 MB temporaries at once
     assert r["peak"] <= 1.1 * limit, r
+
+
+def test_a_task_whose_output_is_larger_than_the_limit_is_named_once_it_ran(recwarn):
+    """A task's need is its footprint past its output plus that output: one returning 100
+    MB at 30 MB cannot run within the limit however few run at once, and the warning must
+    say so, not that measured tasks "run within the limit, fewer at once" (it compared
+    the footprint past the output alone: 'big' was said to need 1.9 MiB)."""
+    import numpy as np
+    from dask import delayed
+
+    def big(i):
+        return np.full(12_500_000, float(i))  # a 100 MB output
+
+    out = delayed(sum)([delayed(np.sum)(delayed(big)(i)) for i in range(3)])
+    assert out.compute(scheduler="tidegate", memory_limit="30MB", num_workers=1) == 3.75e7
+    said = [str(w.message) for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+    assert any("smallest memory_limit that would work is about" in m for m in said), said
+    assert not any("run within the limit" in m for m in said), said
+
+
+MANY_SMALL = textwrap.dedent(
+    """
+    import json, sys
+    import dask.array as da, tidegate
+    x = da.ones((300, 2000), chunks=(10, 10)).map_blocks(lambda b: b + 1)  # 6,000 chunks of 800 B
+    stats = tidegate.RunStats()
+    got = x.sum().compute(scheduler="tidegate", num_workers=2, memory_limit=sys.argv[1],
+                          stats=stats)
+    print(json.dumps({"got": float(got), "fewest": stats.fewest_threads,
+                      "named": stats.limit_for_all_threads, "peak": stats.peak_memory}))
+    """
+)
+
+
+def test_the_graphs_own_memory_is_no_tasks_footprint(tmp_path):
+    """The graph dask materialises inside get() (20,000 tasks: about 20 MB of RSS above the
+    compute's start) is in every reading, but no task's: read as the tasks' footprint
+    (nothing held, the rest of the reading theirs), 800-byte sums were said to need 10-25
+    MiB each and ran on one thread of two at 60 MB, where 82 MiB was named for two
+    (review23). The first compute of a fresh process: its graph grows the heap."""
+    r = run_fresh(MANY_SMALL, 60e6, spill_dir=tmp_path)
+    assert r["got"] == 300 * 2000 * 2
+    assert r["fewest"] == 2 and r["named"] == 0, r
+    assert r["peak"] <= 1.1 * 60e6, r

@@ -204,3 +204,12 @@ def test_demo_runs_its_cluster_at_the_bandwidth_the_command_line_accepted(
     assert seen == [network]
     said = capsys.readouterr().out
     assert f"network {'unlimited' if network is None else text.strip()} per worker" in said
+
+
+def test_the_table_shows_whole_bytes(capsys):
+    """The mean peak per worker is a mean: format_bytes printed '67.33333333333333 B'
+    below a kiB (review23)."""
+    assert main(["simulate", "--steps", "5", "--chunk", "1B", "--workers", "3",
+                 "--policy", "queue"]) == 0
+    printed = capsys.readouterr().out
+    assert "333333" not in printed and " B " in printed, printed

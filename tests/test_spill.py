@@ -341,3 +341,54 @@ def test_a_held_result_with_an_empty_2d_array_spills_in_a_compute(tmp_path):
         got = tot.compute(scheduler="tidegate", memory_limit="40MB", num_workers=2, stats=stats)
     assert got == tot.compute(scheduler="sync")
     assert stats.bytes_spilled > 0, stats
+
+
+EXIT_WHILE_SPILLED = """
+import sys, threading
+import numpy as np
+from tidegate.spill import SpillStore
+store = SpillStore(sys.argv[1])
+store.put(0, np.ones(1000), "a result", 8000)
+store.flush()  # on disk: as a compute running in a daemon thread leaves it at exit
+print(store.path)
+"""
+
+
+def test_a_spill_folder_left_open_at_exit_is_removed(tmp_path):
+    """A compute in a daemon thread (a notebook's or a web app's) is cut off when the
+    process exits: its spill folder stayed behind with every file in it (review23)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", EXIT_WHILE_SPILLED, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith(str(tmp_path))  # it made its folder there
+    assert list(tmp_path.iterdir()) == []
+
+
+FORK_WHILE_SPILLED = """
+import os, sys
+import numpy as np
+from tidegate.spill import SpillStore
+store = SpillStore(sys.argv[1])
+store.put(0, np.arange(1000.0), "a result", 8000)
+store.flush()
+pid = os.fork()
+if pid == 0:  # a child forked while the parent's compute runs, exiting normally
+    sys.exit(0)
+os.waitpid(pid, 0)
+assert store.pop(0).sum() == 499500.0  # still on disk: the child left the folder alone
+store.close()
+print("ok")
+"""
+
+
+def test_a_forked_child_leaves_its_parents_spill_folder(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", FORK_WHILE_SPILLED, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -755,6 +755,9 @@ def get(
         rerun_exceptions_locally = dask.config.get("rerun_exceptions_locally", False)
     if cache is None:
         cache = dask.config.get("cache", None)
+    recompute_roots = config.flag("recompute-roots")
+    if stats is not None and not isinstance(stats, RunStats):
+        raise TypeError(f"stats must be a tidegate.RunStats(), got {type(stats).__name__}")
     stats = stats if stats is not None else RunStats()
     if (collected := stats_sink()) is not None:
         collected.append(stats)
@@ -847,7 +850,7 @@ def get(
                 raise_exception=raise_exception,
                 rerun_exceptions_locally=bool(rerun_exceptions_locally), executor=pool,
                 spill_dir=config.get("spill-directory"), cap=cap, total=lambda: total,
-                recompute_roots=bool(config.get("recompute-roots")),
+                recompute_roots=recompute_roots,
                 trace=recorded, baseline=baseline, floor=floor, chunk=chunk,
                 threads_asked=config.num_workers(num_workers),
             )  # fmt: skip

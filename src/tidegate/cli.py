@@ -81,7 +81,8 @@ def simulate(args) -> int:
     base = results[0]
     out = {}
     for r in results:
-        peak, mean = max(r.peak_memory_per_worker), sum(r.peak_memory_per_worker) / args.workers
+        peak = max(r.peak_memory_per_worker)
+        mean = round(sum(r.peak_memory_per_worker) / args.workers)  # (format_bytes: whole B)
         table.add_row(
             r.policy, format_bytes(peak), format_bytes(mean),
             f"{peak / max(1, max(base.peak_memory_per_worker)):.2f}x",

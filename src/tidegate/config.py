@@ -132,6 +132,15 @@ def num_workers(value=None) -> int:
     return int(value)
 
 
+def flag(name: str) -> bool:
+    """``tidegate.<name>``, true or false (YAML's and dask's environment variables' booleans;
+    0 and 1 too); any other value is a ValueError: bool("no") is true."""
+    value = get(name)
+    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise ValueError(f"tidegate.{name} must be true or false, got {value!r}")
+
+
 def order(value=None) -> str:
     value = get("order", value)
     if value not in ORDERS:

@@ -639,7 +639,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
                                                               hooks))  # fmt: skip
                 if not warned and governor.peak > 1.1 * hooks.cap and threads == 1:
                     warned = True
-                    _warn_over_limit(governor, hooks.cap, graph.group_names)
+                    _warn_over_limit(governor, hooks.cap, graph.group_names, largest_of)
                 if LEDGER.active > 1:
                     budget = min(budget, LEDGER.budget(core, hooks.cap, total))
                     ceiling = min(ceiling, budget)
@@ -907,12 +907,21 @@ def _unseen_inputs(upcoming, seen, rep_inputs: dict, largest_of: dict) -> dict[i
     return out
 
 
-def _warn_over_limit(governor: Governor, limit: float, names: list) -> None:
+def _warn_over_limit(governor: Governor, limit: float, names: list, outputs: dict) -> None:
     """One thread, nothing held beyond its inputs, and still over: the limit is below what
-    one task needs (known only once it ran: no chunk metadata said so beforehand)."""
+    one task needs (known only once it ran: no chunk metadata said so beforehand). A
+    task needs its footprint past its output, that output (``outputs``: each group's
+    largest result so far) and its inputs; the neediest group is named. (With the
+    footprint alone, a task returning 100 MB at 30 MB was said to need 1.9 MiB, and the
+    limit to hold once tasks ran fewer at once: on one thread.)"""
     from dask.utils import format_bytes
 
-    group, foot = max(governor.footprint.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    def own(g) -> float:  # besides its inputs
+        return governor.footprint.get(g, 0.0) + outputs.get(g, 0.0)
+
+    groups = {*governor.footprint, *outputs}
+    group = max(groups, key=lambda g: own(g) + governor.sized.get(g, 0.0), default=None)
+    foot = own(group) if group is not None else 0.0
     name = names[group] if group is not None else "?"
     inputs = governor.sized.get(group, 0.0) if group is not None else 0.0
     if 0 < foot + inputs <= governor.usable:  # one task and its inputs fit: the peak came

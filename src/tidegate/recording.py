@@ -12,6 +12,7 @@ access for that reason.
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 import uuid
@@ -47,16 +48,29 @@ def record(path="tidegate-report.html", *, name: str | None = None, client=None,
     lines next to the report (``<stem>-<n>.jsonl``; ``tidegate report`` reads them).
     ``interval``: seconds between memory samples on a cluster."""
     rec = Recording(None if path is None else Path(path))
+    if rec.path is not None:
+        _check_writable(rec.path)
     client = client if client is not None else _client_in_use()
     plugin = None
     if client is not None:
         plugin = f"tidegate-record-{uuid.uuid4().hex[:8]}"
         client.register_plugin(_recorder_class()(plugin, interval), name=plugin)
     try:
-        with trace.collecting() as local:
+        with trace.collecting() as local, _Computes(local) as computes:
             yield rec
     finally:
         rec.traces.extend(local)
+        failing = sys.exc_info()[0] is not None
+        unseen = computes.count - len(local)
+        if unseen > 0 and not failing:  # (a warning turned error must not hide the user's)
+            warnings.warn(
+                f"tidegate.record(): {unseen} compute{'s' if unseen > 1 else ''} in the "
+                f"block ran on a scheduler that leaves no trace (dask's threaded, sync or "
+                f"processes scheduler) and {'were' if unseen > 1 else 'was'} not recorded: "
+                f"pass scheduler=\"tidegate\" (or use dask.config.set(scheduler="
+                f"\"tidegate\")), or compute on a distributed Client",
+                stacklevel=3,
+            )
         if client is not None:
             cluster = client.run_on_scheduler(_finish_recording, name=plugin)
             if cluster.tasks or not rec.traces:  # an idle cluster beside local runs: leave out
@@ -65,15 +79,53 @@ def record(path="tidegate-report.html", *, name: str | None = None, client=None,
             for i, tr in enumerate(rec.traces, 1):
                 tr.meta["name"] = name if len(rec.traces) == 1 else f"{name} {i}"
         if rec.path is not None:
-            _write(rec, save_traces, title, failing=sys.exc_info()[0] is not None)
+            _write(rec, save_traces, title, failing=failing, said=unseen > 0)
 
 
-def _write(rec: Recording, save_traces: bool, title: str, failing: bool) -> None:
+def _check_writable(path: Path) -> None:
+    """The report's folder must exist before the block runs, not be found missing after
+    all its computes (review23)."""
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"tidegate.record(): no folder {str(folder)!r} "
+                                f"to write the report in", str(path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "tidegate.record(): the report's path is a "
+                                "folder; give a file name such as report.html", str(path))
+
+
+class _Computes:
+    """Counts the computes started in this context that call dask's local callbacks (dask's
+    threaded, sync and processes schedulers, and tidegate's), against the traces they left
+    in ``local``: those that left none ran on a scheduler record() cannot see."""
+
+    def __init__(self, local: list):
+        from dask.callbacks import Callback
+
+        class Counter(Callback):
+            def _start_state(inner, dsk, state) -> None:
+                if trace.sink() is local:  # (not another thread's compute meanwhile)
+                    self.count += 1
+
+        self.count = 0
+        self._callback = Counter()
+
+    def __enter__(self):
+        self._callback.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._callback.__exit__(*exc)
+
+
+def _write(rec: Recording, save_traces: bool, title: str, failing: bool,
+           said: bool = False) -> None:
     from .report import report
 
     if not rec.traces:
-        warnings.warn("tidegate.record(): nothing was computed in the block; no report written",
-                      stacklevel=4)
+        if not said:  # (else the computes not recorded were named already)
+                warnings.warn("tidegate.record(): nothing was computed in the block; no report "
+                              "written", stacklevel=4)
         return
     try:
         report(rec.traces, rec.path, title=title)

@@ -190,10 +190,21 @@ def group_times(traces: Sequence[Trace]) -> list[tuple[str, float]]:
 
 
 def _check(traces) -> list[Trace]:
-    traces = [traces] if isinstance(traces, Trace) else list(traces)
+    """Traces, or trace files (JSON lines: what record() and tidegate.trace save), loaded."""
+    import os
+
+    traces = [traces] if isinstance(traces, (Trace, str, os.PathLike)) else list(traces)
     if not traces:
         raise ValueError("no traces to report")
-    return traces
+    out = []
+    for tr in traces:
+        if isinstance(tr, (str, os.PathLike)):
+            tr = Trace.load(tr)
+        elif not isinstance(tr, Trace):
+            raise TypeError(f"each trace must be a Trace or a trace file, not "
+                            f"{type(tr).__name__}")
+        out.append(tr)
+    return out
 
 
 def _peak_memory(traces: Sequence[Trace]) -> float:
@@ -217,7 +228,8 @@ def report(traces, path="tidegate-report.html", *, title: str = "tidegate report
            max_rects: int = MAX_RECTS) -> Path:
     """Write one self-contained HTML file (bokeh's JS inlined: opens offline) showing each
     trace in a column: task stream by worker and thread coloured by group, memory per
-    worker, roots in flight, spills; a summary table on top. Returns the path."""
+    worker, roots in flight, spills; a summary table on top. ``traces``: Trace objects or
+    trace files (JSON lines), one or a list. Returns the path."""
     from bokeh.embed import file_html
     from bokeh.layouts import column, gridplot
     from bokeh.models import Div, Range1d

@@ -6,6 +6,7 @@ they are written and read without an extra in-memory copy.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import itertools
 import os
@@ -16,6 +17,7 @@ import struct
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +76,7 @@ class SpillStore:
         self._writer: threading.Thread | None = None
         self._writing = 0  # version being written, 0 for none
         self._closed = False
+        self._pid = 0  # the process that made the folder
 
     @property
     def backlog_bytes(self) -> float:
@@ -82,6 +85,8 @@ class SpillStore:
 
     def put(self, key: int, value: Any, name: str = "", nbytes: float = 0) -> None:
         with self._lock:
+            if self._closed:  # (at exit: a compute still running in a daemon thread)
+                raise SpillWriteError(errno.ENOENT, "the spill folder was removed", self.path)
             if self.path is None:
                 try:
                     self.path = tempfile.mkdtemp(prefix="tidegate-spill-", dir=self.parent)
@@ -93,6 +98,8 @@ class SpillStore:
                         f"writable folder, or raise memory_limit",
                         self.parent,
                     ) from exc
+                self._pid = os.getpid()
+                _OPEN.add(self)
                 self._writer = threading.Thread(target=self._write_loop, name="tidegate-spill",
                                                 daemon=True)  # fmt: skip
                 self._writer.start()
@@ -280,6 +287,24 @@ class SpillStore:
             shutil.rmtree(self.path, ignore_errors=True)
             self.path = None
         self._files.clear()
+        _OPEN.discard(self)
+
+
+# Stores with a folder not removed yet. A compute in a daemon thread (a notebook's, a web
+# app's) is cut off when the process exits, its ``finally`` never runs: its folder and
+# every file in it stayed behind (review23). Removed at exit, without waiting for writes.
+_OPEN: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_stores() -> None:
+    for store in list(_OPEN):
+        if store._pid != os.getpid():  # a forked child's copy: the folder is its parent's
+            continue
+        try:
+            store.close(wait=False)
+        except Exception:  # noqa: BLE001 - at exit: remove what can be removed
+            pass
 
 
 def _flat(part) -> memoryview:
