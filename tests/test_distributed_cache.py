@@ -6,6 +6,7 @@ edges change as they do on a live scheduler."""
 
 from __future__ import annotations
 
+import inspect
 from types import MethodType
 
 import pytest
@@ -65,11 +66,14 @@ class Driver:
     def submit(self, dsk: dict, keys: list, user_priority: int = 0) -> None:
         """As dask's update_graph: tasks and edges made, plugins told, then transitions."""
         s = self.state
+        kwargs = {}
+        if "dependencies" in inspect.signature(s._create_taskstate_from_graph).parameters:
+            kwargs["dependencies"] = {k: set(v.dependencies) for k, v in dsk.items()}  # < 2025.5
         s._create_taskstate_from_graph(
             start=0.0, dsk=dsk, keys=set(keys), ordered={k: i for i, k in enumerate(dsk)},
             client="c", annotations_by_type={}, global_annotations=None,
             stimulus_id=f"graph-{len(s.tasks)}", submitting_task=None, span_metadata={},
-            user_priority=user_priority, actors=None, fifo_timeout=0.0, code=(),
+            user_priority=user_priority, actors=None, fifo_timeout=0.0, code=(), **kwargs,
         )  # fmt: skip
 
     def release(self, keys) -> None:

@@ -369,17 +369,18 @@ def patch_materialize() -> None:
         return
 
     def _materialize_graph(expr, validate):
-        dsk, by_type = original(expr=expr, validate=validate)
+        # (dsk, annotations) from 2025.5; 2025.4.x returns (dsk, dependencies, annotations)
+        out = original(expr=expr, validate=validate)
         try:
             from .. import annotations
 
+            dsk, by_type = out[0], out[-1]
             carried = annotations.carry(annotations.read(expr), dsk)
+            for kind, values in carried.items():
+                by_type.setdefault(kind, {}).update(values)
         except Exception:  # never break a graph submission over annotations
             logger.exception("tidegate: carrying annotations through fusion failed")
-            return dsk, by_type
-        for kind, values in carried.items():
-            by_type.setdefault(kind, {}).update(values)
-        return dsk, by_type
+        return out
 
     _materialize_graph._tidegate = True
     _materialize_graph.__wrapped__ = original

@@ -352,7 +352,7 @@ class SimCluster:
             fifo_timeout=0.0, code=(),
         )
         accepted = inspect.signature(s._create_taskstate_from_graph).parameters
-        if "dependencies" in accepted:  # <= 2025.1
+        if "dependencies" in accepted:  # before 2025.5
             kwargs["dependencies"] = {k: set(v.dependencies) for k, v in model.dsk.items()}
 
         def update_graph():
