@@ -27,8 +27,13 @@ __all__ = [
     "UnsupportedDistributed", "NAME", "SUPPORTED", "HOOKS",
 ]  # fmt: skip
 
-# The distributed releases this package is tested with; keep in sync with pyproject.toml.
-SUPPORTED = (Version("2025.1.0"), Version("2027.0.0"))
+# The distributed releases this package is tested with; keep in sync with pyproject.toml
+# and .ci/distributed-lowest (which runs the plugin's and the twin's tests on SUPPORTED[0];
+# tests/test_distributed_pin.py checks all three agree). Before 2025.4 the client fuses the
+# graph and the scheduler never sees the annotations (dask/dask#7036): tidegate_limit,
+# tidegate_root and priority on fused graphs would be ignored there
+# (bench/results/dist24-findings.txt).
+SUPPORTED = (Version("2025.4.0"), Version("2027.0.0"))
 HOOKS = {**STATE_HOOKS, **SERVER_HOOKS}
 ATTRIBUTES = ("queued", "idle", "idle_task_count", "running", "WORKER_SATURATION", "tasks")
 
@@ -85,9 +90,11 @@ def check_compatible(scheduler_or_class) -> None:
             )
     v = Version(distributed.__version__.split("+")[0])
     if not SUPPORTED[0] <= v < SUPPORTED[1]:
+        older = " (annotations on fused graphs do not reach the scheduler there)" \
+            if v < SUPPORTED[0] else ""  # fmt: skip
         warnings.warn(
             f"tidegate.distributed is tested with distributed >={SUPPORTED[0]},<{SUPPORTED[1]}, "
-            f"not {distributed.__version__}; the hooks it needs are present, proceeding",
+            f"not {distributed.__version__}{older}; the hooks it needs are present, proceeding",
             stacklevel=3,
         )
 
