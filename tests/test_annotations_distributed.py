@@ -411,3 +411,47 @@ def test_the_fusion_patch_goes_with_the_last_plugin():
         ca.unregister_scheduler_plugin(td.NAME)
         assert not patched()
     assert ds._materialize_graph is original
+
+
+def _plus_one(block):
+    return block + 1
+
+
+def test_the_fusion_patch_keeps_the_shape_of_dasks_result(monkeypatch):
+    """dist24: distributed 2025.4.x's _materialize_graph returns (dsk, dependencies,
+    annotations), 2025.5 on (dsk, annotations); the patch unpacked two, so on 2025.4.x every
+    graph submission failed once the plugin was installed. Whatever dask returns goes back
+    in its own shape, the carried annotations in its last item."""
+    import distributed.scheduler as ds
+    from dask._expr import FinalizeCompute
+    from dask.base import collections_to_expr
+
+    from tidegate.distributed.server import patch_materialize, unpatch_materialize
+
+    dask_own = ds._materialize_graph
+    if getattr(dask_own, "_tidegate", False):
+        dask_own = dask_own.__wrapped__
+
+    def three(expr, validate):  # as 2025.4.x
+        out = dask_own(expr=expr, validate=validate)
+        dsk = out[0]
+        return dsk, {k: set(v.dependencies) for k, v in dsk.items()}, out[-1]
+
+    x = da.ones((20, 10), chunks=(1, 10))
+    with dask.annotate(tidegate_limit="s3-read"):
+        y = x.map_blocks(_plus_one, dtype=x.dtype)
+    expr = FinalizeCompute(collections_to_expr([(y * 2).sum()], True)).optimize()
+    for shape, original in (("2025.4", three), ("installed", dask_own)):
+        expected = len(original(expr=expr, validate=False))
+        monkeypatch.setattr(ds, "_materialize_graph", original)
+        patch_materialize()
+        try:
+            assert ds._materialize_graph is not original  # wrapped
+            out = ds._materialize_graph(expr=expr, validate=False)
+        finally:
+            unpatch_materialize()
+        assert ds._materialize_graph is original
+        assert len(out) == expected, shape
+        limits = out[-1].get("tidegate_limit", {})
+        fused = [k for k in out[0] if k in limits]
+        assert len(fused) == 20 and {limits[k] for k in fused} == {("s3-read",)}, shape
