@@ -1433,8 +1433,7 @@ class Plugin(SchedulerPlugin):
         """The scan stopped at a root nobody may take: roots reserved (``books._owed``) on a
         worker free for roots are asked out of line. Each completes a meeting opened there
         and its slot is counted already (reserved), so starting it takes none more (only one
-        whose opener's data is loaded and waits for it, that lacks no other root and whose
-        data feeds few meetings: it opens none); left in
+        that lacks no other root and whose data feeds few meetings: it opens none); left in
         line behind the blocked head, it waited for the queue to reach it in priority order,
         and its opener's data and the reservation held two of a worker's slots the whole
         run: dask offers the roots at a graph's arrival in an order its sets decide, and a
@@ -1443,7 +1442,7 @@ class Plugin(SchedulerPlugin):
         examined count."""
         books, ready, free = self.books, self._ready, self._free_key
         tasks = s.tasks
-        for r, (w, opener) in list(books._owed.items()):
+        for r, (w, _) in list(books._owed.items()):
             if examined >= WINDOW:
                 break
             if w not in free or r not in books._owed:
@@ -1451,18 +1450,13 @@ class Plugin(SchedulerPlugin):
             ts = tasks.get(r)
             if ts is None or ts.state != "queued" or ts not in ready:
                 continue
-            if opener in books._processing or opener not in books._live:
-                # Its opener still loads (or its data went): the pair goes on in line as
-                # usual (asked out of line then too, sim fingerprints' store-form
-                # vorticity 4x2 took 1.13x the time; 1.02x with this).
-                continue
             examined += 1
             plan = self._plan(ts)
             if plan.meetings:
                 lacks, spread = self._walk(ts, plan)[1::3]
                 if lacks or spread:
-                    # It would open meetings of its own (a stencil's neighbour block:
-                    # out of line, it pulled in more, twin stencil 20x4 peak 1.30x).
+                    # It would open meetings of its own (a stencil's neighbour block):
+                    # out of line, it pulled in more (twin stencil 20x4: peak 1.30x).
                     continue
             addr, _ = self._place(ts, stimulus_id)
             if addr is None:
