@@ -1418,8 +1418,6 @@ class Plugin(SchedulerPlugin):
                 self._update()
                 if not self._open:
                     roots_blocked = True
-            if roots_blocked and books._owed and self._free_key:
-                examined = self._owed_first(s, examined, stimulus_id)
             if (self._idle or (self._free and self._parked_kept)) and self._parked \
                     and not ready.has_roots() \
                     and examined < WINDOW and looked < 4 * WINDOW:  # fmt: skip
@@ -1428,49 +1426,6 @@ class Plugin(SchedulerPlugin):
             for ts in skipped:
                 if ts.state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
-
-    def _owed_first(self, s, examined: int, stimulus_id) -> int:
-        """The scan stopped at a root nobody may take: roots reserved (``books._owed``) on a
-        worker free for roots are asked out of line. Each completes a meeting opened there
-        and its slot is counted already (reserved), so starting it takes none more (only one
-        that lacks no other root and whose data feeds few meetings: it opens none); left in
-        line behind the blocked head, it waited for the queue to reach it in priority order,
-        and its opener's data and the reservation held two of a worker's slots the whole
-        run: dask offers the roots at a graph's arrival in an order its sets decide, and a
-        root of the last pairs took a worker first (twin open -> read -> select, 2 x 2, seed
-        1: one thread idle through every combine, 1.51x queuing's makespan). Returns the
-        examined count."""
-        books, ready, free = self.books, self._ready, self._free_key
-        tasks = s.tasks
-        for r, (w, _) in list(books._owed.items()):
-            if examined >= WINDOW:
-                break
-            if w not in free or r not in books._owed:
-                continue
-            ts = tasks.get(r)
-            if ts is None or ts.state != "queued" or ts not in ready:
-                continue
-            examined += 1
-            plan = self._plan(ts)
-            if plan.meetings:
-                lacks, spread = self._walk(ts, plan)[1::3]
-                if lacks or spread:
-                    # It would open meetings of its own (a stencil's neighbour block):
-                    # out of line, it pulled in more (twin stencil 20x4: peak 1.30x).
-                    continue
-            addr, _ = self._place(ts, stimulus_id)
-            if addr is None:
-                continue
-            ws = s.workers.get(addr)
-            if ws in s.running:
-                self._start(ts, ws, stimulus_id)
-                self._wake_lacked(self._lacked)
-            if ts in ready:
-                ready.discard(ts)
-                if ts.state == "queued":
-                    ready.add(ts)
-            self._update()
-        return examined
 
     def _still_blocked(self) -> bool:
         """Would poke's scan stop at its first root, the one nobody could take last time
