@@ -1,10 +1,6 @@
 """bench/distributed.py's small clusters in the twin (issue 9: tidegate's wall within 1.05x
 queuing's). Two misses the twin found there (bench/results/wall24-findings.txt):
 
-- a root reserved for a meeting opened at the graph's arrival (dask offers the roots in an
-  order its sets decide) waited behind a blocked head of the queue for the rest of the run,
-  its partner's data and the reservation holding two of a 2-thread worker's three slots:
-  roots reserved on a worker free for roots are now asked out of line (hooks._owed_first);
 - readers of two shared grids (consumers, placed by dask's non-rootish path) all went to
   the one worker free for roots and stayed there (hooks._decide_worker_non_rootish);
 - a copy of one shared grid queued behind the other's into the same worker: a worker
@@ -14,89 +10,9 @@ queuing's). Two misses the twin found there (bench/results/wall24-findings.txt):
 
 from __future__ import annotations
 
-import dask
-import numpy as np
-from dask import delayed
-
 from tidegate.sim import simulate
 
 NET = dict(bandwidth=200e6, outgoing_bandwidth=float("inf"), latency=0.001)
-
-
-def _open(i):
-    return ("handle", i)
-
-
-def _read(handle, n):
-    return np.full(n, float(handle[1]))
-
-
-def _select(x):
-    return x[::2].copy()
-
-
-def _combine(a, b):
-    return float((a * b).sum())
-
-
-def _open_read_select(n=80, mb=16):
-    """bench/distributed.py's open -> read -> select, with its key names (the sorted pairs
-    of its 80 random names are what made a late pair come first at seed 1)."""
-    import random
-
-    words = "amber birch cedar dune ember fjord grove heath inlet juniper kelp larch moss".split()
-    rng = random.Random(1)
-    names: set = set()
-    while len(names) < n:
-        names.add("-".join(rng.sample(words, 4)))
-    size = mb * 2**20 // 8
-    ends = []
-    with dask.config.set(delayed_pure=True):
-        for i, k in enumerate(sorted(names)):
-            h = delayed(_open)(i, dask_key_name="open-" + k)
-            r = delayed(_read)(h, size, dask_key_name="read-" + k)
-            ends.append(delayed(_select)(r, dask_key_name="select-" + k))
-        pairs = [delayed(_combine)(ends[2 * i], ends[2 * i + 1]) for i in range(n // 2)]
-        return delayed(sum)(pairs)
-
-
-def _durations(key):
-    name = key if isinstance(key, str) else key[0]
-    if name.startswith("_combine"):
-        return 0.053  # as the LocalCluster's tasks take (50 ms sleep and the product)
-    if name.startswith(("read-", "select-")):
-        return 0.003
-    return 0.0001
-
-
-def test_a_reserved_root_is_not_left_behind_a_blocked_head():
-    x = _open_read_select()
-    runs = {}
-    for seed in (0, 1):
-        q, t = simulate(x, workers=2, threads_per_worker=2, policy=["queue", "tidegate"],
-                        durations=_durations, thread_lag=0.01, seed=seed, processes=1,
-                        record_memory=False, **NET)  # fmt: skip
-        runs[seed] = (q, t)
-        # seed 1 before: 2.11 s against queuing's 1.40 (1.51x); now 0.99x
-        assert t.makespan <= 1.05 * q.makespan, (seed, t.makespan, q.makespan)
-        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
-        assert t.bytes_transferred <= q.bytes_transferred
-        # Each pair's two opens start close together: none waits for the queue to come
-        # round to it while its partner's data waits (before: 1.8 s apart at seed 1).
-        start = {k: s.start for s in t.trace.tasks for k in [s.key] if k.startswith("open-")}
-        deps = x.__dask_graph__()
-        for key, task in deps.items():
-            if isinstance(key, str) and key.startswith("_combine"):
-                opens = []
-                for sel in task.dependencies:
-                    read = next(iter(deps[sel].dependencies))
-                    opens.append(start[next(iter(deps[read].dependencies))])
-                assert abs(opens[0] - opens[1]) < 0.25, (seed, key, opens)
-    # Deterministic: the same trace again.
-    again = simulate(x, workers=2, threads_per_worker=2, policy="tidegate",
-                     durations=_durations, thread_lag=0.01, seed=1, record_memory=False,
-                     **NET)  # fmt: skip
-    assert again.makespan == runs[1][1].makespan
 
 
 # seed weighted's graph as bench/distributed.py's zarr inputs make it (two 8 MB grids, each
