@@ -315,6 +315,16 @@ class Broadcast:
         # No more copies than tasks left to place; at least one, for the task asking.
         most = max(1, len(d.waiters or ()) - len(who) - len(flight))
         started = set()
+        # Workers receiving a copy of another shared input go last: a worker's incoming
+        # copies take turns on its link, and two grids made on two workers were both sent
+        # to a third, one after the other, while their holders waited for each other's
+        # (twin seed weighted 4 x 1, 200 MB/s: first readers 40 ms later, 1.05-1.08x
+        # queuing's makespan).
+        receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
+        if receiving:
+            first, then = tee(wanting)
+            wanting = chain(filterfalse(receiving.__contains__, first),
+                            filter(receiving.__contains__, then))
         for dest, src in broadcast_pairs(sending, wanting, most, per):
             comm = comms.get(dest)
             if comm is None:
