@@ -854,6 +854,24 @@ def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:
     return scores, bool(whole) and bool(scores)
 
 
+def further_plan_tasks(plan: tuple) -> tuple[list, list]:
+    """:func:`further_tasks` from the meetings' :func:`further_plan` (the same lists)."""
+    placed: list = []
+    sized: list = []
+    for entry in plan:
+        if entry is None:
+            continue
+        t, chains = entry
+        placed.append(t)
+        for tops, _, handle, inner in chains:
+            placed.extend(tops)
+            if handle is not None:
+                sized.append(handle)
+            if inner is not None:
+                sized.extend(tops[i] for i in inner)
+    return placed, sized
+
+
 def walked_tasks(plan: MeetingPlan) -> tuple[list, list]:
     """``(placed, sized)``: the tasks whose place (``where``) and whose size
     :func:`meeting_partners` may read with ``plan`` (the handles it tests). Its answer

@@ -61,6 +61,7 @@ from ..policy import (
     further_by_plan,
     further_meeting,
     further_plan,
+    further_plan_tasks,
     further_tasks,
     walked_tasks,
     holds_data,
@@ -1779,13 +1780,7 @@ class Plugin(SchedulerPlugin):
                     nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
                 self._audited("further")
             return entry[1][1]
-        fplans = self._fplans
-        kept = fplans.get(ts.key)
-        if kept is None or kept[0] is not ts:
-            kept = fplans[ts.key] = (ts, further_plan(
-                plan.meetings, _dependents, _dependencies, constant=_constant,
-                chains=self._chains))  # fmt: skip
-        out = further_by_plan(kept[1], _where, self._size)
+        out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
         if self.books.audit:
             assert out == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
@@ -1801,6 +1796,15 @@ class Plugin(SchedulerPlugin):
                     entry[3] = entry[3] + further  # (a new list: the kept one is shared)
                     self._watch(further)
         return out
+
+    def _further_plan(self, ts, plan) -> tuple:
+        """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
+        kept = self._fplans.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            kept = self._fplans[ts.key] = (ts, further_plan(
+                plan.meetings, _dependents, _dependencies, constant=_constant,
+                chains=self._chains))  # fmt: skip
+        return kept[1]
 
     def _keep_walk(self, entry) -> None:
         """Keep a refused root's walks (``_entry``) until a task they looked at moves."""
@@ -1832,9 +1836,13 @@ class Plugin(SchedulerPlugin):
         if kept is None or kept[0] is not ts:
             kept = self._lookups[ts.key] = (ts, _keys(walked_tasks(plan)), None)
         if further and kept[2] is None:
-            kept = self._lookups[ts.key] = (ts, kept[1], _keys(further_tasks(
-                plan.meetings, _dependents, _dependencies, constant=_constant,
-                chains=self._chains)))  # fmt: skip
+            looked = further_plan_tasks(self._further_plan(ts, plan))
+            if self.books.audit:
+                assert looked == further_tasks(
+                    plan.meetings, _dependents, _dependencies, constant=_constant,
+                    chains=self._chains), ts.key  # fmt: skip
+                self._audited("further tasks")
+            kept = self._lookups[ts.key] = (ts, kept[1], _keys(looked))
         return [None if part is None or min(map(_nbytes, part[1]), default=0) < 0
                 else part[0] for part in kept[1:]]
 
