@@ -5,8 +5,14 @@ A root nobody admits is placed again at every task end. Three things make that c
 version of its books; the plugin keeps a queued root's walks of the graph until a task they
 looked at moves (a transition, a replica added or dropped); and a root without partners is
 refused at once when no free worker could admit it by the count
-(``policy.may_fit_count``). With ``Books.audit`` set, every answer taken from those is
-also found anew and compared (an assertion inside the plugin, which its guard records in
+(``policy.may_fit_count``). Since session 24 (bench/results/cpu24-findings.txt): a root
+parked on its further meeting's busy worker is placed again from what its last placement
+kept while its walks hold ("further park": the walks and the further meeting are also
+found anew), and further meetings are found from a kept plan of the graph's edges
+(``policy.further_plan``; "further plan": compared with ``policy.further_meeting``); and
+``Books.place`` answers at once for a root refused by its one partner's busy worker
+("waits": the per-worker lists and ``policy.place_root`` also asked). With ``Books.audit``
+set, every answer taken from those is also found anew and compared (an assertion inside the plugin, which its guard records in
 ``plugin.errors``). These twin runs cover the workloads where they are used most.
 """
 
@@ -40,11 +46,14 @@ def audited(monkeypatch):
 
 @pytest.mark.parametrize("name, steps, workers, options, used", [
     # roots parked for a further meeting, woken often
-    ("rechunk-add", 200, 40, {}, {"refused", "walk", "further"}),
+    ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
+                                  "further plan"}),
     # openers of a tree reduction's groups, refused by every free worker
-    ("anomaly", 1000, 100, {}, {"walk", "free"}),
+    ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits"}),
     # held bytes and budgets in the books
-    ("rechunk-add", 150, 10, {"memory_limit": 0.5}, {"refused", "walk", "further"}),
+    ("rechunk-add", 150, 10, {"memory_limit": 0.5}, {"refused", "walk", "further",
+                                                     "further park", "further plan",
+                                                     "waits"}),
 ])
 def test_remembered_answers_are_the_ones_found_anew(audited, name, steps, workers, options,
                                                    used):

@@ -708,6 +708,7 @@ class Books:
                     return self._placed(task, w, stimulus_id, lacks)
             return None
         refused = None  # the one partner's worker, asked below and refused
+        waited = False
         if len(partners) == 1:
             # One partner's worker (a pair's second root): place_root's answer when that
             # worker admits is that worker (admissible with partners: the best; nothing
@@ -718,6 +719,14 @@ class Books:
                     if admits(book, w):
                         return self._placed(task, w, stimulus_id, lacks)
                     refused = w  # (not asked again below: one answer, one log entry)
+                    if book.processing and partners[w] > (shared.get(w, 0) if shared else 0):
+                        # Refused by its one partner's busy worker: it waits for it
+                        # (place_root's answer below: None, no candidate asked), found
+                        # without the per-worker lists (a root parked on its further
+                        # meeting's worker asks about once per task end there).
+                        if not self.audit:
+                            return None
+                        waited = True  # (tests: below finds the same)
         ws, partner, admissible, idle, load, common = [], [], [], [], [], []
         shared = shared or {}
 
@@ -753,6 +762,9 @@ class Books:
         if not ws:
             return None
         i = place_root(partner, admissible, idle, load, common)
+        if waited:
+            assert i is None, task
+            self.audited["waits"] = self.audited.get("waits", 0) + 1
         return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
 
     def opens(self, lacks) -> int:

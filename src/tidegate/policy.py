@@ -787,6 +787,91 @@ def further_meeting(
     return scores, bool(whole) and bool(scores)
 
 
+def further_plan(meetings, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, constant=None, chains: dict | None = None,
+                 ) -> tuple:
+    """The structural part of :func:`further_meeting` (same arguments; ``meetings``
+    required): per other input ``t`` of each further meeting, ``(t, chains of t's inputs)``
+    (:func:`_chain`; none when t reads more than ``fanout``), or None for an input read
+    by more than ``fanout`` tasks (no meeting place). It holds while the graph does, as a
+    :class:`MeetingPlan`; :func:`further_by_plan` is the live part. Why: a root parked on
+    its further meeting's busy worker is placed again at about every task end there
+    (twin rechunk-add 100x4), each walk reading the graph's edges anew."""
+    out: list = []
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        for t in inputs:
+            if t is m or t == m:
+                continue
+            if len(dependents(t)) > fanout:
+                out.append(None)
+                continue
+            ins = dependencies(t)
+            out.append((t, tuple(_chain_of(u, dependents, dependencies, depth, fanout,
+                                           constant, chains) for u in ins)
+                        if len(ins) <= fanout else ()))  # fmt: skip
+    return tuple(out)
+
+
+def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:
+    """:func:`further_meeting`'s answer from its :func:`further_plan`: where each input
+    is now."""
+    scores: dict = {}
+    whole = None
+    for entry in plan:
+        if entry is None:
+            whole = False  # a store handle, a grid: no meeting place
+            continue
+        t, chains = entry
+        found = where(t)
+        if found:
+            for w in found:
+                scores[w] = scores.get(w, 0) + 1
+            whole = whole is not False
+            continue
+        for tops, end, handle, inner in chains:
+            if inner is None:  # (_top's first part inlined: its workers only)
+                for c in tops:
+                    held = where(c)
+                    if held:
+                        break
+                else:
+                    continue
+            else:
+                held = _top(tops, end, handle, inner, where, nbytes)[0]
+                if not held:
+                    continue
+            found = True
+            for w in held:
+                scores[w] = scores.get(w, 0) + 1
+        whole = bool(found) and whole is not False
+    return scores, bool(whole) and bool(scores)
+
+
+def further_plan_tasks(plan: tuple) -> tuple[list, list]:
+    """:func:`further_tasks` from the meetings' :func:`further_plan` (the same lists)."""
+    placed: list = []
+    sized: list = []
+    for entry in plan:
+        if entry is None:
+            continue
+        t, chains = entry
+        placed.append(t)
+        for tops, _, handle, inner in chains:
+            placed.extend(tops)
+            if handle is not None:
+                sized.append(handle)
+            if inner is not None:
+                sized.extend(tops[i] for i in inner)
+    return placed, sized
+
+
 def walked_tasks(plan: MeetingPlan) -> tuple[list, list]:
     """``(placed, sized)``: the tasks whose place (``where``) and whose size
     :func:`meeting_partners` may read with ``plan`` (the handles it tests). Its answer

@@ -149,6 +149,19 @@ class Broadcast:
                             if self._has(s, d, a)}  # fmt: skip
         return partners, candidates
 
+    def restricts(self, s, ts) -> bool:
+        """Would :meth:`restrict` change anything for root ``ts`` (an input of ts it
+        gates)? Asked without its side effects (copies started)."""
+        if getattr(s, "stream_comms", None) is None or not self.enabled:
+            return False
+        for d in ts.dependencies:
+            n = len(d.dependents)
+            if n < SHARED_FANOUT or d.nbytes < BROADCAST_MIN_BYTES or not d.who_has \
+                    or not is_broadcast(d.nbytes, n):  # fmt: skip
+                continue
+            return True
+        return False
+
     def _has(self, s, d, addr) -> bool:
         """addr holds d or has a copy of it on its way."""
         return s.workers.get(addr) in d.who_has or addr in self.flight.get(d.key, ())

@@ -58,7 +58,10 @@ from ..policy import (
     SHARED_FANOUT,
     MeetingPlan,
     Policy,
+    further_by_plan,
     further_meeting,
+    further_plan,
+    further_plan_tasks,
     further_tasks,
     walked_tasks,
     holds_data,
@@ -436,6 +439,7 @@ class Plugin(SchedulerPlugin):
             self._plans.pop(key, None)  # placed: not walked again unless it runs again
             self._walks.pop(key, None)
             self._lookups.pop(key, None)
+            self._fplans.pop(key, None)
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
@@ -635,7 +639,16 @@ class Plugin(SchedulerPlugin):
         self._moves: dict = {}  # key looked at by a kept walk -> when it last moved
         self._moved = 0
         self._entry = None  # the walks of the root being placed (_walk, _further)
+        # Roots _decide parked on their further meeting's busy worker (policy.
+        # passes_for_further), key -> (ts, kept walks entry, lacked keys): placed again
+        # while those walks hold, the answer is books.place's over the same hint
+        # (_waits_again), without _decide's way there. Why: such a root is woken at about
+        # every task end on that worker and parked again (twin rechunk-add 100x4: 6,161
+        # placements for 6,252 tasks).
+        self._further_parks: dict = {}
+        self._parks_further = None  # the root _decide just parked so (for _place)
         self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
+        self._fplans: dict = {}  # key -> (ts, policy.further_plan), kept like _plans
         self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
         # Largest result a root of each group returned (kept while the group is: per
         # computation, as the books' group statistics) and the largest over them: a root's
@@ -1579,12 +1592,72 @@ class Plugin(SchedulerPlugin):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
         root refused are kept (``_walks``): it will be placed again."""
         self._entry = None
+        parks = self._further_parks
+        if parks:
+            kept = parks.get(ts.key)
+            if kept is not None:
+                if kept[0] is ts:
+                    out = self._waits_again(ts, kept, stimulus_id)
+                    if out is not None:
+                        if out[0] is not None:
+                            del parks[ts.key]
+                        return out
+                del parks[ts.key]
+                self._entry = None
+        self._parks_further = None
         addr, partners = self._decide(ts, stimulus_id)
         if addr is None:
             entry = self._entry
-            if entry is not None and entry[0] is ts and entry[3] is None:
-                self._keep_walk(entry)
+            if entry is not None and entry[0] is ts:
+                if entry[3] is None:
+                    self._keep_walk(entry)
+                if self._parks_further is ts and entry[3] is not None \
+                        and self._walks.get(ts.key) is entry:  # fmt: skip
+                    parks[ts.key] = (ts, entry, self._lacked)
         return addr, partners
+
+    def _waits_again(self, ts, kept, stimulus_id):
+        """_decide's answer for root ts, parked on its further meeting's busy worker the
+        last time (``kept``: ``_further_parks``' entry), found without its way there while
+        the walks it read hold; None when they do not, or when the answer may be another
+        than books.place's over the same hint (then _decide finds it). What _decide reads
+        on its way: the walks (kept: unchanged since, none of their tasks moved), the
+        meeting plan (kept with them), no partners and no broadcast input (restrict
+        unchanged), plan.wide None, and these, asked again: some worker free for roots,
+        the hint's workers open for roots, one of them busy (so books.place asks none of
+        the candidates: ``listed`` unread, as here)."""
+        entry = self._kept_walk(ts)
+        if entry is not kept[1] or not self._free:
+            return None
+        hint, whole = entry[1][1]
+        if not whole:
+            return None
+        open_ = self._open
+        hint = {w: n for w, n in hint.items() if w in open_}
+        books = self.books
+        workers = books.workers
+        if not hint or not any(workers[w].processing for w in hint if w in workers):
+            return None
+        s = self.scheduler
+        if self._broadcast.restricts(s, ts):
+            return None
+        if books.audit:  # (tests: the walks kept are the walks found anew)
+            plan = self._plan(ts)
+            lacks, shared, complete, spread = set(), {}, set(), []
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            assert not found and {r.key for r in lacks} == kept[2], ts.key
+            assert entry[1][1] == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            assert plan.wide is None and plan.pair, ts.key
+            self._audited("further park")
+        self._entry = entry
+        lacks = self._lacked = kept[2]
+        plan = self._plan(ts)
+        addr = books.place(ts.key, math.nan, ts.group.name, hint, (), stimulus_id, lacks,
+                           None, hint.keys(), commits=plan.further, further=plan.pair)
+        return (addr, {}) if addr is not None else (None, hint)
 
     def _decide(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts: books.place with its partners; a
@@ -1663,6 +1736,8 @@ class Plugin(SchedulerPlugin):
                 # waits for a partner's busy worker: policy.place_root), not opening its
                 # meeting on another worker, which would move one side's merge to the
                 # other's (twin rechunk-add 20x4: 183 GB moved against 0.4).
+                if not narrowed and plan.wide is None:
+                    self._parks_further = ts  # (_place keeps the way here: _waits_again)
                 return None, hint
             listed = free()
         if not partners and not self._idle and not books.changed \
@@ -1716,8 +1791,12 @@ class Plugin(SchedulerPlugin):
                     nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
                 self._audited("further")
             return entry[1][1]
-        out = further_meeting(ts, _dependents, _dependencies, _where, constant=_constant,
-                              nbytes=self._size, meetings=plan.meetings, chains=self._chains)
+        out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
+        if self.books.audit:
+            assert out == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            self._audited("further plan")
         if entry is not None and entry[0] is ts:
             if entry[3] is None:  # walked now: kept with it if ts is refused
                 entry[1][1] = out
@@ -1728,6 +1807,15 @@ class Plugin(SchedulerPlugin):
                     entry[3] = entry[3] + further  # (a new list: the kept one is shared)
                     self._watch(further)
         return out
+
+    def _further_plan(self, ts, plan) -> tuple:
+        """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
+        kept = self._fplans.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            kept = self._fplans[ts.key] = (ts, further_plan(
+                plan.meetings, _dependents, _dependencies, constant=_constant,
+                chains=self._chains))  # fmt: skip
+        return kept[1]
 
     def _keep_walk(self, entry) -> None:
         """Keep a refused root's walks (``_entry``) until a task they looked at moves."""
@@ -1748,9 +1836,8 @@ class Plugin(SchedulerPlugin):
     def _watch(self, keys) -> None:
         """Stamp these tasks when they move (transition, replica): kept walks read them."""
         moves = self._moves
-        for k in keys:
-            if k not in moves:
-                moves[k] = 0
+        # (those not watched yet, as not moved: one pass in C, not a step per key)
+        moves.update(dict.fromkeys(set(keys).difference(moves), 0))
 
     def _looked_at(self, ts, plan, further=False) -> list:
         """``[keys _walk looks at, keys _further looks at]`` of root ts, each None while
@@ -1760,11 +1847,15 @@ class Plugin(SchedulerPlugin):
         if kept is None or kept[0] is not ts:
             kept = self._lookups[ts.key] = (ts, _keys(walked_tasks(plan)), None)
         if further and kept[2] is None:
-            kept = self._lookups[ts.key] = (ts, kept[1], _keys(further_tasks(
-                plan.meetings, _dependents, _dependencies, constant=_constant,
-                chains=self._chains)))  # fmt: skip
-        return [None if part is None or any(t.nbytes < 0 for t in part[1]) else part[0]
-                for part in kept[1:]]
+            looked = further_plan_tasks(self._further_plan(ts, plan))
+            if self.books.audit:
+                assert looked == further_tasks(
+                    plan.meetings, _dependents, _dependencies, constant=_constant,
+                    chains=self._chains), ts.key  # fmt: skip
+                self._audited("further tasks")
+            kept = self._lookups[ts.key] = (ts, kept[1], _keys(looked))
+        return [None if part is None or min(map(_nbytes, part[1]), default=0) < 0
+                else part[0] for part in kept[1:]]
 
     def _kept_walk(self, ts):
         """ts's kept walks if none of the tasks they looked at moved since, else None."""
@@ -1784,6 +1875,7 @@ class Plugin(SchedulerPlugin):
     def _forget_walks(self) -> None:
         self._walks.clear()
         self._moves.clear()
+        self._further_parks.clear()
 
     def _replicas(self, original):
         """dask's ``original`` (add_replica, remove_replica: ``(ts, ws)``;
@@ -1855,6 +1947,7 @@ class Plugin(SchedulerPlugin):
         self._plans.clear()
         self._chains.clear()
         self._lookups.clear()
+        self._fplans.clear()
         self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
@@ -2105,5 +2198,6 @@ def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=No
 _dependents = operator.attrgetter("dependents")
 _address = operator.attrgetter("address")
 _key = operator.attrgetter("key")
+_nbytes = operator.attrgetter("nbytes")
 _second = operator.itemgetter(1)
 _dependencies = operator.attrgetter("dependencies")
