@@ -6,7 +6,12 @@ the LocalCluster measures them (8 MB and 16 MB: 4 time steps per chunk; the twin
 model says 32 MB and 8 MB). Deterministic; prints loads per worker, peak, makespan, bytes
 moved for queue and tidegate per factor.
 
-    python bench/twin_slow_worker.py [--factors 1,1.5,2,3] [--out OUT.json]
+    python bench/twin_slow_worker.py [--factors 1,1.5,2,3] [--mode group|worker]
+        [--workers 2] [--steps 12] [--out OUT.json]
+
+``--mode worker``: every load the second worker runs takes ``f`` times its duration
+instead (a lagging process; then queuing, which gives a free slot the next load, piles
+too: 7/5 at f = 1.5-2, 9/3 at 3).
 
 Why: on a LocalCluster 2x1 the seed anomaly's peak is set by how many of the 12 loads the
 busiest worker holds (all are held until the mean is whole): 6/6 244 MiB, 8/4 305 MiB.
