@@ -6,7 +6,12 @@ the LocalCluster measures them (8 MB and 16 MB: 4 time steps per chunk; the twin
 model says 32 MB and 8 MB). Deterministic; prints loads per worker, peak, makespan, bytes
 moved for queue and tidegate per factor.
 
-    python bench/twin_slow_worker.py [--factors 1,1.5,2,3] [--out OUT.json]
+    python bench/twin_slow_worker.py [--factors 1,1.5,2,3] [--mode group|worker]
+        [--workers 2] [--steps 12] [--out OUT.json]
+
+``--mode worker``: every load the second worker runs takes ``f`` times its duration
+instead (a lagging process; then queuing, which gives a free slot the next load, piles
+too: 7/5 at f = 1.5-2, 9/3 at 3).
 
 Why: on a LocalCluster 2x1 the seed anomaly's peak is set by how many of the 12 loads the
 busiest worker holds (all are held until the mean is whole): 6/6 244 MiB, 8/4 305 MiB.
@@ -16,6 +21,7 @@ Its spread is this timing (bench/results/anom23-findings.txt).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import collections
 import json
 import os
@@ -31,17 +37,47 @@ from tidegate.sim.workloads import build  # noqa: E402
 REAL_SIZES = {"mean_chunk": 8000328, "mean_combine-partial": 16000320}
 
 
-def run(factor: float, slow=range(8, 12)) -> dict:
-    w = build("anomaly", 12, 32e6, store=False)
+@contextlib.contextmanager
+def _slow_worker(factor: float, address: str):
+    """Every load the worker at ``address`` runs takes ``factor`` times its duration."""
+    from tidegate.sim import worker as simworker
+    execute = simworker.SimWorker._execute
+
+    def slowed(self, inst):
+        key = inst.key
+        durations = self.cluster.model.durations
+        if self.address != address or not (type(key) is tuple and key[0].startswith("open")):
+            return execute(self, inst)
+        d = durations.get(key, 0.0)
+        durations[key] = d * factor
+        try:
+            return execute(self, inst)
+        finally:
+            durations[key] = d
+    simworker.SimWorker._execute = slowed
+    try:
+        yield
+    finally:
+        simworker.SimWorker._execute = execute
+
+
+def run(factor: float, slow=range(8, 12), mode: str = "group", workers: int = 2,
+        steps: int = 12) -> dict:
+    """``mode`` "group": the loads of one reduction group (``slow``) are ``factor`` times
+    slower wherever they run; "worker": every load the second worker runs is."""
+    w = build("anomaly", steps, 32e6, store=False)
     model = build_model(w.graph, w.keys, sizes={**(w.sizes or {}), **REAL_SIZES},
                         durations=w.durations)  # fmt: skip
-    for k in model.durations:
-        if type(k) is tuple and k[0].startswith("open") and k[1] in slow:
-            model.durations[k] *= factor
+    if mode == "group":
+        for k in model.durations:
+            if type(k) is tuple and k[0].startswith("open") and k[1] in slow:
+                model.durations[k] *= factor
     out = {}
-    for policy, r in zip(("queue", "tidegate"),
-                         simulate(model, workers=2, threads_per_worker=1,
-                                  policy=["queue", "tidegate"], bandwidth=200e6)):  # fmt: skip
+    ctx = _slow_worker(factor, "tcp://twin-w1:1") if mode == "worker" else contextlib.nullcontext()
+    with ctx:
+        results = simulate(model, workers=workers, threads_per_worker=1,
+                           policy=["queue", "tidegate"], bandwidth=200e6, processes=1)
+    for policy, r in zip(("queue", "tidegate"), results):
         loads = collections.Counter(t.worker for t in r.trace.tasks if t.group.startswith("open-"))
         out[policy] = {"loads_per_worker": sorted(loads.values(), reverse=True),
                        "peak": max(r.peak_memory_per_worker), "makespan": r.makespan,
@@ -52,11 +88,14 @@ def run(factor: float, slow=range(8, 12)) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--factors", default="1,1.25,1.5,1.75,2,2.5,3,4")
+    ap.add_argument("--mode", choices=("group", "worker"), default="group")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=12, help="loads (one per 32 MB chunk)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     res = {}
     for f in map(float, args.factors.split(",")):
-        res[f] = run(f)
+        res[f] = run(f, mode=args.mode, workers=args.workers, steps=args.steps)
         for p, v in res[f].items():
             print(f"x{f:<5} {p:9} loads/worker {v['loads_per_worker']}  peak {v['peak'] / 1e6:4.0f} MB  "
                   f"makespan {v['makespan']:.2f} s  moved {v['bytes_transferred'] / 1e6:4.0f} MB",

@@ -847,3 +847,48 @@ def test_twin_the_last_reduction_group_of_an_anomaly_is_split_not_piled():
     assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)
     assert tide.makespan <= 1.05 * queue.makespan
     assert tide.bytes_transferred <= queue.bytes_transferred
+
+
+def _loads_per_worker(result) -> list:
+    return sorted((sum(1 for t in result.trace.tasks
+                       if t.group.startswith("open-") and t.worker == w)
+                   for w in {t.worker for t in result.trace.tasks}), reverse=True)  # fmt: skip
+
+
+@pytest.mark.parametrize("slow", [2.0, 3.0])
+def test_twin_a_fast_worker_does_not_pile_the_last_reduction_group(slow):
+    """With one reduction group's loads 2-3x slower, the faster worker finished its own
+    group and opened the last one, whose loads then waited for it (their partners' worker)
+    while the other worker held fewer: 8 of 12 loads there, peak 336 MB against queuing's
+    272 (LocalCluster 2x1: 8/4 splits, 305 MiB against 244). A load waiting for its own
+    reduction now goes to the worker holding least when its partners' worker holds more
+    than half a load more (policy.places_by_held, hooks._by_held), waiting for it if it
+    may take no root now."""
+    pytest.importorskip("distributed")
+    from tidegate.policy import places_by_held
+
+    assert places_by_held(160e6, 112e6, 32e6)  # 1.5 loads more: the one holding least
+    assert not places_by_held(144e6, 128e6, 32e6)  # half a load: beside its partners
+    queue, tide = _twin_anomaly_slow_group(slow)
+    assert _loads_per_worker(tide) == [6, 6]
+    assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker)
+    assert tide.makespan <= 1.05 * queue.makespan
+    assert tide.bytes_transferred <= queue.bytes_transferred
+
+
+def test_twin_a_slow_worker_takes_its_share_of_the_anomalys_loads():
+    """Every load of the second worker 2x slower (a lagging process): queuing gives the
+    fast worker 7 of 12 loads (280 MB), main tidegate 8 (336 MB); placed by held bytes,
+    each worker holds 6 (272 MB), the fast one waiting for the slow one's slot."""
+    pytest.importorskip("distributed")
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[1] / "bench" / "twin_slow_worker.py"
+    spec = importlib.util.spec_from_file_location("twin_slow_worker", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = bench.run(2.0, mode="worker")
+    assert out["tidegate"]["loads_per_worker"] == [6, 6]
+    assert out["tidegate"]["peak"] <= out["queue"]["peak"]
+    assert out["tidegate"]["bytes_transferred"] <= out["queue"]["bytes_transferred"]

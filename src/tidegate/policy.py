@@ -581,6 +581,21 @@ def reduced_enough(reduced: float, loaded: float) -> bool:
     return reduced <= loaded / 2
 
 
+def places_by_held(partners_held: float, least_held: float, estimate: float) -> bool:
+    """Should a root whose data waits for its own reduction (:func:`waits_for_own_reduction`,
+    :func:`reduced_enough`) load on the worker holding least (``least_held``: its held and
+    estimated bytes plus the roots reserved there, this root's own reservation left out)
+    rather than beside its meeting's partners (``partners_held``, the same measure)? Yes
+    when the partners' worker holds more than half a load (``estimate``) more: every such
+    load stays where it is loaded until the reduction is whole, so the busiest worker's
+    peak is the count of loads it took, and co-locating saves only the move of what its
+    reduction's first task keeps of it (the LocalCluster's seed anomaly at 2 x 1: a fast
+    worker took the last reduction group's loads while the other still ran its own,
+    8 loads against 4, 305 MiB against 244; twin, one worker's loads 2x slower: 336 MB
+    against queuing's 272)."""
+    return least_held + estimate / 2 < partners_held
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

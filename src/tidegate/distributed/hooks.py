@@ -73,6 +73,7 @@ from ..policy import (
     place_consumer,
     read_on,
     sole_holder,
+    places_by_held,
     reduced_enough,
     waits_for_own_reduction,
 )
@@ -1499,6 +1500,8 @@ class Plugin(SchedulerPlugin):
                 book = books.workers.get(addr)
                 if book is None or (book.processing and not kept):
                     continue
+                if kept and self._heavier(ts, addr):
+                    continue  # it waits for a worker holding less (_by_held)
                 got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
                                   {r.key for r in lacks})  # fmt: skip
                 if got is not None:
@@ -1687,6 +1690,10 @@ class Plugin(SchedulerPlugin):
                 return iter(allowed)
             listed = free()
         # (listed: not read yet, the first placement's candidates; a second reads afresh)
+        if not narrowed and self._kept(ts) is not None and self._splits(ts):
+            placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
+            if placed is not None:
+                return placed
         if partners:
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
@@ -1940,6 +1947,63 @@ class Plugin(SchedulerPlugin):
             + g.states.get("forgotten", 0)  # fmt: skip
         reduced = g.nbytes_total / done if done and g.nbytes_total > 0 else math.nan
         return reduced_enough(reduced, self._size(ts))
+
+    def _held_here(self, addr, book, owner, est) -> float:
+        """Bytes worker addr holds or will, for ``_by_held``: held and estimated, plus the
+        roots reserved there (but the one being placed, reserved by ``owner``)."""
+        return book.held + book.estimated + (book.owed - (addr == owner)) * est
+
+    def _by_held(self, ts, partners, lacks, plan, stimulus_id):
+        """Root ts waits for its own reduction and may load away from its meeting's
+        partners (``_splits``): where it goes when the worker it would go to holds more
+        than another (policy.places_by_held; its partners' worker, else the least loaded
+        free one): the running worker holding least, past the in-flight count (its load
+        stays until the reduction is whole wherever it goes), or, when that worker may
+        take no root now (its cap, its budget), it waits for it (parked there, as for a
+        partner's busy worker). ``(worker or None, partners)``; None: placed as any root.
+        Cost: one look at every worker, for such roots only."""
+        books = self.books
+        est = books.estimate(math.nan, ts.group.name)
+        if not est:
+            return None
+        owner = books._owed.get(ts.key, (None,))[0]
+        s = self.scheduler
+        running, workers = s.running, s.workers
+        if partners:
+            p = max(partners, key=partners.__getitem__)
+        else:
+            p = next(iter(self._free_iter()), None)
+        held_p = None
+        least = least_key = None
+        for addr, book in books.workers.items():
+            if workers.get(addr) not in running:
+                continue
+            h = self._held_here(addr, book, owner, est)
+            if addr == p:
+                held_p = h
+            key = (h, addr != p, book.processing / book.threads, addr)
+            if least_key is None or key < least_key:
+                least, least_key = addr, key
+        if least is None or least == p or held_p is None \
+                or not places_by_held(held_p, least_key[0], est):  # fmt: skip
+            return None
+        got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
+                          complete={least}, commits=plan.further)  # fmt: skip
+        return got, ({} if got is not None else {least: 1})
+
+    def _heavier(self, ts, addr) -> bool:
+        """Does worker addr hold more than half a load more than the least holding running
+        worker (policy.places_by_held), for root ts placed by ``_by_held``?"""
+        books = self.books
+        est = books.estimate(math.nan, ts.group.name)
+        if not est or addr not in books.workers:
+            return False
+        owner = books._owed.get(ts.key, (None,))[0]
+        s = self.scheduler
+        running, workers = s.running, s.workers
+        least = min((self._held_here(a, b, owner, est) for a, b in books.workers.items()
+                     if workers.get(a) in running), default=math.inf)  # fmt: skip
+        return places_by_held(self._held_here(addr, books.workers[addr], owner, est), least, est)
 
     def _forget_plans(self) -> None:
         """The graph changed (a graph added, a task forgotten): no kept walk holds."""
