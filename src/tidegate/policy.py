@@ -147,16 +147,6 @@ def may_load_beside(threads: int, roots_processing: int, processing: int) -> boo
         processing < threads and roots_processing < 2)
 
 
-# A root completing a consumer passes the in-flight count up to this many times the cap.
-# Unbounded, a chain passed for ever: ds.resample(time="7D") over 30-day chunks, each load
-# completing the week it straddles with the previous one, loaded in priority order with
-# their slices queued behind; a one-thread worker held 9 chunks against a cap of 2
-# (LocalCluster 2x1: peak managed 94-138 MB against queuing's 41-50; bounded, 65-67;
-# bench/results/probe24-findings.txt). No twin trace passes it (sim and core fingerprints
-# unchanged); 4 of 62 plugin traces move, all on one-thread workers.
-PASS_BOUND = 2
-
-
 def may_admit_root(
     roots_processing: int,
     roots_untouched: int,
@@ -176,8 +166,8 @@ def may_admit_root(
     used yet (``roots_untouched``): a slot frees when data is consumed, not merely loaded,
     so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
     consumer already holding some (``completes_consumer``, a bool or a function returning
-    one, called only when it matters) may exceed that count up to ``PASS_BOUND`` times
-    the cap, never the processing cap. ``owed``: roots that meetings opened here still lack (see
+    one, called only when it matters) may exceed that count, never the
+    processing cap. ``owed``: roots that meetings opened here still lack (see
     :func:`meeting_partners`), counted as in flight for a root that does not complete a
     consumer: each opened meeting holds its data until they arrive. ``beside``
     (:func:`may_load_beside`) passes the count within the budget. ``queued``: ready
@@ -202,7 +192,7 @@ def may_admit_root(
         return False
     if beside or roots_processing + roots_untouched + owed < cap:
         return True
-    if queued or roots_processing + roots_untouched + owed >= PASS_BOUND * cap:
+    if queued:
         return False
     # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
     return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
