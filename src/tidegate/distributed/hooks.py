@@ -803,6 +803,16 @@ class Plugin(SchedulerPlugin):
         book = self.books.workers.get(ws.address)
         if book is None:
             book = self.books.add_worker(ws.address, ws.nthreads or 1, self.budget(ws))
+            if self.memory_fraction and not ws.memory_limit \
+                    and ("no-limit", ws.address) not in self._logged:  # fmt: skip
+                # A fraction of no limit is no budget: Plugin(memory_limit=0.5) on
+                # LocalCluster(memory_limit=0) ran unbounded, silently (probe24).
+                self._logged.add(("no-limit", ws.address))
+                logger.warning(
+                    "tidegate: memory_limit=%g is a fraction of each worker's memory_limit, "
+                    "but worker %s has none: its budget is unlimited (roots bounded by count "
+                    "only). Give the workers a memory_limit, or the plugin a size ('2GB').",
+                    self.memory_limit, ws.address)
         return book
 
     def _measure(self, ws):
