@@ -40,8 +40,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
-    passes_for_further, place_root,
+    WIDE_PASS, Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
+    pass_cap, passes_for_further, place_root,
 )
 
 LOG_SIZE = 100_000
@@ -76,6 +76,7 @@ class WorkerBook:
     estimated: float = 0.0  # estimated outputs of the tasks processing here
     consuming: int = 0  # consumers processing here whose inputs count as in use (<= threads)
     owed: int = 0  # roots that meetings opened here still lack (Books.place reserves them)
+    passes: int = 0  # roots admitted here past the count by completing a consumer, in flight
     held: float = 0.0
     spilled: float = 0.0
     peak_held: float = 0.0
@@ -121,6 +122,9 @@ class Books:
     # Tests set audit: every answer given from what is remembered (Books.place's refusals,
     # the plugin's kept walks) is also found anew and compared (AssertionError if not).
     audit = False
+    # The plugin bounds chains of completing passes (policy.PASSES); the core need not: its
+    # ready tasks count as ``queued`` ahead of such a pass (may_admit_root).
+    count_passes = False
 
     def __init__(self, policy: Policy | None = None, log_size: int = LOG_SIZE):
         self.policy = policy or Policy()
@@ -133,6 +137,8 @@ class Books:
         # and loads ran one per worker: twin 20x4, 2x queuing's time).
         self._passed: set = set()
         self._live: dict = {}  # root -> [worker or None, carriers alive, group]
+        self._passes: dict = {}  # root admitted past the count by a completing pass -> worker
+        self._pass_ok: dict = {}  # root -> workers where _admits let it pass so (until on_run)
         self._consuming: dict = {}  # consumer -> worker: its inputs' data is in use
         self._queued_consumers: dict = {}  # worker -> {consumer: inputs} beyond its threads
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
@@ -184,6 +190,8 @@ class Books:
             del self._consuming[task]
         for r in [r for r, o in self._owed.items() if o[0] == w]:
             self._unreserve(r)
+        for r in [r for r, ww in self._passes.items() if ww == w]:
+            del self._passes[r]
         for task, (ww, est, root, group) in list(self._processing.items()):
             if ww == w:
                 del self._processing[task]
@@ -213,6 +221,11 @@ class Books:
             self._unreserve(task)
         if root:
             est = self.estimate(known, group)
+            if self._pass_ok:
+                ws = self._pass_ok.pop(task, ())
+                if w in ws:
+                    self._passes[task] = w
+                    book.passes += 1
             book.roots_processing += 1
             book.estimated += est
         else:
@@ -258,6 +271,8 @@ class Books:
                 self._loaded(group, nbytes)
                 if not feeds and self._owing:
                     self._unowe(task)
+                if not feeds and self._passes:
+                    self._unpass(task)
                 if feeds:
                     self._carriers[task] = (task, nbytes)
                     self._passed.discard(task)  # ran again: its new output counts
@@ -312,6 +327,8 @@ class Books:
             live[1] -= 1
             if live[1] == 0:
                 del self._live[r]
+                if self._passes:
+                    self._unpass(r)
                 w = live[0]
                 book = self.workers.get(w) if w is not None else None
                 if book is not None:
@@ -425,12 +442,22 @@ class Books:
             self._consumer_left(task, w, stimulus_id)
         if root and self._owing:
             self._unowe(task)  # placed again later, it reserves again
+        if root and self._passes:
+            self._unpass(task)
         book = self.workers.get(w)
         if book is not None:
             book.processing -= 1
             book.estimated -= est
             if root:
                 book.roots_processing -= 1
+            book.version += 1
+            self.changed.add(w)
+
+    def _unpass(self, r) -> None:
+        w = self._passes.pop(r, None)
+        book = self.workers.get(w) if w is not None else None
+        if book is not None:
+            book.passes -= 1
             book.version += 1
             self.changed.add(w)
 
@@ -450,6 +477,8 @@ class Books:
         live[1] -= 1
         if live[1] == 0:
             del self._live[r]
+            if self._passes:
+                self._unpass(r)
             w = live[0]
             book = self.workers.get(w) if w is not None else None
             if book is not None:
@@ -569,6 +598,11 @@ class Books:
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says."""
         idle = progress and self.may_progress(book, w)
+        answer = [completes_consumer]
+        if callable(completes_consumer):
+            def completes_consumer(ask=completes_consumer):
+                answer[0] = ask()
+                return answer[0]
         if (
             self.policy.probe
             and not idle
@@ -585,8 +619,19 @@ class Books:
                 book.owed - reserved + committed(opens, book.processing, book.threads),
                 spread and may_load_beside(book.threads, book.roots_processing,
                                            book.processing),
-                waiting,
+                waiting, book.passes, pass_cap(book.cap),
             )  # fmt: skip
+            # Came in past the count by completing a consumer (not a wide fan-in): counted
+            # in book.passes from on_run until its data lands (policy.PASSES).
+            if ok and self.count_passes and not idle and book.roots_processing \
+                    + book.roots_untouched + book.owed - reserved \
+                    + committed(opens, book.processing, book.threads) >= book.cap \
+                    and not (spread and may_load_beside(book.threads, book.roots_processing,
+                                                        book.processing)) \
+                    and answer[0] != WIDE_PASS:  # fmt: skip
+                if len(self._pass_ok) > 4096:
+                    self._pass_ok.clear()
+                self._pass_ok.setdefault(task, set()).add(w)
         if not ok:
             self.log.append((task, "withheld", w, stimulus_id))
         return ok
@@ -628,7 +673,7 @@ class Books:
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
-              commits=False, further=False):  # fmt: skip
+              commits=False, further=False, wide=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -667,7 +712,7 @@ class Books:
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
-        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe)
+        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide)
         entry = self._refusals.get(task)
         refusals = entry[2] if entry is not None and entry[0] == asked \
             and entry[1] is expecting else None  # fmt: skip
@@ -677,8 +722,10 @@ class Books:
             completes = w in complete
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
+            elif completes and wide:
+                completes = WIDE_PASS
             reserved = w == mine
-            seen = 4 * book.version + 2 * completes + reserved
+            seen = 4 * book.version + 2 * bool(completes) + reserved
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,

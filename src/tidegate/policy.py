@@ -147,6 +147,29 @@ def may_load_beside(threads: int, roots_processing: int, processing: int) -> boo
         processing < threads and roots_processing < 2)
 
 
+# A root completing a consumer passes the in-flight count only while fewer than the cap of
+# roots that came in by such a pass are still in flight on its worker (processing, or loaded
+# and untouched): the plugin counts them (books.Books.count_passes), the core need not (its
+# ready tasks count as ``queued``). Unbounded, passes chained: ds.resample(time="7D") over
+# 30-day zarr chunks, each load completing the week it straddles with the previous one,
+# which came in by a pass too, its slices queued behind it; a one-thread worker of a 2 x 1
+# LocalCluster held 9 chunks against a cap of 2 (peak managed 94-139 MB against queuing's
+# 39-45; bounded 67 MB in 3 of 3 runs; twin 2 x 1 41.3 -> 21.8 MB, queuing's 20.2;
+# bench/results/chain24-findings.txt). A consumer of more than MEETING_FANOUT inputs
+# (joins_started_fan_in) is exempt: all its inputs are held before it runs whatever the
+# order (``completes_consumer`` answers WIDE_PASS). Tried: at most one pass in flight on a
+# one-thread worker (resample 52 MB, but twin zarr anomaly 4x1 peak 264 -> 296 MB, bytes
+# +24%), half the cap everywhere (25 of 62 plugin traces moved, 20 of 180 sim).
+PASSES = 1  # times the cap
+WIDE_PASS = 2  # completes_consumer's answer for a wide fan-in: exempt from PASSES
+
+
+def pass_cap(cap: float) -> float:
+    """How many roots admitted past the count by completing a consumer may be in flight on
+    a worker before another such pass waits (``may_admit_root``'s ``pass_cap``)."""
+    return PASSES * cap
+
+
 def may_admit_root(
     roots_processing: int,
     roots_untouched: int,
@@ -159,6 +182,8 @@ def may_admit_root(
     owed: int = 0,
     beside: bool = False,
     queued: int = 0,
+    passes: int = 0,
+    pass_cap: float = math.inf,
 ) -> bool:
     """May one more root start on this worker now?
 
@@ -167,7 +192,9 @@ def may_admit_root(
     so loaders cannot run ahead of slow consumers. A root that completes the inputs of a
     consumer already holding some (``completes_consumer``, a bool or a function returning
     one, called only when it matters) may exceed that count, never the
-    processing cap. ``owed``: roots that meetings opened here still lack (see
+    processing cap, and only while fewer than ``pass_cap`` roots that came in by such a
+    pass are in flight there (``passes``; see :data:`PASSES`), but for a wide fan-in
+    (``completes_consumer`` answers ``WIDE_PASS``). ``owed``: roots that meetings opened here still lack (see
     :func:`meeting_partners`), counted as in flight for a root that does not complete a
     consumer: each opened meeting holds its data until they arrive. ``beside``
     (:func:`may_load_beside`) passes the count within the budget. ``queued``: ready
@@ -195,7 +222,10 @@ def may_admit_root(
     if queued:
         return False
     # Asked last, and lazily when a callable: finding the consumers costs a graph walk.
-    return bool(completes_consumer() if callable(completes_consumer) else completes_consumer)
+    c = completes_consumer() if callable(completes_consumer) else completes_consumer
+    if not c:
+        return False
+    return c == WIDE_PASS or passes < pass_cap
 
 
 def committed(opens: int, processing: int, threads: int) -> int:

@@ -617,6 +617,7 @@ class Plugin(SchedulerPlugin):
         s = self.scheduler
         self._whole = False
         self.books = Books(self.policy)
+        self.books.count_passes = True
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
         self._plain = self.memory_limit is None and not self.count_unmanaged
@@ -1716,7 +1717,7 @@ class Plugin(SchedulerPlugin):
             if not narrowed:  # (narrowed: only where a shared input is, see .broadcast)
                 listed = chain(listed, (a for a in sorted(open_) if a not in self._free_key))
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                               stimulus_id, lacks, complete=open_), partners  # fmt: skip
+                               stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
         hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
