@@ -808,6 +808,23 @@ def further_partners(
                            nbytes)[0]
 
 
+def _further_inputs(meetings, dependents, dependencies, fanout):
+    """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
+    dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
+    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        for t in inputs:
+            if not (t is m or t == m):  # (identity first, as in meeting_partners)
+                yield t
+
+
 def further_meeting(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     constant=None, nbytes=None, meetings: list | None = None, chains: dict | None = None,
@@ -824,32 +841,22 @@ def further_meeting(
     whole = None
     if meetings is None:
         meetings = _meetings(task, dependents, dependencies, depth, fanout)
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
+    for t in _further_inputs(meetings, dependents, dependencies, fanout):
+        if len(dependents(t)) > fanout:
+            whole = False  # a store handle, a grid: no meeting place
             continue
-        (m2,) = ds
-        inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
+        if _count(where(t), scores):
+            whole = whole is not False
             continue
-        for t in inputs:
-            if t is m or t == m:  # (identity first, as in meeting_partners)
-                continue
-            if len(dependents(t)) > fanout:
-                whole = False  # a store handle, a grid: no meeting place
-                continue
-            if _count(where(t), scores):
-                whole = whole is not False
-                continue
-            before = sum(scores.values())
-            ins = dependencies(t)
-            if len(ins) <= fanout:
-                for u in ins:
-                    chain = _chain_of(u, dependents, dependencies, depth, fanout, constant,
-                                      chains)
-                    _count(_top(*chain, where, nbytes)[0], scores)
-            found = sum(scores.values()) > before
-            whole = found and whole is not False
+        before = sum(scores.values())
+        ins = dependencies(t)
+        if len(ins) <= fanout:
+            for u in ins:
+                chain = _chain_of(u, dependents, dependencies, depth, fanout, constant,
+                                  chains)
+                _count(_top(*chain, where, nbytes)[0], scores)
+        found = sum(scores.values()) > before
+        whole = found and whole is not False
     return scores, bool(whole) and bool(scores)
 
 
@@ -864,24 +871,14 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     its further meeting's busy worker is placed again at about every task end there
     (twin rechunk-add 100x4), each walk reading the graph's edges anew."""
     out: list = []
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
+    for t in _further_inputs(meetings, dependents, dependencies, fanout):
+        if len(dependents(t)) > fanout:
+            out.append(None)
             continue
-        (m2,) = ds
-        inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
-            continue
-        for t in inputs:
-            if t is m or t == m:
-                continue
-            if len(dependents(t)) > fanout:
-                out.append(None)
-                continue
-            ins = dependencies(t)
-            out.append((t, tuple(_chain_of(u, dependents, dependencies, depth, fanout,
-                                           constant, chains) for u in ins)
-                        if len(ins) <= fanout else ()))  # fmt: skip
+        ins = dependencies(t)
+        out.append((t, tuple(_chain_of(u, dependents, dependencies, depth, fanout,
+                                       constant, chains) for u in ins)
+                    if len(ins) <= fanout else ()))  # fmt: skip
     return tuple(out)
 
 
@@ -961,28 +958,20 @@ def further_tasks(meetings, dependents, dependencies, depth: int = 4,
     """:func:`walked_tasks` for :func:`further_meeting` (same arguments)."""
     placed: list = []
     sized: list = []
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
+    for t in _further_inputs(meetings, dependents, dependencies, fanout):
+        if len(dependents(t)) > fanout:
             continue
-        (m2,) = ds
-        inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
-            continue
-        for t in inputs:
-            if t is m or t == m or len(dependents(t)) > fanout:
-                continue
-            placed.append(t)
-            ins = dependencies(t)
-            if len(ins) <= fanout:
-                for u in ins:
-                    tops, _, handle, inner = _chain_of(u, dependents, dependencies, depth,
-                                                       fanout, constant, chains)
-                    placed.extend(tops)
-                    if handle is not None:
-                        sized.append(handle)
-                    if inner is not None:
-                        sized.extend(tops[i] for i in inner)
+        placed.append(t)
+        ins = dependencies(t)
+        if len(ins) <= fanout:
+            for u in ins:
+                tops, _, handle, inner = _chain_of(u, dependents, dependencies, depth,
+                                                   fanout, constant, chains)
+                placed.extend(tops)
+                if handle is not None:
+                    sized.append(handle)
+                if inner is not None:
+                    sized.extend(tops[i] for i in inner)
     return placed, sized
 
 
