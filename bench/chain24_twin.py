@@ -35,6 +35,7 @@ if __name__ == "__main__":
     d = tempfile.mkdtemp()
     import os, cloudpickle
     cache = "/tmp/chain24/graph.pkl"  # one graph for every variant (the store's keys hold a uuid)
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
     if not os.path.exists(cache):
         x = resample_graph("/tmp/chain24/in.zarr")
         with open(cache, "wb") as f:
