@@ -82,3 +82,76 @@ def test_a_grid_copy_does_not_queue_behind_another_into_one_worker():
     assert not behind, behind
     assert t.makespan <= 1.01 * q.makespan  # (24.72 s before against queuing's 23.77)
     assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
+
+
+def _open_read_select(n=80):
+    """bench/distributed.py's open -> read -> select (its key names: 80 unique-key opens,
+    16 MB reads, 8 MB selects, combined in pairs by a 53 ms task), with the durations
+    measured on a LocalCluster (bench/results/wall24-measured.json)."""
+    import random
+
+    words = "amber birch cedar dune ember fjord grove heath inlet juniper kelp larch moss".split()
+    rng = random.Random(1)
+    names: set = set()
+    while len(names) < n:
+        names.add("-".join(rng.sample(words, 4)))
+    dsk: dict = {}
+    ends = []
+    for i, k in enumerate(sorted(names)):
+        dsk["open-" + k] = (str, i)
+        dsk["read-" + k] = (str, "open-" + k)
+        dsk["select-" + k] = (str, "read-" + k)
+        ends.append("select-" + k)
+    for i in range(n // 2):
+        dsk[f"combine-{i}"] = (max, ends[2 * i], ends[2 * i + 1])
+    dsk["sum"] = (max, [f"combine-{i}" for i in range(n // 2)])
+    took = {"open": 2e-5, "read": 2.16e-3, "select": 2.52e-3, "combine": 0.0529, "sum": 1e-4}
+    size = {"open": 64, "read": 16_780_000, "select": 8_390_000, "combine": 24, "sum": 24}
+    return (dsk, lambda k: took[k.split("-")[0]], lambda k: size[k.split("-")[0]])
+
+
+def test_a_late_roots_reserved_partner_does_not_wait_behind_the_blocked_head():
+    """dask offers a new graph's roots in an order its sets decide: a root of the last
+    pairs opened a meeting on a 2-thread worker first, its partner was reserved there and
+    waited behind the blocked queue head until the queue reached it in priority order; the
+    opener's data and the reservation held two of the worker's three slots, so one thread
+    idled through every 53 ms combine (seeds 0-2: 1.25-1.45x queuing's makespan at 10 ms
+    overrun; now 0.97-0.99). Now such a partner (its opener offered by dask, its worker with an idle
+    thread, the head waiting for a slot nowhere free) is asked out of line."""
+    dsk, durations, sizes = _open_read_select()
+    for seed in range(3):
+        q, t = simulate(dsk, keys=["sum"], workers=2, threads_per_worker=2,
+                        policy=["queue", "tidegate"], durations=durations, sizes=sizes,
+                        thread_lag=0.01, seed=seed, processes=1, record_memory=False,
+                        **NET)  # fmt: skip
+        assert t.makespan <= 1.0 * q.makespan, (seed, t.makespan, q.makespan)
+        assert max(t.peak_memory_per_worker) <= 0.6 * max(q.peak_memory_per_worker), seed
+        assert t.bytes_transferred <= q.bytes_transferred
+
+
+def test_stack_sum_2x2_pairs_opened_out_of_order_do_not_idle_a_thread():
+    """bench/distributed.py's stack-sum ((stack([a, b]).sum(0) ** 2).mean(0), 6 x 6 blocks
+    of 8 MB, optimised as Client.compute sends it) on 2 x 2 with its measured durations:
+    the same late-opened pairs (dask's first offers), their partners reserved behind the
+    blocked head (seeds 0-2: 1.09-1.17x queuing's makespan at 10 ms overrun; now
+    0.89-0.90x)."""
+    import dask.array as da
+    from dask.utils import key_split
+
+    from tidegate.sim.model import build_model
+
+    rng = da.random.RandomState(0)
+    a = rng.random((6000, 6000), chunks=1000)
+    b = rng.random((6000, 6000), chunks=1000)
+    x = (da.stack([a, b]).sum(0) ** 2).mean(axis=0)
+    took = {"random_sample-stack-sum": 5.69e-3, "sum-aggregate": 5.57e-3}
+    size = {"random_sample-stack-sum": 8e6, "sum": 8e6}
+    model = build_model(x, finalize=True, durations=lambda k: took.get(key_split(k), 5e-5),
+                        sizes=lambda k: size.get(key_split(k), 8000))  # fmt: skip
+    for seed in range(3):
+        q, t = simulate(model, workers=2, threads_per_worker=2, policy=["queue", "tidegate"],
+                        thread_lag=0.01, seed=seed, processes=1, record_memory=False,
+                        **NET)  # fmt: skip
+        assert t.makespan <= 0.95 * q.makespan, (seed, t.makespan, q.makespan)
+        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker), seed
+        assert t.bytes_transferred <= 0.01 * q.bytes_transferred  # (8 kB partials)
