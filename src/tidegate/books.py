@@ -820,6 +820,8 @@ class Books:
         if not lacks:
             return 0
         owed, processing = self._owed, self._processing
+        if type(lacks) is set:  # (the plugin's: counted in C, a set difference per dict)
+            return len(lacks.difference(owed).difference(processing))
         return sum(1 for r in lacks if r not in owed and r not in processing)
 
     def reserved(self, task) -> bool:

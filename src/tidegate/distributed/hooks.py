@@ -1434,7 +1434,7 @@ class Plugin(SchedulerPlugin):
                 examined += 1
                 addr, partners = self._place(ts, stimulus_id)
                 if addr is None:
-                    on = tuple(a for a in partners if a in books.workers)
+                    on = tuple(filter(books.workers.__contains__, partners))  # (in C: hot)
                     if on:
                         self._park(ts, on)  # until a partner's worker opens
                         continue
@@ -1767,7 +1767,7 @@ class Plugin(SchedulerPlugin):
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
-        lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
+        lacks = self._lacked = set(map(_key, lacks)) if lacks else set()  # (_wake_lacked)
         narrowed = allowed is not listed
         if narrowed:
             def free():
