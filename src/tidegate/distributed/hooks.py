@@ -2240,7 +2240,8 @@ _NO_MOVE = itertools.repeat(0)  # _moves.get's default for each task (map, in C)
 
 
 def _constant(ts) -> bool:
-    return ts.run_spec is None or isinstance(ts.run_spec, DataNode)
+    spec = ts.run_spec  # (read once: asked ~5 times a task)
+    return spec is None or isinstance(spec, DataNode)
 
 
 def _chained(ts) -> bool:
@@ -2260,26 +2261,28 @@ def _chained(ts) -> bool:
 
 
 def _structural_root(ts) -> bool:
-    if ts.resource_restrictions or ts.worker_restrictions or ts.host_restrictions:
-        return False
-    if ts.actor or not ts._queueable:
-        return False
-    override = ts.annotations.get(ROOT) if ts.annotations else None
-    if override is not None:  # dask.annotate(tidegate_root=True/False)
-        return bool(override)
-    marked = bool(getattr(ts.run_spec, "data_producer", False))
+    annotations = ts.annotations
+    override = annotations.get(ROOT) if annotations else None
     deps = ts.dependencies
-    if not deps:
-        return is_root((), marked)
-    if not marked:
+    marked = bool(getattr(ts.run_spec, "data_producer", False))
+    if override is None and deps and not marked:
         # An input read by fewer than SHARED_FANOUT tasks is no handle (policy.is_handle):
         # data, unless a constant. Most tasks' first input is such: found here, without a
-        # tuple per input for is_root (asked once per task; _constant inlined).
+        # tuple per input for is_root (asked once per task; _constant inlined), and first:
+        # every other way out below but override and is_root's answers False too.
         for d in deps:
             if len(d.dependents) < SHARED_FANOUT:
                 spec = d.run_spec
                 if spec is not None and not isinstance(spec, DataNode):
                     return False
+    if ts.resource_restrictions or ts.worker_restrictions or ts.host_restrictions:
+        return False
+    if ts.actor or not ts._queueable:
+        return False
+    if override is not None:  # dask.annotate(tidegate_root=True/False)
+        return bool(override)
+    if not deps:
+        return is_root((), marked)
     return is_root(map(_as_input, deps), marked)
 
 
