@@ -1767,7 +1767,7 @@ class Plugin(SchedulerPlugin):
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
-        lacks = self._lacked = set(map(_key, lacks)) if lacks else set()  # (_wake_lacked)
+        lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
         narrowed = allowed is not listed
         if narrowed:
             def free():
