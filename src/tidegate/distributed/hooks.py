@@ -2240,8 +2240,7 @@ _NO_MOVE = itertools.repeat(0)  # _moves.get's default for each task (map, in C)
 
 
 def _constant(ts) -> bool:
-    spec = ts.run_spec  # (read once: asked ~5 times a task)
-    return spec is None or isinstance(spec, DataNode)
+    return ts.run_spec is None or isinstance(ts.run_spec, DataNode)
 
 
 def _chained(ts) -> bool:
