@@ -22,8 +22,7 @@ from tidegate.distributed import holders  # noqa: E402
 def _task(deps):
     return SimpleNamespace(
         key="t", run_spec=None, priority=(0,), dependencies=deps, resource_restrictions=None,
-        actor=False, annotations={}, group=SimpleNamespace(span_id=None), run_id=None,
-        prefix=SimpleNamespace(name="t", duration_average=1.0))  # (2025.1 reads a duration)
+        actor=False, annotations={}, group=SimpleNamespace(span_id=None), run_id=None)
 
 
 def _same(a, b):

@@ -23,9 +23,7 @@ Two forms (``build(..., store=...)``):
   and is the only output. The stores' ``None``s stay in the workers' memory until it runs.
 - ``store=False``: the per-chunk stores are the outputs, held by the client, as ``persist``
   would have them (the default until session 15: every recorded fingerprint and bench
-  script passes it, so their numbers still compare). On dask < 2025.4
-  ``da.store(..., compute=False)`` is a Delayed over every store, so there this form
-  already ends in one final task.
+  script passes it, so their numbers still compare).
 """
 
 from __future__ import annotations
@@ -140,10 +138,9 @@ def _stores(dsk: dict) -> list:
 
 
 # What the store form's tasks return: a store its ``None``; dask's final task over them an
-# empty array (``finalize`` of the stores' results, measured: 0 bytes); on dask < 2025.4 the
-# Delayed's ``store-`` task a list of ``None``s.
+# empty array (``finalize`` of the stores' results, measured: 0 bytes).
 STORE_RESULT = sizeof(None)
-FINAL_SIZES = {"finalize-hlgfinalizecompute": 0, "finalize": 0, "store": 0}
+FINAL_SIZES = {"finalize-hlgfinalizecompute": 0}
 
 
 def vorticity_graph(steps: int, chunk_bytes: float, store: bool = True) -> Workload:
