@@ -29,7 +29,7 @@ Two forms (``build(..., store=...)``):
 from __future__ import annotations
 
 import math
-
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dask.array as da
@@ -37,6 +37,7 @@ import numpy as np
 from dask._task_spec import Alias, DataNode, List, Task, TaskRef
 from dask.base import tokenize
 from dask.sizeof import sizeof
+from dask.utils import key_split
 
 from .model import (
     COMPUTE_RATE, LOAD_RATE, STORE_RATE, STORES, TASK_OVERHEAD, Model, _calls, build_model,
@@ -109,7 +110,7 @@ WORKLOADS = {
 class Workload:
     graph: object  # a collection, or a graph mapping with ``keys``
     keys: list | None
-    sizes: dict
+    sizes: dict | Callable  # as simulate's ``sizes``
     durations: dict | None  # None: the default model
     tasks: int = 0
     finalize: bool = False  # a collection's final task added as dask.compute adds it
@@ -200,3 +201,42 @@ def build(name: str, steps: int, chunk_bytes: float = 190e6, store: bool = True)
         return Workload(stored, None, {"store-map": 0}, None)
     return Workload(stored, None, {"store-map": 0, **FINAL_SIZES}, None, finalize=True,
                     store_results=True)
+
+
+def resample(path, days: int = 731, ny: int = 90, nx: int = 180, chunk: int = 30,
+             nvars: int = 2) -> Workload:
+    """chain24 (issue 9; probe24 on a LocalCluster): ``ds.resample(time="7D").mean()
+    .to_zarr(...)`` over a zarr store of ``chunk``-day chunks of ``nvars`` float64
+    variables ``(days, ny, nx)`` from 2000-01-01, written at ``path`` (zeros; the output
+    goes to ``path + ".out"``). Weeks straddle the chunks, so the load of chunk i+1
+    completes the week it shares with chunk i. Not a seed workload (not in ``WORKLOADS``):
+    it needs xarray, zarr and files. The graph is the collection ``to_zarr(...,
+    compute=False)`` returns (its store keys hold a uuid: every call names them anew); the
+    sizes (a function of the key, as :func:`resample_sizes`) stand in for the default
+    model, which knows no xarray chunk's size; durations are the default model's."""
+    import xarray as xr
+
+    t = np.arange(np.datetime64("2000-01-01"), np.datetime64("2000-01-01") + days)
+    ds = xr.Dataset({n: (("time", "y", "x"), da.zeros((days, ny, nx), chunks=(chunk, ny, nx)))
+                     for n in "uvwxyz"[:nvars]}, coords={"time": t})  # fmt: skip
+    ds.to_zarr(path, mode="w")
+    weekly = xr.open_zarr(path).resample(time="7D").mean()
+    stored = weekly.to_zarr(str(path) + ".out", mode="w", compute=False)
+    return Workload(stored, None, resample_sizes(chunk, ny, nx), None)
+
+
+def resample_sizes(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
+    """Bytes per key of :func:`resample`'s graph (same geometry): a load its ``chunk``-day
+    chunk; a week's slice of one (``getitem``) half a week on average; a week's
+    ``mean_chunk`` a sum and a count of a day's plane; the rest a day's plane."""
+    chunk_bytes = chunk * ny * nx * DTYPE.itemsize
+    day = chunk_bytes / chunk
+    by_group = {"getitem": chunk_bytes * 3.5 / chunk, "mean_chunk": chunk_bytes * 2 / chunk}
+
+    def size(key) -> float:
+        name = key_split(key)
+        if name.startswith("open_dataset"):
+            return chunk_bytes
+        return by_group.get(name, day)
+
+    return size
