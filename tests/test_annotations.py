@@ -20,6 +20,8 @@ from tidegate.books import Limits
 from tidegate.core import Failed, Finished, Run, Scheduler
 from tidegate.graph import TaskGraph
 
+from test_core import draw_deps
+
 
 class Concurrency:
     """Counts tasks running at once, counted by the tasks themselves (under a lock). Each
@@ -276,10 +278,7 @@ def test_priority_sorts_before_graph_order():
 @st.composite
 def limited_runs(draw):
     n = draw(st.integers(2, 40))
-    deps = {}
-    for i in range(n):
-        k = draw(st.integers(0, min(i, 3)))
-        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) if i else []
+    deps = draw_deps(draw, n, 3)
     caps = {"A": draw(st.integers(1, 3)), "B": draw(st.integers(1, 2))}
     limited = {}
     for i in range(n):

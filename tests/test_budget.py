@@ -118,6 +118,12 @@ def test_concurrent_computes_share_one_budget():
     neither spills; together each gets what the other leaves, and at least 4 MB are spilled. Barriers make
     both hold their loads at once (one thread each: a run waits in its first centre task)."""
     with dask.config.set({"tidegate.memory-limit": 32e6}):
+        # Alone, a run is governed by the process's measured memory (RSS): the first such
+        # run in a process reads its own first-use imports and allocator growth as its
+        # tasks' footprint and spilled 1-2 MB of its 20 in 9 of 9 runs of this test on its
+        # own (none in 19 runs after one warm-up, at load 18-22). One warm-up run, then the
+        # run that tells.
+        _held_twice(20).compute(scheduler="tidegate", num_workers=1)
         alone = tidegate.RunStats()
         _held_twice(20).compute(scheduler="tidegate", num_workers=1, stats=alone)
         assert alone.bytes_spilled == 0
@@ -143,9 +149,12 @@ def test_concurrent_computes_share_one_budget():
         assert results[n] == pytest.approx(0.0)
         assert s.tasks == 2 * n + 2  # each caller got its own statistics
         assert s.memory_limit == 32e6
-        # The other's held bytes were taken off this one's budget. How much depends on when
-        # the other spilled its own share, so only "less than the whole" is certain.
         assert s.lowest_budget < 32e6
+    # The other's held bytes were taken off a run's budget (local.Ledger: the total less
+    # the others' held bytes, whatever RSS reads): the run that loaded last ran under the
+    # 32 MB less at least the other's 16 or 20 MB of loads. (Which run that was, and how
+    # far below the governed one's RSS rule took it, depends on timing.)
+    assert min(s.lowest_budget for s in stats.values()) <= 32e6 - 16e6
     # 36 MB held at once in a 32 MB process budget: someone spilled. Which one depends on
     # who reached the limit first, so only the sum is certain.
     assert sum(s.bytes_spilled for s in stats.values()) >= 4e6

@@ -1,28 +1,13 @@
 """chain24 (issue 9): a chain of roots each passing the in-flight count by completing a
 consumer (probe24: ``ds.resample(time="7D").mean().to_zarr`` over 30-day zarr chunks)."""
 
-import numpy as np
 import pytest
 
-xr = pytest.importorskip("xarray")
+pytest.importorskip("xarray")
 pytest.importorskip("zarr")
 pytest.importorskip("distributed")
 
-import dask.array as da  # noqa: E402
-from dask.utils import key_split  # noqa: E402
-
 CHUNK = 30 * 90 * 180 * 8  # one 30-day chunk of a 90 x 180 f8 plane
-
-
-def _size(key):
-    """A loaded chunk; a week's slice of one (half a week on average); its mean_chunk
-    (a sum and a count); the rest a day's plane."""
-    name = key_split(key)
-    if name.startswith("open_dataset"):
-        return CHUNK
-    if name == "getitem":
-        return CHUNK * 3.5 / 30
-    return CHUNK * 2 / 30 if name == "mean_chunk" else CHUNK / 30
 
 
 def test_twin_resample_over_straddled_chunks_holds_no_chain_of_loads(tmp_path):
@@ -35,15 +20,12 @@ def test_twin_resample_over_straddled_chunks_holds_no_chain_of_loads(tmp_path):
     uuid): main 3.0-7.0 chunks over queuing's peak, now 0.4-1.5; makespan 0.99-1.01x.
     Fails on main."""
     from tidegate.sim import simulate
+    from tidegate.sim.workloads import resample
 
-    days = np.arange(np.datetime64("2000-01-01"), np.datetime64("2002-01-01"))  # 731
-    ds = xr.Dataset({n: (("time", "y", "x"), da.zeros((len(days), 90, 180), chunks=(30, 90, 180)))
-                     for n in "uv"}, coords={"time": days})
-    ds.to_zarr(tmp_path / "in.zarr")
-    weekly = xr.open_zarr(tmp_path / "in.zarr").resample(time="7D").mean()
-    x = weekly.to_zarr(tmp_path / "out.zarr", compute=False)
-    queue, tide = simulate(x, workers=2, threads_per_worker=1, policy=["queue", "tidegate"],
-                           sizes=_size)
+    w = resample(tmp_path / "in.zarr")  # 2 variables x 731 days x 90 x 180, 30-day chunks
+    assert w.sizes(("open_dataset-u", 0)) == CHUNK
+    queue, tide = simulate(w.graph, workers=2, threads_per_worker=1, policy=["queue", "tidegate"],
+                           sizes=w.sizes)
     assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) + 2 * CHUNK, (
         tide.peak_memory_per_worker, queue.peak_memory_per_worker)
     assert tide.makespan <= 1.05 * queue.makespan, tide.makespan / queue.makespan

@@ -18,6 +18,7 @@ holds every load until the mean), that tidegate holds no more per worker than qu
 
 from __future__ import annotations
 
+import statistics
 import time
 
 import dask
@@ -225,13 +226,23 @@ def test_loads_alive_per_worker_stay_bounded_where_dask_order_limits_them(client
     assert tidegate <= queue + 1
 
 
+@pytest.mark.timeout(400)  # three runs of each: 200 s at load 27
 def test_anomaly_holds_no_more_loads_per_worker_than_dask(client):
     """Every load stays until the mean; what a policy chooses is where. Roots joined their
     partial-mean partners on one worker past its threads while another idled (session 6's
-    1.08-1.20x peak at 2 and 4 workers): one worker then holds most loads."""
-    queue, tidegate = _compare(client, anomaly)
+    1.08-1.20x peak at 2 and 4 workers): one worker then holds most loads.
+
+    Where the loads go also follows which worker frees a slot first, so a worker starved
+    of CPU by a loaded machine takes fewer under any policy: at load 16-26 (session 25)
+    queuing's busiest held 32-50 of 64 in 9 single runs and tidegate's 32-33; one run at
+    load 15+ (session 25) saw tidegate 39 against a bound of 34. The pile-up this guards
+    against shows in every run, a starved worker in one: each policy runs three times,
+    interleaved, and the medians compare."""
+    runs = [_compare(client, anomaly) for _ in range(3)]
+    queue = statistics.median(q for q, _ in runs)
+    tidegate = statistics.median(t for _, t in runs)
     # Each holds every load until the mean, so the busiest worker holds at least half: in 9
     # runs here (session 21) tidegate 32-35, queue 32-35, and 35 vs 33 once in CI. Two
     # spreads of 3 each: the comparison allows one spread; the share bound is the guard.
-    assert tidegate <= queue + 3
-    assert tidegate <= STEPS // 2 + 4  # no worker holds much more than its share
+    assert tidegate <= queue + 3, runs
+    assert tidegate <= STEPS // 2 + 4, runs  # no worker holds much more than its share

@@ -22,13 +22,20 @@ def make_graph(deps, outputs):
     return testing.make_graph(deps, outputs)
 
 
+def draw_deps(draw, n, fan_in):
+    """``{task: its dependencies}`` of a random DAG of ``n`` tasks, each reading up to
+    ``fan_in`` distinct earlier ones (so 0..n-1 is a topological order)."""
+    deps = {}
+    for i in range(n):
+        k = draw(st.integers(0, min(i, fan_in)))
+        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) if i else []
+    return deps
+
+
 @st.composite
 def dags(draw):
     n = draw(st.integers(1, 40))
-    deps = {}
-    for i in range(n):
-        k = draw(st.integers(0, min(i, 4)))
-        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) if i else []
+    deps = draw_deps(draw, n, 4)
     outputs = draw(st.lists(st.sampled_from(range(n)), min_size=1, max_size=3, unique=True))
     return deps, outputs
 

@@ -821,6 +821,16 @@ def _bare_state(nworkers, nthreads):
     return state
 
 
+def _installed_on_bare_state(**kwargs):
+    """``(state, plugin)``: a ``Plugin(**kwargs)`` installed on a bare 2 x 2 state, as the
+    twin installs it (registered, moves applied nowhere)."""
+    state = _bare_state(nworkers=2, nthreads=2)
+    plugin = td.Plugin(**kwargs)
+    state.plugins["tidegate"] = plugin
+    plugin.install(state, apply=lambda recs, stimulus_id: None)
+    return state, plugin
+
+
 def test_one_plugin_serves_one_scheduler_at_a_time():
     """review21: one Plugin given to two clusters at once hung the first one's computes
     (its hooks decided with the second's state). Refused; after uninstall it may move."""

@@ -14,16 +14,14 @@ pytest.importorskip("distributed")
 from distributed.scheduler import SchedulerState, WorkerState  # noqa: E402
 from distributed.protocol.serialize import ToPickle  # noqa: E402
 
-import tidegate.distributed as td  # noqa: E402
-from test_distributed import _bare_state  # noqa: E402
+from test_distributed import _bare_state, _installed_on_bare_state  # noqa: E402
 from tidegate.distributed import holders  # noqa: E402
 
 
 def _task(deps):
     return SimpleNamespace(
         key="t", run_spec=None, priority=(0,), dependencies=deps, resource_restrictions=None,
-        actor=False, annotations={}, group=SimpleNamespace(span_id=None), run_id=None,
-        prefix=SimpleNamespace(name="t", duration_average=1.0))  # (2025.1 reads a duration)
+        actor=False, annotations={}, group=SimpleNamespace(span_id=None), run_id=None)
 
 
 def _same(a, b):
@@ -89,10 +87,7 @@ def test_nothing_is_copied_unless_the_expression_is_as_dask_has_it(fn):
 
 
 def test_installed_and_dask_s_own_back_after():
-    state = _bare_state(nworkers=2, nthreads=2)
-    plugin = td.Plugin(saturation=1.0)
-    state.plugins["tidegate"] = plugin
-    plugin.install(state, apply=lambda recs, stimulus_id: None)
+    state, plugin = _installed_on_bare_state(saturation=1.0)
     installed = state.__dict__["_task_to_msg"]
     assert installed.__func__.__wrapped__ is SchedulerState._task_to_msg
     plugin.uninstall()

@@ -12,8 +12,7 @@ pytest.importorskip("distributed")
 from distributed.core import Status  # noqa: E402
 from distributed.scheduler import SchedulerState  # noqa: E402
 
-import tidegate.distributed as td  # noqa: E402
-from test_distributed import _bare_state  # noqa: E402
+from test_distributed import _bare_state, _installed_on_bare_state  # noqa: E402
 from tidegate.distributed import trim  # noqa: E402
 
 
@@ -96,10 +95,7 @@ def test_nothing_is_copied_when_the_source_on_disk_is_not_the_code_running(tmp_p
 
 
 def test_installed_without_a_budget_and_dask_s_own_back_after():
-    state = _bare_state(nworkers=2, nthreads=2)
-    plugin = td.Plugin(saturation=1.0)
-    state.plugins["tidegate"] = plugin
-    plugin.install(state, apply=lambda recs, stimulus_id: None)
+    state, plugin = _installed_on_bare_state(saturation=1.0)
     installed = state.__dict__["check_idle_saturated"]
     assert installed.__func__.__wrapped__ is SchedulerState.check_idle_saturated
     plugin.uninstall()

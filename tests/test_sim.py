@@ -11,7 +11,6 @@ import random
 from collections import Counter, defaultdict
 
 import dask.array as da
-import dask.base
 import pytest
 
 import tidegate
@@ -373,8 +372,6 @@ def test_default_sizes_and_durations_from_chunks():
         assert t.stop - t.start == pytest.approx(
             TASK_OVERHEAD + chunk / LOAD_RATE + chunk / COMPUTE_RATE)
     assert r.unknown_sizes == 0
-    if not hasattr(dask.base, "collections_to_expr"):
-        return  # older dask fuses into tuples the model cannot look into
     stored = da.store(x, NoData(x.shape, x.dtype), lock=False, compute=False)
     r = simulate(stored, workers=1, threads_per_worker=1, policy="queue", sizes={"store-map": 0})
     ends = [t for t in r.trace.tasks if t.group == "store-map"]

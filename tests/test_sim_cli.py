@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-import dask.base
 import pytest
 from dask.utils import key_split
 
@@ -13,9 +12,6 @@ from tidegate.cli import main
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import WORKLOADS, build
-
-OLD_DASK = not hasattr(dask.base, "collections_to_expr")  # before 2025.4
-
 
 def test_cli_writes_one_entry_per_policy(tmp_path, capsys):
     out = tmp_path / "r.json"
@@ -74,8 +70,7 @@ def test_every_workload_runs_on_the_twin_with_validation(name):
                  threads_per_worker=2, policy="tidegate", validate=True)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     assert Counter(t.key for t in r.trace.tasks) == Counter(dict.fromkeys(map(str, model.dsk), 1))
-    if not OLD_DASK:  # whose da.store drops the chunk metadata the default sizes come from
-        assert max(r.peak_memory_per_worker) >= 4e6 * 0.9  # at least one chunk was held
+    assert max(r.peak_memory_per_worker) >= 4e6 * 0.9  # at least one chunk was held
 
 
 def test_the_twin_has_every_demo_workload():

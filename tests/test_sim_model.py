@@ -4,7 +4,6 @@ of its input, a task that computes on its inputs costs at least its largest inpu
 from __future__ import annotations
 
 import dask.array as da
-import dask.base
 import numpy as np
 import pytest
 
@@ -12,9 +11,6 @@ from tidegate.sim.model import COMPUTE_RATE, TASK_OVERHEAD, build_model
 from tidegate.sim.workloads import NoData, build
 
 BLOCK = 1000 * 1000 * 8
-# older dask (< 2025.4) builds these graphs with other layers and fusion
-needs_expr = pytest.mark.skipif(not hasattr(dask.base, "collections_to_expr"),
-                                reason="dask < 2025.4: other graphs")
 
 
 def inc(*args):
@@ -26,7 +22,6 @@ def _by_group(model, prefix):
             if type(k) is tuple and k[0].startswith(prefix + "-")}
 
 
-@needs_expr
 def test_stencil_halo_slices_cost_nothing_and_the_overlap_its_block():
     """map_overlap: each halo is a getitem of one row (or corner) of a block, a numpy view;
     the overlap task concatenates the block with its halos and computes on it. Main timed
@@ -45,7 +40,6 @@ def test_stencil_halo_slices_cost_nothing_and_the_overlap_its_block():
     assert max(halos.values()) * 5 < min(overlaps.values())
 
 
-@needs_expr
 def test_a_split_costs_its_output_when_dask_copies_it():
     """A rechunk's split (dask's chunk.getitem copies a selection of at most half its
     input) costs its half chunk, sized from the chunk's shape (main: an unknown size,
@@ -71,7 +65,6 @@ def test_a_task_reads_its_largest_input_however_small_its_output():
     assert m.durations["z"] == pytest.approx(TASK_OVERHEAD + BLOCK / COMPUTE_RATE)
 
 
-@needs_expr
 def test_a_store_of_an_edge_block_costs_its_own_bytes():
     """A fused store of a block smaller than the layer's largest (rechunk-add's one-row
     edge) is timed by its own block's bytes. Main timed every store by the largest block

@@ -17,8 +17,6 @@ from tidegate.cli import main
 from tidegate.sim import simulate
 from tidegate.sim.workloads import WORKLOADS, NoData, build
 
-pytest.importorskip("dask._expr", reason="dask.compute sends expressions from dask 2025.4")
-
 STORE_GROUPS = {"store-map", "vorticity-store"}
 
 

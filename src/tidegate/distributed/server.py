@@ -363,10 +363,6 @@ def patch_materialize() -> None:
     original = dask_scheduler._materialize_graph
     if getattr(original, "_tidegate", False):
         return
-    # Older distributed (< 2025.4) receives a HighLevelGraph the client optimised, not an
-    # expression: nothing to read before fusion there, so leave dask's own.
-    if list(inspect.signature(original).parameters) != ["expr", "validate"]:
-        return
 
     def _materialize_graph(expr, validate):
         # (dsk, annotations) from 2025.5; 2025.4.x returns (dsk, dependencies, annotations)

@@ -130,7 +130,7 @@ class SimScheduler(SchedulerState):
             return rank(ts.key)
 
         for part in out:
-            if type(part) is list:  # touched and new tasks (and 2025.1's runnable)
+            if type(part) is list:  # touched and new tasks (and, up to 2025.x, runnable)
                 part.sort(key=by)
         for ts in out[-2]:  # new tasks
             if len(ts.dependencies) > 1:
@@ -141,7 +141,7 @@ class SimScheduler(SchedulerState):
 
     def validate_state(self, allow_overlap: bool = False) -> None:
         # Scheduler.validate_state calls super() bound to Scheduler: restated here.
-        # Up to 2025.1 the whole check lived on Scheduler, without super().
+        # In 2025.4 the whole check still lived on Scheduler, without super().
         if "validate_state" not in SchedulerState.__dict__:
             return Scheduler.validate_state(self, allow_overlap)
         SchedulerState.validate_state(self, allow_overlap=allow_overlap)
@@ -161,8 +161,7 @@ class SimScheduler(SchedulerState):
         self._workers_added_total += 1
         self.running.add(ws)
         self.host_info.setdefault(ws.host, {"addresses": {address}, "nthreads": nthreads})
-        if hasattr(self, "total_memory"):  # since distributed 2025.x
-            self.total_memory += ws.memory_limit
+        self.total_memory += ws.memory_limit
         self.total_nthreads += nthreads
         self.aliases[address] = address
         self.check_idle_saturated(ws)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import dask.array.chunk
 from dask._task_spec import Alias, DataNode, GraphNode, Task, convert_legacy_graph
+from dask.base import collections_to_expr
 from dask.core import flatten
 from dask.sizeof import sizeof
 from dask.utils import key_split
@@ -99,23 +100,6 @@ def graph_of(x, keys=None, finalize: bool = False) -> tuple[dict, list, dict, di
             raise TypeError("finalize applies to collections; a graph mapping states its own")
         return convert_legacy_graph(dict(x)), list(flatten([keys])), _layer_meta(x), {}
     xs = list(x) if isinstance(x, (list, tuple)) else [x]
-    try:
-        from dask.base import collections_to_expr
-    except ImportError:  # dask < 2025.4: collections give graphs, not expressions
-        from dask.base import collections_to_dsk
-
-        meta: dict = {}
-        for c in xs:
-            meta.update(_layer_meta(c.__dask_graph__()))
-        dsk = dict(collections_to_dsk(xs, True))
-        out = [c.__dask_keys__() for c in xs]
-        if finalize:
-            out = [_finalize_legacy(dsk, c, k) for c, k in zip(xs, out)]
-        dsk = convert_legacy_graph(dsk)
-        out = list(flatten(out))
-        if finalize:
-            out = _stable_final_keys(dsk, out)
-        return _canonical(dsk), out, meta, {}
     from ..annotations import carry, read
 
     original = collections_to_expr(xs, True)
@@ -147,21 +131,6 @@ def _stable_final_keys(dsk: dict, out: list) -> list:
             k = new
         renamed.append(k)
     return renamed
-
-
-def _finalize_legacy(dsk: dict, c, keys):
-    """dask < 2025.4: ``Client.compute``'s final task for collection ``c`` (added to
-    ``dsk``), its key; none for a single-key collection (a Delayed, e.g. ``da.store(...,
-    compute=False)``, whose own ``store-`` task is already over every chunk's store)."""
-    from dask.base import tokenize
-
-    func, extra = c.__dask_postcompute__()
-    flat = list(flatten([keys]))
-    if len(flat) == 1 and not extra and getattr(func, "__name__", "") == "single_key":
-        return keys
-    name = "finalize-" + tokenize(c)
-    dsk[name] = (func, keys, *extra)
-    return name
 
 
 def _canonical(dsk: dict) -> dict:

@@ -23,15 +23,13 @@ Two forms (``build(..., store=...)``):
   and is the only output. The stores' ``None``s stay in the workers' memory until it runs.
 - ``store=False``: the per-chunk stores are the outputs, held by the client, as ``persist``
   would have them (the default until session 15: every recorded fingerprint and bench
-  script passes it, so their numbers still compare). On dask < 2025.4
-  ``da.store(..., compute=False)`` is a Delayed over every store, so there this form
-  already ends in one final task.
+  script passes it, so their numbers still compare).
 """
 
 from __future__ import annotations
 
 import math
-
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dask.array as da
@@ -39,6 +37,7 @@ import numpy as np
 from dask._task_spec import Alias, DataNode, List, Task, TaskRef
 from dask.base import tokenize
 from dask.sizeof import sizeof
+from dask.utils import key_split
 
 from .model import (
     COMPUTE_RATE, LOAD_RATE, STORE_RATE, STORES, TASK_OVERHEAD, Model, _calls, build_model,
@@ -111,7 +110,7 @@ WORKLOADS = {
 class Workload:
     graph: object  # a collection, or a graph mapping with ``keys``
     keys: list | None
-    sizes: dict
+    sizes: dict | Callable  # as simulate's ``sizes``
     durations: dict | None  # None: the default model
     tasks: int = 0
     finalize: bool = False  # a collection's final task added as dask.compute adds it
@@ -140,10 +139,9 @@ def _stores(dsk: dict) -> list:
 
 
 # What the store form's tasks return: a store its ``None``; dask's final task over them an
-# empty array (``finalize`` of the stores' results, measured: 0 bytes); on dask < 2025.4 the
-# Delayed's ``store-`` task a list of ``None``s.
+# empty array (``finalize`` of the stores' results, measured: 0 bytes).
 STORE_RESULT = sizeof(None)
-FINAL_SIZES = {"finalize-hlgfinalizecompute": 0, "finalize": 0, "store": 0}
+FINAL_SIZES = {"finalize-hlgfinalizecompute": 0}
 
 
 def vorticity_graph(steps: int, chunk_bytes: float, store: bool = True) -> Workload:
@@ -203,3 +201,42 @@ def build(name: str, steps: int, chunk_bytes: float = 190e6, store: bool = True)
         return Workload(stored, None, {"store-map": 0}, None)
     return Workload(stored, None, {"store-map": 0, **FINAL_SIZES}, None, finalize=True,
                     store_results=True)
+
+
+def resample(path, days: int = 731, ny: int = 90, nx: int = 180, chunk: int = 30,
+             nvars: int = 2) -> Workload:
+    """chain24 (issue 9; probe24 on a LocalCluster): ``ds.resample(time="7D").mean()
+    .to_zarr(...)`` over a zarr store of ``chunk``-day chunks of ``nvars`` float64
+    variables ``(days, ny, nx)`` from 2000-01-01, written at ``path`` (zeros; the output
+    goes to ``path + ".out"``). Weeks straddle the chunks, so the load of chunk i+1
+    completes the week it shares with chunk i. Not a seed workload (not in ``WORKLOADS``):
+    it needs xarray, zarr and files. The graph is the collection ``to_zarr(...,
+    compute=False)`` returns (its store keys hold a uuid: every call names them anew); the
+    sizes (a function of the key, as :func:`resample_sizes`) stand in for the default
+    model, which knows no xarray chunk's size; durations are the default model's."""
+    import xarray as xr
+
+    t = np.arange(np.datetime64("2000-01-01"), np.datetime64("2000-01-01") + days)
+    ds = xr.Dataset({n: (("time", "y", "x"), da.zeros((days, ny, nx), chunks=(chunk, ny, nx)))
+                     for n in "uvwxyz"[:nvars]}, coords={"time": t})  # fmt: skip
+    ds.to_zarr(path, mode="w")
+    weekly = xr.open_zarr(path).resample(time="7D").mean()
+    stored = weekly.to_zarr(str(path) + ".out", mode="w", compute=False)
+    return Workload(stored, None, resample_sizes(chunk, ny, nx), None)
+
+
+def resample_sizes(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
+    """Bytes per key of :func:`resample`'s graph (same geometry): a load its ``chunk``-day
+    chunk; a week's slice of one (``getitem``) half a week on average; a week's
+    ``mean_chunk`` a sum and a count of a day's plane; the rest a day's plane."""
+    chunk_bytes = chunk * ny * nx * DTYPE.itemsize
+    day = chunk_bytes / chunk
+    by_group = {"getitem": chunk_bytes * 3.5 / chunk, "mean_chunk": chunk_bytes * 2 / chunk}
+
+    def size(key) -> float:
+        name = key_split(key)
+        if name.startswith("open_dataset"):
+            return chunk_bytes
+        return by_group.get(name, day)
+
+    return size
