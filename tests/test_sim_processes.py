@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 
@@ -92,6 +93,27 @@ def test_ctrl_c_stops_the_children(tmp_path):
     t.join()
     for pid in map(int, os.listdir(tmp_path)):  # terminated and reaped: gone
         assert not _our_child(pid), pid
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked children only")
+def test_ctrl_c_while_a_child_starts_still_stops_it(tmp_path, monkeypatch):
+    """A Ctrl-C that lands after the fork but before ``Process.start`` stored the child (a
+    busy machine preempts the parent there) must not leave that child running."""
+    from multiprocessing import popen_fork
+
+    forked = []
+    launch = popen_fork.Popen._launch
+
+    def launch_then_interrupt(self, process_obj):
+        launch(self, process_obj)
+        forked.append(self.pid)
+        os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode: still in start()
+        time.sleep(0.01)
+
+    monkeypatch.setattr(popen_fork.Popen, "_launch", launch_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_all(_sleep_after_writing_pid, [(str(tmp_path),)], processes=1)
+    assert forked and not _our_child(forked[0])
 
 
 def _our_child(pid: int) -> bool:

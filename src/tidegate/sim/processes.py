@@ -22,6 +22,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import wait
@@ -86,7 +87,7 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
                 p = ctx.Process(target=_child, args=(send, fn, job, config), daemon=True,
                                 name=f"tidegate-twin-{labels[i]}")
                 running[recv] = (i, p)  # before it starts: a Ctrl-C now still stops it
-                p.start()
+                _start(p)
                 send.close()  # the child's end only: EOF here if it dies without a word
             for conn in wait(list(running)):
                 i, p = running.pop(conn)
@@ -119,6 +120,26 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
         for conn in running:
             conn.close()
     return results
+
+
+def _start(p) -> None:
+    """``p.start()``, a Ctrl-C during it held until it returns: raised after the fork but
+    before ``start`` had stored the child (``p.pid`` still None), it left that child running
+    unstopped (seen under load: the Ctrl-C test's child alive after the interrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        p.start()  # signals reach the main thread only: nothing to hold here
+        return
+    held: list = []
+    previous = signal.signal(signal.SIGINT, lambda *args: held.append(args))
+    try:
+        p.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        if callable(previous):
+            previous(*held[0])  # the default handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
 
 
 def _child(conn, fn: Callable, job: tuple, config: dict | None) -> None:
