@@ -2251,15 +2251,24 @@ def _one_data_input(ts, roots_max) -> bool:
     for x in deps:
         if not _constant(x):
             n += 1
-    if n < 2:
+            if n > 1:
+                break
+    else:
         return n == 1
     n = 0
     for x in deps:
-        if not _constant(x) and second_input(not x.dependencies, x.nbytes,
-                                             _derived_from(x, deps), roots_max):  # fmt: skip
+        if _constant(x):
+            continue
+        xd = x.dependencies
+        # (second_input's answer without the call where it is plain: computed from data
+        # that is not another input of ts, it is a second input; hot, once per join)
+        if xd:
+            if deps.isdisjoint(xd) or not _derived_from(x, deps):
+                n += 1
+        elif second_input(True, x.nbytes, False, roots_max):
             n += 1
-            if n > 1:
-                return False
+        if n > 1:
+            return False
     return n == 1
 
 
