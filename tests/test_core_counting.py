@@ -153,7 +153,8 @@ def _taskstates(deps: dict, constants: set) -> dict:
 def _plugin_single(tasks: dict, key) -> bool:
     """The ``single`` the plugin passes to books.on_finished when ``key`` finishes."""
     got = []
-    books = SimpleNamespace(_carriers={"someone": 1}, on_finished=lambda *a: got.append(a[3]))
+    books = SimpleNamespace(_carriers={"someone": 1}, _roots_max=0.0,
+                            on_finished=lambda *a: got.append(a[3]))
     plugin = SimpleNamespace(
         books=books,
         limits=SimpleNamespace(caps={}),

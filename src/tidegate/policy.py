@@ -327,6 +327,31 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
     return nbytes >= JOIN_KEEP * pieces and NOT_DATA_RATIO * nbytes >= largest_root
 
 
+def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
+                 largest_root: float) -> bool:
+    """Is this input of a task with several inputs a second input, data combined with the
+    data another input carries (so that input is consumed there), in the plugin's count of
+    a task's inputs (``single_input`` for ``books.on_finished`` and ``read_on``)? Not when
+    - it is computed from nothing and tiny beside what roots load (``NOT_DATA_RATIO``, as
+      ``holds_data``): an indexer, e.g. xarray's groupby shuffle-taker (289 bytes) beside a
+      15.6 MB zarr chunk in each shuffle-split that cuts the chunk by month. Counted, the
+      chunk landed at its first shuffle-split while 30 day slices and two more splits
+      still read it; loads ran ahead: twin 2 x 1 of ``u.groupby("time.month") - clim``
+      to zarr (bench/probe25_twin.py), peak 253.5 MB against queuing's 180.9; not counted,
+      188.7. (Tiny and computed from other data it is data: a running total's carry, the
+      sum of earlier blocks, sequences the blocks: counted as none, twin s-running-total
+      4x2 took 1.16x as long.)
+    - it is computed from another input of the same task alone (``from_sibling``): a mask
+      of the chunk it masks, xarray's rolling ``where(~isnan(u), u, 0)``: the task only
+      carries u on. Counted, u landed at the mask (a single-input reduction, its only
+      other reader a two-input task) and the masked copy, its concatenate and merge were
+      in flight nowhere: twin rolling(time=5).mean().max("time") 2 x 1, 183.8 MB against
+      queuing's 120.7; not counted, 112.1."""
+    if from_sibling:
+        return False
+    return not (computed_from_nothing and 0 <= nbytes and NOT_DATA_RATIO * nbytes < largest_root)
+
+
 def read_on(readers, task, single_input, pending) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another

@@ -72,6 +72,7 @@ from ..policy import (
     meeting_plan,
     place_consumer,
     read_on,
+    second_input,
     sole_holder,
     places_by_held,
     reduced_enough,
@@ -363,7 +364,7 @@ class Plugin(SchedulerPlugin):
             deps = ts.dependencies
             if books._carriers:  # else no input carries anything: neither matters
                 # data embedded in the graph (a DataNode, a handle) is not a second input
-                single = len(deps) == 1 or (len(deps) > 1 and _one_input(ts))
+                single = len(deps) == 1 or (len(deps) > 1 and _one_data_input(ts, books._roots_max))
                 inputs = list(map(_key, deps))
             else:
                 single, inputs = False, ()
@@ -377,7 +378,7 @@ class Plugin(SchedulerPlugin):
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
             # (read_on is asked only of an input that carries data: no closure otherwise)
-            read_on = partial(_read_on_key, ts) \
+            read_on = partial(_read_on_key, ts, books._roots_max) \
                 if single and not books._carriers.keys().isdisjoint(inputs) else None  # fmt: skip
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
@@ -2298,12 +2299,12 @@ def _as_input(d) -> tuple:
     return len(ins), n, _constant(d), d.nbytes
 
 
-def _read_on_key(ts, x) -> bool:
+def _read_on_key(ts, roots_max, x) -> bool:
     """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
     bound to ts with ``partial`` (made in C: no closure per finished task)."""
     for d in ts.dependencies:
         if d.key == x:
-            return read_on(d.dependents, ts, _one_input, _pending)
+            return read_on(d.dependents, ts, partial(_one_data_input, roots_max=roots_max), _pending)
     return False
 
 
@@ -2315,6 +2316,46 @@ def _pending(o) -> bool:
 _NO_MEETINGS = MeetingPlan(False, (), ())
 _DONE = frozenset({"memory", "erred", "released", "forgotten"})
 _UNPLACED = frozenset({"released", "waiting", "queued", "no-worker"})  # a root still to place
+
+
+def _one_data_input(ts, roots_max) -> bool:
+    """Has ts one input that carries data (``policy.second_input``): constants aside, and
+    an indexer computed from nothing or a mask of another input aside."""
+    deps = ts.dependencies
+    n = 0
+    for x in deps:
+        if not _constant(x):
+            n += 1
+            if n > 1:
+                break
+    else:
+        return n == 1
+    n = 0
+    for x in deps:
+        if _constant(x):
+            continue
+        xd = x.dependencies
+        # (second_input's answer without the call where it is plain: computed from data
+        # that is not another input of ts, it is a second input; hot, once per join)
+        if xd:
+            if deps.isdisjoint(xd) or not _derived_from(x, deps):
+                n += 1
+        elif second_input(True, x.nbytes, False, roots_max):
+            n += 1
+        if n > 1:
+            return False
+    return n == 1
+
+
+def _derived_from(x, deps) -> bool:
+    """Is x computed from one other input of the same task alone (constants aside)?"""
+    one = None
+    for d in x.dependencies:
+        if not _constant(d):
+            if one is not None:
+                return False
+            one = d
+    return one is not None and one in deps
 
 
 def _one_input(ts) -> bool:
