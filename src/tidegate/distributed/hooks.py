@@ -375,8 +375,10 @@ class Plugin(SchedulerPlugin):
             pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
                 feeds = self._root_finished(ts, nbytes, feeds)
-                if startstops and worker is not None and self._kept(ts) is not None:
-                    self._paced(ts.group.name, worker, startstops)
+                if self._pace and startstops:  # (a group _by_held looked at: its paces)
+                    paces = self._pace.get(ts.group.name)
+                    if paces is not None and worker is not None:
+                        _paced(paces, worker, startstops)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
             # (read_on is asked only of an input that carries data: no closure otherwise)
@@ -389,20 +391,6 @@ class Plugin(SchedulerPlugin):
             books.on_failed(key, deps, stimulus_id)
         else:  # released / waiting: lost, rescheduled or cancelled; it may run again
             books.on_stopped(key, stimulus_id)
-
-    def _paced(self, group, worker, startstops) -> None:
-        """A root of ``group`` that waits for its own reduction (``_kept``) finished on
-        ``worker``: its compute seconds (the worker's ``startstops``) become the last of
-        the two kept there for policy.clearly_slower (``_by_held``, ``_heavier``)."""
-        d = 0.0
-        for ss in startstops:
-            if ss["action"] == "compute":
-                d += ss["stop"] - ss["start"]
-        paces = self._pace.get(group)
-        if paces is None:
-            paces = self._pace[group] = {}
-        last = paces.get(worker)
-        paces[worker] = (d, last[0] if last is not None else math.nan)
 
     def _slower(self, group, addr, other) -> bool:
         """policy.clearly_slower of worker addr against worker other, at group's roots."""
@@ -709,7 +697,8 @@ class Plugin(SchedulerPlugin):
         # (_splits): _split looks at them when no worker is idle
         self._parked_kept: dict = {}
         self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
-        # root group -> {worker: compute seconds of its last two such roots there} (_paced)
+        # root group -> {worker: compute seconds of its last two roots there} (_paced), for
+        # the groups whose roots _by_held placed (policy.clearly_slower)
         self._pace: dict = {}
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
@@ -2003,6 +1992,8 @@ class Plugin(SchedulerPlugin):
         est = books.estimate(math.nan, ts.group.name)
         if not est:
             return None
+        if ts.group.name not in self._pace:  # its roots' paces are kept from now on
+            self._pace[ts.group.name] = {}
         owner = books._owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
@@ -2061,6 +2052,18 @@ class Plugin(SchedulerPlugin):
             self._apply({ts.key: "processing"}, stimulus_id)
         finally:
             self._context = None
+
+
+def _paced(paces: dict, worker, startstops) -> None:
+    """A root finished on ``worker``: its compute seconds (the worker's ``startstops``)
+    become the last of the two kept in ``paces`` (its group's, by worker) for
+    policy.clearly_slower (Plugin._by_held, _heavier)."""
+    d = 0.0
+    for ss in startstops:
+        if ss["action"] == "compute":
+            d += ss["stop"] - ss["start"]
+    last = paces.get(worker)
+    paces[worker] = (d, last[0] if last is not None else math.nan)
 
 
 class _NoWorkers(set):
