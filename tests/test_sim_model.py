@@ -82,3 +82,35 @@ def test_a_store_of_an_edge_block_costs_its_own_bytes():
         rows = 1 if k[2] == 2 else 1000
         assert d >= rows * row / STORE_RATE
         assert d < TASK_OVERHEAD + 3 * rows * row / STORE_RATE
+
+
+@needs_expr
+@pytest.mark.parametrize("reduce", ["mean", "nanmean", "var", "nanstd"])
+def test_a_reductions_steps_are_sized_as_dask_makes_them(reduce):
+    """``a - a.<reduce>(axis=0)`` over chunks of 4 steps, each task's output measured with
+    dask.sizeof on the sync scheduler against the twin's size: within 1 kB. dask's
+    reductions return dicts of arrays of the reduced block: mean_chunk the sum (its count
+    a zero-stride view) or, counting per element (nanmean), sum and count; mean_combine
+    sum and a count made whole by adding the views (the zarr anomaly's partial mean:
+    16,000,320 B on the LocalCluster, 8 MB in the twin before); moment_chunk/_combine
+    sum, count and the second moment. The layers' metadata describe one array, and a
+    first step's its input's block (4x: anom24)."""
+    import dask
+    from dask.sizeof import sizeof
+
+    a = da.random.random((16, 50, 40), chunks=(4, 50, 40))
+    x = a - getattr(da, reduce)(a, axis=0, split_every=2)
+    m = build_model(x)
+    real = {}
+
+    class Sizes(dask.callbacks.Callback):
+        def _posttask(self, key, result, dsk, state, id):
+            real[key] = sizeof(result)
+
+    with Sizes():
+        dask.compute(x, scheduler="sync")
+    steps = [k for k in real if k in m.sizes and type(k) is tuple and "random" not in k[0]]
+    groups = {k[0].rsplit("-", 1)[0] for k in steps}
+    assert len(groups) >= 3, groups  # the first step, the partials, the subtraction
+    off = {k: (real[k], m.sizes[k]) for k in steps if abs(real[k] - m.sizes[k]) > 1000}
+    assert not off, off

@@ -672,6 +672,26 @@ def places_by_held(partners_held: float, least_held: float, estimate: float) -> 
     return least_held + estimate / 2 < partners_held
 
 
+SLOWER = 2.5  # clearly_slower: times the other worker's root duration
+
+
+def clearly_slower(pace, other) -> bool:
+    """Is a worker clearly slower at a group's roots than another, so that a root waiting
+    for it (:func:`places_by_held`) would idle the other? ``pace``, ``other``: the compute
+    seconds of the last two roots of that group each ran (``(last, previous)``, NaN not
+    yet; None: none ran). Yes when both of the worker's last two took more than
+    ``SLOWER`` times the longer of the other's: a process lagging throughout, not one
+    slow load (zarr's import in a process's first load, 2-4x a load; a reduction group
+    whose loads are slower wherever they run). Twin anomaly 2 x 1, every load of one
+    worker 3x slower: waiting for it held 6 loads a worker in 5.62 s against queuing's 9
+    and 4.77 s; not waiting, 8 and 5.09 s. Equal workers, one slow group: no change."""
+    if pace is None or other is None:
+        return False
+    a, b = pace
+    c, d = other
+    return b == b and d == d and min(a, b) > SLOWER * max(c, d)
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

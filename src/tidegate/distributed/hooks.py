@@ -75,6 +75,7 @@ from ..policy import (
     second_input,
     sole_holder,
     places_by_held,
+    clearly_slower,
     reduced_enough,
     waits_for_own_reduction,
 )
@@ -280,7 +281,7 @@ class Plugin(SchedulerPlugin):
             # processing to released, memory or erred; from memory to released, erred or
             # forgotten): one comparison, not three, for a task's finish and release.
             if start == "processing":
-                self._left_processing(key, finish, stimulus_id)
+                self._left_processing(key, finish, stimulus_id, worker, startstops)
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)
             elif start == "memory":
@@ -327,7 +328,8 @@ class Plugin(SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
-        if self._root_results or self.books._loaded_max or self.books._join_groups:
+        if self._root_results or self.books._loaded_max or self.books._join_groups \
+                or self._pace:  # fmt: skip
             ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
             if ts is not None:
                 self._group_going(ts.group)
@@ -339,16 +341,17 @@ class Plugin(SchedulerPlugin):
         made before update_graph runs, and was judged by the old group's sizes."""
         name, books = tg.name, self.books
         if name not in self._root_results and name not in books._loaded_max \
-                and name not in books._join_groups:  # fmt: skip
+                and name not in books._join_groups and name not in self._pace:  # fmt: skip
             return
         states = tg.states
         if states.get("forgotten", 0) != sum(states.values()):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
+        self._pace.pop(name, None)
         if self._root_results.pop(name, None) is not None:
             self._largest_root = max(self._root_results.values(), default=0.0)
 
-    def _left_processing(self, key, finish, stimulus_id) -> None:
+    def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
         # (limits.caps, not limits: Limits.__bool__ is a Python call on every transition)
         if self.limits.caps:
@@ -375,6 +378,10 @@ class Plugin(SchedulerPlugin):
             pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
                 feeds = self._root_finished(ts, nbytes, feeds)
+                if self._pace and startstops:  # (a group _by_held looked at: its paces)
+                    paces = self._pace.get(ts.group.name)
+                    if paces is not None and worker is not None:
+                        _paced(paces, worker, startstops)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
             # (read_on is asked only of an input that carries data: no closure otherwise)
@@ -387,6 +394,11 @@ class Plugin(SchedulerPlugin):
             books.on_failed(key, deps, stimulus_id)
         else:  # released / waiting: lost, rescheduled or cancelled; it may run again
             books.on_stopped(key, stimulus_id)
+
+    def _slower(self, group, addr, other) -> bool:
+        """policy.clearly_slower of worker addr against worker other, at group's roots."""
+        paces = self._pace.get(group)
+        return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
 
     def _root_finished(self, ts, nbytes, feeds) -> bool:
         """Does root ts's result count as data in flight (policy.holds_data, as core.py)?
@@ -689,6 +701,9 @@ class Plugin(SchedulerPlugin):
         # (_splits): _split looks at them when no worker is idle
         self._parked_kept: dict = {}
         self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
+        # root group -> {worker: compute seconds of its last two roots there} (_paced), for
+        # the groups whose roots _by_held placed (policy.clearly_slower)
+        self._pace: dict = {}
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are
@@ -2051,6 +2066,8 @@ class Plugin(SchedulerPlugin):
         est = books.estimate(math.nan, ts.group.name)
         if not est:
             return None
+        if ts.group.name not in self._pace:  # its roots' paces are kept from now on
+            self._pace[ts.group.name] = {}
         owner = books._owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
@@ -2074,6 +2091,8 @@ class Plugin(SchedulerPlugin):
             return None
         got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
                           complete={least}, commits=plan.further)  # fmt: skip
+        if got is None and self._slower(ts.group.name, least, p):
+            return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
 
     def _heavier(self, ts, addr) -> bool:
@@ -2086,8 +2105,10 @@ class Plugin(SchedulerPlugin):
         owner = books._owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
-        least = min((self._held_here(a, b, owner, est) for a, b in books.workers.items()
-                     if workers.get(a) in running), default=math.inf)  # fmt: skip
+        least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()
+                         if workers.get(a) in running), default=(math.inf, None))  # fmt: skip
+        if at is not None and at != addr and self._slower(ts.group.name, at, addr):
+            return False  # it would wait for a worker clearly slower than addr
         return places_by_held(self._held_here(addr, books.workers[addr], owner, est), least, est)
 
     def _forget_plans(self) -> None:
@@ -2105,6 +2126,18 @@ class Plugin(SchedulerPlugin):
             self._apply({ts.key: "processing"}, stimulus_id)
         finally:
             self._context = None
+
+
+def _paced(paces: dict, worker, startstops) -> None:
+    """A root finished on ``worker``: its compute seconds (the worker's ``startstops``)
+    become the last of the two kept in ``paces`` (its group's, by worker) for
+    policy.clearly_slower (Plugin._by_held, _heavier)."""
+    d = 0.0
+    for ss in startstops:
+        if ss["action"] == "compute":
+            d += ss["stop"] - ss["start"]
+    last = paces.get(worker)
+    paces[worker] = (d, last[0] if last is not None else math.nan)
 
 
 class _NoWorkers(set):

@@ -206,7 +206,7 @@ def _build_model(x, keys, sizes, durations, finalize=False) -> Model:
             if est[i] == est[i]:  # not NaN
                 v = est[i]
                 if type(node) is Task:
-                    v //= _reduced_by(key, node, meta, fused)
+                    v = v // _reduced_by(key, node, meta, fused) * _arrays_returned(node)
             elif type(node) is DataNode:
                 v = sizeof(node.value)
             elif (v := _view_bytes(node, meta)) is not None:
@@ -249,6 +249,31 @@ def _reduced_by(key, node, meta: dict, fused: dict) -> int:
     shape = src[0]
     n = math.prod(shape[a] for a in axis if type(a) is int and -len(shape) <= a < len(shape))
     return max(1, n)
+
+
+def _arrays_returned(node) -> int:
+    """How many arrays of its block's size a step of dask's mean or variance returns (a
+    dict of them, not the one array its layer's metadata describes), else 1.
+    ``mean_chunk``: the sum, its count a zero-stride view of one number (8 B), unless
+    counted per element (``nanmean``'s ``nannumel``); ``mean_combine``: sum and count,
+    the count made whole by adding its inputs' views (the zarr anomaly's partial mean of
+    4 chunk-means: 16,000,320 B on the LocalCluster, 8 MB in the twin before);
+    ``moment_chunk`` / ``moment_combine`` (``var``, ``std``): sum, count (cast to int64:
+    whole) and the ``order - 1`` central moments. Measured with ``dask.sizeof`` on the
+    sync scheduler (tests/test_sim_model.py)."""
+    func, kw = node.func, node.kwargs
+    if type(func) is functools.partial:
+        kw = {**func.keywords, **kw}
+        func = func.func
+    name = getattr(func, "__name__", "")
+    if name == "mean_chunk":
+        return 2 if "numel" in kw else 1
+    if name == "mean_combine":
+        return 2
+    if name in ("moment_chunk", "moment_combine"):
+        order = kw.get("order", 2)
+        return 1 + order if type(order) is int and order >= 2 else 1
+    return 1
 
 
 LOADS = {"getter", "getter_inline", "getter_nofancy"}
