@@ -84,7 +84,6 @@ def test_a_store_of_an_edge_block_costs_its_own_bytes():
         assert d < TASK_OVERHEAD + 3 * rows * row / STORE_RATE
 
 
-@needs_expr
 @pytest.mark.parametrize("reduce", ["mean", "nanmean", "var", "nanstd"])
 def test_a_reductions_steps_are_sized_as_dask_makes_them(reduce):
     """``a - a.<reduce>(axis=0)`` over chunks of 4 steps, each task's output measured with
