@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    WIDE_PASS, Policy, committed, estimate_output, joins_pieces, may_admit_root, may_load_beside,
+    WIDE_PASS, Policy, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, place_root,
 )
 
@@ -143,6 +143,7 @@ class Books:
         self._queued_consumers: dict = {}  # worker -> {consumer: inputs} beyond its threads
         self._loaded_max: dict = {}  # group -> largest data a root of it loaded
         self._join_groups: set = set()  # groups a task of which joined pieces (_joined)
+        self._join_weight: dict = {}  # joined task -> the slot it holds (policy.join_slot)
         # Roots reserved by a root that opened their meetings (its data waits for theirs):
         # reserved root -> (worker, opening root); opening root -> roots it reserved.
         self._owed: dict = {}
@@ -205,7 +206,7 @@ class Books:
                         where = locate(carrier)
                         if where is not None and where in self.workers:
                             rec[0] = where
-                            self.workers[where].roots_untouched += 1
+                            self.workers[where].roots_untouched += self._join_weight.get(root, 1)
                             self.workers[where].version += 1
                             self.changed.add(where)
                             break
@@ -331,8 +332,9 @@ class Books:
                     self._unpass(r)
                 w = live[0]
                 book = self.workers.get(w) if w is not None else None
+                weight = self._join_weight.pop(r, 1) if self._join_weight else 1
                 if book is not None:
-                    book.roots_untouched -= 1
+                    book.roots_untouched -= weight
                     book.version += 1
                     self.changed.add(w)
                 if self._owing:
@@ -348,7 +350,10 @@ class Books:
             return
         self._carriers[task] = (task, nbytes)
         self._live[task] = [w, 1, None]
-        book.roots_untouched += 1
+        weight = join_slot(nbytes, self._roots_max)
+        if weight != 1:
+            self._join_weight[task] = weight
+        book.roots_untouched += weight
         book.version += 1
         self.changed.add(w)
         self.log.append((task, "joined", w, nbytes, stimulus_id))
@@ -481,8 +486,9 @@ class Books:
                 self._unpass(r)
             w = live[0]
             book = self.workers.get(w) if w is not None else None
+            weight = self._join_weight.pop(r, 1) if self._join_weight else 1
             if book is not None:
-                book.roots_untouched -= 1
+                book.roots_untouched -= weight
                 book.version += 1
                 self.changed.add(w)
             if self._owing:
@@ -878,7 +884,7 @@ class Books:
         for r, (w, n, _) in self._live.items():
             assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
             if w is not None:
-                untouched[w] += 1
+                untouched[w] += self._join_weight.get(r, 1)
         for w, book in self.workers.items():
             assert book.processing == processing[w], (w, book.processing, processing[w])
             assert book.roots_processing == roots[w], (w, book.roots_processing, roots[w])

@@ -327,6 +327,31 @@ def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
     return nbytes >= JOIN_KEEP * pieces and NOT_DATA_RATIO * nbytes >= largest_root
 
 
+# A join's slot is counted in these steps (exact in binary floating point: the books add
+# and take off the same steps, and a worker's count returns to exactly 0).
+JOIN_SLOT_STEPS = 64
+# A join's bytes count this many times against a root's load (tuned, see join_slot).
+JOIN_SLOT_SCALE = 1.5
+
+
+def join_slot(nbytes: float, largest_root: float) -> float:
+    """The share of a root slot a task that joined pieces (``joins_pieces``) holds while its
+    output waits for a consumer: ``JOIN_SLOT_SCALE`` x its bytes against the largest data a
+    root loaded, rounded up to 1/``JOIN_SLOT_STEPS``, at most one slot. Counted as a whole
+    slot, xarray's ``rolling(time=5).mean()`` overlap sums (1.7 MB joins, a ninth of a
+    15.6 MB load) held 7-13 slots per worker against a cap of 3 and admission ran by the
+    idle rule: twin of probe24's rolling-max (bench/probe25_twin.py) 2 x 2, 3.871 s against
+    queuing's 2.994 (1.29x); counted so, 3.615 s (1.21x), peak 122.5 -> 112.7 MB (queuing
+    155.1; bench/results/roll25b-findings.txt). Scale 1 (bytes alone): 2 x 1
+    seed 2 peaked at 145.8 MB against queuing's 120.7 (two whole-chunk joins and their
+    sums held as more loads came in); 1.5 kept every peak of 2x1, 4x1, 2x2 x 3 seeds
+    at or below queuing's (3 loses it again: tuned, not derived)."""
+    share = JOIN_SLOT_SCALE * nbytes
+    if not largest_root > 0 or share >= largest_root:
+        return 1
+    return max(1, math.ceil(JOIN_SLOT_STEPS * share / largest_root)) / JOIN_SLOT_STEPS
+
+
 def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
                  largest_root: float) -> bool:
     """Is this input of a task with several inputs a second input, data combined with the
