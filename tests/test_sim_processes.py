@@ -139,3 +139,45 @@ def test_idle_cores_leave_busy_ones_alone(monkeypatch):
     for load, idle in ((0.0, 4), (1.0, 4), (2.0, 3), (4.2, 1), (30.0, 1)):
         monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
         assert processes.idle_cores() == idle, load
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked children only")
+def test_ctrl_c_stops_a_child_forked_from_a_process_that_catches_sigterm(tmp_path, monkeypatch):
+    """A parent whose SIGTERM raises KeyboardInterrupt (the demo's handler, left installed
+    by an in-process ``main(["demo"])`` before session 26) forks children that inherit it;
+    terminated in their first instants, one caught it and slept on: CI hung until pytest's
+    300 s timeout. Children are killed now (SIGKILL), which no handler catches."""
+    from multiprocessing import popen_fork
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    forked = []
+    launch = popen_fork.Popen._launch
+
+    def launch_then_interrupt(self, process_obj):
+        launch(self, process_obj)
+        forked.append(self.pid)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(popen_fork.Popen, "_launch", launch_then_interrupt)
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        for _ in range(10):  # the child's first instants: not every run lands there
+            started = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                run_all(_sleep_after_writing_pid, [(str(tmp_path),)], processes=1)
+            assert time.monotonic() - started < 30
+            assert not _our_child(forked[-1])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_the_demo_leaves_sigterm_as_it_found_it(tmp_path):
+    """``main(["demo", ...])`` turns SIGTERM into KeyboardInterrupt only while it runs."""
+    from tidegate.cli import _terminate_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    with _terminate_as_interrupt():
+        assert signal.getsignal(signal.SIGTERM) is not before
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 
 from dask.utils import format_bytes, parse_bytes
@@ -203,17 +206,23 @@ def _folder_to_make(text: str) -> str:
     return text
 
 
-def _terminate_as_interrupt() -> None:
-    """SIGTERM (a batch system's kill, `timeout`) unwinds like Ctrl-C, so the demo's
-    ``finally`` removes its temporary input (review20: 1.5-2 GB left in /tmp)."""
-    import signal
-    import threading
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (a batch system's kill, `timeout`) unwinds like Ctrl-C while the demo runs,
+    so its ``finally`` removes its temporary input (review20: 1.5-2 GB left in /tmp); the
+    previous handler is back afterwards (``main`` may be called in a process that goes on)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers
+        return
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, interrupt)
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv=None) -> int:
@@ -267,8 +276,8 @@ def main(argv=None) -> int:
     s.add_argument("--json", default=None, type=_writable, help="write {policy: numbers} here")
     args = parser.parse_args(argv)
     if args.command == "demo":
-        _terminate_as_interrupt()  # its input is gigabytes in a temporary folder
-        return demo(args)
+        with _terminate_as_interrupt():  # its input is gigabytes in a temporary folder
+            return demo(args)
     if args.command == "simulate":
         return simulate(args)
     if args.command == "report":

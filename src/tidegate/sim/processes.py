@@ -9,7 +9,7 @@ result comes back pickled.
 
 - A child that raises: the parent raises the child's own exception, with the child's
   traceback (as text) as its cause, and stops the other children.
-- Ctrl-C (or any exception in the parent): every child still running is terminated and
+- Ctrl-C (or any exception in the parent): every child still running is killed and
   reaped before the exception goes on. Children ignore SIGINT themselves, so a Ctrl-C that
   reaches the whole process group does not make each of them print a traceback.
 """
@@ -96,7 +96,7 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
                 except EOFError:
                     msg = None
                 except BaseException:  # e.g. Ctrl-C while a result is being read
-                    p.terminate()
+                    p.kill()
                     raise
                 finally:
                     conn.close()
@@ -114,7 +114,10 @@ def run_all(fn: Callable, jobs: Sequence[tuple], processes: int,
     finally:
         started = [(conn, p) for conn, (_, p) in running.items() if p.pid is not None]
         for _, p in started:
-            p.terminate()
+            # SIGKILL: a child holds nothing to clean up, and a fork inherits the parent's
+            # SIGTERM handler (the demo's raised KeyboardInterrupt: a child terminated in
+            # its first instants caught it and slept on, hanging CI in session 26).
+            p.kill()
         for _, p in started:
             p.join()
         for conn in running:
