@@ -121,7 +121,8 @@ def test_groupby_anomaly_chunk_does_not_land_at_its_month_split(tmp_path, monkey
     the chunk (a reduction while its siblings still read it, or a chain step carrying it
     on) and does not consume it. Main: 18-22 of the 25 chunks landed at a split, most with
     day slices still to read them (probe24 LocalCluster 2 x 1: 1.18x queuing's RSS; twin
-    of that run 253.5 MB against queuing's 180.9, now 188.7); now 0-1 (3 namings): a
+    of that run 253.5 MB against queuing's 180.9, now 188.7); now 1-4 (8 store paths: the
+    keys' tokens follow the path and move dask.order's ties; 3 failed CI's bound of 2): a
     split whose indexer has not run yet when a sibling asks still counts it. Fails on main.
     (Still early: a split keeping a quarter of the chunk carries the data on and the chunk
     itself lands, its day slices pending: books.on_finished's chain branch.)"""
@@ -131,7 +132,7 @@ def test_groupby_anomaly_chunk_does_not_land_at_its_month_split(tmp_path, monkey
                             monkeypatch)
     assert len(landed) == 25, len(landed)  # every chunk, once
     at_split = [(root[1], at) for root, at, _ in landed if str(at[0]).startswith("shuffle-split")]
-    assert len(at_split) <= 2, at_split
+    assert len(at_split) <= 5, at_split
 
 
 def test_rolling_chunk_lands_past_its_masked_copy(tmp_path, monkeypatch):
