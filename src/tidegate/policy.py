@@ -310,13 +310,7 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
 # A task joining pieces of one array whose output keeps at least this fraction of the
 # pieces' bytes holds their data on; a tree reduction's combine of k partials keeps 1/k
 # (counted as a join at 1/4, anomaly's mean combines: twin 20x4 peak 8.55 -> 8.74 GB).
-# A mean's first combine keeps half: dask returns sum + count, each as large as a chunk
-# mean (anomtwin25), and that partial waits on its worker for the next level, holding
-# two loads' bytes. Counted from 0.5 (it was 0.75), twin anomaly (1,000 steps of 190 MB,
-# 1 GB/s; bench/results/lvl26-findings.txt) peak 0.96 -> 0.93x queuing's at 100x4 and
-# 0.73 -> 0.71x at 20x4, makespan 0.63 -> 0.64x and 0.72 -> 0.74x; no other seed
-# workload's peak moved.
-JOIN_KEEP = 0.5
+JOIN_KEEP = 0.75
 
 
 def joins_pieces(nbytes: float, pieces: float, largest_root: float) -> bool:
