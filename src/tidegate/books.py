@@ -642,6 +642,38 @@ class Books:
             self.log.append((task, "withheld", w, stimulus_id))
         return ok
 
+    def refuses_further(self, task, group, w, lacks, commits: bool, further: bool) -> bool:
+        """Would ``place`` refuse root ``task`` on worker ``w``, the one open worker of its
+        further meeting (``place(task, nan, group, {w: n}, (), lacks=lacks, complete={w},
+        commits=commits, further=further)`` with n > 0), and keep it waiting for w
+        (w busy)? Asked without place's side effects (no log entry, no refusal kept):
+        the plugin asks it when w's books change, for a root parked there, instead of
+        putting the root back in line to be placed and parked again (rechunk-add: once a
+        task). Exact: the same admission (``_admits``' ``may_admit_root``) over the same
+        inputs."""
+        book = self.workers.get(w)
+        if book is None or not book.processing:  # (busy: not idle, may_progress)
+            return False
+        est = self.estimate(math.nan, group)
+        if self.policy.probe and est == 0 and book.roots_processing \
+                and book.budget < math.inf and not self._roots_max:  # fmt: skip
+            return True  # _admits' probe refusal
+        opens = self.opens(lacks) if commits else 0
+        reserved = int(self._owed.get(task, (None,))[0] == w)
+        completes = passes_for_further(book.roots_processing) if further else True
+        refused = not may_admit_root(
+            book.roots_processing, book.roots_untouched, book.cap, completes,
+            book.held + book.estimated, est, book.budget, False,
+            book.owed - reserved + committed(opens, book.processing, book.threads),
+            False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
+        )  # fmt: skip
+        if refused and self.audit:  # (tests: _admits refuses it too, as place would ask)
+            assert not self._admits(book, w, task, est, completes, None, True, reserved,
+                                    False, _queues_behind_a_load(book), opens), (task, w)
+            self.log.pop()  # (_admits' refusal entry: place makes none here)
+            self.audited["still waits"] = self.audited.get("still waits", 0) + 1
+        return refused
+
     def may_progress(self, book: WorkerBook, w=None) -> bool:
         """Progress rule: a worker with nothing processing and nothing on its way
         (``expecting``) may start a root past its count and budget. Tried and reverted: refusing while twice the count of data waits there

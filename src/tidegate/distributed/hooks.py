@@ -273,7 +273,11 @@ class Plugin(SchedulerPlugin):
             return
         if self.scheduler is None:
             return
-        if key in self._moves:  # a kept walk looked at it (_keep_walk)
+        if key in self._moves and (start != "processing" or finish != "memory"):
+            # A kept walk looked at it (_keep_walk) and where it is changed: not when it
+            # finishes (processing -> memory: on the worker it ran on, its one holder), the
+            # walks read only where the tasks they look at are (_where) and sizes measured
+            # before they were kept (rechunk-add 100x4: a third of the re-walks).
             self._moved += 1
             self._moves[key] = self._moved
         try:
@@ -1059,21 +1063,21 @@ class Plugin(SchedulerPlugin):
             running = False
         self._looked[addr] = running
         if running:
-            book = self.books.workers.get(addr)
+            books = self.books
+            book = books.workers.get(addr)
             if book is None or not self._plain:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
-            if self.books.may_take_some(addr):
+            # (books.may_take_some and books.may_progress inlined, the test shared: hot)
+            idle = book.processing == 0 and addr not in books.expecting
+            under = book.held + book.estimated < book.budget
+            if idle or (book.roots_processing < book.cap and under):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                # (books.may_progress inlined: hot)
-                idle = book.processing == 0 and addr not in self.books.expecting
-                if idle or (
-                    book.roots_processing + book.roots_untouched < book.cap
-                    and book.held + book.estimated < book.budget
-                ):  # fmt: skip
+                if idle or (book.roots_processing + book.roots_untouched < book.cap
+                            and under):  # fmt: skip
                     # Free, least loaded first; unchanged (most looks): no call
                     key = ((book.roots_processing + book.roots_untouched + book.processing)
                            / book.threads, addr)
@@ -1267,12 +1271,47 @@ class Plugin(SchedulerPlugin):
         (books.may_take_spread): nothing their walk would find there can change that."""
         books = self.books
         spread_ok = k not in books.workers or books.may_take_spread(k)
+        parks = self._further_parks
         for ts in list(self._waiting_on.get(k, ())):
             if not spread_ok and self._spread(ts):
+                continue
+            if parks and ts.key in parks and self._still_waits(ts, k, parks[ts.key]):
                 continue
             self._unpark(ts)
             if ts.state == "queued":
                 self._ready.add(ts)
+
+    def _still_waits(self, ts, k, kept) -> bool:
+        """Would root ts, parked on its further meeting's busy worker k (``kept``: its
+        ``_further_parks`` entry), be parked there again if put back in line now? Yes when
+        _place would find it by ``_waits_again`` (its walks kept, some worker free for
+        roots, no broadcast input) with k the one worker of its hint open for roots, and
+        books.refuses_further says k refuses it (k busy). It then stays parked, not woken
+        to be placed and parked again (twin rechunk-add: once a task end, ~900 plugin
+        bytecodes a task). Asked when k's books change, not in poke's scan: what changes
+        elsewhere before the scan reaches it (another root started, its lacks placed) is
+        seen at k's next change; a decision change (see bench/results/cpu26-findings.txt)."""
+        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps:
+            return False  # (limits: poke's scan may park it on a full limit instead)
+        entry = self._kept_walk(ts)
+        if entry is not kept[1]:
+            return False
+        hint, whole = entry[1][1]
+        if not whole or not hint.get(k, 0) > 0:
+            return False
+        open_ = self._open
+        if k not in open_:
+            return False
+        for w in hint:
+            if w != k and w in open_:
+                return False
+        if self._broadcast.restricts(self.scheduler, ts):
+            return False
+        plan = self._plan(ts)
+        if not plan.pair:
+            return False
+        return self.books.refuses_further(ts.key, ts.group.name, k, kept[2], plan.further,
+                                          True)  # fmt: skip
 
     def _spread(self, ts) -> bool:
         """Does root ts's data feed many meetings (its kept plan's ``spread``)?"""
@@ -1994,6 +2033,15 @@ class Plugin(SchedulerPlugin):
             def stamped(ts):
                 original(ts)
                 if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+        elif original.__name__ == "add_replica":
+            def stamped(ts, ws):
+                # (a task finishing on its worker: still "processing", no holder yet; it
+                # is where it ran, as before: see transition)
+                same = ts.state == "processing" and not ts.who_has
+                original(ts, ws)
+                if not same and ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
         else:
