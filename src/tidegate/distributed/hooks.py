@@ -1063,21 +1063,21 @@ class Plugin(SchedulerPlugin):
             running = False
         self._looked[addr] = running
         if running:
-            books = self.books
-            book = books.workers.get(addr)
+            book = self.books.workers.get(addr)
             if book is None or not self._plain:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
-            # (books.may_take_some and books.may_progress inlined, the test shared: hot)
-            idle = book.processing == 0 and addr not in books.expecting
-            under = book.held + book.estimated < book.budget
-            if idle or (book.roots_processing < book.cap and under):
+            if self.books.may_take_some(addr):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                if idle or (book.roots_processing + book.roots_untouched < book.cap
-                            and under):  # fmt: skip
+                # (books.may_progress inlined: hot)
+                idle = book.processing == 0 and addr not in self.books.expecting
+                if idle or (
+                    book.roots_processing + book.roots_untouched < book.cap
+                    and book.held + book.estimated < book.budget
+                ):  # fmt: skip
                     # Free, least loaded first; unchanged (most looks): no call
                     key = ((book.roots_processing + book.roots_untouched + book.processing)
                            / book.threads, addr)
