@@ -735,7 +735,8 @@ class Books:
                 completes = WIDE_PASS
             elif completes and deep:
                 completes = passes_for_halo(book.roots_processing + book.roots_untouched
-                                            + book.owed - reserved, book.cap, book.passes)
+                                            + book.owed - reserved, book.cap, book.passes,
+                                            book.threads > 1)
             seen = 4 * book.version + 2 * bool(completes) + reserved
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')

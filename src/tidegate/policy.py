@@ -280,7 +280,7 @@ def passes_for_further(roots_processing: int) -> bool:
     return roots_processing == 0
 
 
-def passes_for_halo(in_flight: float, cap: float, passes: int) -> bool:
+def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
     """May a root that completes a meeting found only by a deep plan
     (:attr:`MeetingPlan.deep`: a chunk's halo meeting with its neighbour, 6 steps down)
     pass the in-flight count? Only as one further root: while no root that came in by a
@@ -291,7 +291,7 @@ def passes_for_halo(in_flight: float, cap: float, passes: int) -> bool:
     mean 2 x 2 ran at 1.01x queuing's time but peaked at 171-210 MB against queuing's
     145-164, 4 x 1 at 147 against 108-146; so bounded, every peak of 2x1, 2x2, 4x1 x 3
     seeds at or below queuing's (bench/results/halo26-findings.txt)."""
-    return passes == 0 and in_flight < cap + 1
+    return free and passes == 0 and in_flight < cap + 1
 
 
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
