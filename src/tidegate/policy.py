@@ -574,6 +574,18 @@ class MeetingPlan(NamedTuple):
 HALO_DEPTH = 8
 
 
+def halo_depth(threads: int, workers: int) -> int | None:
+    """:func:`meeting_plan`'s ``halo_depth`` on a cluster of ``workers`` workers with
+    ``threads`` threads in all: ``HALO_DEPTH`` where workers have more than one thread on
+    average, else None (the walk stops at depth). A one-thread worker has no thread to
+    load the next chunk on beside the running one: there the deep plan only moved where
+    chunks go, and its spread (9 overlap sums: ``may_load_beside``) loaded them past the
+    count: twin of tests/test_probe25.py's rolling mean (5 namings) 2x1 peak 0.85 ->
+    1.09x queuing's, 4x1 0.96 -> 1.26x; without the spread, 1.053 -> 1.072x and 0.97 ->
+    1.02x queuing's time (bench/results/halo26-findings.txt)."""
+    return HALO_DEPTH if threads > workers else None
+
+
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None,
                  chains: dict | None = None, group=None,

@@ -54,7 +54,6 @@ from . import broadcast, holders, restricted, trim
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
-    HALO_DEPTH,
     HANDLE_MAX_BYTES,
     SHARED_FANOUT,
     MeetingPlan,
@@ -65,6 +64,7 @@ from ..policy import (
     further_plan_tasks,
     further_tasks,
     walked_tasks,
+    halo_depth,
     holds_data,
     is_root,
     joins_started_fan_in,
@@ -2022,7 +2022,9 @@ class Plugin(SchedulerPlugin):
         if not ts.dependents:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
-                            chains=self._chains, group=_group, halo_depth=HALO_DEPTH)
+                            chains=self._chains, group=_group,
+                            halo_depth=halo_depth(self.scheduler.total_nthreads,
+                                                  len(self.scheduler.workers)))
         self._plans[ts.key] = (ts, plan)
         return plan
 
