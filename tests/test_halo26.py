@@ -18,7 +18,8 @@ from dask.core import get_dependencies  # noqa: E402
 
 
 def _edges(dsk):
-    deps = {k: sorted(get_dependencies(dsk, k), key=str) for k in dsk}
+    same = {k: k for k in dsk}  # one object per task: the walks compare by identity
+    deps = {k: [same[d] for d in sorted(get_dependencies(dsk, k), key=str)] for k in dsk}
     users = {k: [] for k in dsk}
     for k, ins in deps.items():
         for d in ins:

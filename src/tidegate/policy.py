@@ -620,7 +620,10 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     own = 0
     for inputs in plan.inputs:
         for entry in inputs:
-            if not any(c is task or c == task for c in entry[0]):
+            for c in entry[0]:  # (identity, as meeting_partners' ``r is task``)
+                if c is task:
+                    break
+            else:
                 return plan  # a meeting with other data within depth: as it was
             own += 1
     if not own:
@@ -629,7 +632,10 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
                          group)
     for inputs in deep.inputs:
         for entry in inputs:
-            if not any(c is task or c == task for c in entry[0]):
+            for c in entry[0]:
+                if c is task:
+                    break
+            else:
                 return deep._replace(deep=True)
     return plan
 
