@@ -290,7 +290,9 @@ def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bo
     any completed meeting (``pass_cap``: the cap's worth of passes), the twin's rolling
     mean 2 x 2 ran at 1.01x queuing's time but peaked at 171-210 MB against queuing's
     145-164, 4 x 1 at 147 against 108-146; so bounded, every peak of 2x1, 2x2, 4x1 x 3
-    seeds at or below queuing's (bench/results/halo26-findings.txt)."""
+    seeds at or below queuing's (bench/results/halo26-findings.txt). ``free``: the worker
+    has more than one thread (on one, a root sent there waits behind the running task: a
+    pass only adds memory; see :func:`halo_depth`)."""
     return free and passes == 0 and in_flight < cap + 1
 
 
