@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from .policy import (
     WIDE_PASS, Policy, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
-    pass_cap, passes_for_further, place_root,
+    pass_cap, passes_for_further, passes_for_halo, place_root,
 )
 
 LOG_SIZE = 100_000
@@ -711,7 +711,7 @@ class Books:
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
-              commits=False, further=False, wide=False):  # fmt: skip
+              commits=False, further=False, wide=False, deep=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -736,7 +736,9 @@ class Books:
         threads (twin vorticity 20x4: threads 92-94% busy against 100%, makespan +6%).
         ``further``: ``complete`` are the workers of a further meeting whose other side is
         all found (``policy.further_meeting``'s ``whole``): there task passes the count
-        only as ``policy.passes_for_further`` says.
+        only as ``policy.passes_for_further`` says. ``deep``: ``complete`` was found by a
+        deep meeting plan (``policy.MeetingPlan.deep``, a chunk's halo): there task passes
+        the count only as ``policy.passes_for_halo`` says.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -750,7 +752,7 @@ class Books:
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
-        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide)
+        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep)
         entry = self._refusals.get(task)
         refusals = entry[2] if entry is not None and entry[0] == asked \
             and entry[1] is expecting else None  # fmt: skip
@@ -758,11 +760,15 @@ class Books:
         def admits(book, w) -> bool:  # (one call for every way below: same arguments)
             nonlocal refusals
             completes = w in complete
+            reserved = w == mine
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
             elif completes and wide:
                 completes = WIDE_PASS
-            reserved = w == mine
+            elif completes and deep:
+                completes = passes_for_halo(book.roots_processing + book.roots_untouched
+                                            + book.owed - reserved, book.cap, book.passes,
+                                            book.threads > 1)
             seen = 4 * book.version + 2 * bool(completes) + reserved
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')

@@ -280,6 +280,22 @@ def passes_for_further(roots_processing: int) -> bool:
     return roots_processing == 0
 
 
+def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
+    """May a root that completes a meeting found only by a deep plan
+    (:attr:`MeetingPlan.deep`: a chunk's halo meeting with its neighbour, 6 steps down)
+    pass the in-flight count? Only as one further root: while no root that came in by a
+    pass is in flight on that worker (``passes``, ``books.Books.count_passes``) and the
+    count (``in_flight``: roots processing, untouched and owed) is below ``cap + 1``. Every
+    chunk of a stencil completes its neighbour's meeting, so passes chain: allowed as
+    any completed meeting (``pass_cap``: the cap's worth of passes), the twin's rolling
+    mean 2 x 2 ran at 1.01x queuing's time but peaked at 171-210 MB against queuing's
+    145-164, 4 x 1 at 147 against 108-146; so bounded, every peak of 2x1, 2x2, 4x1 x 3
+    seeds at or below queuing's (bench/results/halo26-findings.txt). ``free``: the worker
+    has more than one thread (on one, a root sent there waits behind the running task: a
+    pass only adds memory; see :func:`halo_depth`)."""
+    return free and passes == 0 and in_flight < cap + 1
+
+
 def estimate_output(known: float, group_max: float, roots_max: float) -> float:
     """Pessimistic output size: the known size, else the largest seen in the task's group,
     else the largest root output seen so far, else 0 (nothing seen: let the first ones run)."""
@@ -552,11 +568,30 @@ class MeetingPlan(NamedTuple):
     further: bool = False
     wide: object = None
     pair: bool = False
+    deep: bool = False
+
+
+# How far meeting_plan walks (its ``halo_depth``) from a root whose meetings within its
+# depth combine only its own data (see :func:`meeting_plan`).
+HALO_DEPTH = 8
+
+
+def halo_depth(threads: int, workers: int) -> int | None:
+    """:func:`meeting_plan`'s ``halo_depth`` on a cluster of ``workers`` workers with
+    ``threads`` threads in all: ``HALO_DEPTH`` where workers have more than one thread on
+    average, else None (the walk stops at depth). A one-thread worker has no thread to
+    load the next chunk on beside the running one: there the deep plan only moved where
+    chunks go, and its spread (9 overlap sums: ``may_load_beside``) loaded them past the
+    count: twin of tests/test_probe25.py's rolling mean (5 namings) 2x1 peak 0.85 ->
+    1.09x queuing's, 4x1 0.96 -> 1.26x; without the spread, 1.053 -> 1.072x and 0.97 ->
+    1.02x queuing's time (bench/results/halo26-findings.txt)."""
+    return HALO_DEPTH if threads > workers else None
 
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None,
-                 chains: dict | None = None, group=None) -> MeetingPlan:
+                 chains: dict | None = None, group=None,
+                 halo_depth: int | None = None) -> MeetingPlan:
     """:class:`MeetingPlan` of root ``task`` (arguments as :func:`meeting_partners`).
 
     It holds while the graph's tasks and edges do: a body may keep it for a root until a
@@ -567,7 +602,49 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     the roots meeting in one task walk each other's chains (a tree reduction's combine of
     4 loads: each chain walked for 3 roots). ``group(t)``, when given: t's task group (the
     collection it belongs to), for :attr:`MeetingPlan.pair`; without it ``pair`` is
-    False."""
+    False.
+
+    ``halo_depth``, when given: where every meeting within ``depth`` combines only this
+    root's own data (xarray's rolling mean masks each chunk, ``where(~isnan(u), u, 0)``, a
+    task of u and invert(u)), the walk goes on to ``halo_depth`` (fresh chains, not
+    ``chains``', which are walked to ``depth``): the chunk meets its neighbour's halo 6
+    steps down (invert -> concatenate -> rechunk-split -> rechunk-merge -> getitem ->
+    overlap sum). Such a plan is ``deep``: where it completes a meeting, a root passes
+    the in-flight count only as :func:`passes_for_halo` says. Why: never seen to meet its
+    neighbours, each chunk was placed by load alone (2 x 2: alternate chunks on alternate
+    workers, every halo crossing) and waited for a slot while its neighbour's data waited
+    for it: twin of probe24's rolling-max (bench/probe25_twin.py) 2 x 2 1.15-1.26x
+    queuing's time (bench/results/halo26-findings.txt)."""
+    plan = _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
+                         group)
+    if halo_depth is None or halo_depth <= depth or not plan.inputs or plan.wide is not None:
+        return plan
+    own = 0
+    for inputs in plan.inputs:
+        for entry in inputs:
+            for c in entry[0]:  # (identity, as meeting_partners' ``r is task``)
+                if c is task:
+                    break
+            else:
+                return plan  # a meeting with other data within depth: as it was
+            own += 1
+    if not own:
+        return plan  # (meetings with inputs read by many only: a grid, weights)
+    deep = _meeting_plan(task, dependents, dependencies, halo_depth, fanout, constant, None,
+                         group)
+    for inputs in deep.inputs:
+        for entry in inputs:
+            for c in entry[0]:
+                if c is task:
+                    break
+            else:
+                return deep._replace(deep=True)
+    return plan
+
+
+def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
+                  group) -> MeetingPlan:
+    """:func:`meeting_plan` at one depth."""
     meetings = _meetings(task, dependents, dependencies, depth, fanout)
     inputs = []
     for m, via in meetings:

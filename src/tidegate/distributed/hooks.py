@@ -64,6 +64,7 @@ from ..policy import (
     further_plan_tasks,
     further_tasks,
     walked_tasks,
+    halo_depth,
     holds_data,
     is_root,
     joins_started_fan_in,
@@ -1837,7 +1838,7 @@ class Plugin(SchedulerPlugin):
             own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
-                               plan.further), own  # fmt: skip
+                               plan.further, deep=plan.deep), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
@@ -2069,7 +2070,9 @@ class Plugin(SchedulerPlugin):
         if not ts.dependents:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
-                            chains=self._chains, group=_group)
+                            chains=self._chains, group=_group,
+                            halo_depth=halo_depth(self.scheduler.total_nthreads,
+                                                  len(self.scheduler.workers)))
         self._plans[ts.key] = (ts, plan)
         return plan
 
