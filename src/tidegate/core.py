@@ -265,7 +265,9 @@ class Scheduler:
         # (``policy.second_input``, as the plugin's ``_one_data_input``) when computed from
         # nothing and tiny beside what roots load (an indexer: known once it ran, see
         # _is_single) or computed from another input of the same task alone (a mask).
-        self._second: dict[int, tuple[int, list[int]]] = {}  # i: (inputs counted, indexers)
+        # i: (inputs counted, indexers from _second_x[a:b])
+        self._second: dict[int, tuple[int, int, int]] = {}
+        self._second_x: list[int] = []
         multi = np.flatnonzero(data_in >= 2)
         if len(multi):
             self._second_inputs(graph, owner, data_in, multi, single)
@@ -555,7 +557,10 @@ class Scheduler:
             if nbytes > self._largest_root:
                 self._largest_root = nbytes
         carriers = self.books._carriers  # none: no input carries anything, nothing to ask
-        single = self._single[i] or (carriers and i in self._second and self._is_single(i))
+        single = self._single[i]
+        if not single and carriers and self._second:
+            s = self._second.get(i)
+            single = s is not None and self._one_of(s)
         self.books.on_finished(
             i, nbytes, self._dep_idx[p:q] if carriers else (), single,
             feeds, sid, self._pieces(i) if feeds and self._joins[i] else math.nan,
@@ -612,15 +617,21 @@ class Scheduler:
         o, x = owner[edges].astype(np.int64), dep_idx[edges].astype(np.int64)
         nothing = dep_ptr[x + 1] == dep_ptr[x]
         s = sole[x]
-        derived = (s >= 0) & np.isin(o * n + s, o * n + x)
+        derived = s >= 0
+        if derived.any():  # is s another input of the same task o
+            pairs = np.sort(o * n + x)
+            q = o[derived] * n + s[derived]
+            at = np.minimum(np.searchsorted(pairs, q), len(pairs) - 1)
+            derived[derived] = pairs[at] == q
         counted = np.bincount(o[~nothing & ~derived], minlength=n)
         maybe = nothing & (counted[o] <= 1)
-        for i, xi in zip(o[maybe].tolist(), x[maybe].tolist()):
-            if i in self._second:
-                self._second[i][1].append(xi)
-            else:
-                self._second[i] = (int(counted[i]), [xi])
-        fixed = (counted[multi] == 1) & ~np.isin(multi, o[maybe])
+        om = o[maybe]  # (grouped by task: dep_idx runs task by task)
+        ids, starts = np.unique(om, return_index=True)
+        ends = np.append(starts[1:], len(om))
+        self._second_x = x[maybe].tolist()
+        self._second = dict(zip(ids.tolist(), zip(counted[ids].tolist(), starts.tolist(),
+                                                  ends.tolist())))  # fmt: skip
+        fixed = (counted[multi] == 1) & ~np.isin(multi, ids)
         single[multi[fixed]] = True
 
     def _is_single(self, i: int) -> bool:
@@ -629,14 +640,17 @@ class Scheduler:
         if self._single[i]:
             return True
         s = self._second.get(i)
-        if s is None:
-            return False
-        k, xs = s
+        return s is not None and self._one_of(s)
+
+    def _one_of(self, s) -> bool:
+        """``_is_single`` of a task with ``_second`` entry s."""
+        k, a, b = s
         state, nbytes, roots_max = self.state, self.nbytes, self.books._roots_max
-        for x in xs:
-            b = -1 if state[x] in (WAITING, READY, PROCESSING) else nbytes[x]
-            if second_input(True, b, False, roots_max):
+        for x in self._second_x[a:b]:
+            if second_input(True, nbytes[x] if state[x] > PROCESSING else -1, False, roots_max):
                 k += 1
+                if k > 1:
+                    return False
         return k == 1
 
     def _read_on(self, i: int):
