@@ -21,6 +21,21 @@ from tidegate.testing import drive  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import probe24_cluster as p  # noqa: E402
 
+# One output folder for every run (emptied first): its path is in the graph's tokens, and
+# dask's order breaks ties by key, so a new mkdtemp per run gave each run another order.
+_fixed = os.path.join(p.FOLDER, "core25b-out")
+
+
+def _out():
+    import shutil
+
+    shutil.rmtree(_fixed, ignore_errors=True)
+    os.makedirs(_fixed)
+    return _fixed
+
+
+p._out = _out
+
 name = sys.argv[1]
 x = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max}[name]()
 cores = []
@@ -39,9 +54,16 @@ C.Scheduler.__init__ = init
 g = ran.graph
 size = list(ran.nbytes)
 out = {}
-for threads, budget in ((1, 2e8), (1, 4e8), (2, 2e8), (2, 4e8), (2, math.inf)):
+CFG = os.environ.get("CORE25B_CFG", "1x2e8,1x2.85e8,1x4e8,2x2e8,2x2.85e8,2x4e8,2xinf")
+for cfg in CFG.split(","):
+    threads, budget = int(cfg.split("x")[0]), float(cfg.split("x")[1])
     for seed in (0, 1, 2):
         c = C.Scheduler(g, [(threads, budget)], Policy())
+        if os.environ.get("CORE25B_VIEWS"):  # the body's views and buffers of the real run
+            c.views[:] = ran.views
+            c.buffer[:] = ran.buffer
+        if os.environ.get("CORE25B_NOPULL"):  # diagnostic: no consumers brought forward
+            c._pulls = False
         runs, _ = drive(c, seed=seed, size=size.__getitem__)
         out[f"{threads}x{budget:.3g} s{seed}"] = dict(
             peak_MB=round(c.workers[0].peak_held / 1e6, 1), spilled_MB=round(c.bytes_spilled / 1e6, 1),
