@@ -4,7 +4,10 @@ groupby("time.month") anomaly stored to zarr, and rolling(time=5).mean().max("ti
 One run per process (fresh RSS); prints JSON: RunStats peak_held_bytes / peak_memory
 (RSS above start, the runtime's own sampling) / wall, and a 5 ms RSS sampler's peak.
 
-    PYTHONPATH=SRC python bench/core25b_real.py NAME THREADS MEMORY_LIMIT
+    PYTHONPATH=SRC python bench/core25b_real.py NAME THREADS MEMORY_LIMIT [SEED]
+
+SEED (core26): uuid4 seeded, so the graph's keys (their random token, which moves dask.order's
+ties) are the same for every src given the same seed: base and new A/B on the same graph.
 """
 import json
 import os
@@ -37,6 +40,12 @@ def _out():
 p._out = _out
 
 name, threads, limit = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if len(sys.argv) > 4:  # core26: a seeded graph build (the keys' random token from uuid4)
+    import random
+    import uuid
+
+    _rng = random.Random(int(sys.argv[4]))
+    uuid.uuid4 = lambda: uuid.UUID(int=_rng.getrandbits(128), version=4)
 x = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max}[name]()
 proc = psutil.Process()
 base = proc.memory_info().rss
@@ -63,5 +72,5 @@ print(json.dumps(dict(name=name, threads=threads, limit=limit, src=tidegate.__fi
                       peak_held_MB=round(s.peak_held_bytes / 1e6, 1),
                       peak_memory_MB=round(s.peak_memory / 1e6, 1),
                       rss_peak_above_start_MB=round((peak[0] - base) / 1e6, 1),
-                      wall_s=round(wall, 2), peak_roots=s.peak_roots_held, tasks=s.tasks,
+                      wall_s=round(wall, 2), seed=sys.argv[4] if len(sys.argv) > 4 else None, peak_roots=s.peak_roots_held, tasks=s.tasks,
                       spilled_MB=round(s.bytes_spilled / 1e6, 1), core_s=round(s.core_time, 3), budget_MB=round(s.lowest_budget / 1e6, 1), dropped_MB=round(s.bytes_dropped / 1e6, 1), recomputed=s.tasks_recomputed, gate_refusals=s.gate_refusals, fewest_threads=s.fewest_threads)))

@@ -654,11 +654,15 @@ class Scheduler:
         return k == 1
 
     def _read_on(self, i: int):
-        """``books.on_finished``'s ``read_on`` for single-input task i (policy.read_on)."""
+        """``books.on_finished``'s ``read_on`` for single-input task i (policy.read_on): the
+        core runs its ready tasks in priority order, so a reader ordered after the next root
+        to load (the head of the withheld roots) keeps nothing in flight."""
         single, state = self._is_single if self._second else self._single.__getitem__, self.state
+        roots = self._ready_roots
         return lambda x: read_on(
             self._dependents(x), i, single,
             lambda d: state[d] in (WAITING, READY, PROCESSING),
+            self._priority.__getitem__, roots[0][0] if roots else math.inf,
         )  # fmt: skip
 
     def _pieces(self, i: int) -> float:
