@@ -64,28 +64,22 @@ def _readers(core, i) -> set:
     return set(core._dependents(i))
 
 
-def test_core_groupby_anomaly_chunk_does_not_land_at_its_month_split(tmp_path, monkeypatch):
-    """``u.groupby("time.month") - clim`` to zarr: a chunk is read by day slices and by
-    shuffle-splits of (chunk, a ~280-byte indexer computed from nothing). Counted as a
-    second input, the indexer made the split consume the chunk while day slices still
-    read it (the plugin's probe25 finding, the same in the core). Fails on main."""
-    u = _store(tmp_path / "in.zarr")
-    anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
-    core, landed = _landings(anom.to_dataset().to_zarr(tmp_path / "out.zarr", compute=False),
-                             monkeypatch)
-    g = core.graph
-    assert len(landed) == 25, len(landed)  # every chunk, once
-    at_split = [g.keys[at] for _, at, _ in landed if "shuffle-split" in str(g.keys[at])]
-    assert len(at_split) <= 2, at_split
+# core25b's test_core_groupby_anomaly_chunk_does_not_land_at_its_month_split asserted the
+# port's mechanism (a chunk kept in flight for its 30 day slices); that mechanism cut the
+# slices ahead of their order while the chunk stayed held (core26). The groupby anomaly is
+# guarded by tests/test_core26.py now.
 
 
 def test_core_rolling_chunk_lands_past_its_masked_copy(tmp_path, monkeypatch):
     """``u.rolling(time=5).mean()``: a chunk is read by its mask ``~isnan(u)`` and by
     ``where(mask, u, 0)`` of (u, the mask): the mask is no second input, so u's data goes
-    on in the masked copy and lands after both ran. Fails on main."""
+    on in the masked copy and lands after both ran. Fails on main (25 of 25 land at the
+    mask). core26: but where the copy comes after the next load in dask.order (the first
+    two chunks, both loaded before either copy), the copy keeps nothing in flight
+    (policy.read_on's next_load): 2 of 25 land at their mask."""
     u = _store(tmp_path / "in.zarr")
     core, landed = _landings(u.rolling(time=5, center=True).mean().max("time"), monkeypatch)
     assert len(landed) == 25, len(landed)
     early = [(core.graph.keys[r], core.graph.keys[at], len(_readers(core, r) - done))
              for r, at, done in landed if not _readers(core, r) <= done]
-    assert not early, early
+    assert len(early) <= 2, (len(early), early)
