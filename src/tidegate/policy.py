@@ -397,8 +397,9 @@ def read_on(readers, task, single_input, pending, priority=None, next_load=math.
     30 day slices, which dask.order runs when the month's climatology is done: loads were
     held back, the core cut every slice at once instead, and the chunk stayed in memory
     beside its slices for a month split still to come (core, 2 threads, budget 350-600 MB:
-    peak held 253.5 -> 309.0 MB, median of 8 graph builds x 3 seeds, bench/core26_drive.py;
-    not counted, 254.1)."""
+    peak held 309.0 MB where main, which counted the month split's indexer, held 253.5;
+    with next_load 254.1; medians of 8 graph builds x 3 seeds, bench/core26_drive.py). The
+    plugin gives none (its readers count as before; its queue's head is a candidate)."""
     if priority is None:
         return len(readers) > 1 and any(
             r is not task and r != task and single_input(r) and pending(r) for r in readers
