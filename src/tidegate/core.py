@@ -47,6 +47,7 @@ from .policy import (
     meeting_partners,
     meeting_plan,
     read_on,
+    second_input,
     spill_candidates,
 )
 
@@ -259,7 +260,18 @@ class Scheduler:
         # input, or one besides constants (a read of an open's handle and a DataNode).
         owner = np.repeat(np.arange(n), ndeps)
         data_in = np.bincount(owner, weights=~graph.constant[graph.dep_idx], minlength=n)
-        self._single = ((ndeps == 1) | (data_in == 1)).tolist()
+        single = (ndeps == 1) | (data_in == 1)
+        # Of a task with several data inputs, an input is no second input
+        # (``policy.second_input``, as the plugin's ``_one_data_input``) when computed from
+        # nothing and tiny beside what roots load (an indexer: known once it ran, see
+        # _is_single) or computed from another input of the same task alone (a mask).
+        # i: (inputs counted, indexers from _second_x[a:b])
+        self._second: dict[int, tuple[int, int, int]] = {}
+        self._second_x: list[int] = []
+        multi = np.flatnonzero(data_in >= 2)
+        if len(multi):
+            self._second_inputs(graph, owner, data_in, multi, single)
+        self._single = single.tolist()
         # Tasks whose result a single-input task takes on (open -> read): a root's result
         # continues there as data in flight however small it is (a file handle).
         chained = np.zeros(n, bool)
@@ -545,10 +557,14 @@ class Scheduler:
             if nbytes > self._largest_root:
                 self._largest_root = nbytes
         carriers = self.books._carriers  # none: no input carries anything, nothing to ask
+        single = self._single[i]
+        if not single and carriers and self._second:
+            s = self._second.get(i)
+            single = s is not None and self._one_of(s)
         self.books.on_finished(
-            i, nbytes, self._dep_idx[p:q] if carriers else (), self._single[i],
+            i, nbytes, self._dep_idx[p:q] if carriers else (), single,
             feeds, sid, self._pieces(i) if feeds and self._joins[i] else math.nan,
-            self._read_on(i) if carriers and self._single[i] else None,
+            self._read_on(i) if carriers and single else None,
         )  # fmt: skip
         if self._root[i]:
             self.roots_held += 1
@@ -586,12 +602,67 @@ class Scheduler:
             if waiting_on[d] == 0:
                 transition(d, READY, sid)
 
+    def _second_inputs(self, graph, owner, data_in, multi, single) -> None:
+        """Fill ``_second`` and ``single`` for tasks ``multi`` (two or more data inputs):
+        per input, is it computed from nothing, or from another input of the same task
+        alone (its one data input is one); ``policy.second_input`` decides."""
+        n = len(data_in)
+        dep_idx, dep_ptr, constant = graph.dep_idx, graph.dep_ptr, graph.constant
+        # the one data input of each task that has one (-1: none or several)
+        sole = np.full(n, -1, np.int64)
+        data_edge = ~constant[dep_idx]
+        one = data_edge & (data_in[owner] == 1)
+        sole[owner[one]] = dep_idx[one]
+        edges = np.flatnonzero(np.isin(owner, multi) & data_edge)
+        o, x = owner[edges].astype(np.int64), dep_idx[edges].astype(np.int64)
+        nothing = dep_ptr[x + 1] == dep_ptr[x]
+        s = sole[x]
+        derived = s >= 0
+        if derived.any():  # is s another input of the same task o
+            pairs = np.sort(o * n + x)
+            q = o[derived] * n + s[derived]
+            at = np.minimum(np.searchsorted(pairs, q), len(pairs) - 1)
+            derived[derived] = pairs[at] == q
+        counted = np.bincount(o[~nothing & ~derived], minlength=n)
+        maybe = nothing & (counted[o] <= 1)
+        om = o[maybe]  # (grouped by task: dep_idx runs task by task)
+        ids, starts = np.unique(om, return_index=True)
+        ends = np.append(starts[1:], len(om))
+        self._second_x = x[maybe].tolist()
+        self._second = dict(zip(ids.tolist(), zip(counted[ids].tolist(), starts.tolist(),
+                                                  ends.tolist())))  # fmt: skip
+        fixed = (counted[multi] == 1) & ~np.isin(multi, ids)
+        single[multi[fixed]] = True
+
+    def _is_single(self, i: int) -> bool:
+        """Has task i one data input (``policy.second_input``)? An indexer computed from
+        nothing counts while it has not run (the plugin sees ``nbytes`` -1)."""
+        if self._single[i]:
+            return True
+        s = self._second.get(i)
+        return s is not None and self._one_of(s)
+
+    def _one_of(self, s) -> bool:
+        """``_is_single`` of a task with ``_second`` entry s."""
+        k, a, b = s
+        state, nbytes, roots_max = self.state, self.nbytes, self.books._roots_max
+        for x in self._second_x[a:b]:
+            if second_input(True, nbytes[x] if state[x] > PROCESSING else -1, False, roots_max):
+                k += 1
+                if k > 1:
+                    return False
+        return k == 1
+
     def _read_on(self, i: int):
-        """``books.on_finished``'s ``read_on`` for single-input task i (policy.read_on)."""
-        single, state = self._single, self.state
+        """``books.on_finished``'s ``read_on`` for single-input task i (policy.read_on): the
+        core runs its ready tasks in priority order, so a reader ordered after the next root
+        to load (the head of the withheld roots) keeps nothing in flight."""
+        single, state = self._is_single if self._second else self._single.__getitem__, self.state
+        roots = self._ready_roots
         return lambda x: read_on(
-            self._dependents(x), i, single.__getitem__,
+            self._dependents(x), i, single,
             lambda d: state[d] in (WAITING, READY, PROCESSING),
+            self._priority.__getitem__, roots[0][0] if roots else math.inf,
         )  # fmt: skip
 
     def _pieces(self, i: int) -> float:

@@ -393,7 +393,7 @@ def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
     return not (computed_from_nothing and 0 <= nbytes and NOT_DATA_RATIO * nbytes < largest_root)
 
 
-def read_on(readers, task, single_input, pending) -> bool:
+def read_on(readers, task, single_input, pending, priority=None, next_load=math.inf) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another
     single-input task of ``readers`` (its input's readers)? Then it does not consume the
@@ -404,10 +404,26 @@ def read_on(readers, task, single_input, pending) -> bool:
     freed its load's slot before either half was cut: twin rechunk-add 20x4, the next
     step pair's loads came while this one's were still being split (10.5-11 chunks on
     a worker). ``single_input(r)``, ``pending(r)``: r has one input besides constants;
-    r is still to finish."""
+    r is still to finish.
+
+    ``priority(r)``, ``next_load``: a body that runs its ready tasks in one priority order
+    (the thread runtime) gives the priority of the next root it will load; a reader ordered
+    after that load does not take the data on before it, so it keeps no data in flight. Kept
+    in flight for them, a groupby anomaly's 15.6 MB zarr chunk held its root slot for its
+    30 day slices, which dask.order runs when the month's climatology is done: loads were
+    held back, the core cut every slice at once instead, and the chunk stayed in memory
+    beside its slices for a month split still to come (core, 2 threads, budget 350-600 MB:
+    peak held 309.0 MB where main, which counted the month split's indexer, held 253.5;
+    with next_load 254.1; medians of 8 graph builds x 3 seeds, bench/core26_drive.py). The
+    plugin gives none (its readers count as before; its queue's head is a candidate)."""
+    if priority is None:
+        return len(readers) > 1 and any(
+            r is not task and r != task and single_input(r) and pending(r) for r in readers
+        )
     return len(readers) > 1 and any(
-        r is not task and r != task and single_input(r) and pending(r) for r in readers
-    )
+        r is not task and r != task and single_input(r) and pending(r)
+        and priority(r) < next_load for r in readers
+    )  # fmt: skip
 
 
 def is_root(inputs, marked: bool = False) -> bool:
