@@ -4,56 +4,31 @@ another input of the same task alone, is no second input. Real xarray + zarr on 
 tidegate.get under a memory_limit; the books' landings watched as tests/test_probe25.py
 watches the plugin's."""
 
-import numpy as np
 import pytest
 
-xr = pytest.importorskip("xarray")
+pytest.importorskip("xarray")
 pytest.importorskip("zarr")
 
 import dask  # noqa: E402
+from _xarray_stores import store, watch_landings  # noqa: E402
 
 import tidegate  # noqa: E402
-
-DAYS = np.arange(np.datetime64("2000-01-01"), np.datetime64("2002-01-01"))  # 731
-
-
-def _store(path, ny=45, nx=90):
-    rng = np.random.default_rng(0)
-    u = rng.standard_normal((len(DAYS), ny, nx))
-    xr.Dataset({"u": (("time", "y", "x"), u)}, coords={"time": DAYS}).chunk(
-        {"time": 30}).to_zarr(path)
-    return xr.open_zarr(path).u
 
 
 def _landings(x, monkeypatch):
     """Compute x with tidegate.get (1 thread, 200 MB) and return (core, [(root, the task
     whose start or end landed it, tasks finished by then)]) for every loaded chunk."""
-    from tidegate import books as B
     from tidegate import core as C
 
     cores: list = []
-    finished: list = []
-    landed: list = []
     init = C.Scheduler.__init__
 
     def keep(self, *a, **k):
         init(self, *a, **k)
         cores.append(self)
 
-    def wrap(method, ends):
-        def run(self, task, *a, **k):
-            n = len(self.log)
-            method(self, task, *a, **k)
-            if ends:
-                finished.append(task)
-            for e in list(self.log)[n:]:
-                if e[1] == "landed":
-                    landed.append((e[0], task, set(finished)))
-        return run
-
     monkeypatch.setattr(C.Scheduler, "__init__", keep)
-    monkeypatch.setattr(B.Books, "on_finished", wrap(B.Books.on_finished, True))
-    monkeypatch.setattr(B.Books, "on_consuming", wrap(B.Books.on_consuming, False))
+    landed = watch_landings(monkeypatch)
     dask.compute(x, scheduler=tidegate.get, num_workers=1, memory_limit="200MB")
     (core,) = cores
     g = core.graph
@@ -77,7 +52,7 @@ def test_core_rolling_chunk_lands_past_its_masked_copy(tmp_path, monkeypatch):
     mask). core26: but where the copy comes after the next load in dask.order (the first
     two chunks, both loaded before either copy), the copy keeps nothing in flight
     (policy.read_on's next_load): 2 of 25 land at their mask."""
-    u = _store(tmp_path / "in.zarr")
+    u = store(tmp_path / "in.zarr")
     core, landed = _landings(u.rolling(time=5, center=True).mean().max("time"), monkeypatch)
     assert len(landed) == 25, len(landed)
     early = [(core.graph.keys[r], core.graph.keys[at], len(_readers(core, r) - done))

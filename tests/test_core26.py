@@ -12,13 +12,13 @@ import random
 import statistics
 import uuid
 
-import numpy as np
 import pytest
 
-xr = pytest.importorskip("xarray")
+pytest.importorskip("xarray")
 pytest.importorskip("zarr")
 
 import dask  # noqa: E402
+from _xarray_stores import DAYS, named, write_store  # noqa: E402
 from dask.utils import key_split  # noqa: E402
 
 import tidegate  # noqa: E402
@@ -26,7 +26,6 @@ from tidegate import core as C  # noqa: E402
 from tidegate.policy import Policy, read_on  # noqa: E402
 from tidegate.testing import drive  # noqa: E402
 
-DAYS = np.arange(np.datetime64("2000-01-01"), np.datetime64("2002-01-01"))  # 731
 NAMINGS = ("n0", "n1", "n2", "n3")
 
 
@@ -35,13 +34,10 @@ def _anomaly_core(tmp_path, token, monkeypatch):
     each task's measured size (one unbudgeted run)."""
     path = tmp_path / "in.zarr"
     if not path.exists():
-        u = np.random.default_rng(0).standard_normal((len(DAYS), 45, 90))
-        xr.Dataset({"u": (("time", "y", "x"), u)}, coords={"time": DAYS}).chunk(
-            {"time": 30}).to_zarr(path)
+        write_store(path)
     rng = random.Random(token)  # the store's uuid4 names (keys' ties in dask.order)
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=rng.getrandbits(128), version=4))
-    u = xr.open_zarr(path, chunks=None).u.chunk(
-        {"time": 30}, name_prefix="open_dataset-", token=token)
+    u = named(path, token)
     anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
     x = anom.to_dataset().to_zarr(tmp_path / f"out-{token}.zarr", compute=False)
     cores: list = []

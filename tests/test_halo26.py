@@ -30,11 +30,11 @@ def _edges(dsk):
 def test_rolling_chunk_walks_to_its_halo_meeting(tmp_path):
     """Within depth 4 a rolling mean's chunk meets only itself (u and its mask); its
     neighbour's halo meets it in the count branch's overlap sums, 6 steps down."""
-    from test_probe25 import _named, _store
+    from _xarray_stores import named, store
     from tidegate.sim.model import graph_of
 
-    _store(tmp_path / "in.zarr")
-    x = _named(tmp_path / "in.zarr", "n0").rolling(time=5, center=True).mean().max("time")
+    store(tmp_path / "in.zarr")
+    x = named(tmp_path / "in.zarr", "n0").rolling(time=5, center=True).mean().max("time")
     dsk, _, _, _ = graph_of(x, finalize=True)
     dependents, dependencies = _edges(dsk)
     u = sorted((k for k in dsk if str(k).startswith("('open_dataset-")), key=str)[5]

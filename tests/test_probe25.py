@@ -4,24 +4,12 @@ masks (policy.second_input), seen in xarray's groupby anomaly and rolling mean o
 import numpy as np
 import pytest
 
-xr = pytest.importorskip("xarray")
+pytest.importorskip("xarray")
 pytest.importorskip("zarr")
 pytest.importorskip("distributed")
 
 import dask  # noqa: E402
-import dask.array as da  # noqa: E402
-from dask.callbacks import Callback  # noqa: E402
-from dask.sizeof import sizeof  # noqa: E402
-
-DAYS = np.arange(np.datetime64("2000-01-01"), np.datetime64("2002-01-01"))  # 731
-
-
-def _store(path, ny=45, nx=90):
-    rng = np.random.default_rng(0)
-    u = rng.standard_normal((len(DAYS), ny, nx))
-    xr.Dataset({"u": (("time", "y", "x"), u)}, coords={"time": DAYS}).chunk(
-        {"time": 30}).to_zarr(path)
-    return xr.open_zarr(path).u
+from _xarray_stores import Sizes, named, store, watch_landings  # noqa: E402
 
 
 # open_zarr names its chunks by a token of the store's path, and dask.order breaks ties by
@@ -32,36 +20,22 @@ def _store(path, ny=45, nx=90):
 NAMINGS = ("n0", "n1", "n2", "n3", "n4")
 
 
-def _named(path, token):
-    return xr.open_zarr(path, chunks=None).u.chunk(
-        {"time": 30}, name_prefix="open_dataset-", token=token)
-
-
 def _rolling_twins(path, workers, threads):
     """(queue, tidegate) twin runs of the rolling mean, one pair per naming."""
     from tidegate.sim import simulate
     from tidegate.sim.model import graph_of
 
-    _store(path)
+    store(path)
     runs = []
     for token in NAMINGS:
-        x = _named(path, token).rolling(time=5, center=True).mean().max("time")
+        x = named(path, token).rolling(time=5, center=True).mean().max("time")
         dsk, out, _, _ = graph_of(x, finalize=True)
-        with _Sizes() as s:
+        with Sizes() as s:
             dask.local.get_sync(dsk, out)
         runs.append(simulate(dsk, keys=out, workers=workers, threads_per_worker=threads,
                              policy=["queue", "tidegate"],
                              sizes=lambda k, size=s.size: size.get(k, 0)))
     return runs
-
-
-class _Sizes(Callback):
-    def __init__(self):
-        super().__init__()
-        self.size = {}
-
-    def _posttask(self, key, result, dsk, state, worker_id):
-        self.size[key] = sizeof(result)
 
 
 def test_twin_rolling_mean_counts_the_masked_copy_of_a_chunk(tmp_path):
@@ -82,29 +56,13 @@ def test_twin_rolling_mean_counts_the_masked_copy_of_a_chunk(tmp_path):
 def _landings(x, monkeypatch):
     """Run x on the twin (tidegate, 2 x 1) and return (graph, [(root, the task whose start
     or end landed it, tasks finished by then)]) for every loaded chunk."""
-    from tidegate import books as B
     from tidegate.sim import simulate
     from tidegate.sim.model import graph_of
 
     dsk, out, _, _ = graph_of(x, finalize=True)
-    with _Sizes() as s:
+    with Sizes() as s:
         dask.local.get_sync(dsk, out)
-    finished: list = []
-    landed: list = []
-
-    def wrap(method, ends):
-        def run(self, task, *a, **k):
-            n = len(self.log)
-            method(self, task, *a, **k)
-            if ends:
-                finished.append(task)
-            for e in list(self.log)[n:]:
-                if e[1] == "landed":
-                    landed.append((e[0], task, set(finished)))
-        return run
-
-    monkeypatch.setattr(B.Books, "on_finished", wrap(B.Books.on_finished, True))
-    monkeypatch.setattr(B.Books, "on_consuming", wrap(B.Books.on_consuming, False))
+    landed = watch_landings(monkeypatch)
     simulate(dsk, keys=out, workers=2, threads_per_worker=1, policy="tidegate",
              sizes=lambda k: s.size.get(k, 0), processes=1)
     return dsk, [e for e in landed if str(e[0][0]).startswith("open_dataset")]
@@ -126,7 +84,7 @@ def test_groupby_anomaly_chunk_does_not_land_at_its_month_split(tmp_path, monkey
     split whose indexer has not run yet when a sibling asks still counts it. Fails on main.
     (Still early: a split keeping a quarter of the chunk carries the data on and the chunk
     itself lands, its day slices pending: books.on_finished's chain branch.)"""
-    u = _store(tmp_path / "in.zarr")
+    u = store(tmp_path / "in.zarr")
     anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
     dsk, landed = _landings(anom.to_dataset().to_zarr(tmp_path / "out.zarr", compute=False),
                             monkeypatch)
@@ -141,7 +99,7 @@ def test_rolling_chunk_lands_past_its_masked_copy(tmp_path, monkeypatch):
     second input, so u's data goes on in the masked copy and lands after both have run
     (main: at invert, the 15.6 MB copy in flight nowhere; twin 2 x 1 of probe24's run
     183.8 MB against queuing's 120.7, now 112.1). Fails on main."""
-    u = _store(tmp_path / "in.zarr")
+    u = store(tmp_path / "in.zarr")
     dsk, landed = _landings(u.rolling(time=5, center=True).mean().max("time"), monkeypatch)
     assert len(landed) == 25, len(landed)
     early = [(root[1], at, len(_readers(dsk, root) - done)) for root, at, done in landed
