@@ -21,32 +21,12 @@ import psutil  # noqa: E402
 
 import tidegate  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import probe24_cluster as p  # noqa: E402
-
-# One output folder for every run (emptied first): its path is in the graph's tokens, and
-# dask's order breaks ties by key, so a new mkdtemp per run gave each run another order.
-_fixed = os.path.join(p.FOLDER, "core25b-out")
-
-
-def _out():
-    import shutil
-
-    shutil.rmtree(_fixed, ignore_errors=True)
-    os.makedirs(_fixed)
-    return _fixed
-
-
-p._out = _out
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+from probe24_graphs import build  # noqa: E402
 
 name, threads, limit = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-if len(sys.argv) > 4:  # core26: a seeded graph build (the keys' random token from uuid4)
-    import random
-    import uuid
-
-    _rng = random.Random(int(sys.argv[4]))
-    uuid.uuid4 = lambda: uuid.UUID(int=_rng.getrandbits(128), version=4)
-x = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max}[name]()
+seed = int(sys.argv[4]) if len(sys.argv) > 4 else None
+x = build(name, "core25b-out", seed)
 proc = psutil.Process()
 base = proc.memory_info().rss
 peak = [base]
@@ -72,5 +52,6 @@ print(json.dumps(dict(name=name, threads=threads, limit=limit, src=tidegate.__fi
                       peak_held_MB=round(s.peak_held_bytes / 1e6, 1),
                       peak_memory_MB=round(s.peak_memory / 1e6, 1),
                       rss_peak_above_start_MB=round((peak[0] - base) / 1e6, 1),
-                      wall_s=round(wall, 2), seed=sys.argv[4] if len(sys.argv) > 4 else None, peak_roots=s.peak_roots_held, tasks=s.tasks,
+                      wall_s=round(wall, 2), seed=sys.argv[4] if len(sys.argv) > 4 else None,
+                      peak_roots=s.peak_roots_held, tasks=s.tasks,
                       spilled_MB=round(s.bytes_spilled / 1e6, 1), core_s=round(s.core_time, 3), budget_MB=round(s.lowest_budget / 1e6, 1), dropped_MB=round(s.bytes_dropped / 1e6, 1), recomputed=s.tasks_recomputed, gate_refusals=s.gate_refusals, fewest_threads=s.fewest_threads)))

@@ -1,6 +1,10 @@
-"""core26: core25b_drive.py, paired. ``dump NAME N DIR``: N graph builds of probe24's
-pipeline (build k: the keys' random token from uuid4 seeded k, so its own dask.order ties), each run once by
-tidegate.get unbudgeted, pickled with the measured sizes and the body's views/buffers.
+"""core26 (core25b's drive, paired): the core alone on the real graphs of probe24's two target
+pipelines (xarray + zarr, as tidegate.get ingests them), driven without threads with each
+task's measured size: peak held bytes per (graph build, threads x budget, seed).
+``dump NAME N DIR``: N graph builds of probe24's pipeline NAME (clim-anom-store or
+rolling-max; build k: the keys' random token from uuid4 seeded k, so its own dask.order ties),
+each run once by tidegate.get unbudgeted, pickled with the measured sizes and the body's
+views/buffers.
 ``drive DIR CFGS``: the core of PYTHONPATH's src driven on every pickled build (seeds
 0-2, tidegate.testing.drive): base and new then see the same graphs. Deterministic.
 
@@ -17,42 +21,12 @@ sys.path[:] = [p for p in sys.path if not p.endswith("bench")]
 
 
 def dump(name, n, folder):
-    import dask
-
-    import tidegate
-    from tidegate import core as C
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import probe24_cluster as p
-
-    import random
-    import uuid
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    from probe24_graphs import build, unbudgeted_core
 
     os.makedirs(folder, exist_ok=True)
-    for k in range(n):
-        # build k: uuid4 seeded k (the keys' random token), as core25b_real.py's SEED k
-        rng = random.Random(k)
-        uuid.uuid4 = lambda rng=rng: uuid.UUID(int=rng.getrandbits(128), version=4)
-        out = os.path.join(p.FOLDER, f"core26-out-{k}")
-        import shutil
-
-        shutil.rmtree(out, ignore_errors=True)
-        os.makedirs(out)
-        p._out = lambda out=out: out
-        x = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max}[name]()
-        cores = []
-        init = C.Scheduler.__init__
-
-        def keep(self, *a, **kw):
-            init(self, *a, **kw)
-            cores.append(self)
-
-        C.Scheduler.__init__ = keep
-        try:
-            dask.compute(x, scheduler=tidegate.get, num_workers=1, memory_limit="none")
-        finally:
-            C.Scheduler.__init__ = init
-        (ran,) = cores
+    for k in range(n):  # build k: uuid4 seeded k, as core25b_real.py's SEED k
+        ran = unbudgeted_core(build(name, f"core26-out-{k}", seed=k))
         with open(os.path.join(folder, f"g{k}.pkl"), "wb") as f:
             pickle.dump(dict(graph=ran.graph, size=list(ran.nbytes), views=list(ran.views),
                              buffer=list(ran.buffer)), f)
