@@ -11,7 +11,7 @@ was executing or ready there; for the first ``--parents`` level-2 combines, the 
 finish time of each load of each of their 4 groups of 4 (dask's split_every for this
 graph; "P9: w01@2.3 ..." = parent 9's loads); with ``--timeline W``, every task end on
 worker W up to ``--tmax`` s with its held bytes after. The twin's worker class is wrapped
-for the length of this script only, as in bench/twin_peaks.py.
+while the twin runs (bench/twin_peaks.py's watch_workers).
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 from dask.utils import key_split  # noqa: E402
 
 from tidegate.sim import simulate  # noqa: E402
-from tidegate.sim import worker as simworker  # noqa: E402
-from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import build  # noqa: E402
+
+sys.path.append(_here)
+from twin_peaks import add_cluster_args, watch_workers  # noqa: E402
 
 
 def _short(key) -> str:
@@ -39,47 +40,32 @@ def _short(key) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--workers", type=int, default=20)
-    ap.add_argument("--threads", type=int, default=4)
-    ap.add_argument("--chunk", type=float, default=190e6)
-    ap.add_argument("--bandwidth", default="1e9")
+    add_cluster_args(ap, steps=200)
     ap.add_argument("--policy", default="tidegate")
     ap.add_argument("--top", type=int, default=3)
     ap.add_argument("--parents", type=int, default=13)
     ap.add_argument("--timeline", default=None, help="a worker, e.g. w01")
     ap.add_argument("--tmax", type=float, default=6.0)
     args = ap.parse_args(argv)
-    snap: dict = {}
     ends: list = []
-    cls = simworker.SimWorker
-    handle, finished = cls.handle_stimulus, cls._finished
 
-    def handle_stimulus(self, *events):
-        out = handle(self, *events)
-        n = self.state.nbytes
-        if n > snap.get(self.address, (0,))[0]:
-            tasks = self.state.tasks.values()
-            held = [_short(t.key) for t in tasks if t.state == "memory" and t.nbytes > 1e6
-                    and not key_split(t.key).startswith("open")]
-            loads = sum(1 for t in tasks if t.state == "memory"
-                        and key_split(t.key).startswith("open") and t.nbytes > 1e6)
-            busy = [_short(t.key) for t in tasks if t.state in ("executing", "ready")]
-            snap[self.address] = (n, self.clock.now, loads, held, busy)
-        return out
+    def at_peak(worker):
+        """(loads held, other tasks over 1 MB held, tasks executing or ready)."""
+        tasks = worker.state.tasks.values()
+        held = [_short(t.key) for t in tasks if t.state == "memory" and t.nbytes > 1e6
+                and not key_split(t.key).startswith("open")]
+        loads = sum(1 for t in tasks if t.state == "memory"
+                    and key_split(t.key).startswith("open") and t.nbytes > 1e6)
+        busy = [_short(t.key) for t in tasks if t.state in ("executing", "ready")]
+        return loads, held, busy
 
-    def _finished(self, key, *rest):
-        ends.append((self.clock.now, self.address, key, self.state.nbytes))
-        return finished(self, key, *rest)
+    def ended(worker, key):
+        ends.append((worker.clock.now, worker.address, key, worker.state.nbytes))
 
-    cls.handle_stimulus, cls._finished = handle_stimulus, _finished
-    try:
-        w = build("anomaly", args.steps, args.chunk, store=False)
-        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    model = build("anomaly", args.steps, args.chunk, store=False).model()
+    with watch_workers(at_peak, ended) as snap:
         r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
                      policy=args.policy, bandwidth=args.bandwidth)
-    finally:
-        cls.handle_stimulus, cls._finished = handle, finished
     gb = 1e9
     print(f"anomaly {args.steps} steps {args.policy} {args.workers}x{args.threads}: peak "
           f"{max(r.peak_memory_per_worker) / gb:.2f} GB, makespan {r.makespan:.2f} s, "

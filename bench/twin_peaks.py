@@ -7,8 +7,8 @@ any order), its excess is the reduction's partials; rechunk-add's peak is the ra
 
     python bench/twin_peaks.py anomaly --workers 20 [--steps 1000] [--policies queue,tidegate]
 
-The twin's worker class is wrapped (its stimulus handler and task end) for the length of
-this script only: the breakdown is read from dask's own WorkerState after each stimulus
+The twin's worker class is wrapped (its stimulus handler and task end) while each policy
+runs (watch_workers, also bench/twin_anomaly_layout.py's): the breakdown is read from dask's own WorkerState after each stimulus
 that raises the worker's peak.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import os
 import sys
@@ -27,15 +28,18 @@ from dask.utils import key_split  # noqa: E402
 
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim import worker as simworker  # noqa: E402
-from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import WORKLOADS, build  # noqa: E402
 
 TENTHS = 10
 
 
-def _watch(snap: dict, ran: dict) -> None:
-    """Record in ``snap[address]`` (peak bytes, time, Counter of (group, here|copy) ->
-    bytes) each time a worker's held bytes pass its peak; ``ran[address]``: keys run there."""
+@contextlib.contextmanager
+def watch_workers(snapshot, ended):
+    """The twin's worker class wrapped (its stimulus handler and task end) for the ``with``
+    block. Yields ``{address: (peak bytes, time, *snapshot(worker))}``, taken each time a
+    worker's held bytes pass its peak so far; ``ended(worker, key)`` as each task ends, before
+    the worker's books see it."""
+    snap: dict = {}
     cls = simworker.SimWorker
     handle, finished = cls.handle_stimulus, cls._finished
 
@@ -43,45 +47,56 @@ def _watch(snap: dict, ran: dict) -> None:
         out = handle(self, *events)
         n = self.state.nbytes
         if n > snap.get(self.address, (0,))[0]:
-            mine = ran[self.address]
-            c: collections.Counter = collections.Counter()
-            for ts in self.state.tasks.values():
-                if ts.state == "memory":
-                    c[(key_split(ts.key), "here" if ts.key in mine else "copy")] += ts.nbytes
-            snap[self.address] = (n, self.clock.now, c)
+            snap[self.address] = (n, self.clock.now, *snapshot(self))
         return out
 
     def _finished(self, key, *args):
-        ran[self.address].add(key)
+        ended(self, key)
         return finished(self, key, *args)
 
     cls.handle_stimulus, cls._finished = handle_stimulus, _finished
+    try:
+        yield snap
+    finally:
+        cls.handle_stimulus, cls._finished = handle, finished
+
+
+def add_cluster_args(ap, steps: int) -> None:
+    """The twin's cluster and the seed workload's size, as these scripts take them."""
+    ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=steps)
+    ap.add_argument("--chunk", type=float, default=190e6)
+    ap.add_argument("--bandwidth", default="1e9")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workload", choices=sorted(WORKLOADS))
-    ap.add_argument("--workers", type=int, default=20)
-    ap.add_argument("--threads", type=int, default=4)
-    ap.add_argument("--steps", type=int, default=1000)
-    ap.add_argument("--chunk", type=float, default=190e6)
-    ap.add_argument("--bandwidth", default="1e9")
+    add_cluster_args(ap, steps=1000)
     ap.add_argument("--policies", default="eager,queue,tidegate")
     ap.add_argument("--top", type=int, default=3, help="busiest workers shown")
     ap.add_argument("--out", default=None, help="JSON of the summary")
     args = ap.parse_args(argv)
-    snap: dict = {}
     ran: dict = collections.defaultdict(set)
-    _watch(snap, ran)
-    w = build(args.workload, args.steps, args.chunk, store=False)
-    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+
+    def held_by_group(worker):
+        """Counter of (group, here|copy) -> bytes in memory on the worker."""
+        mine = ran[worker.address]
+        c: collections.Counter = collections.Counter()
+        for ts in worker.state.tasks.values():
+            if ts.state == "memory":
+                c[(key_split(ts.key), "here" if ts.key in mine else "copy")] += ts.nbytes
+        return (c,)
+
+    model = build(args.workload, args.steps, args.chunk, store=False).model()
     out = {"command": "python bench/twin_peaks.py " + " ".join(argv or sys.argv[1:]),
            "results": {}}
     for p in args.policies.split(","):
-        snap.clear()
         ran.clear()
-        r = simulate(model, workers=args.workers, threads_per_worker=args.threads, policy=p,
-                     bandwidth=args.bandwidth, record_memory=True)
+        with watch_workers(held_by_group, lambda w, key: ran[w.address].add(key)) as snap:
+            r = simulate(model, workers=args.workers, threads_per_worker=args.threads,
+                         policy=p, bandwidth=args.bandwidth, record_memory=True)
         peaks = sorted(((v[0], a) for a, v in snap.items()), reverse=True)
         gb = 1e9
         print(f"== {args.workload} {p} {args.workers}x{args.threads}: peak {peaks[0][0] / gb:.2f}"

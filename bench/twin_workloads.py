@@ -104,11 +104,8 @@ def main(argv=None):
                 from tidegate import workloads as zw
 
                 model = build_model(zw.build(name, inputs, folder), finalize=store)
-            elif store:
-                model = build(name, args.steps, args.chunk, store=True).model()
             else:
-                w = build(name, args.steps, args.chunk, store=False)
-                model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+                model = build(name, args.steps, args.chunk, store=store).model()
             rows = {}
             for p in policies:
                 c0 = time.process_time()
