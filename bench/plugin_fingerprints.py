@@ -162,10 +162,7 @@ def config_model(name: str, steps, store: bool, paths: dict, folder: str):
         return shape_model(base)
     if steps is None:
         return build_model(zw.build(base[len("zarr-"):], paths, folder), finalize=store)
-    if store:
-        return build(base, steps, 190e6, store=True).model()
-    w = build(name, steps, 190e6, store=False)
-    return build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    return build(base, steps, 190e6, store=store).model()
 
 
 def main(argv=None) -> None:

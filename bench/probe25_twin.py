@@ -11,10 +11,8 @@ and tidegate run it at W x T; the twin is deterministic.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
-import time
 
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
@@ -22,36 +20,14 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 import cloudpickle  # noqa: E402
 import dask  # noqa: E402
 import dask.local  # noqa: E402
-from dask.callbacks import Callback  # noqa: E402
-from dask.sizeof import sizeof  # noqa: E402
 
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import graph_of  # noqa: E402
 
+sys.path.append(_here)
+from wall24_twin import Timer, load_bench  # noqa: E402
+
 CACHE = "/tmp/probe25"
-
-
-def _probe24():
-    spec = importlib.util.spec_from_file_location("probe24_cluster",
-                                                  os.path.join(_here, "probe24_cluster.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-class _Timer(Callback):
-    def __init__(self):
-        super().__init__()
-        self.t0: dict = {}
-        self.took: dict = {}
-        self.size: dict = {}
-
-    def _pretask(self, key, dsk, state):
-        self.t0[key] = time.perf_counter()
-
-    def _posttask(self, key, result, dsk, state, worker_id):
-        self.took[key] = time.perf_counter() - self.t0.pop(key)
-        self.size[key] = sizeof(result)
 
 
 def model(name: str):
@@ -59,12 +35,12 @@ def model(name: str):
     path = os.path.join(CACHE, name + ".pkl")
     if not os.path.exists(path):
         os.makedirs(CACHE, exist_ok=True)
-        p24 = _probe24()
+        p24 = load_bench("probe24_cluster.py", "probe24_cluster")
         p24.make_inputs()
         with dask.config.set(delayed_pure=True):
             x = p24.WORKLOADS[name]()
         dsk, out, _, _ = graph_of(x, finalize=True)
-        with _Timer() as t:
+        with Timer() as t:
             dask.local.get_sync(dsk, out)
         with open(path, "wb") as f:
             cloudpickle.dump((dsk, out, t.took, t.size), f)

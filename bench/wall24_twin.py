@@ -44,12 +44,17 @@ from tidegate.sim.model import Model, build_model, graph_of  # noqa: E402
 FOLDER = "/tmp/wall24-zarr"
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_distributed",
-                                                  os.path.join(_here, "distributed.py"))
+def load_bench(filename: str, name: str):
+    """A script of bench/ loaded as module ``name`` from its path (bench/ stays off sys.path:
+    its distributed.py is not the package)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_here, filename))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _bench():
+    return load_bench("distributed.py", "bench_distributed")
 
 
 def _collection(bd, name: str, steps: int):
@@ -72,7 +77,10 @@ def _collection(bd, name: str, steps: int):
         return bd.WORKLOADS[name]()
 
 
-class _Timer(Callback):
+class Timer(Callback):
+    """Each task's seconds (``took``) and dask.sizeof of its result (``size``), by key, of a
+    dask.local run inside ``with``."""
+
     def __init__(self):
         super().__init__()
         self.t0: dict = {}
@@ -94,7 +102,7 @@ def measured(x, reps: int) -> tuple[dict, dict]:
     took: dict = {}
     size: dict = {}
     for _ in range(reps):
-        with _Timer() as t:
+        with Timer() as t:
             dask.local.get_sync(dsk, out)
         for k, s in t.took.items():
             took.setdefault(repr(k), []).append(s)
