@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -9,9 +10,11 @@ import subprocess
 import sys
 import threading
 
+import dask
 import pytest
 
 import tidegate
+from tidegate.testing import QUIET_MEMORY
 
 
 def run_fresh(script: str, *args, spill_dir, flags: tuple = ()) -> dict:
@@ -25,6 +28,49 @@ def run_fresh(script: str, *args, spill_dir, flags: tuple = ()) -> dict:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# The LocalCluster tests' dask config: dask's own validation on scheduler and workers, and no
+# memory thresholds (no spilling, pausing or terminating).
+VALIDATING = {
+    "distributed.scheduler.validate": True,
+    "distributed.worker.validate": True,
+    **QUIET_MEMORY,
+}
+
+
+@contextlib.contextmanager
+def local_cluster(config=VALIDATING, **kwargs):
+    """An in-process ``distributed.LocalCluster(**kwargs)`` (no dashboard) under dask config
+    ``config``."""
+    import distributed
+
+    with dask.config.set(config), distributed.LocalCluster(
+            processes=False, dashboard_address=":0", **kwargs) as cluster:
+        yield cluster
+
+
+@contextlib.contextmanager
+def local_client(config=VALIDATING, **kwargs):
+    """:func:`local_cluster` and a Client of it, under ``config``."""
+    import distributed
+
+    with local_cluster(config, **kwargs) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def thread_names():
+    """``(where, seen)``: ``where(x)`` returns ``x`` and adds the name of the thread that runs
+    it to the set ``seen``."""
+    seen: set = set()
+    lock = threading.Lock()
+
+    def where(x):
+        with lock:
+            seen.add(threading.current_thread().name)
+        return x
+
+    return where, seen
 
 
 def tidegate_threads() -> list[threading.Thread]:

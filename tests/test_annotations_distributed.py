@@ -19,15 +19,11 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, WorkerPlugin  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
-from tidegate.testing import QUIET_MEMORY  # noqa: E402
+from conftest import VALIDATING, local_cluster  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
-CONFIG = {
-    "distributed.scheduler.validate": True,
-    "distributed.worker.validate": True,
-    **QUIET_MEMORY,
-}
+CONFIG = VALIDATING
 
 
 class CountLimited(WorkerPlugin):
@@ -103,11 +99,8 @@ class Rendezvous:
 
 @pytest.fixture(scope="module")
 def cluster():
-    with dask.config.set(CONFIG):
-        with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=3, processes=False, dashboard_address=":0"
-        ) as cluster:
-            yield cluster
+    with local_cluster(CONFIG, n_workers=2, threads_per_worker=3) as cluster:
+        yield cluster
 
 
 @pytest.fixture

@@ -22,6 +22,15 @@ def books(saturation=1.0, threads=2, budget=math.inf, workers=("a",), **kw):
     return b
 
 
+def ran(b, task, nbytes, inputs=(), *, root=False, group=None, single=False, feeds=True,
+        pieces=NAN):
+    """The two events a body sends the books for ``task`` run on worker "a": it starts
+    (``group``: the task's own name unless given) and finishes with ``nbytes`` of output
+    computed from ``inputs`` (``single``: a single input; ``feeds``: a consumer waits)."""
+    b.on_run(task, "a", root, task if group is None else group, NAN)
+    b.on_finished(task, nbytes, inputs, single, feeds, pieces=pieces)
+
+
 # -- the books alone --------------------------------------------------------------------
 def test_root_in_flight_until_its_chain_end_is_combined():
     """open -> read -> select, then combined with another input: the root holds its slot
@@ -33,13 +42,11 @@ def test_root_in_flight_until_its_chain_end_is_combined():
     b.on_finished("open", 100, (), False, True, 2)
     assert (a.roots_processing, a.roots_untouched) == (0, 1)
     for prev, task, nbytes in (("open", "read", 32e6), ("read", "select", 16e6)):
-        b.on_run(task, "a", False, task, NAN)
-        b.on_finished(task, nbytes, [prev], True, True)
+        ran(b, task, nbytes, [prev], single=True)
         b.on_released(prev)  # the chain's previous link is not needed any more
         assert a.roots_untouched == 1, f"slot freed at {task}"
     assert b.carriers("open") == ["select"]
-    b.on_run("combine", "a", False, "combine", NAN)
-    b.on_finished("combine", 8, ["select", "other"], False, True)
+    ran(b, "combine", 8, ["select", "other"])
     assert a.roots_untouched == 0 and not b.in_flight("open")
     # The estimate of the next root of the group is what its chain loaded, not the open's.
     assert b.estimate(NAN, "open") == 32e6
@@ -54,27 +61,22 @@ def test_a_join_of_pieces_of_one_array_holds_its_data_until_combined():
     b = books(threads=1)
     a = b.workers["a"]
     for r in ("load-0", "load-1"):
-        b.on_run(r, "a", True, "load", NAN)
-        b.on_finished(r, 100e6, (), False, True)
+        ran(b, r, 100e6, root=True, group="load")
     assert a.roots_untouched == 2
     for i, r in enumerate(("load-0", "load-1")):
-        b.on_run(f"split-{i}", "a", False, "split", NAN)
-        b.on_finished(f"split-{i}", 1024, [r], True, True)  # a slice: reported tiny
+        ran(b, f"split-{i}", 1024, [r], group="split", single=True)  # a slice: reported tiny
     assert a.roots_untouched == 0  # a reduction by its size: the loads landed
-    b.on_run("merge", "a", False, "merge", NAN)
-    b.on_finished("merge", 100e6, ["split-0", "split-1"], False, True, pieces=2048)
+    ran(b, "merge", 100e6, ["split-0", "split-1"], pieces=2048)
     assert a.roots_untouched == 1 and b.in_flight("merge")
     assert a.cap == 1 and not b.admits("a", "load-2", NAN, "load", False, progress=False)
-    b.on_run("add", "a", False, "add", NAN)
-    b.on_finished("add", 100e6, ["merge", "other"], False, True)
+    ran(b, "add", 100e6, ["merge", "other"])
     assert a.roots_untouched == 0 and not b.in_flight("merge")
     assert b.admits("a", "load-2", NAN, "load", False, progress=False)
     # Not a join that holds data: a reduction of its pieces, a tiny edge, an unused output.
     for task, nbytes, pieces, feeds in (("partial", 8, 200e6, True), ("edge", 1e3, 2e3, True),
                                         ("combine", 100e6, 400e6, True),  # 4 partials' mean
                                         ("last", 100e6, 2e3, False)):
-        b.on_run(task, "a", False, task, NAN)
-        b.on_finished(task, nbytes, ["x", "y"], False, feeds, pieces=pieces)
+        ran(b, task, nbytes, ["x", "y"], feeds=feeds, pieces=pieces)
         assert a.roots_untouched == 0, task
     assert b.estimate(NAN, "load") == 100e6  # a join is no root: estimates ignore it
     b.validate()
@@ -82,10 +84,8 @@ def test_a_join_of_pieces_of_one_array_holds_its_data_until_combined():
 
 def test_a_reduction_ends_the_chain():
     b = books()
-    b.on_run("load", "a", True, "load", NAN)
-    b.on_finished("load", 8e6, (), False, True)
-    b.on_run("sum", "a", False, "sum", NAN)
-    b.on_finished("sum", 8, ["load"], True, True)  # single input, but 1e-6 of its bytes
+    ran(b, "load", 8e6, root=True)
+    ran(b, "sum", 8, ["load"], single=True)  # single input, but 1e-6 of its bytes
     assert b.workers["a"].roots_untouched == 0
     b.validate()
 
@@ -93,11 +93,9 @@ def test_a_reduction_ends_the_chain():
 def test_open_feeding_two_reads_stays_in_flight_until_both_are_used():
     b = books()
     a = b.workers["a"]
-    b.on_run("open", "a", True, "open", NAN)
-    b.on_finished("open", 10, (), False, True)
+    ran(b, "open", 10, root=True)
     for r in ("read-1", "read-2"):
-        b.on_run(r, "a", False, "read", NAN)
-        b.on_finished(r, 32e6, ["open"], True, True)
+        ran(b, r, 32e6, ["open"], group="read", single=True)
     b.on_released("open")
     assert a.roots_untouched == 1 and sorted(b.carriers("open")) == ["read-1", "read-2"]
     b.on_finished("use-1", 8, ["read-1", "w"], False, True)
@@ -114,17 +112,13 @@ def test_a_load_carried_on_and_held_for_later_frees_its_slot_when_the_chain_is_u
     one per worker: twin anomaly 20x4, 2x queuing's time)."""
     b = books()
     a = b.workers["a"]
-    b.on_run("load", "a", True, "load", NAN)
-    b.on_finished("load", 8e6, (), False, True)
-    b.on_run("chunk-mean", "a", False, "mean", NAN)
-    b.on_finished("chunk-mean", 8e6, ["load"], True, True)
+    ran(b, "load", 8e6, root=True)
+    ran(b, "chunk-mean", 8e6, ["load"], group="mean", single=True)
     assert a.roots_untouched == 1 and b.carriers("load") == ["chunk-mean"]
-    b.on_run("combine", "a", False, "combine", NAN)
-    b.on_finished("combine", 8e6, ["chunk-mean", "other-mean"], False, True)
+    ran(b, "combine", 8e6, ["chunk-mean", "other-mean"])
     assert a.roots_untouched == 0 and not b.in_flight("load")
     b.validate()
-    b.on_run("subtract", "a", False, "sub", NAN)  # the load's later consumer: no change
-    b.on_finished("subtract", 8e6, ["load", "mean"], False, True)
+    ran(b, "subtract", 8e6, ["load", "mean"], group="sub")  # the load's later consumer: no change
     b.on_released("load")
     assert a.roots_untouched == 0
     b.validate()
@@ -133,10 +127,8 @@ def test_a_load_carried_on_and_held_for_later_frees_its_slot_when_the_chain_is_u
 def test_a_root_does_not_extend_a_shared_handles_chain():
     """A store handle read by many loaders (roots themselves) lands at the first load."""
     b = books()
-    b.on_run("store", "a", True, "store", NAN)
-    b.on_finished("store", 100, (), False, True)
-    b.on_run("load-0", "a", True, "load", NAN)
-    b.on_finished("load-0", 8e6, ["store"], True, True)
+    ran(b, "store", 100, root=True)
+    ran(b, "load-0", 8e6, ["store"], root=True, group="load", single=True)
     assert not b.in_flight("store") and b.in_flight("load-0")
     assert b.workers["a"].roots_untouched == 1
     b.validate()
@@ -182,8 +174,7 @@ def test_completes_consumer_is_asked_only_when_it_matters():
     asked = []
     assert b.admits("a", "r", NAN, "g", lambda: asked.append(1) or False)
     assert asked == []  # under the cap: the graph walk is skipped
-    b.on_run("r", "a", True, "g", NAN)
-    b.on_finished("r", 1, (), False, True)
+    ran(b, "r", 1, root=True, group="g")
     assert not b.admits("a", "s", NAN, "g", lambda: asked.append(1) or False)
     assert asked == [1]
     assert b.admits("a", "s", NAN, "g", lambda: True)  # it completes a consumer
@@ -317,8 +308,7 @@ def test_validate_catches_a_drifted_reservation():
 
 def test_group_statistics_are_forgotten():
     b = books()
-    b.on_run("r", "a", True, "load-1", NAN)
-    b.on_finished("r", 5e6, (), False, False)
+    ran(b, "r", 5e6, root=True, group="load-1", feeds=False)
     assert b.estimate(NAN, "load-2") == 5e6  # another group: the largest any root loaded
     b.forget_groups(lambda g: g != "load-1")
     assert b.estimate(NAN, "load-1") == 0 and b.estimate(NAN, "load-2") == 0
@@ -326,10 +316,8 @@ def test_group_statistics_are_forgotten():
 
 def test_removed_worker_hands_surviving_data_on():
     b = books(workers=("a", "b"))
-    b.on_run("r", "a", True, "g", NAN)
-    b.on_finished("r", 10, (), False, True)
-    b.on_run("s", "a", True, "g", NAN)
-    b.on_finished("s", 10, (), False, True)
+    ran(b, "r", 10, root=True, group="g")
+    ran(b, "s", 10, root=True, group="g")
     b.on_run("busy", "a", False, "x", NAN)
     b.remove_worker("a", locate={"r": "b"}.get, stimulus_id="gone")
     assert "a" not in b.workers
@@ -443,8 +431,7 @@ def test_an_edge_split_leaves_its_load_in_flight_for_the_halves_still_to_cut():
     readers = {"u": ["edge", "half0", "half1"]}
     pending = {"half0", "half1"}
     b = books(threads=4)
-    b.on_run("u", "a", True, "u", NAN)
-    b.on_finished("u", 100.0, (), False, True)
+    ran(b, "u", 100.0, root=True)
 
     def on(x):
         return read_on(readers[x], "edge", lambda r: True, pending.__contains__)
@@ -458,10 +445,8 @@ def test_an_edge_split_leaves_its_load_in_flight_for_the_halves_still_to_cut():
         b.on_finished(half, 50.0, ["u"], True, True, read_on=on)
         assert b.workers["a"].roots_untouched == 1
     b.validate()
-    b.on_run("merge", "a", False, "merge", NAN)
-    b.on_finished("merge", 50.0, ["half0"], False, True)  # (a join's other piece aside)
-    b.on_run("merge1", "a", False, "merge", NAN)
-    b.on_finished("merge1", 50.0, ["half1"], False, True)
+    ran(b, "merge", 50.0, ["half0"])  # (a join's other piece aside)
+    ran(b, "merge1", 50.0, ["half1"], group="merge")
     assert b.workers["a"].roots_untouched == 0  # both halves used: landed
     b.validate()
     # one reader: nothing else to read it on; the only reader of a stencil-size fan-out too
@@ -479,8 +464,7 @@ def test_a_join_starting_frees_none_of_its_pieces_slots():
     which reduces them) frees them as any consumer does."""
     b = books(threads=4)
     for r in ("u0", "u1", "u2", "u3"):
-        b.on_run(r, "a", True, "u", NAN)
-        b.on_finished(r, 100.0, (), False, True)
+        ran(b, r, 100.0, root=True, group="u")
     b.on_run("m0", "a", False, "merge", NAN)
     b.on_consuming("m0", ["u0", "u1"], "s1", pieces=200.0)  # merge: not known to join yet
     assert b.workers["a"].roots_untouched == 3
@@ -508,8 +492,7 @@ def test_a_root_completing_a_further_meeting_passes_only_where_no_root_processes
     assert passes_for_further(0) and not passes_for_further(1)
     b = books(threads=4, saturation=1.1)  # cap 5
     for r in ("m0", "m1", "m2", "m3"):  # four chunks in flight
-        b.on_run(r, "a", True, "u", NAN)
-        b.on_finished(r, 100.0, (), False, True)
+        ran(b, r, 100.0, root=True, group="u")
     b.on_run("u0", "a", True, "u", NAN)  # a load processing: count 5 = cap - 0
     b.on_run("x", "a", False, "x", NAN)
     assert b.place("v0", NAN, "u", {"a": 1}, [], complete={"a"}) == "a"  # main's pass

@@ -21,7 +21,6 @@ from __future__ import annotations
 import statistics
 import time
 
-import dask
 import numpy as np
 import pytest
 from dask import delayed
@@ -29,7 +28,7 @@ from dask import delayed
 distributed = pytest.importorskip("distributed")
 
 import tidegate.distributed as td  # noqa: E402
-from tidegate.testing import QUIET_MEMORY  # noqa: E402
+from conftest import local_client  # noqa: E402
 from test_distributed import CountLive, _unique_names  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -42,14 +41,7 @@ SIZE = 100_000  # 800 kB per load
 
 @pytest.fixture(scope="module")
 def client():
-    config = {
-        "distributed.scheduler.validate": True,
-        "distributed.worker.validate": True,
-        **QUIET_MEMORY,
-    }
-    with dask.config.set(config), distributed.LocalCluster(
-        n_workers=2, threads_per_worker=THREADS, processes=False, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+    with local_client(n_workers=2, threads_per_worker=THREADS) as client:
         yield client
 
 

@@ -19,6 +19,7 @@ from dask import delayed
 from dask._task_spec import Alias, DataNode, List, Task, TaskRef
 
 import tidegate
+from conftest import thread_names
 
 pytestmark = pytest.mark.usefixtures("no_leaked_tidegate_threads")
 
@@ -335,14 +336,7 @@ def test_config_scheduler_is_tidegate(scheduler):
 @pytest.mark.parametrize("threads", [1, 2, 4])
 @pytest.mark.parametrize("how", ["argument", "config"])
 def test_num_workers_sets_the_threads(threads, how):
-    seen = set()
-    lock = threading.Lock()
-
-    def where(i):
-        with lock:
-            seen.add(threading.current_thread().name)
-        return i
-
+    where, seen = thread_names()
     parts = [delayed(where)(i) for i in range(40)]
     total = delayed(sum)(parts)
     if how == "argument":
@@ -354,12 +348,7 @@ def test_num_workers_sets_the_threads(threads, how):
 
 
 def test_dask_num_workers_setting_is_honoured():
-    seen = set()
-
-    def where(i):
-        seen.add(threading.current_thread().name)
-        return i
-
+    where, seen = thread_names()
     total = delayed(sum)([delayed(where)(i) for i in range(20)])
     with dask.config.set(num_workers=1):
         assert total.compute(scheduler=tidegate.get) == 190

@@ -25,6 +25,7 @@ from dask.diagnostics import CacheProfiler, Profiler, ProgressBar, ResourceProfi
 from dask.utils_test import GetFunctionTestMixin
 
 import tidegate
+from conftest import thread_names
 
 pytestmark = pytest.mark.usefixtures("no_leaked_tidegate_threads")
 
@@ -109,14 +110,7 @@ def test_get_id_gives_the_posttask_worker_id():
 
 @pytest.mark.parametrize("how", ["argument", "config"])
 def test_pool_runs_the_tasks(how):
-    names = set()
-    lock = threading.Lock()
-
-    def where(x):
-        with lock:
-            names.add(threading.current_thread().name)
-        return x
-
+    where, names = thread_names()
     xs = [delayed(where)(i) for i in range(20)]
     with ThreadPoolExecutor(3, thread_name_prefix="userpool") as pool:
         if how == "argument":

@@ -29,15 +29,11 @@ from distributed import Client, Event, SchedulerPlugin, WorkerPlugin, wait  # no
 import tidegate.distributed as td  # noqa: E402
 from tidegate.distributed import server, trim  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
-from conftest import scheduler_workers  # noqa: E402
+from conftest import VALIDATING, local_cluster, scheduler_workers  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
-CONFIG = {
-    "distributed.scheduler.validate": True,
-    "distributed.worker.validate": True,
-    **QUIET_MEMORY,
-}
+CONFIG = VALIDATING
 THREADS = 2
 SATURATION = 1.1
 CAP = math.ceil(SATURATION * THREADS)
@@ -45,11 +41,8 @@ CAP = math.ceil(SATURATION * THREADS)
 
 @pytest.fixture(scope="module")
 def cluster():
-    with dask.config.set(CONFIG):
-        with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=THREADS, processes=False, dashboard_address=":0"
-        ) as cluster:
-            yield cluster
+    with local_cluster(CONFIG, n_workers=2, threads_per_worker=THREADS) as cluster:
+        yield cluster
 
 
 @pytest.fixture
@@ -829,6 +822,19 @@ def _installed_on_bare_state(**kwargs):
     state.plugins["tidegate"] = plugin
     plugin.install(state, apply=lambda recs, stimulus_id: None)
     return state, plugin
+
+
+def _installed_copy_then_dask_s_own(method: str):
+    """A Plugin installed on a bare state runs its copy of dask's SchedulerState ``method``
+    (wrapping dask's); after uninstall the state has dask's own again. The state."""
+    from distributed.scheduler import SchedulerState
+
+    state, plugin = _installed_on_bare_state(saturation=1.0)
+    installed = state.__dict__[method]
+    assert installed.__func__.__wrapped__ is getattr(SchedulerState, method)
+    plugin.uninstall()
+    assert method not in state.__dict__
+    return state
 
 
 def test_one_plugin_serves_one_scheduler_at_a_time():

@@ -29,7 +29,7 @@ from tidegate.policy import (
 )
 from tidegate.testing import QUIET_MEMORY
 
-from conftest import twin_vorticity_trace
+from conftest import local_client, twin_vorticity_trace
 
 try:
     from distributed import WorkerPlugin
@@ -353,15 +353,8 @@ class Moved(WorkerPlugin):
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    config = {
-        "distributed.scheduler.validate": True,
-        "distributed.worker.validate": True,
-        **QUIET_MEMORY,
-    }
-    with dask.config.set(config), distributed.LocalCluster(
-        n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+    pytest.importorskip("distributed")
+    with local_client(n_workers=2, threads_per_worker=2) as client:
         yield client
 
 

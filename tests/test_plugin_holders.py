@@ -14,7 +14,7 @@ pytest.importorskip("distributed")
 from distributed.scheduler import SchedulerState, WorkerState  # noqa: E402
 from distributed.protocol.serialize import ToPickle  # noqa: E402
 
-from test_distributed import _bare_state, _installed_on_bare_state  # noqa: E402
+from test_distributed import _bare_state, _installed_copy_then_dask_s_own  # noqa: E402
 from tidegate.distributed import holders  # noqa: E402
 
 
@@ -87,8 +87,4 @@ def test_nothing_is_copied_unless_the_expression_is_as_dask_has_it(fn):
 
 
 def test_installed_and_dask_s_own_back_after():
-    state, plugin = _installed_on_bare_state(saturation=1.0)
-    installed = state.__dict__["_task_to_msg"]
-    assert installed.__func__.__wrapped__ is SchedulerState._task_to_msg
-    plugin.uninstall()
-    assert "_task_to_msg" not in state.__dict__
+    _installed_copy_then_dask_s_own("_task_to_msg")

@@ -25,25 +25,18 @@ from distributed import Client, Event, wait  # noqa: E402
 import tidegate.distributed as td  # noqa: E402
 from tidegate.books import Books  # noqa: E402
 from tidegate.distributed import hooks, server  # noqa: E402
+from conftest import VALIDATING, local_cluster  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 
-CONFIG = {
-    "distributed.scheduler.validate": True,
-    "distributed.worker.validate": True,
-    **QUIET_MEMORY,
-}
+CONFIG = VALIDATING
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with dask.config.set(CONFIG):
-        with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0",
-            resources={"GPU": 1},
-        ) as cluster:  # fmt: skip
-            yield cluster
+    with local_cluster(CONFIG, n_workers=2, threads_per_worker=2, resources={"GPU": 1}) as cluster:
+        yield cluster
 
 
 @pytest.fixture

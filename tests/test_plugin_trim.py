@@ -12,7 +12,7 @@ pytest.importorskip("distributed")
 from distributed.core import Status  # noqa: E402
 from distributed.scheduler import SchedulerState  # noqa: E402
 
-from test_distributed import _bare_state, _installed_on_bare_state  # noqa: E402
+from test_distributed import _bare_state, _installed_copy_then_dask_s_own  # noqa: E402
 from tidegate.distributed import trim  # noqa: E402
 
 
@@ -95,11 +95,7 @@ def test_nothing_is_copied_when_the_source_on_disk_is_not_the_code_running(tmp_p
 
 
 def test_installed_without_a_budget_and_dask_s_own_back_after():
-    state, plugin = _installed_on_bare_state(saturation=1.0)
-    installed = state.__dict__["check_idle_saturated"]
-    assert installed.__func__.__wrapped__ is SchedulerState.check_idle_saturated
-    plugin.uninstall()
-    assert "check_idle_saturated" not in state.__dict__
+    state = _installed_copy_then_dask_s_own("check_idle_saturated")
     for ws in state.workers.values():  # dask's own again: idle workers have queue slots
         state.check_idle_saturated(ws)
     assert state.idle_task_count == set(state.workers.values())
