@@ -8,8 +8,8 @@ any order), its excess is the reduction's partials; rechunk-add's peak is the ra
     python bench/twin_peaks.py anomaly --workers 20 [--steps 1000] [--policies queue,tidegate]
 
 The twin's worker class is wrapped (its stimulus handler and task end) while each policy
-runs (watch_workers, also bench/twin_anomaly_layout.py's): the breakdown is read from dask's own WorkerState after each stimulus
-that raises the worker's peak.
+runs (watch_workers, also bench/twin_anomaly_layout.py's): the breakdown is read from dask's
+own WorkerState after each stimulus that raises the worker's peak.
 """
 
 from __future__ import annotations
