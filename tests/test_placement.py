@@ -26,6 +26,7 @@ from tidegate.policy import (
     further_partners,
     meeting_partners,
     place_consumer,
+    pulls_consumer,
 )
 from tidegate.testing import QUIET_MEMORY
 
@@ -234,6 +235,16 @@ def test_place_consumer_follows_the_bytes_not_dasks_balance():
     assert place_consumer({"a": 5, "b": 5}, "b") == "b"  # a tie: dask balances
     assert place_consumer({"a": 10, "b": 5}, "b") == "a"
     assert place_consumer({"a": 10, "c": 10}, "b") == "a"  # ties: the first by id
+
+
+def test_an_indexer_computed_from_nothing_does_not_pull_its_consumer():
+    """policy.pulls_consumer: a ~280-byte indexer beside 15.6 MB loads is no data (a
+    groupby month cut then goes where dask sends it, with its chunk); data of any size
+    near what roots load, or anything while no root has loaded, still pulls."""
+    assert not pulls_consumer(280, 15.6e6)
+    assert pulls_consumer(1e6, 15.6e6)
+    assert pulls_consumer(280, 0.0)  # nothing loaded yet: no scale to judge by
+    assert pulls_consumer(-1, 15.6e6)  # unknown size: counted as before
 
 
 def test_a_consumer_processing_where_its_inputs_are_frees_their_slots():

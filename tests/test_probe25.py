@@ -105,3 +105,45 @@ def test_rolling_chunk_lands_past_its_masked_copy(tmp_path, monkeypatch):
     early = [(root[1], at, len(_readers(dsk, root) - done)) for root, at, done in landed
              if not _readers(dsk, root) <= done]
     assert not early, early
+
+
+def test_twin_groupby_anomaly_month_cut_follows_its_chunk_not_its_indexer(tmp_path, monkeypatch):
+    """A month's cut of a chunk of ``u.groupby("time.month") - clim`` (a shuffle-split or
+    getitem of (chunk, a ~280-byte indexer computed from nothing)) goes where dask would
+    send it (dask's objective counts the chunk's copy), not to its indexer's worker: the
+    chunk, read by its 30 day slices too, is left out of place_consumer's bytes as an
+    input read by many, and the indexer is no data (``policy.pulls_consumer``). Counted,
+    the indexer alone decided and the cut went to its worker, copying the chunk: on
+    probe24's store (15.6 MB chunks, bench/grp27_twin.py) main copied 20 of 25 chunks at
+    2 x 1 against queuing's 3; now 3. Here every cut's worker is dask's own choice; on main
+    61 of 201 cuts over three namings were sent elsewhere. (Counting copied chunks against
+    queuing's on this small store is no test: with 1 MB chunks dask's objective itself
+    copies 8-19 and the totals cross by tmp path.) Fails on main."""
+    from tidegate.distributed import hooks
+    from tidegate.sim import simulate
+    from tidegate.sim.model import graph_of
+
+    cuts = []
+    decide = hooks.Plugin._decide_worker_non_rootish
+
+    def recorded(self, ts):
+        ws = decide(self, ts)
+        deps = ts.dependencies
+        if len(deps) == 2 and any(not d.dependencies and 0 <= d.nbytes < 1000 for d in deps) \
+                and any(str(d.key).startswith("('open_dataset-") for d in deps):
+            cuts.append(ws is self._orig["decide_worker_non_rootish"](ts))
+        return ws
+
+    monkeypatch.setattr(hooks.Plugin, "_decide_worker_non_rootish", recorded)
+    _store(tmp_path / "in.zarr")
+    for token in NAMINGS[:3]:
+        u = _named(tmp_path / "in.zarr", token)
+        anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
+        x = anom.to_dataset().to_zarr(tmp_path / f"out-{token}.zarr", compute=False)
+        dsk, out, _, _ = graph_of(x, finalize=True)
+        with _Sizes() as s:
+            dask.local.get_sync(dsk, out)
+        simulate(dsk, keys=out, workers=2, threads_per_worker=1, policy="tidegate",
+                 sizes=lambda k, size=s.size: size.get(k, 0), processes=1)
+    assert len(cuts) >= 3 * 60, len(cuts)
+    assert all(cuts), (cuts.count(False), len(cuts))

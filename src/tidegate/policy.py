@@ -508,6 +508,17 @@ def place_consumer(local: dict, chosen):
     return min(w for w, b in local.items() if b == best)
 
 
+def pulls_consumer(nbytes: float, largest_root: float) -> bool:
+    """Does an input computed from nothing (a root) count among a consumer's own input
+    bytes for :func:`place_consumer`? Not when it is tiny beside what roots load
+    (``NOT_DATA_RATIO``, as :func:`holds_data` and :func:`second_input`): an indexer, e.g.
+    xarray's groupby shuffle-taker (~280 bytes), read with a 15.6 MB zarr chunk by the
+    shuffle-split that cuts the chunk by month. The chunk, read by its ~30 day slices too,
+    is left out of ``local`` as an input read by many; the indexer alone then decided and
+    the split went to the indexer's worker, copying the chunk."""
+    return not (0 <= nbytes and NOT_DATA_RATIO * nbytes < largest_root)
+
+
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one: inputs read by

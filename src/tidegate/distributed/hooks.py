@@ -72,6 +72,7 @@ from ..policy import (
     meeting_partners,
     meeting_plan,
     place_consumer,
+    pulls_consumer,
     read_on,
     second_input,
     sole_holder,
@@ -994,9 +995,15 @@ class Plugin(SchedulerPlugin):
                         if everyone or h in running:
                             return s.workers[h.address]
         local: dict = {}
+        roots_max = None
         for d in deps:
             if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
                 continue
+            if not d.dependencies:  # an indexer computed from nothing: no data?
+                if roots_max is None:
+                    roots_max = self.books._roots_max
+                if not pulls_consumer(d.nbytes, roots_max):
+                    continue
             for h in d.who_has or ():
                 if everyone or h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
