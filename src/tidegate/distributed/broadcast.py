@@ -104,10 +104,15 @@ class Broadcast:
         task keeps its worker until it goes: dask's objective over every worker, asked
         again at every poke for every held reader, cost more than the rest together."""
         addr, gen = self.held.get(ts.key, (None, -1))
-        ws = None if addr is None else s.workers.get(addr)
-        if ws is not None and gen == self.generation and ws in s.running:
+        workers, running = s.workers, s.running
+        ws = None if addr is None else workers.get(addr)
+        # (a current worker runs when every worker does, dask's running being a subset of
+        # its workers: found without hashing a WorkerState in Python, twice per reader look)
+        if ws is not None and not (len(running) == len(workers) or ws in running):
+            ws = None
+        if ws is not None and gen == self.generation:
             return None
-        if ws is None or ws not in s.running:
+        if ws is None:
             ws = decide(ts)
             if ws is None or ws not in s.running:
                 return None

@@ -464,7 +464,9 @@ class Plugin(SchedulerPlugin):
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
-            inputs = [d for d in deps if not _constant(d)]
+            # (_constant inlined: once per task)
+            inputs = [d for d in deps
+                      if d.run_spec is not None and not isinstance(d.run_spec, DataNode)]
             if len(inputs) > 1:
                 for d in inputs:  # (a loop, not all() of a generator: once per task)
                     if ws not in d.who_has:
@@ -961,7 +963,8 @@ class Plugin(SchedulerPlugin):
             return None  # O(1) once every worker is full: a big graph queues cheaply
         addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
-        if ws in s.running:
+        # (a current worker runs when every worker does: no WorkerState hashed in Python)
+        if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
             if ts.state == "waiting" and ts.key in self.books._owing:
                 # dask offers a new graph's roots in an order its sets decide: this one
                 # opened a meeting out of priority order (see _owed_first)
@@ -1499,7 +1502,7 @@ class Plugin(SchedulerPlugin):
                         self._blocked = (ts, self._epoch, ready.added)
                     continue
                 ws = s.workers.get(addr)
-                if ws in s.running:
+                if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
                     self._start(ts, ws, stimulus_id)
                     self._wake_lacked(self._lacked)
                 if ts in ready:  # a partner's worker that is leaving
@@ -1571,7 +1574,7 @@ class Plugin(SchedulerPlugin):
             if addr is None:
                 continue
             ws = s.workers.get(addr)
-            if ws in s.running:
+            if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
                 self._start(ts, ws, stimulus_id)
                 self._wake_lacked(self._lacked)
             if ts in ready:
@@ -1664,6 +1667,7 @@ class Plugin(SchedulerPlugin):
         at each (anomaly, 1,000 workers: each copy of the mean woke every reader)."""
         b, copies = self._broadcast, self._copies
         held, workers, running = b.held, s.workers, s.running
+        everyone = len(running) == len(workers)  # (nothing else changes in this run)
         blocked = b.blocker(s)
         bound = None if ts is None else ts.priority
         covered = None  # where a held reader may go; False: no bulk look in this run
@@ -1677,7 +1681,8 @@ class Plugin(SchedulerPlugin):
                     return c, looked, examined
                 addr, gen = held.get(c.key, (None, -1))
                 ws = None if addr is None else workers.get(addr)
-                if ws is None or ws not in running:
+                # (every worker running: a current one is, without hashing it in Python)
+                if ws is None or not (everyone or ws in running):
                     return c, looked, examined
                 checked = False
                 # Held at this generation: by its own stamp, or by a bulk one (Held.skip;
@@ -2300,7 +2305,8 @@ def _pieces(deps) -> float:
     one task group, pieces of one array (books.on_finished's ``pieces``); else NaN."""
     group, total, n = None, 0, 0
     for d in deps:
-        if _constant(d):
+        spec = d.run_spec
+        if spec is None or isinstance(spec, DataNode):  # (_constant inlined: hot)
             continue
         if group is None:
             group = d.group
@@ -2408,7 +2414,8 @@ def _one_data_input(ts, roots_max) -> bool:
     deps = ts.dependencies
     n = 0
     for x in deps:
-        if not _constant(x):
+        spec = x.run_spec
+        if spec is not None and not isinstance(spec, DataNode):  # (_constant inlined: hot)
             n += 1
             if n > 1:
                 break
