@@ -963,8 +963,7 @@ class Plugin(SchedulerPlugin):
             return None  # O(1) once every worker is full: a big graph queues cheaply
         addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
-        # (a current worker runs when every worker does: no WorkerState hashed in Python)
-        if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
+        if ws in s.running:
             if ts.state == "waiting" and ts.key in self.books._owing:
                 # dask offers a new graph's roots in an order its sets decide: this one
                 # opened a meeting out of priority order (see _owed_first)
@@ -1502,7 +1501,7 @@ class Plugin(SchedulerPlugin):
                         self._blocked = (ts, self._epoch, ready.added)
                     continue
                 ws = s.workers.get(addr)
-                if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
+                if ws in s.running:
                     self._start(ts, ws, stimulus_id)
                     self._wake_lacked(self._lacked)
                 if ts in ready:  # a partner's worker that is leaving
@@ -1574,7 +1573,7 @@ class Plugin(SchedulerPlugin):
             if addr is None:
                 continue
             ws = s.workers.get(addr)
-            if ws is not None and (len(s.running) == len(s.workers) or ws in s.running):
+            if ws in s.running:
                 self._start(ts, ws, stimulus_id)
                 self._wake_lacked(self._lacked)
             if ts in ready:
