@@ -676,11 +676,11 @@ class Plugin(SchedulerPlugin):
         self._fplans: dict = {}  # key -> (ts, policy.further_plan), kept like _plans
         self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
         # The last root _decide withheld for "free workers" with no partners and no hint
-        # from its kept walks: (ts, kept walks entry, lacked keys). Placed again while
-        # what that answer read is unchanged, the answer is the same (_still_withheld),
-        # without _decide's way there. Why: the best queued root, refused so, is placed
-        # again at every poke while the scan stops at it (twin rechunk-add 100x4: one
-        # root 1,600 times, ~480 bytecodes each).
+        # from its kept walks: (ts, kept walks entry, lacked keys, plan.further, _kept(ts)).
+        # Placed again while what that answer read is unchanged, the answer is the same
+        # (_still_withheld), without _decide's way there. Why: the best queued root,
+        # refused so, is placed again at every poke while the scan stops at it (twin
+        # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
         # Largest result a root of each group returned (kept while the group is: per
         # computation, as the books' group statistics) and the largest over them: a root's
