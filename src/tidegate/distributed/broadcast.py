@@ -105,9 +105,15 @@ class Broadcast:
         again at every poke for every held reader, cost more than the rest together."""
         addr, gen = self.held.get(ts.key, (None, -1))
         ws = None if addr is None else s.workers.get(addr)
-        if ws is not None and gen == self.generation and ws in s.running:
-            return None
-        if ws is None or ws not in s.running:
+        if ws is not None:
+            # (a current worker runs when every worker does, dask's running being a subset
+            # of its workers: found without hashing a WorkerState in Python, twice a look)
+            running = s.running
+            if not (len(running) == len(s.workers) or ws in running):
+                ws = None
+            elif gen == self.generation:
+                return None
+        if ws is None:
             ws = decide(ts)
             if ws is None or ws not in s.running:
                 return None
@@ -267,24 +273,25 @@ class Broadcast:
         workers (twin weighted, while the copies spread). A list is filtered at once."""
         who = d.who_has
         workers = s.workers
+        everywhere = len(who) == len(workers)  # (who_has keeps only current workers)
         flight = self.flight.get(d.key)
-        if flight or len(who) != len(workers):
+        if flight or not everywhere:
             flight = self._flight(s, d, who)
         elif flight is None:  # (what _flight does when no copy is on its way: no call)
             flight = self.flight[d.key] = {}
-        lazy = not isinstance(candidates, list)
-        if len(who) == len(workers):
-            # Every worker holds d (who_has keeps only current workers): a candidate that
-            # is a worker is allowed, and candidates are workers.
+        if everywhere:
+            # Every worker holds d: a candidate that is a worker is allowed, and
+            # candidates are workers.
             if type(candidates) is _Replay:  # (its workers: another shared input's)
                 return candidates
-            if lazy:
+            if not isinstance(candidates, list):
                 return _Replay(filter(workers.__contains__, candidates))
             allowed = list(filter(workers.__contains__, candidates))
             if len(allowed) == len(candidates):
                 return allowed
         # Candidates that hold d or await a copy, and the others: by address, with C's
         # filters.
+        lazy = not isinstance(candidates, list)
         holders = self.addresses(d.key, who)  # (who_has keeps only current workers)
         covered = holders.union(flight)
         per = BROADCAST_PER_SENDER

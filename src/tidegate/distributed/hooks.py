@@ -465,7 +465,9 @@ class Plugin(SchedulerPlugin):
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
         if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
-            inputs = [d for d in deps if not _constant(d)]
+            # (_constant inlined: once per task)
+            inputs = [d for d in deps
+                      if d.run_spec is not None and not isinstance(d.run_spec, DataNode)]
             if len(inputs) > 1:
                 for d in inputs:  # (a loop, not all() of a generator: once per task)
                     if ws not in d.who_has:
@@ -674,6 +676,13 @@ class Plugin(SchedulerPlugin):
         self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
         self._fplans: dict = {}  # key -> (ts, policy.further_plan), kept like _plans
         self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
+        # The last root _decide withheld for "free workers" with no partners and no hint
+        # from its kept walks: (ts, kept walks entry, lacked keys, plan.further, _kept(ts)).
+        # Placed again while what that answer read is unchanged, the answer is the same
+        # (_still_withheld), without _decide's way there. Why: the best queued root,
+        # refused so, is placed again at every poke while the scan stops at it (twin
+        # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
+        self._withheld = None
         # Largest result a root of each group returned (kept while the group is: per
         # computation, as the books' group statistics) and the largest over them: a root's
         # result far smaller is no data in flight (policy.holds_data).
@@ -1671,6 +1680,7 @@ class Plugin(SchedulerPlugin):
         at each (anomaly, 1,000 workers: each copy of the mean woke every reader)."""
         b, copies = self._broadcast, self._copies
         held, workers, running = b.held, s.workers, s.running
+        everyone = len(running) == len(workers)  # (nothing else changes in this run)
         blocked = b.blocker(s)
         bound = None if ts is None else ts.priority
         covered = None  # where a held reader may go; False: no bulk look in this run
@@ -1684,7 +1694,8 @@ class Plugin(SchedulerPlugin):
                     return c, looked, examined
                 addr, gen = held.get(c.key, (None, -1))
                 ws = None if addr is None else workers.get(addr)
-                if ws is None or ws not in running:
+                # (every worker running: a current one is, without hashing it in Python)
+                if ws is None or not (everyone or ws in running):
                     return c, looked, examined
                 checked = False
                 # Held at this generation: by its own stamp, or by a bulk one (Held.skip;
@@ -1755,6 +1766,11 @@ class Plugin(SchedulerPlugin):
                 del parks[ts.key]
                 self._entry = None
         self._parks_further = None
+        withheld = self._withheld
+        if withheld is not None and withheld[0] is ts:
+            out = self._still_withheld(ts, withheld, stimulus_id)
+            if out is not None:
+                return out
         addr, partners = self._decide(ts, stimulus_id)
         if addr is None:
             entry = self._entry
@@ -1808,6 +1824,42 @@ class Plugin(SchedulerPlugin):
         addr = books.place(ts.key, math.nan, ts.group.name, hint, (), stimulus_id, lacks,
                            None, hint.keys(), commits=plan.further, further=plan.pair)
         return (addr, {}) if addr is not None else (None, hint)
+
+    def _still_withheld(self, ts, withheld, stimulus_id):
+        """_decide's answer for root ts, withheld the last time for "free workers" with
+        no partners and no hint (``_withheld``), when it is that again; else None (then
+        _decide finds it). What _decide reads on its way there, asked again: some worker
+        free, none idle, no books changed, ts not reserved, its walks kept and unmoved
+        (its partners, lacks and hint as then), not split (``_splits``), no broadcast
+        input (restrict leaves all as it is), no count fitting (``may_fit_count``). The
+        plan's parts it reads (``wide`` None, ``further``) and ``_kept`` hold while the
+        graph does (a new one drops ``_withheld``). Logged as _decide logs it, with the
+        same state left behind (_entry, _lacked)."""
+        if not self._free or self._idle:
+            return None
+        _, entry, lacks, further, first = withheld
+        books = self.books
+        if books.changed or ts.key in books._owed:  # (books.reserved, without its call)
+            return None
+        if self._kept_walk(ts) is not entry or entry[1][1] is None or entry[1][1][0]:
+            return None
+        if (first is not None and self._splits(ts)) \
+                or self._broadcast.restricts(self.scheduler, ts) \
+                or may_fit_count(self._counts, books.opens(lacks) if further else 0):  # fmt: skip
+            return None
+        if books.audit:  # (tests: _decide's way there gives the same answer)
+            self._withheld = None
+            out = self._decide(ts, stimulus_id)
+            assert out == (None, {}) and out[1] is entry[1][0][0], ts.key
+            assert books.log[-1] == (ts.key, "withheld", "free workers", stimulus_id), ts.key
+            assert self._lacked == lacks and self._entry is entry, ts.key
+            self._audited("still withheld")
+            self._withheld = withheld
+            return out
+        self._entry = entry
+        self._lacked = lacks
+        books.log.append((ts.key, "withheld", "free workers", stimulus_id))
+        return None, entry[1][0][0]
 
     def _decide(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts: books.place with its partners; a
@@ -1904,6 +1956,11 @@ class Plugin(SchedulerPlugin):
                                    stimulus_id, lacks, commits=plan.further) is None, ts.key
                 self._audited("free")
             books.log.append((ts.key, "withheld", "free workers", stimulus_id))
+            entry = self._entry
+            if plan.wide is None and not narrowed and entry is not None and entry[0] is ts \
+                    and entry[1][1] is not None and not entry[1][1][0]:  # fmt: skip
+                # (no hint, kept with the walks: _still_withheld asks the rest again)
+                self._withheld = (ts, entry, lacks, plan.further, self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
@@ -2176,6 +2233,7 @@ class Plugin(SchedulerPlugin):
         self._chains.clear()
         self._lookups.clear()
         self._fplans.clear()
+        self._withheld = None
         self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
@@ -2307,7 +2365,8 @@ def _pieces(deps) -> float:
     one task group, pieces of one array (books.on_finished's ``pieces``); else NaN."""
     group, total, n = None, 0, 0
     for d in deps:
-        if _constant(d):
+        spec = d.run_spec
+        if spec is None or isinstance(spec, DataNode):  # (_constant inlined: hot)
             continue
         if group is None:
             group = d.group
@@ -2415,7 +2474,8 @@ def _one_data_input(ts, roots_max) -> bool:
     deps = ts.dependencies
     n = 0
     for x in deps:
-        if not _constant(x):
+        spec = x.run_spec
+        if spec is not None and not isinstance(spec, DataNode):  # (_constant inlined: hot)
             n += 1
             if n > 1:
                 break

@@ -15,10 +15,11 @@ import weakref
 
 import numpy as np
 
+from dask._task_spec import DataNode
+
 from tornado.ioloop import PeriodicCallback
 
 from ..policy import SHARED_FANOUT, keeps_its_worker
-from .hooks import _constant  # (hooks imports this module only when it runs: no cycle)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -131,7 +132,10 @@ def _inputs_all_here(ts) -> bool:
         return False
     here = elsewhere = 0
     for d in ts.dependencies:
-        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT or _constant(d):
+        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+            continue
+        spec = d.run_spec
+        if spec is None or isinstance(spec, DataNode):  # (_constant inlined: hot)
             continue
         if ws in (d.who_has or ()):
             here += 1
