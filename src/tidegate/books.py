@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    WIDE_PASS, Policy, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
+    WIDE_PASS, Policy, awaits_combine, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root,
 )
 
@@ -167,6 +167,11 @@ class Books:
         # per load past its count (26 untouched against a cap of 5), peak 16.5 GB
         # against queue's 10.6; with this, 2.1 GB.
         self.expecting = frozenset()
+        # The body's view of the tree-reduction combines one level up from partials a
+        # worker holds: w -> (held_here, held_most, all_on_their_way) per combine
+        # (policy.awaits_combine, asked in _admits of a root opening a meeting only);
+        # None: the body keeps none.
+        self.combines: Callable | None = None
 
     # -- workers ------------------------------------------------------------------------
     def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
@@ -603,6 +608,10 @@ class Books:
         ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says."""
+        if opens and self.combines is not None and self.awaits(w):
+            # (before the progress rule: the combine is work on its way there)
+            self.log.append((task, "withheld", w, stimulus_id))
+            return False
         idle = progress and self.may_progress(book, w)
         answer = [completes_consumer]
         if callable(completes_consumer):
@@ -659,6 +668,8 @@ class Books:
                 and book.budget < math.inf and not self._roots_max:  # fmt: skip
             return True  # _admits' probe refusal
         opens = self.opens(lacks) if commits else 0
+        if opens and self.combines is not None and self.awaits(w):
+            return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
         completes = passes_for_further(book.roots_processing) if further else True
         refused = not may_admit_root(
@@ -673,6 +684,15 @@ class Books:
             self.log.pop()  # (_admits' refusal entry: place makes none here)
             self.audited["still waits"] = self.audited.get("still waits", 0) + 1
         return refused
+
+    def awaits(self, w) -> bool:
+        """Is w the place of a tree reduction's combine whose inputs are all on their way
+        (policy.awaits_combine)? Then it opens no new meeting of roots (``_admits``,
+        ``opens``), even idle: the combine is work on its way to it."""
+        for here, most, on_their_way in self.combines(w):
+            if awaits_combine(here, most, on_their_way):
+                return True
+        return False
 
     def may_progress(self, book: WorkerBook, w=None) -> bool:
         """Progress rule: a worker with nothing processing and nothing on its way
