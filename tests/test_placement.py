@@ -630,8 +630,8 @@ def test_twin_anomaly_with_real_partials_peaks_no_higher_than_queuing():
     its own partials, 2 copied ones and 4 chunk-means, 4.94 GB against queuing's 4.56
     (1.08x): it opened its third group while the level-2 combine it was to run still
     waited for partials made elsewhere. Now (policy.awaits_combine: no new group there
-    while the combine's inputs are all on their way) 4.18 GB, 0.92x, in 19.6 s against
-    queuing's 21.3 (lvl27-findings.txt)."""
+    while the combine's inputs are all on their way) 4.37 GB, 0.96x, in 19.5 s against
+    queuing's 21.3; over 5 namings 0.885-0.958x (lvl27-findings.txt)."""
     pytest.importorskip("distributed")
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build

@@ -773,6 +773,7 @@ class Books:
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep)
+        awaited = self.combines if opens else None  # (_admits asks it only then)
         entry = self._refusals.get(task)
         refusals = entry[2] if entry is not None and entry[0] == asked \
             and entry[1] is expecting else None  # fmt: skip
@@ -790,6 +791,8 @@ class Books:
                                             + book.owed - reserved, book.cap, book.passes,
                                             book.threads > 1)
             seen = 4 * book.version + 2 * bool(completes) + reserved
+            if awaited is not None:  # (the body's view may change while w's books do not)
+                seen = 2 * seen + self.awaits(w)
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,

@@ -245,8 +245,9 @@ def committed(opens: int, processing: int, threads: int) -> int:
 
 def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bool:
     """Is a worker the place of a tree reduction's next combine, one level up from the
-    partials it holds (``held_here`` of the combine's inputs done there, ``held_most`` on
-    the worker holding most of them), with the combine's inputs all on their way (each
+    partials it holds (``held_here`` of the combine's inputs done or computed there, at
+    least 2 and no fewer than ``held_most``, the most on any worker), with the combine's
+    inputs all on their way (each
     done, running, or waiting only on tasks that are: no root of them is still to be
     admitted)? Then that worker opens no new group of roots until the combine ran
     (``books.Books._admits``' ``opens``), and it is not idle for the progress rule: the
@@ -257,9 +258,13 @@ def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bo
     (1.9 GB) then coincided with the new group's 4 chunk-means: 4.94 GB against
     queuing's 4.56. Only once the inputs are all on their way: otherwise the combine
     waits for roots not yet admitted and the worker idles for them (lvl26's LVW: 1.16-1.32x
-    makespan). Ties count for every tied holder (no worker is preferred before the combine
-    is placed)."""
-    return all_on_their_way and held_here > 0 and held_here >= held_most
+    makespan). At least 2: inputs spread one per worker made every holder wait for a
+    combine only one of them runs, and workers that waited so took fewer groups than the
+    rest, which loaded more and held them to the end (twin anomaly 20 x 4, 1,000 steps,
+    5 namings: makespan 0.85x queuing's against 0.71x for main; now 0.73x; peak medians
+    over 10 sizes in lvl27-findings.txt). Ties count for every tied holder (no worker is
+    preferred before the combine is placed)."""
+    return all_on_their_way and held_here >= 2 and held_here >= held_most
 
 
 def free_thread(processing: int, threads: int) -> bool:
