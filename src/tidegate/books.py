@@ -603,12 +603,13 @@ class Books:
                             waiting=waiting)  # fmt: skip
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0, spread=False, waiting=0, opens=0) -> bool:  # fmt: skip
+                reserved=0, spread=False, waiting=0, opens=0, awaits=None) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says."""
-        if opens and self.combines is not None and self.awaits(w):
+        if opens and self.combines is not None and (
+                self.awaits(w) if awaits is None else awaits):  # (place's answer)
             # (before the progress rule: the combine is work on its way there)
             self.log.append((task, "withheld", w, stimulus_id))
             return False
@@ -791,8 +792,10 @@ class Books:
                                             + book.owed - reserved, book.cap, book.passes,
                                             book.threads > 1)
             seen = 4 * book.version + 2 * bool(completes) + reserved
+            aw = None
             if awaited is not None:  # (the body's view may change while w's books do not)
-                seen = 2 * seen + self.awaits(w)
+                aw = self.awaits(w)
+                seen = 2 * seen + aw
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
@@ -802,7 +805,7 @@ class Books:
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                            spread, _queues_behind_a_load(book), opens):  # fmt: skip
+                            spread, _queues_behind_a_load(book), opens, aw):  # fmt: skip
                 return True
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:

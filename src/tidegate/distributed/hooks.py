@@ -404,14 +404,16 @@ class Plugin(SchedulerPlugin):
             books.on_stopped(key, stimulus_id)
 
     def _note_combine(self, ts, worker) -> None:
-        """ts (several inputs, one dependent) is done: if its dependent combines tasks of
-        ts's group alone (a tree reduction's next level: a mean's level-2 combine of 4
-        partials), note it at ts's worker (_combines_of). Once per such task."""
+        """ts (several inputs, one dependent) is done: if its dependent has ts's prefix
+        (its key's name without the token) and combines tasks of ts's group alone (a tree
+        reduction's next level: a mean's level-2 combine of 4 level-1 partials, all
+        "mean_combine-partial"; not rechunk-add's add of two merges), note it at ts's
+        worker (_combines_of). Once per such task."""
         (d,) = ts.dependents
         deps = d.dependencies
-        if len(deps) < 2:
-            return
         group = ts.group
+        if d.prefix is not ts.prefix or len(deps) < 2:  # (an add of two merges: no level)
+            return
         for x in deps:
             if x.group is not group:
                 return
