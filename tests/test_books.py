@@ -529,6 +529,7 @@ def test_a_worker_awaiting_a_combine_opens_no_new_meeting_even_idle():
     b = books(saturation=1.1, threads=4)
     view = {"a": [(2, 2, True)]}
     b.combines = lambda w: view.get(w, [])
+    b.noted = view
     lacks = {"r-1", "r-2", "r-3"}
     assert b.place("r-0", NAN, "g", {}, ["a"], lacks=set(lacks), commits=True) is None
     assert b.log[-1][:3] == ("r-0", "withheld", "a")

@@ -172,6 +172,7 @@ class Books:
         # (policy.awaits_combine, asked in _admits of a root opening a meeting only);
         # None: the body keeps none.
         self.combines: Callable | None = None
+        self.noted: dict | frozenset = frozenset()  # the workers the body has any noted at
 
     # -- workers ------------------------------------------------------------------------
     def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
@@ -609,7 +610,7 @@ class Books:
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says."""
         if opens and self.combines is not None and (
-                self.awaits(w) if awaits is None else awaits):  # (place's answer)
+                w in self.noted and self.awaits(w) if awaits is None else awaits):  # fmt: skip
             # (before the progress rule: the combine is work on its way there)
             self.log.append((task, "withheld", w, stimulus_id))
             return False
@@ -669,7 +670,7 @@ class Books:
                 and book.budget < math.inf and not self._roots_max:  # fmt: skip
             return True  # _admits' probe refusal
         opens = self.opens(lacks) if commits else 0
-        if opens and self.combines is not None and self.awaits(w):
+        if opens and self.combines is not None and w in self.noted and self.awaits(w):
             return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
         completes = passes_for_further(book.roots_processing) if further else True
@@ -774,7 +775,8 @@ class Books:
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep)
-        awaited = self.combines if opens else None  # (_admits asks it only then)
+        # (_admits asks the body's view only then; place asks it once per worker)
+        awaited = self.noted if opens and self.combines is not None else None
         entry = self._refusals.get(task)
         refusals = entry[2] if entry is not None and entry[0] == asked \
             and entry[1] is expecting else None  # fmt: skip
@@ -794,7 +796,7 @@ class Books:
             seen = 4 * book.version + 2 * bool(completes) + reserved
             aw = None
             if awaited is not None:  # (the body's view may change while w's books do not)
-                aw = self.awaits(w)
+                aw = w in awaited and self.awaits(w)
                 seen = 2 * seen + aw
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')

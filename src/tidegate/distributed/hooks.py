@@ -697,6 +697,7 @@ class Plugin(SchedulerPlugin):
         # _combines_of: books.combines).
         self._combines: dict = {}
         self.books.combines = self._combines_of
+        self.books.noted = self._combines
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
         self._plain = self.memory_limit is None and not self.count_unmanaged
