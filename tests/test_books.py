@@ -501,3 +501,26 @@ def test_a_root_completing_a_further_meeting_passes_only_where_no_root_processes
     b.on_finished("u0", 100.0, (), False, True)  # no root processing now
     assert b.place("v1", NAN, "u", {"a": 1}, [], complete={"a"}, further=True) == "a"
     b.validate()
+
+
+def test_a_worker_awaiting_a_combine_opens_no_new_meeting_even_idle():
+    """policy.awaits_combine: the worker holding most of a tree reduction's next combine's
+    done inputs, the others all on their way (books.combines, the body's view), opens no
+    new group of roots, idle or not; a root opening nothing (its meeting's reserved
+    roots), a worker holding fewer of the inputs, or inputs not all on their way yet
+    (roots of them still to be admitted: the worker would idle for them) are not held."""
+    b = books(saturation=1.1, threads=4)
+    view = {"a": [(2, 2, True)]}
+    b.combines = lambda w: view.get(w, [])
+    b.noted = view
+    lacks = {"r-1", "r-2", "r-3"}
+    assert b.place("r-0", NAN, "g", {}, ["a"], lacks=set(lacks), commits=True) is None
+    assert b.log[-1][:3] == ("r-0", "withheld", "a")
+    assert b.place("s-0", NAN, "g", {}, ["a"]) == "a"  # opens nothing: the count decides
+    for other in ([(2, 3, True)], [(1, 1, True)], [(2, 2, False)], []):
+        view["a"] = other
+        assert b.place("r-0", NAN, "g", {}, ["a"], lacks=set(lacks), commits=True) == "a"
+    from tidegate.policy import awaits_combine
+    assert awaits_combine(2, 2, True) and awaits_combine(3, 1, True)
+    assert not awaits_combine(1, 1, True) and not awaits_combine(2, 3, True)
+    assert not awaits_combine(3, 3, False)

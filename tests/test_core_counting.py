@@ -160,6 +160,7 @@ def _plugin_single(tasks: dict, key) -> bool:
         limits=SimpleNamespace(caps={}),
         scheduler=SimpleNamespace(tasks=tasks),
         _is_root_cache={},
+        _note_combine=lambda ts, worker: None,  # (a tree reduction's combine: not asked here)
     )
     hooks.Plugin._left_processing(plugin, key, "memory", "s")
     (single,) = got

@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    WIDE_PASS, Policy, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
+    WIDE_PASS, Policy, awaits_combine, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root,
 )
 
@@ -167,6 +167,12 @@ class Books:
         # per load past its count (26 untouched against a cap of 5), peak 16.5 GB
         # against queue's 10.6; with this, 2.1 GB.
         self.expecting = frozenset()
+        # The body's view of the tree-reduction combines one level up from partials a
+        # worker holds: w -> (held_here, held_most, all_on_their_way) per combine
+        # (policy.awaits_combine, asked in _admits of a root opening a meeting only);
+        # None: the body keeps none.
+        self.combines: Callable | None = None
+        self.noted: dict | frozenset = frozenset()  # the workers the body has any noted at
 
     # -- workers ------------------------------------------------------------------------
     def add_worker(self, w, threads: int, budget: float) -> WorkerBook:
@@ -598,11 +604,16 @@ class Books:
                             waiting=waiting)  # fmt: skip
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0, spread=False, waiting=0, opens=0) -> bool:  # fmt: skip
+                reserved=0, spread=False, waiting=0, opens=0, awaits=None) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says."""
+        if opens and self.combines is not None and (
+                w in self.noted and self.awaits(w) if awaits is None else awaits):  # fmt: skip
+            # (before the progress rule: the combine is work on its way there)
+            self.log.append((task, "withheld", w, stimulus_id))
+            return False
         idle = progress and self.may_progress(book, w)
         answer = [completes_consumer]
         if callable(completes_consumer):
@@ -659,6 +670,8 @@ class Books:
                 and book.budget < math.inf and not self._roots_max:  # fmt: skip
             return True  # _admits' probe refusal
         opens = self.opens(lacks) if commits else 0
+        if opens and self.combines is not None and w in self.noted and self.awaits(w):
+            return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
         completes = passes_for_further(book.roots_processing) if further else True
         refused = not may_admit_root(
@@ -673,6 +686,15 @@ class Books:
             self.log.pop()  # (_admits' refusal entry: place makes none here)
             self.audited["still waits"] = self.audited.get("still waits", 0) + 1
         return refused
+
+    def awaits(self, w) -> bool:
+        """Is w the place of a tree reduction's combine whose inputs are all on their way
+        (policy.awaits_combine)? Then it opens no new meeting of roots (``_admits``,
+        ``opens``), even idle: the combine is work on its way to it."""
+        for here, most, on_their_way in self.combines(w):
+            if awaits_combine(here, most, on_their_way):
+                return True
+        return False
 
     def may_progress(self, book: WorkerBook, w=None) -> bool:
         """Progress rule: a worker with nothing processing and nothing on its way
@@ -753,6 +775,8 @@ class Books:
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep)
+        # (_admits asks the body's view only then; place asks it once per worker)
+        awaited = self.noted if opens and self.combines is not None else None
         entry = self._refusals.get(task)
         refusals = entry[2] if entry is not None and entry[0] == asked \
             and entry[1] is expecting else None  # fmt: skip
@@ -770,6 +794,10 @@ class Books:
                                             + book.owed - reserved, book.cap, book.passes,
                                             book.threads > 1)
             seen = 4 * book.version + 2 * bool(completes) + reserved
+            aw = None
+            if awaited is not None:  # (the body's view may change while w's books do not)
+                aw = w in awaited and self.awaits(w)
+                seen = 2 * seen + aw
             if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
@@ -779,7 +807,7 @@ class Books:
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                            spread, _queues_behind_a_load(book), opens):  # fmt: skip
+                            spread, _queues_behind_a_load(book), opens, aw):  # fmt: skip
                 return True
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:

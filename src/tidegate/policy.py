@@ -243,6 +243,30 @@ def committed(opens: int, processing: int, threads: int) -> int:
     return max(0, opens - free_thread(processing, threads))
 
 
+def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bool:
+    """Is a worker the place of a tree reduction's next combine, one level up from the
+    partials it holds (``held_here`` of the combine's inputs done or computed there, at
+    least 2 and no fewer than ``held_most``, the most on any worker), with the combine's
+    inputs all on their way (each
+    done, running, or waiting only on tasks that are: no root of them is still to be
+    admitted)? Then that worker opens no new group of roots until the combine ran
+    (``books.Books._admits``' ``opens``), and it is not idle for the progress rule: the
+    combine is work on its way to it, as a copy is (``books.Books.expecting``). Why: twin
+    anomaly (``x - x.mean(axis=0)``) 20 x 4, 200 steps: a worker whose own two partials
+    were done opened its third group of 4 loads, idle, while the level-2 combine's other
+    partials were still computed elsewhere; the combine, its 4 partials and output
+    (1.9 GB) then coincided with the new group's 4 chunk-means: 4.94 GB against
+    queuing's 4.56. Only once the inputs are all on their way: otherwise the combine
+    waits for roots not yet admitted and the worker idles for them (lvl26's LVW: 1.16-1.32x
+    makespan). At least 2: inputs spread one per worker made every holder wait for a
+    combine only one of them runs, and workers that waited so took fewer groups than the
+    rest, which loaded more and held them to the end (twin anomaly 20 x 4, 1,000 steps,
+    5 namings: makespan 0.85x queuing's against 0.71x for main; now 0.73x; peak medians
+    over 10 sizes in lvl27-findings.txt). Ties count for every tied holder (no worker is
+    preferred before the combine is placed)."""
+    return all_on_their_way and held_here >= 2 and held_here >= held_most
+
+
 def free_thread(processing: int, threads: int) -> bool:
     """Would a root sent to this worker now start at once, or wait behind one task at
     most (a one-thread worker): :func:`committed` counts one fewer there."""
