@@ -6,7 +6,7 @@ getitem+mean_chunk 1 ms and two planes; store-map 16 bytes), against the default
 (tidegate.sim.workloads.resample_sizes: every store-map and fused week a day's plane,
 which piles up to the end and hides the loads: bench/results/res27-findings.txt).
 
-    python bench/res27_twin.py [--builds 3] [--workers 2] [--threads 1] [--model real|chain24]
+    python bench/res27_twin.py [--builds 3] [--workers 2] [--threads 1] [--model real|chain24] [--frees-slot]
 """
 import argparse
 import os
@@ -44,7 +44,12 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--model", default="real", choices=["real", "chain24"])
     ap.add_argument("--loop-lag", type=float, default=0.0)
+    ap.add_argument("--frees-slot", action="store_true", help="policy.FREES_SLOT on")
     a = ap.parse_args(argv)
+    if a.frees_slot:
+        import tidegate.policy
+
+        tidegate.policy.FREES_SLOT = True
     ratios = []
     for b in range(a.builds):
         d = tempfile.mkdtemp(prefix="res27-twin-")

@@ -855,7 +855,7 @@ def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
     complete: set | None = None, nbytes=None, spread: list | None = None,
-    plan: MeetingPlan | None = None,
+    plan: MeetingPlan | None = None, tops: dict | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -910,6 +910,11 @@ def meeting_partners(
 
     ``plan``, when given: :func:`meeting_plan` of ``task`` with these ``depth``,
     ``fanout`` and ``constant``, made while the graph was as it is now.
+
+    ``tops``, when given with ``complete``: ``{worker: [tasks]}``, the held or processing
+    tasks whose meetings this root completes on each worker of ``complete`` (the first
+    found up each other input's chain; None where its data does not reach the meeting
+    alone, :func:`_exclusive`), for :func:`frees_slot`.
     """
     if plan is None:
         plan = meeting_plan(task, dependents, dependencies, depth, fanout, constant)
@@ -918,23 +923,29 @@ def meeting_partners(
     spread_ = complete is not None and plan.spread
     if spread_ and spread is not None:
         spread.append(True)
+    mine = tops is not None and complete is not None
     for inputs in plan.inputs:
         meet = None  # with complete: the workers holding every other input of m so far
-        for tops, end, handle, inner, others, bar in inputs:
+        found_tops = [] if mine else None  # (tops: the held tasks of m's other inputs)
+        for chain_tops, end, handle, inner, others, bar in inputs:
             if inner is None:  # (_top inlined: the chains of nearly every graph)
                 held, r = (), end
-                for c in tops:
+                for c in chain_tops:
                     found = where(c)
                     if found:
                         held, r = found, None
                         break
                 else:
                     if handle is not None and _sized_as_handle(handle, nbytes):
-                        r = tops[-1]
+                        r = chain_tops[-1]
             else:
-                held, r = _top(tops, end, handle, inner, where, nbytes)
+                held, r = _top(chain_tops, end, handle, inner, where, nbytes)
+                if mine and held:
+                    c = _top_task(chain_tops, inner, where, nbytes)
             if r is task:
                 continue  # t's chain starts at this root: no other data
+            if mine and held:
+                c = c if _exclusive(chain_tops, c, dependents) else None
             if held:  # (then r is None)
                 for w in held:
                     scores[w] = scores.get(w, 0) + 1
@@ -943,6 +954,11 @@ def meeting_partners(
                         shared[w] = shared.get(w, 0) + 1
                 if not others and not spread_ and complete is not None:
                     complete.update(held)  # data that waits for this root's alone
+                    if mine:
+                        for w in held:
+                            tops.setdefault(w, []).append(c)
+                if mine and bar:
+                    found_tops.append((c, held))
             elif r is not None and lacks is not None:
                 lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
@@ -952,6 +968,11 @@ def meeting_partners(
                 meet = set(held) if meet is None else meet.intersection(held)
         if meet:
             complete.update(meet)
+            if mine:
+                for c, held in found_tops:
+                    for w in held:
+                        if w in meet:
+                            tops.setdefault(w, []).append(c)
     return scores
 
 
@@ -1230,6 +1251,60 @@ def _top(tops, end, handle, inner, where, nbytes) -> tuple:
     if handle is not None and _sized_as_handle(handle, nbytes):
         return (), tops[-1]
     return (), end
+
+
+def _top_task(tops, inner, where, nbytes):
+    """The task :func:`_top` found held or processing (it found one): for
+    :func:`meeting_partners`' ``tops``."""
+    for i, t in enumerate(tops):
+        if inner is not None and i in inner and _sized_as_handle(t, nbytes):
+            return None
+        if where(t):
+            return t
+    return None
+
+
+# Experimental (res27, off): the plugin lets a root pass the in-flight count by completing a
+# consumer only where that frees a slot (frees_slot), and a further meeting that is no
+# pair completes nothing. On, the twin's resample-store at the LocalCluster's geometry
+# holds 41.5 MB against queuing's 41.5 (off: 70.5), but 17 of 62 plugin traces move
+# (anomaly, rechunk-add, zarr 4 x 1, stencil 2 x 1), not yet judged:
+# bench/results/res27-findings.txt.
+FREES_SLOT = False
+
+
+def _exclusive(chain_tops, c, dependents) -> bool:
+    """Does the data of ``c`` (one of a chain's ``chain_tops``, listed from the meeting's
+    input up) reach the meeting alone: c and every task below it read by one task? Else
+    (a load split into a week's slices) completing the meeting leaves c's other readers
+    to come, and frees no slot (:func:`frees_slot`)."""
+    if c is None:
+        return False
+    for t in chain_tops:
+        if len(dependents(t)) != 1:
+            return False
+        if t is c or t == c:
+            return True
+    return False
+
+
+def frees_slot(tops, carries) -> bool:
+    """Does a root completing meetings whose waiting inputs are ``tops`` (on one worker,
+    :func:`meeting_partners`' ``tops``) free a slot of that worker's in-flight count, as
+    a completing pass past the count assumes (:func:`may_admit_root`)? Only when one of
+    them carries a root's data in flight there (``carries(t)``: books.Books.carries), so
+    that completing its meeting consumes it. A reduction's result waiting for its
+    neighbour's (a straddled week's mean_chunk of chunk i, waiting for chunk i+1's) holds
+    no slot: chunk i's slot is held by its own readers, and loading i+1 past the count to
+    complete the week added a root in flight and freed none. Passed so, one after another,
+    resample("7D").mean().to_zarr over 30-day chunks held 4-5 loads on a one-thread
+    worker against queuing's 2-3 (LocalCluster 2 x 1: 67-71 MB managed against 39-45; the
+    twin at its geometry and measured durations 70.5 against 41.5;
+    bench/results/res27-findings.txt)."""
+    for t in tops:
+        if t is not None and carries(t):
+            return True
+    return False
 
 
 def _sized_as_handle(t, nbytes) -> bool:

@@ -39,6 +39,8 @@ import math
 import operator
 import traceback
 from functools import partial
+
+from .. import policy as policy_module
 from types import MethodType
 
 import dask.config
@@ -73,6 +75,7 @@ from ..policy import (
     meeting_plan,
     place_consumer,
     read_on,
+    frees_slot,
     second_input,
     sole_holder,
     places_by_held,
@@ -1786,9 +1789,9 @@ class Plugin(SchedulerPlugin):
             return None
         if books.audit:  # (tests: the walks kept are the walks found anew)
             plan = self._plan(ts)
-            lacks, shared, complete, spread = set(), {}, set(), []
-            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
-            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
+            assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
             assert not found and {r.key for r in lacks} == kept[2], ts.key
             assert entry[1][1] == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
@@ -1818,7 +1821,12 @@ class Plugin(SchedulerPlugin):
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
-            found, lacks, shared, complete, spread = self._walk(ts, plan)
+            found, lacks, shared, complete, spread, tops = self._walk(ts, plan)
+            if complete and not plan.deep and policy_module.FREES_SLOT:
+                # A pass past the count only where completing frees a slot there
+                # (policy.frees_slot): a reduction's result waiting frees none.
+                complete = {w for w in complete
+                            if frees_slot(tops.get(w, ()), _carries_key(books))}
         else:
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
@@ -1872,7 +1880,8 @@ class Plugin(SchedulerPlugin):
             # of the previous group (twin anomaly 100x4: 8 roots in flight against a cap of
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
-                               stimulus_id, lacks, None, hint.keys() if whole else (),
+                               stimulus_id, lacks, None, hint.keys() if whole and (
+                                   plan.pair or not policy_module.FREES_SLOT) else (),
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
@@ -1908,9 +1917,9 @@ class Plugin(SchedulerPlugin):
         entry = self._kept_walk(ts)
         if entry is not None:
             if self.books.audit:
-                lacks, shared, complete, spread = set(), {}, set(), []
-                found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
-                assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+                lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
+                found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
+                assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
                 self._audited("walk")
             self._entry = entry
             return entry[1][0]
@@ -1918,8 +1927,9 @@ class Plugin(SchedulerPlugin):
         shared: dict = {}
         complete: set = set()
         spread: list = []
-        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
-               shared, complete, spread)  # fmt: skip
+        tops: dict = {}
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan, tops), lacks,
+               shared, complete, spread, tops)  # fmt: skip
         if plan.further:
             # Kept if ts is refused (_place). Only where its meetings' output meets further
             # data: those walks are long (a tree reduction's opener, rechunk-add's sides);
@@ -2460,12 +2470,19 @@ def _where(ts) -> list:
     return []
 
 
+def _carries_key(books):
+    """books.carries by TaskState (policy.frees_slot's ``carries``)."""
+    def carries(ts):
+        return books.carries(ts.key)
+    return carries
+
+
 def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
-              plan=None) -> dict:
+              plan=None, tops=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
                             constant=_constant, complete=complete, nbytes=nbytes,
-                            spread=spread, plan=plan)  # fmt: skip
+                            spread=spread, plan=plan, tops=tops)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
