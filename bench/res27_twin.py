@@ -44,12 +44,12 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--model", default="real", choices=["real", "chain24"])
     ap.add_argument("--loop-lag", type=float, default=0.0)
-    ap.add_argument("--frees-slot", action="store_true", help="policy.FREES_SLOT on")
+    ap.add_argument("--frees-slot", type=int, default=0, help="policy.FREES_SLOT (bits)")
     a = ap.parse_args(argv)
     if a.frees_slot:
         import tidegate.policy
 
-        tidegate.policy.FREES_SLOT = True
+        tidegate.policy.FREES_SLOT = a.frees_slot
     ratios = []
     for b in range(a.builds):
         d = tempfile.mkdtemp(prefix="res27-twin-")

@@ -913,8 +913,8 @@ def meeting_partners(
 
     ``tops``, when given with ``complete``: ``{worker: [tasks]}``, the held or processing
     tasks whose meetings this root completes on each worker of ``complete`` (the first
-    found up each other input's chain; None where its data does not reach the meeting
-    alone, :func:`_exclusive`), for :func:`frees_slot`.
+    found up each other input's chain), each as ``(task, the tasks between it and the
+    meeting)``, for :func:`frees_slot`.
     """
     if plan is None:
         plan = meeting_plan(task, dependents, dependencies, depth, fanout, constant)
@@ -945,7 +945,7 @@ def meeting_partners(
             if r is task:
                 continue  # t's chain starts at this root: no other data
             if mine and held:
-                c = c if _exclusive(chain_tops, c, dependents) else None
+                top = _below(chain_tops, c)
             if held:  # (then r is None)
                 for w in held:
                     scores[w] = scores.get(w, 0) + 1
@@ -956,9 +956,9 @@ def meeting_partners(
                     complete.update(held)  # data that waits for this root's alone
                     if mine:
                         for w in held:
-                            tops.setdefault(w, []).append(c)
+                            tops.setdefault(w, []).append(top)
                 if mine and bar:
-                    found_tops.append((c, held))
+                    found_tops.append((top, held))
             elif r is not None and lacks is not None:
                 lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
@@ -969,10 +969,10 @@ def meeting_partners(
         if meet:
             complete.update(meet)
             if mine:
-                for c, held in found_tops:
+                for top, held in found_tops:
                     for w in held:
                         if w in meet:
-                            tops.setdefault(w, []).append(c)
+                            tops.setdefault(w, []).append(top)
     return scores
 
 
@@ -1264,45 +1264,47 @@ def _top_task(tops, inner, where, nbytes):
     return None
 
 
-# Experimental (res27, off): the plugin lets a root pass the in-flight count by completing a
-# consumer only where that frees a slot (frees_slot), and a further meeting that is no
-# pair completes nothing. On, the twin's resample-store at the LocalCluster's geometry
-# holds 41.5 MB against queuing's 41.5 (off: 70.5), but 17 of 62 plugin traces move
-# (anomaly, rechunk-add, zarr 4 x 1, stencil 2 x 1), not yet judged:
-# bench/results/res27-findings.txt.
-FREES_SLOT = False
+# The plugin lets a root pass the in-flight count by completing a consumer only where that
+# frees a slot (frees_slot: bit 1), and a further meeting that is no pair counts as
+# completed only for a root waiting for its own reduction (bit 2; hooks._decide). Both:
+# resample("7D").mean().to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 38.6 MB
+# against main's 67.2 and queuing's 41.5 (twin at its geometry 41.5 against 70.5); one
+# alone leaves the chain (twin medians 1.15x and 1.74x queuing's). Off: 0 (res27,
+# bench/results/res27-findings.txt).
+FREES_SLOT = 3
 
 
-def _exclusive(chain_tops, c, dependents) -> bool:
-    """Does the data of ``c`` (one of a chain's ``chain_tops``, listed from the meeting's
-    input up) reach the meeting alone: c and every task below it read by one task? Else
-    (a load split into a week's slices) completing the meeting leaves c's other readers
-    to come, and frees no slot (:func:`frees_slot`)."""
-    if c is None:
-        return False
-    for t in chain_tops:
-        if len(dependents(t)) != 1:
-            return False
-        if t is c or t == c:
-            return True
-    return False
+def _below(chain_tops, c):
+    """``(c, the tasks of its chain between it and the meeting)``: ``chain_tops`` lists
+    a chain from the meeting's input up (:func:`meeting_partners`' ``tops``)."""
+    for i, t in enumerate(chain_tops):
+        if t is c:
+            return c, tuple(chain_tops[:i])
+    return None, ()
 
 
-def frees_slot(tops, carries) -> bool:
-    """Does a root completing meetings whose waiting inputs are ``tops`` (on one worker,
-    :func:`meeting_partners`' ``tops``) free a slot of that worker's in-flight count, as
-    a completing pass past the count assumes (:func:`may_admit_root`)? Only when one of
-    them carries a root's data in flight there (``carries(t)``: books.Books.carries), so
-    that completing its meeting consumes it. A reduction's result waiting for its
-    neighbour's (a straddled week's mean_chunk of chunk i, waiting for chunk i+1's) holds
-    no slot: chunk i's slot is held by its own readers, and loading i+1 past the count to
-    complete the week added a root in flight and freed none. Passed so, one after another,
-    resample("7D").mean().to_zarr over 30-day chunks held 4-5 loads on a one-thread
-    worker against queuing's 2-3 (LocalCluster 2 x 1: 67-71 MB managed against 39-45; the
-    twin at its geometry and measured durations 70.5 against 41.5;
-    bench/results/res27-findings.txt)."""
-    for t in tops:
-        if t is not None and carries(t):
+def frees_slot(tops, carries, reduces) -> bool:
+    """Does a root completing meetings on one worker (their waiting inputs: ``tops``,
+    :func:`meeting_partners`' entries ``(task held or processing, the tasks between it
+    and the meeting)``) free a slot of that worker's in-flight count, as a completing pass
+    past the count assumes (:func:`may_admit_root`)? Only when one of those tasks carries
+    a root's data in flight there (``carries(t)``: books.Books.carries) and no task
+    between it and the meeting reduces it (``reduces(u, t)``: u's group has so far kept
+    less than ``Policy.chain_keep`` of t's bytes; unknown: no), so that completing the
+    meeting uses its data. A week's mean of one chunk waiting for the next chunk's
+    (resample("7D") over 30-day chunks) holds no slot: the chunk's slot is held by its
+    own readers, and loading the next chunk past the count to complete the week added a
+    root in flight and freed none. Passed so, one after another, such loads held 4-5
+    chunks on a one-thread worker against queuing's 2-3 (LocalCluster 2 x 1: 67 MB
+    managed against 41; the twin at its geometry and measured durations 70.5 against
+    41.5; bench/results/res27-findings.txt)."""
+    for c, below in tops:
+        if c is None or not carries(c):
+            continue
+        for u in below:
+            if reduces(u, c):
+                break
+        else:
             return True
     return False
 

@@ -1822,11 +1822,11 @@ class Plugin(SchedulerPlugin):
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
             found, lacks, shared, complete, spread, tops = self._walk(ts, plan)
-            if complete and not plan.deep and policy_module.FREES_SLOT:
+            if complete and not plan.deep and policy_module.FREES_SLOT & 1:
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
-                complete = {w for w in complete
-                            if frees_slot(tops.get(w, ()), _carries_key(books))}
+                carries, reduces = _frees(books)
+                complete = {w for w in complete if frees_slot(tops.get(w, ()), carries, reduces)}
         else:
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
@@ -1881,7 +1881,8 @@ class Plugin(SchedulerPlugin):
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, hint.keys() if whole and (
-                                   plan.pair or not policy_module.FREES_SLOT) else (),
+                                   plan.pair or not policy_module.FREES_SLOT & 2
+                                   or self._kept(ts) is not None) else (),
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
@@ -2470,11 +2471,24 @@ def _where(ts) -> list:
     return []
 
 
-def _carries_key(books):
-    """books.carries by TaskState (policy.frees_slot's ``carries``)."""
+def _frees(books):
+    """policy.frees_slot's ``carries`` and ``reduces`` over dask TaskStates: by the books,
+    and by the sizes a task's group returned so far (as ``_splits``)."""
+    keep = books.policy.chain_keep
+
     def carries(ts):
         return books.carries(ts.key)
-    return carries
+
+    def reduces(u, c):
+        g = u.group
+        done = g.states.get("memory", 0) + g.states.get("released", 0) \
+            + g.states.get("forgotten", 0)  # fmt: skip
+        if not done or g.nbytes_total <= 0:
+            return False
+        size = c.nbytes if c.nbytes > 0 else books.estimate(math.nan, c.group.name)
+        return g.nbytes_total / done < keep * size
+
+    return carries, reduces
 
 
 def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
