@@ -1,7 +1,8 @@
-"""res27: bench/probe24_cluster.py with policy.FREES_SLOT on when RES27_FREES_SLOT=1 (the
-LocalCluster's scheduler runs in this process, so the switch reaches the plugin).
+"""res27: bench/probe24_cluster.py with policy.FREES_SLOT set from RES27_BITS (0: main's
+decisions; unset: the code's). The LocalCluster's scheduler runs in this process, so the
+setting reaches the plugin.
 
-    RES27_FREES_SLOT=1 python bench/res27_cluster.py --only resample-store --modes tidegate --reps 1 --out F.json
+    RES27_BITS=0 python bench/res27_cluster.py --only resample-store --modes tidegate --reps 1 --out F.json
 """
 import os
 import sys
@@ -10,7 +11,8 @@ import tidegate.policy  # noqa: E402  (first: importing tidegate drops bench/ fr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-tidegate.policy.FREES_SLOT = os.environ.get("RES27_FREES_SLOT") == "1"
+if "RES27_BITS" in os.environ:
+    tidegate.policy.FREES_SLOT = int(os.environ["RES27_BITS"])
 import probe24_cluster  # noqa: E402
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """res27 (issue 9): resample("7D").mean().to_zarr over 30-day zarr chunks on a LocalCluster.
 Weeks straddle the chunks; a load completing a straddled week passed the in-flight count,
 though the week's waiting input is a reduction (a mean_chunk), so completing it freed no
-slot (policy.frees_slot). Experimental: policy.FREES_SLOT is off by default."""
+slot (policy.frees_slot, policy.FREES_SLOT)."""
 
 import numpy as np
 import pytest
@@ -64,12 +64,12 @@ def _run(tmp_path):
     return most, errors
 
 
-def test_resample_store_holds_no_more_loads_than_its_cap_and_one(tmp_path, monkeypatch):
-    """With policy.FREES_SLOT, a one-thread worker (cap 2) holds at most 3 loads at once
-    (LocalCluster 2 x 1 of probe24's store: main held 4-5, dask's queuing 2-3; the twin at
-    that geometry: main 70.5 MB against queuing's 41.5, with the switch 41.5). Counted
-    on the workers, loads in memory. Fails with the switch off (main)."""
-    monkeypatch.setattr(P, "FREES_SLOT", True)
+def test_resample_store_holds_no_more_loads_than_its_cap_and_one(tmp_path):
+    """A one-thread worker (cap 2) holds at most 3 loads at once (LocalCluster 2 x 1 of
+    probe24's store: main held 4-5, dask's queuing 2-3; the twin at that geometry: main
+    70.5 MB against queuing's 41.5, now 41.5). Counted on the workers, loads in memory.
+    Fails on main (policy.FREES_SLOT = 0: 4-5 loads)."""
+    assert P.FREES_SLOT == 3
     most, errors = _run(tmp_path)
     assert errors == []
     assert len(most) == 2
