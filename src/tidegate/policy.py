@@ -1264,13 +1264,15 @@ def _top_task(tops, inner, where, nbytes):
     return None
 
 
-# The plugin lets a root pass the in-flight count by completing a consumer only where that
-# frees a slot (frees_slot: bit 1), and a further meeting that is no pair counts as
-# completed only for a root waiting for its own reduction (bit 2; hooks._decide). Both:
-# resample("7D").mean().to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 38.6 MB
-# against main's 67.2 and queuing's 41.5 (twin at its geometry 41.5 against 70.5); one
-# alone leaves the chain (twin medians 1.15x and 1.74x queuing's). Off: 0 (res27,
-# bench/results/res27-findings.txt).
+# On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
+# consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
+# pair counts as completed there only for a root waiting for its own reduction (bit 2;
+# hooks._decide). A pass sent to a one-thread worker waits behind its queued readers and
+# only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
+# .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
+# queuing's 40.5; twin with measured sizes and durations 2 x 1 1.00x queuing's peak (main
+# 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
+# leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
 
 

@@ -1826,7 +1826,9 @@ class Plugin(SchedulerPlugin):
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
                 carries, reduces = _frees(books)
-                complete = {w for w in complete if frees_slot(tops.get(w, ()), carries, reduces)}
+                workers = books.workers
+                complete = {w for w in complete if w in workers and workers[w].threads > 1
+                            or frees_slot(tops.get(w, ()), carries, reduces)}
         else:
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
@@ -1879,10 +1881,14 @@ class Plugin(SchedulerPlugin):
             # root of a tree reduction's next group of 4 passed the count on the worker
             # of the previous group (twin anomaly 100x4: 8 roots in flight against a cap of
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
+            if not whole:
+                done = ()
+            elif plan.pair or not policy_module.FREES_SLOT & 2 or self._kept(ts) is not None:
+                done = hint.keys()
+            else:  # (policy.FREES_SLOT: not on one thread, where it waits behind readers)
+                done = {w for w in hint if w in books.workers and books.workers[w].threads > 1}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
-                               stimulus_id, lacks, None, hint.keys() if whole and (
-                                   plan.pair or not policy_module.FREES_SLOT & 2
-                                   or self._kept(ts) is not None) else (),
+                               stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
