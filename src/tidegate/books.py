@@ -924,6 +924,14 @@ class Books:
     def in_flight(self, root) -> bool:
         return root in self._processing or root in self._live
 
+    def carries(self, task) -> bool:
+        """For ``policy.frees_slot``: does task's output carry a root's data counted in
+        flight (its slot frees when a consumer uses it), or is task a root processing?"""
+        rec = self._processing.get(task)
+        if rec is not None:
+            return rec[2]
+        return task in self._carriers and task not in self._passed
+
     def carriers(self, root) -> list:
         return [x for x, (r, _) in self._carriers.items() if r == root and x not in self._passed]
 

@@ -890,7 +890,7 @@ def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
     complete: set | None = None, nbytes=None, spread: list | None = None,
-    plan: MeetingPlan | None = None,
+    plan: MeetingPlan | None = None, tops: dict | None = None,
 ) -> dict:
     """Where the data of root ``task`` meets other data: ``{worker: count}`` of the other
     inputs of the tasks its data meets, held or processing on each worker.
@@ -945,6 +945,11 @@ def meeting_partners(
 
     ``plan``, when given: :func:`meeting_plan` of ``task`` with these ``depth``,
     ``fanout`` and ``constant``, made while the graph was as it is now.
+
+    ``tops``, when given with ``complete``: ``{worker: [tasks]}``, the held or processing
+    tasks whose meetings this root completes on each worker of ``complete`` (the first
+    found up each other input's chain), each as ``(task, the tasks between it and the
+    meeting)``, for :func:`frees_slot`.
     """
     if plan is None:
         plan = meeting_plan(task, dependents, dependencies, depth, fanout, constant)
@@ -953,23 +958,29 @@ def meeting_partners(
     spread_ = complete is not None and plan.spread
     if spread_ and spread is not None:
         spread.append(True)
+    mine = tops is not None and complete is not None
     for inputs in plan.inputs:
         meet = None  # with complete: the workers holding every other input of m so far
-        for tops, end, handle, inner, others, bar in inputs:
+        found_tops = [] if mine else None  # (tops: the held tasks of m's other inputs)
+        for chain_tops, end, handle, inner, others, bar in inputs:
             if inner is None:  # (_top inlined: the chains of nearly every graph)
                 held, r = (), end
-                for c in tops:
+                for c in chain_tops:
                     found = where(c)
                     if found:
                         held, r = found, None
                         break
                 else:
                     if handle is not None and _sized_as_handle(handle, nbytes):
-                        r = tops[-1]
+                        r = chain_tops[-1]
             else:
-                held, r = _top(tops, end, handle, inner, where, nbytes)
+                held, r = _top(chain_tops, end, handle, inner, where, nbytes)
+                if mine and held:
+                    c = _top_task(chain_tops, inner, where, nbytes)
             if r is task:
                 continue  # t's chain starts at this root: no other data
+            if mine and held:
+                top = _below(chain_tops, c)
             if held:  # (then r is None)
                 for w in held:
                     scores[w] = scores.get(w, 0) + 1
@@ -978,6 +989,11 @@ def meeting_partners(
                         shared[w] = shared.get(w, 0) + 1
                 if not others and not spread_ and complete is not None:
                     complete.update(held)  # data that waits for this root's alone
+                    if mine:
+                        for w in held:
+                            tops.setdefault(w, []).append(top)
+                if mine and bar:
+                    found_tops.append((top, held))
             elif r is not None and lacks is not None:
                 lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
@@ -987,6 +1003,11 @@ def meeting_partners(
                 meet = set(held) if meet is None else meet.intersection(held)
         if meet:
             complete.update(meet)
+            if mine:
+                for top, held in found_tops:
+                    for w in held:
+                        if w in meet:
+                            tops.setdefault(w, []).append(top)
     return scores
 
 
@@ -1265,6 +1286,64 @@ def _top(tops, end, handle, inner, where, nbytes) -> tuple:
     if handle is not None and _sized_as_handle(handle, nbytes):
         return (), tops[-1]
     return (), end
+
+
+def _top_task(tops, inner, where, nbytes):
+    """The task :func:`_top` found held or processing (it found one): for
+    :func:`meeting_partners`' ``tops``."""
+    for i, t in enumerate(tops):
+        if inner is not None and i in inner and _sized_as_handle(t, nbytes):
+            return None
+        if where(t):
+            return t
+    return None
+
+
+# On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
+# consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
+# pair counts as completed there only for a root waiting for its own reduction (bit 2;
+# hooks._decide). A pass sent to a one-thread worker waits behind its queued readers and
+# only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
+# .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
+# queuing's 40.5; twin with measured sizes and durations 2 x 1 1.00x queuing's peak (main
+# 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
+# leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
+FREES_SLOT = 3
+
+
+def _below(chain_tops, c):
+    """``(c, the tasks of its chain between it and the meeting)``: ``chain_tops`` lists
+    a chain from the meeting's input up (:func:`meeting_partners`' ``tops``)."""
+    for i, t in enumerate(chain_tops):
+        if t is c:
+            return c, tuple(chain_tops[:i])
+    return None, ()
+
+
+def frees_slot(tops, carries, reduces) -> bool:
+    """Does a root completing meetings on one worker (their waiting inputs: ``tops``,
+    :func:`meeting_partners`' entries ``(task held or processing, the tasks between it
+    and the meeting)``) free a slot of that worker's in-flight count, as a completing pass
+    past the count assumes (:func:`may_admit_root`)? Only when one of those tasks carries
+    a root's data in flight there (``carries(t)``: books.Books.carries) and no task
+    between it and the meeting reduces it (``reduces(u, t)``: u's group has so far kept
+    less than ``Policy.chain_keep`` of t's bytes; unknown: no), so that completing the
+    meeting uses its data. A week's mean of one chunk waiting for the next chunk's
+    (resample("7D") over 30-day chunks) holds no slot: the chunk's slot is held by its
+    own readers, and loading the next chunk past the count to complete the week added a
+    root in flight and freed none. Passed so, one after another, such loads held 4-5
+    chunks on a one-thread worker against queuing's 2-3 (LocalCluster 2 x 1: 67 MB
+    managed against 41; the twin at its geometry and measured durations 70.5 against
+    41.5; bench/results/res27-findings.txt)."""
+    for c, below in tops:
+        if c is None or not carries(c):
+            continue
+        for u in below:
+            if reduces(u, c):
+                break
+        else:
+            return True
+    return False
 
 
 def _sized_as_handle(t, nbytes) -> bool:

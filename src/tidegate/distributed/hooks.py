@@ -74,6 +74,7 @@ from ..policy import (
     place_consumer,
     pulls_consumer,
     read_on,
+    frees_slot,
     second_input,
     sole_holder,
     places_by_held,
@@ -81,6 +82,7 @@ from ..policy import (
     reduced_enough,
     waits_for_own_reduction,
 )
+from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -1868,9 +1870,9 @@ class Plugin(SchedulerPlugin):
             return None
         if books.audit:  # (tests: the walks kept are the walks found anew)
             plan = self._plan(ts)
-            lacks, shared, complete, spread = set(), {}, set(), []
-            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
-            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
+            assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
             assert not found and {r.key for r in lacks} == kept[2], ts.key
             assert entry[1][1] == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
@@ -1936,7 +1938,14 @@ class Plugin(SchedulerPlugin):
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
-            found, lacks, shared, complete, spread = self._walk(ts, plan)
+            found, lacks, shared, complete, spread, tops = self._walk(ts, plan)
+            if complete and not plan.deep and policy_module.FREES_SLOT & 1:
+                # A pass past the count only where completing frees a slot there
+                # (policy.frees_slot): a reduction's result waiting frees none.
+                carries, reduces = _frees(books)
+                workers = books.workers
+                complete = {w for w in complete if w in workers and workers[w].threads > 1
+                            or frees_slot(tops.get(w, ()), carries, reduces)}
         else:
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
@@ -1989,8 +1998,14 @@ class Plugin(SchedulerPlugin):
             # root of a tree reduction's next group of 4 passed the count on the worker
             # of the previous group (twin anomaly 100x4: 8 roots in flight against a cap of
             # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
+            if not whole:
+                done = ()
+            elif plan.pair or not policy_module.FREES_SLOT & 2 or self._kept(ts) is not None:
+                done = hint.keys()
+            else:  # (policy.FREES_SLOT: not on one thread, where it waits behind readers)
+                done = {w for w in hint if w in books.workers and books.workers[w].threads > 1}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
-                               stimulus_id, lacks, None, hint.keys() if whole else (),
+                               stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
             if addr is not None:
                 return addr, partners
@@ -2031,9 +2046,9 @@ class Plugin(SchedulerPlugin):
         entry = self._kept_walk(ts)
         if entry is not None:
             if self.books.audit:
-                lacks, shared, complete, spread = set(), {}, set(), []
-                found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
-                assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+                lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
+                found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
+                assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
                 self._audited("walk")
             self._entry = entry
             return entry[1][0]
@@ -2041,8 +2056,9 @@ class Plugin(SchedulerPlugin):
         shared: dict = {}
         complete: set = set()
         spread: list = []
-        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
-               shared, complete, spread)  # fmt: skip
+        tops: dict = {}
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan, tops), lacks,
+               shared, complete, spread, tops)  # fmt: skip
         if plan.further:
             # Kept if ts is refused (_place). Only where its meetings' output meets further
             # data: those walks are long (a tree reduction's opener, rechunk-add's sides);
@@ -2598,12 +2614,32 @@ def _where(ts) -> list:
     return []
 
 
+def _frees(books):
+    """policy.frees_slot's ``carries`` and ``reduces`` over dask TaskStates: by the books,
+    and by the sizes a task's group returned so far (as ``_splits``)."""
+    keep = books.policy.chain_keep
+
+    def carries(ts):
+        return books.carries(ts.key)
+
+    def reduces(u, c):
+        g = u.group
+        done = g.states.get("memory", 0) + g.states.get("released", 0) \
+            + g.states.get("forgotten", 0)  # fmt: skip
+        if not done or g.nbytes_total <= 0:
+            return False
+        size = c.nbytes if c.nbytes > 0 else books.estimate(math.nan, c.group.name)
+        return g.nbytes_total / done < keep * size
+
+    return carries, reduces
+
+
 def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
-              plan=None) -> dict:
+              plan=None, tops=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
     return meeting_partners(ts, _dependents, _dependencies, _where, lacks=lacks, shared=shared,
                             constant=_constant, complete=complete, nbytes=nbytes,
-                            spread=spread, plan=plan)  # fmt: skip
+                            spread=spread, plan=plan, tops=tops)  # fmt: skip
 
 
 # The graph walks (policy.meeting_partners) read these for every task they pass: attrgetters
