@@ -135,13 +135,13 @@ def test_twin_groupby_anomaly_month_cut_follows_its_chunk_not_its_indexer(tmp_pa
         return ws
 
     monkeypatch.setattr(hooks.Plugin, "_decide_worker_non_rootish", recorded)
-    _store(tmp_path / "in.zarr")
+    store(tmp_path / "in.zarr")
     for token in NAMINGS[:3]:
-        u = _named(tmp_path / "in.zarr", token)
+        u = named(tmp_path / "in.zarr", token)
         anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
         x = anom.to_dataset().to_zarr(tmp_path / f"out-{token}.zarr", compute=False)
         dsk, out, _, _ = graph_of(x, finalize=True)
-        with _Sizes() as s:
+        with Sizes() as s:
             dask.local.get_sync(dsk, out)
         simulate(dsk, keys=out, workers=2, threads_per_worker=1, policy="tidegate",
                  sizes=lambda k, size=s.size: size.get(k, 0), processes=1)

@@ -1,4 +1,4 @@
-"""res27 (issue 9): resample("7D").mean().to_zarr over 30-day zarr chunks on a LocalCluster.
+"""issue 9 (res27): resample("7D").mean().to_zarr over 30-day zarr chunks on a LocalCluster.
 Weeks straddle the chunks; a load completing a straddled week passed the in-flight count,
 though the week's waiting input is a reduction (a mean_chunk), so completing it freed no
 slot (policy.frees_slot, policy.FREES_SLOT)."""
