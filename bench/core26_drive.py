@@ -6,10 +6,12 @@ rolling-max; build k: the keys' random token from uuid4 seeded k, so its own das
 each run once by tidegate.get unbudgeted, pickled with the measured sizes and the body's
 views/buffers.
 ``drive DIR CFGS``: the core of PYTHONPATH's src driven on every pickled build (seeds
-0-2, tidegate.testing.drive): base and new then see the same graphs. Deterministic.
+0-2, tidegate.testing.drive): base and new then see the same graphs. Deterministic with
+PYTHONHASHSEED fixed (tidy27: without it two dumps of one seed gave rolling-max peaks of
+88/75/109 MB against 100/99/78: set iteration orders differ per process).
 
-    PYTHONPATH=SRC python bench/core26_drive.py dump clim-anom-store 6 /tmp/core26/anom
-    PYTHONPATH=SRC python bench/core26_drive.py drive /tmp/core26/anom 1x2.85e8,2x2e8
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py dump clim-anom-store 6 /tmp/core26/anom
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py drive /tmp/core26/anom 1x2.85e8,2x2e8
 """
 import glob
 import json
