@@ -1870,9 +1870,9 @@ class Plugin(SchedulerPlugin):
             return None
         if books.audit:  # (tests: the walks kept are the walks found anew)
             plan = self._plan(ts)
-            lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
-            found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
-            assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
+            lacks, shared, complete, spread = set(), {}, set(), []
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
             assert not found and {r.key for r in lacks} == kept[2], ts.key
             assert entry[1][1] == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
@@ -1938,14 +1938,19 @@ class Plugin(SchedulerPlugin):
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
-            found, lacks, shared, complete, spread, tops = self._walk(ts, plan)
+            found, lacks, shared, complete, spread = self._walk(ts, plan)
             if complete and not plan.deep and policy_module.FREES_SLOT & 1:
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
-                carries, reduces = _frees(books)
                 workers = books.workers
-                complete = {w for w in complete if w in workers and workers[w].threads > 1
-                            or frees_slot(tops.get(w, ()), carries, reduces)}
+                one = [w for w in complete if w not in workers or workers[w].threads <= 1]
+                if one:  # (then the walk again, for its tops: kept walks lack them, as
+                    # recording them on every walk cost ~2% of the plugin's bytecodes)
+                    tops: dict = {}
+                    _partners(ts, set(), {}, set(), self._size, [], plan, tops)
+                    carries, reduces = _frees(books)
+                    complete = complete.difference(
+                        [w for w in one if not frees_slot(tops.get(w, ()), carries, reduces)])
         else:
             found = {}
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
@@ -2046,9 +2051,9 @@ class Plugin(SchedulerPlugin):
         entry = self._kept_walk(ts)
         if entry is not None:
             if self.books.audit:
-                lacks, shared, complete, spread, tops = set(), {}, set(), [], {}
-                found = _partners(ts, lacks, shared, complete, self._size, spread, plan, tops)
-                assert (found, lacks, shared, complete, spread, tops) == entry[1][0], ts.key
+                lacks, shared, complete, spread = set(), {}, set(), []
+                found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+                assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
                 self._audited("walk")
             self._entry = entry
             return entry[1][0]
@@ -2056,9 +2061,8 @@ class Plugin(SchedulerPlugin):
         shared: dict = {}
         complete: set = set()
         spread: list = []
-        tops: dict = {}
-        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan, tops), lacks,
-               shared, complete, spread, tops)  # fmt: skip
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
+               shared, complete, spread)  # fmt: skip
         if plan.further:
             # Kept if ts is refused (_place). Only where its meetings' output meets further
             # data: those walks are long (a tree reduction's opener, rechunk-add's sides);
