@@ -3,7 +3,7 @@
 the real graph (measured on the sync scheduler over bench/probe24_cluster.py's store:
 a load 16 ms, a week's fused mean+store 7.8 ms and 16 bytes, a straddled week's
 getitem+mean_chunk 1 ms and two planes; store-map 16 bytes), against the default twin
-(tidegate.sim.workloads.resample_sizes: every store-map and fused week a day's plane,
+(chain24's model, ``--model chain24``: every store-map and fused week a day's plane,
 which piles up to the end and hides the loads: bench/results/res27-findings.txt).
 
     python bench/res27_twin.py [--builds 3] [--workers 2] [--threads 1] [--model real|chain24] [--frees-slot]
@@ -16,25 +16,25 @@ import tempfile
 from dask.utils import key_split
 
 from tidegate.sim import simulate
-from tidegate.sim.workloads import resample, resample_sizes
+from tidegate.sim.workloads import resample, resample_durations, resample_sizes
 
 NY, NX, CHUNK = 180, 360, 30
 PLANE = NY * NX * 8
-SIZES = {"getitem": 2 * PLANE, "mean_chunk": 2 * PLANE, "concatenate-getitem": 16,
-         "store-map": 16}
-DURATIONS = {"open_dataset-u": 0.016, "open_dataset-v": 0.016, "concatenate-getitem": 0.0078,
-             "getitem": 0.001, "mean_chunk": 0.0001, "store-map": 0.0001}
+real_size = resample_sizes(CHUNK, NY, NX)  # (measured: in tidegate.sim.workloads since
+real_duration = resample_durations(CHUNK, NY, NX)  # session 27)
 
 
-def real_size(key):
-    name = key_split(key)
-    if name.startswith("open_dataset"):
-        return CHUNK * PLANE
-    return SIZES.get(name, 16)
+def chain24_sizes(chunk=30, ny=90, nx=180):
+    """chain24's model (the workloads' before session 27): a load its chunk; a week's
+    slice of one 3.5 days' planes; a mean_chunk two; every other task a day's plane."""
+    day = ny * nx * 8
+    by_group = {"getitem": 3.5 * day, "mean_chunk": 2 * day}
 
+    def size(key):
+        name = key_split(key)
+        return chunk * day if name.startswith("open_dataset") else by_group.get(name, day)
 
-def real_duration(key):
-    return DURATIONS.get(key_split(key), 0.0005)
+    return size
 
 
 def main(argv=None):
@@ -58,7 +58,7 @@ def main(argv=None):
             kw = dict(sizes=real_size, durations=real_duration)
         else:
             w = resample(os.path.join(d, "in.zarr"))
-            kw = dict(sizes=resample_sizes())
+            kw = dict(sizes=chain24_sizes())
         rs = simulate(w.graph, workers=a.workers, threads_per_worker=a.threads,
                       policy=["queue", "tidegate"], loop_lag=a.loop_lag, **kw)
         q, t = rs

@@ -212,8 +212,9 @@ def resample(path, days: int = 731, ny: int = 90, nx: int = 180, chunk: int = 30
     completes the week it shares with chunk i. Not a seed workload (not in ``WORKLOADS``):
     it needs xarray, zarr and files. The graph is the collection ``to_zarr(...,
     compute=False)`` returns (its store keys hold a uuid: every call names them anew); the
-    sizes (a function of the key, as :func:`resample_sizes`) stand in for the default
-    model, which knows no xarray chunk's size; durations are the default model's."""
+    sizes and durations (functions of the key: :func:`resample_sizes`,
+    :func:`resample_durations`) are those measured on the real graph; the default model
+    knows no xarray chunk's size."""
     import xarray as xr
 
     t = np.arange(np.datetime64("2000-01-01"), np.datetime64("2000-01-01") + days)
@@ -222,21 +223,44 @@ def resample(path, days: int = 731, ny: int = 90, nx: int = 180, chunk: int = 30
     ds.to_zarr(path, mode="w")
     weekly = xr.open_zarr(path).resample(time="7D").mean()
     stored = weekly.to_zarr(str(path) + ".out", mode="w", compute=False)
-    return Workload(stored, None, resample_sizes(chunk, ny, nx), None)
+    return Workload(stored, None, resample_sizes(chunk, ny, nx),
+                    resample_durations(chunk, ny, nx))
 
 
 def resample_sizes(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
-    """Bytes per key of :func:`resample`'s graph (same geometry): a load its ``chunk``-day
-    chunk; a week's slice of one (``getitem``) half a week on average; a week's
-    ``mean_chunk`` a sum and a count of a day's plane; the rest a day's plane."""
-    chunk_bytes = chunk * ny * nx * DTYPE.itemsize
-    day = chunk_bytes / chunk
-    by_group = {"getitem": chunk_bytes * 3.5 / chunk, "mean_chunk": chunk_bytes * 2 / chunk}
+    """Bytes per key of :func:`resample`'s graph (same geometry), as measured on the sync
+    scheduler over probe24's store (res27): a load its ``chunk``-day chunk; a straddled
+    week's slice of one chunk (``getitem``) and its ``mean_chunk`` two days' planes; every
+    other task (a week's fused mean and store, ``store-map``) 16 bytes. Why measured: sized
+    as a day's plane each (chain24's model), the 16-byte store outputs piled up to the end
+    and hid a chain of loads the LocalCluster showed (1.7x queuing's managed bytes)."""
+    plane = ny * nx * DTYPE.itemsize
+    chunk_bytes = chunk * plane
+    by_group = {"getitem": 2 * plane, "mean_chunk": 2 * plane}
 
     def size(key) -> float:
         name = key_split(key)
         if name.startswith("open_dataset"):
             return chunk_bytes
-        return by_group.get(name, day)
+        return by_group.get(name, 16)
 
     return size
+
+
+# Seconds per task of resample's graph measured at 180 x 360 planes of 30 days (15.6 MB
+# chunks; res27): a load 16 ms (scaled by the chunk's bytes), the rest by group.
+_RESAMPLE_SECONDS = {"concatenate-getitem": 0.0078, "getitem": 0.001, "mean_chunk": 0.0001,
+                     "store-map": 0.0001}
+
+
+def resample_durations(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
+    """Seconds per key of :func:`resample`'s graph (same geometry): see ``_RESAMPLE_SECONDS``."""
+    load = 0.016 * chunk * ny * nx * DTYPE.itemsize / 15.55e6
+
+    def duration(key) -> float:
+        name = key_split(key)
+        if name.startswith("open_dataset"):
+            return load
+        return _RESAMPLE_SECONDS.get(name, 0.0005)
+
+    return duration
