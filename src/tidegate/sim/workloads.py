@@ -235,16 +235,7 @@ def resample_sizes(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
     as a day's plane each (chain24's model), the 16-byte store outputs piled up to the end
     and hid a chain of loads the LocalCluster showed (1.7x queuing's managed bytes)."""
     plane = ny * nx * DTYPE.itemsize
-    chunk_bytes = chunk * plane
-    by_group = {"getitem": 2 * plane, "mean_chunk": 2 * plane}
-
-    def size(key) -> float:
-        name = key_split(key)
-        if name.startswith("open_dataset"):
-            return chunk_bytes
-        return by_group.get(name, 16)
-
-    return size
+    return _resample_model(chunk * plane, {"getitem": 2 * plane, "mean_chunk": 2 * plane}, 16)
 
 
 # Seconds per task of resample's graph measured at 180 x 360 planes of 30 days (15.6 MB
@@ -256,11 +247,15 @@ _RESAMPLE_SECONDS = {"concatenate-getitem": 0.0078, "getitem": 0.001, "mean_chun
 def resample_durations(chunk: int = 30, ny: int = 90, nx: int = 180) -> Callable:
     """Seconds per key of :func:`resample`'s graph (same geometry): see ``_RESAMPLE_SECONDS``."""
     load = 0.016 * chunk * ny * nx * DTYPE.itemsize / 15.55e6
+    return _resample_model(load, _RESAMPLE_SECONDS, 0.0005)
 
-    def duration(key) -> float:
+
+def _resample_model(load: float, by_group: dict, other: float) -> Callable:
+    """key -> ``load`` for a chunk's load, else its group's value in ``by_group`` or
+    ``other``."""
+
+    def of(key) -> float:
         name = key_split(key)
-        if name.startswith("open_dataset"):
-            return load
-        return _RESAMPLE_SECONDS.get(name, 0.0005)
+        return load if name.startswith("open_dataset") else by_group.get(name, other)
 
-    return duration
+    return of
