@@ -2236,11 +2236,7 @@ class Plugin(SchedulerPlugin):
         first = self._kept(ts)
         if first is None:
             return False
-        g = first.group
-        done = g.states.get("memory", 0) + g.states.get("released", 0) \
-            + g.states.get("forgotten", 0)  # fmt: skip
-        reduced = g.nbytes_total / done if done and g.nbytes_total > 0 else math.nan
-        return reduced_enough(reduced, self._size(ts))
+        return reduced_enough(_returned(first.group), self._size(ts))
 
     def _held_here(self, addr, book, owner, est) -> float:
         """Bytes worker addr holds or will, for ``_by_held``: held and estimated, plus the
@@ -2544,6 +2540,8 @@ def _pending(o) -> bool:
 # meeting_plan of a task no task reads: it meets nothing (read only, never changed)
 _NO_MEETINGS = MeetingPlan(False, (), ())
 _DONE = frozenset({"memory", "erred", "released", "forgotten"})
+
+
 def _on_their_way(ts, depth: int) -> bool:
     """Are ts's inputs all done or running, or waiting only on such tasks (to ``depth``
     levels): nothing of them still to be admitted or placed (policy.awaits_combine)?"""
@@ -2620,22 +2618,27 @@ def _where(ts) -> list:
 
 def _frees(books):
     """policy.frees_slot's ``carries`` and ``reduces`` over dask TaskStates: by the books,
-    and by the sizes a task's group returned so far (as ``_splits``)."""
+    and by the sizes a task's group returned so far (``_returned``, as ``_splits``)."""
     keep = books.policy.chain_keep
 
     def carries(ts):
         return books.carries(ts.key)
 
     def reduces(u, c):
-        g = u.group
-        done = g.states.get("memory", 0) + g.states.get("released", 0) \
-            + g.states.get("forgotten", 0)  # fmt: skip
-        if not done or g.nbytes_total <= 0:
+        returned = _returned(u.group)
+        if math.isnan(returned):
             return False
         size = c.nbytes if c.nbytes > 0 else books.estimate(math.nan, c.group.name)
-        return g.nbytes_total / done < keep * size
+        return returned < keep * size
 
     return carries, reduces
+
+
+def _returned(group) -> float:
+    """Bytes a task of ``group`` returned on average so far (its done tasks); NaN unknown."""
+    done = group.states.get("memory", 0) + group.states.get("released", 0) \
+        + group.states.get("forgotten", 0)  # fmt: skip
+    return group.nbytes_total / done if done and group.nbytes_total > 0 else math.nan
 
 
 def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
