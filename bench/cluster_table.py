@@ -26,10 +26,11 @@ NAMES = {"loaders": "unique-key loaders", "open-read-select": "open -> read -> s
 
 
 def pooled(pattern: str) -> tuple[dict, list]:
-    """workload -> mode -> runs, over every file the pattern names; the loads seen."""
+    """workload -> mode -> runs, over every file the patterns (comma-separated) name; the
+    loads seen."""
     runs: dict = {}
     loads = []
-    for f in sorted(glob.glob(pattern)):
+    for f in sorted({f for p in pattern.split(",") for f in glob.glob(p)}):
         for w, ms in json.load(open(f))["runs"].items():
             for m, rs in ms.items():
                 runs.setdefault(w, {}).setdefault(m, []).extend(rs)
@@ -50,7 +51,7 @@ def cell(ms: dict, mode: str) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--column", action="append", required=True, metavar="TITLE=GLOB")
+    ap.add_argument("--column", action="append", required=True, metavar="TITLE=GLOB[,GLOB]")
     ap.add_argument("--mode", default="tidegate")
     args = ap.parse_args(argv)
     columns = [c.split("=", 1) for c in args.column]
