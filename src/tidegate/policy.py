@@ -273,6 +273,21 @@ def free_thread(processing: int, threads: int) -> bool:
     return processing < threads or threads == 1
 
 
+def starts_at_once(processing: int, threads: int) -> bool:
+    """Would a root sent to this worker start at once: a thread free and more than one
+    (a one-thread worker runs its queued readers first)? Only there does a root whose
+    side is all a further meeting (no pair) lacks count as completing it, i.e. pass the
+    in-flight count (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2): elsewhere it
+    would wait in that worker's queue behind the running tasks while a worker free for
+    roots, with a free thread, took nothing. Counted on every busy worker too, the twin's
+    unique-key loaders reduced pairwise at 4 x 2 put a tree reduction's next group of 4
+    on a worker whose threads were busy, behind its other loads (loads 7/7/5/5 per
+    worker, the last ending at 0.86 s against queuing's 0.60): makespan 1.20x queuing's
+    over 5 key namings x 3 seeds (1.12-1.20); now 1.00x (0.90-1.05), peak 0.45 -> 0.55x
+    queuing's, bytes moved 180 -> 220 MB against 460 (bench/results/wall28-findings.txt)."""
+    return threads > 1 and processing < threads
+
+
 def may_fit_count(counts, opens: int) -> bool:
     """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
     its ``(free_thread, slots used - cap)`` among others (``slots used``:
@@ -1302,7 +1317,8 @@ def _top_task(tops, inner, where, nbytes):
 # On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
 # consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
 # pair counts as completed there only for a root waiting for its own reduction (bit 2;
-# hooks._decide). A pass sent to a one-thread worker waits behind its queued readers and
+# hooks._decide; since session 28 on any worker only where a thread is free:
+# starts_at_once). A pass sent to a one-thread worker waits behind its queued readers and
 # only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
 # .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
 # queuing's 40.5; twin with measured sizes and durations 2 x 1 1.00x queuing's peak (main
