@@ -163,7 +163,7 @@ def test_a_tree_reductions_next_group_does_not_queue_behind_busy_threads():
     the in-flight count on the first pair's worker although both its threads were busy, and
     waited there behind its loads while other workers had a thread free and nothing to take
     (loads per worker 7/7/5/5; 1.12-1.20x queuing's makespan over 5 namings x 3 seeds). Now
-    it passes there only where it would start at once (policy.starts_at_once)."""
+    it passes there only while some thread there is not loading (policy.passes_for_group)."""
     from tidegate.sim.fidelity import unique_loaders
 
     g = unique_loaders(steps=24)

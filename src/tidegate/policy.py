@@ -273,19 +273,21 @@ def free_thread(processing: int, threads: int) -> bool:
     return processing < threads or threads == 1
 
 
-def starts_at_once(processing: int, threads: int) -> bool:
-    """Would a root sent to this worker start at once: a thread free and more than one
-    (a one-thread worker runs its queued readers first)? Only there does a root whose
-    side is all a further meeting (no pair) lacks count as completing it, i.e. pass the
-    in-flight count (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2): elsewhere it
-    would wait in that worker's queue behind the running tasks while a worker free for
-    roots, with a free thread, took nothing. Counted on every busy worker too, the twin's
-    unique-key loaders reduced pairwise at 4 x 2 put a tree reduction's next group of 4
-    on a worker whose threads were busy, behind its other loads (loads 7/7/5/5 per
-    worker, the last ending at 0.86 s against queuing's 0.60): makespan 1.20x queuing's
-    over 5 key namings x 3 seeds (1.12-1.20); now 1.00x (0.90-1.05), peak 0.45 -> 0.55x
-    queuing's, bytes moved 180 -> 220 MB against 460 (bench/results/wall28-findings.txt)."""
-    return threads > 1 and processing < threads
+def passes_for_group(roots_processing: int, threads: int) -> bool:
+    """May a root whose side is all that a further meeting (no pair: a tree reduction's
+    next group) lacks pass the in-flight count on that meeting's worker, as completing it
+    (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
+    waits behind that worker's readers, nor where every thread loads a root: it would wait
+    in that worker's queue a whole load while other workers' threads free up and find
+    nothing to take. Passing wherever a worker has more than one thread, the twin's
+    unique-key loaders reduced pairwise (``tidegate.sim.fidelity.unique_loaders``, 24
+    loads) at 4 x 2 put a group's second pair behind the first pair's worker's loads
+    while two workers had a thread free and only roots reserved on busy workers were left
+    (loads 7/7/5/5 per worker, the last ending at 0.86 s against queuing's 0.60): 1.20x
+    queuing's makespan over 5 key namings x 3 seeds, now 1.00x (peak 0.45 -> 0.55x
+    queuing's). Counted by tasks processing rather than roots (combines too), 4 x 4 with
+    48 loads lost more (1.03 -> 1.14x; 1.10x so); bench/results/wall28-findings.txt."""
+    return threads > 1 and roots_processing < threads
 
 
 def may_fit_count(counts, opens: int) -> bool:
@@ -1317,8 +1319,8 @@ def _top_task(tops, inner, where, nbytes):
 # On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
 # consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
 # pair counts as completed there only for a root waiting for its own reduction (bit 2;
-# hooks._decide; since session 28 on any worker only where a thread is free:
-# starts_at_once). A pass sent to a one-thread worker waits behind its queued readers and
+# hooks._decide; since session 28 not where every thread loads a root either:
+# passes_for_group). A pass sent to a one-thread worker waits behind its queued readers and
 # only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
 # .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
 # queuing's 40.5; twin with measured sizes and durations 2 x 1 1.00x queuing's peak (main
