@@ -285,8 +285,10 @@ def passes_for_group(roots_processing: int, threads: int) -> bool:
     while two workers had a thread free and only roots reserved on busy workers were left
     (loads 7/7/5/5 per worker, the last ending at 0.86 s against queuing's 0.60): 1.20x
     queuing's makespan over 5 key namings x 3 seeds, now 1.00x (peak 0.45 -> 0.55x
-    queuing's). Counted by tasks processing rather than roots (combines too), 4 x 4 with
-    48 loads lost more (1.03 -> 1.14x; 1.10x so); bench/results/wall28-findings.txt."""
+    queuing's). Its costs: 4 x 4 with 48 loads 1.03 -> 1.10x (a root refused while all 4
+    threads load waits unsent for a thread; counted by tasks processing rather than roots,
+    1.14x), and at 8 x 2 two of the sim fingerprints' variants peak 100 -> 120 MB (queuing
+    100 and 80; above queuing's on main too); bench/results/wall28-findings.txt."""
     return threads > 1 and roots_processing < threads
 
 
