@@ -273,6 +273,25 @@ def free_thread(processing: int, threads: int) -> bool:
     return processing < threads or threads == 1
 
 
+def passes_for_group(roots_processing: int, threads: int) -> bool:
+    """May a root whose side is all that a further meeting (no pair: a tree reduction's
+    next group) lacks pass the in-flight count on that meeting's worker, as completing it
+    (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
+    waits behind that worker's readers, nor where every thread loads a root: it would wait
+    in that worker's queue a whole load while other workers' threads free up and find
+    nothing to take. Passing wherever a worker has more than one thread, the twin's
+    unique-key loaders reduced pairwise (``tidegate.sim.fidelity.unique_loaders``, 24
+    loads) at 4 x 2 put a group's second pair behind the first pair's worker's loads
+    while two workers had a thread free and only roots reserved on busy workers were left
+    (loads 7/7/5/5 per worker, the last ending at 0.86 s against queuing's 0.60): 1.20x
+    queuing's makespan over 5 key namings x 3 seeds, now 1.00x (peak 0.45 -> 0.55x
+    queuing's). Its costs: 4 x 4 with 48 loads 1.03 -> 1.10x (a root refused while all 4
+    threads load waits unsent for a thread; counted by tasks processing rather than roots,
+    1.14x), and at 8 x 2 two of the sim fingerprints' variants peak 100 -> 120 MB (queuing
+    100 and 80; above queuing's on main too); bench/results/wall28-findings.txt."""
+    return threads > 1 and roots_processing < threads
+
+
 def may_fit_count(counts, opens: int) -> bool:
     """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
     its ``(free_thread, slots used - cap)`` among others (``slots used``:
@@ -1302,7 +1321,8 @@ def _top_task(tops, inner, where, nbytes):
 # On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
 # consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
 # pair counts as completed there only for a root waiting for its own reduction (bit 2;
-# hooks._decide). A pass sent to a one-thread worker waits behind its queued readers and
+# hooks._decide; since session 28 not where every thread loads a root either:
+# passes_for_group). A pass sent to a one-thread worker waits behind its queued readers and
 # only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
 # .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
 # queuing's 40.5; twin with measured sizes and durations 2 x 1 1.00x queuing's peak (main

@@ -77,6 +77,7 @@ from ..policy import (
     frees_slot,
     second_input,
     sole_holder,
+    passes_for_group,
     places_by_held,
     clearly_slower,
     reduced_enough,
@@ -2007,8 +2008,11 @@ class Plugin(SchedulerPlugin):
                 done = ()
             elif plan.pair or not policy_module.FREES_SLOT & 2 or self._kept(ts) is not None:
                 done = hint.keys()
-            else:  # (policy.FREES_SLOT: not on one thread, where it waits behind readers)
-                done = {w for w in hint if w in books.workers and books.workers[w].threads > 1}
+            else:  # (policy.FREES_SLOT: not behind readers on one thread, nor behind
+                # a load on every thread: policy.passes_for_group)
+                workers = books.workers
+                done = {w for w in hint if w in workers and passes_for_group(
+                    workers[w].roots_processing, workers[w].threads)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
