@@ -52,10 +52,15 @@ def drive_all(folder, cfgs, seeds=(0, 1, 2)):
         for cfg in cfgs.split(","):
             threads, budget = int(cfg.split("x")[0]), float(cfg.split("x")[1])
             for seed in seeds:
-                c = C.Scheduler(d["graph"], [(threads, budget)], Policy())
+                # CORE26_POLICY=priority: strict priority, no withholding (one28: dask
+                # threaded's order, the reference a budgeted run is held against)
+                c = C.Scheduler(d["graph"], [(threads, budget)],
+                                Policy(os.environ.get("CORE26_POLICY", "tidegate")))
                 if not os.environ.get("CORE26_NOVIEWS"):  # the body's views and buffers
                     c.views[:] = d["views"]
                     c.buffer[:] = d["buffer"]
+                if os.environ.get("CORE26_FREES_SLOT"):  # (one28: 0 = base28's passes)
+                    C.Scheduler.frees_slot = os.environ["CORE26_FREES_SLOT"] == "1"
                 if os.environ.get("CORE26_NOPULL"):
                     c._pulls = False
                 drive(c, seed=seed, size=d["size"].__getitem__)

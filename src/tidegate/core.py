@@ -41,12 +41,14 @@ from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
     Policy,
+    frees_slot,
     holds_data,
     joins_started_fan_in,
     largest_footprint,
     meeting_partners,
     meeting_plan,
     read_on,
+    reduces,
     second_input,
     spill_candidates,
 )
@@ -182,6 +184,10 @@ Worker = WorkerBook
 class Scheduler:
     """One compute's scheduling state. ``start()`` then ``handle(event)``; both return actions."""
 
+    # A root passes the count by completing a consumer only where that frees a slot
+    # (policy.frees_slot, as the plugin's); False: every completed consumer counts (base28).
+    frees_slot = True
+
     def __init__(
         self,
         graph: TaskGraph,
@@ -243,6 +249,10 @@ class Scheduler:
         self._retry_sized = 0
         self._guessed = False  # the last cone walked read a size not measured
         self._group = graph.group.tolist()
+        # Per group, the bytes its finished tasks returned and how many (policy.frees_slot's
+        # ``reduces``, as the plugin reads dask's TaskGroup: hooks._returned).
+        self._returned_sum = [0.0] * len(graph.group_names)
+        self._returned_n = [0] * len(graph.group_names)
         # Named concurrency limits (annotations): tasks counting against a full limit are
         # withheld in self.limits, apart from the ready heaps (they block nothing else).
         self.limits = Limits(graph.limits)
@@ -533,6 +543,9 @@ class Scheduler:
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
+        g = self._group[i]
+        self._returned_sum[g] += nbytes
+        self._returned_n[g] += 1
         if self._layer:
             n, l = self._layer_bytes, self._layer[i]
             if not nbytes <= n[l]:  # (NaN: the first)
@@ -1090,10 +1103,26 @@ class Scheduler:
         complete: set = set()
         constant = self._constant.__getitem__
         plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
+        tops: dict | None = {} if self.frees_slot else None
         meeting_partners(i, self._dependents, self._dependencies, self._where,
                          constant=constant, complete=complete,
-                         nbytes=self._known_size.__getitem__, plan=plan)  # fmt: skip
+                         nbytes=self._known_size.__getitem__, plan=plan, tops=tops)  # fmt: skip
+        if w in complete and tops is not None and not frees_slot(
+                tops.get(w, ()), self.books.carries, self._reduces):  # fmt: skip
+            complete.discard(w)
         return w in complete or joins_started_fan_in(i, plan, self._dependencies, self._where)
+
+    def _reduces(self, u: int, c: int) -> bool:
+        """``policy.frees_slot``'s ``reduces``: has u's group so far kept less than
+        ``chain_keep`` of c's bytes (``policy.reduces``; nothing of it done: no)?"""
+        g = self._group[u]
+        n = self._returned_n[g]
+        if not n:
+            return False
+        s = self.state[c]
+        size = self.nbytes[c] if s == MEMORY or s == SPILLED else self.books.estimate(
+            self._known_size[c], self._group[c])
+        return reduces(self._returned_sum[g] / n, size, self.policy.chain_keep)
 
     def _dependents(self, t: int) -> list:
         a, b = self._dependent_ptr[t], self._dependent_ptr[t + 1]

@@ -1346,6 +1346,22 @@ def frees_slot(tops, carries, reduces) -> bool:
     return False
 
 
+def keeps_data(nbytes: float, size: float, keep: float) -> bool:
+    """Does a single-input task whose output weighs ``nbytes`` keep the data of its input
+    (``size`` bytes) on, as a chain does (open -> read -> select), rather than reduce it?
+    When it keeps at least ``keep`` (``Policy.chain_keep``) of it. books.Books.on_finished
+    asks it of a finished task, to carry a root's data on or land it."""
+    return nbytes >= keep * size
+
+
+def reduces(returned: float, size: float, keep: float) -> bool:
+    """:func:`frees_slot`'s ``reduces`` in every body: has a task kept less than ``keep``
+    (``Policy.chain_keep``) of the ``size`` bytes it reads, ``returned`` being what its
+    group returned on average so far (NaN unknown: no)? :func:`keeps_data`'s test turned
+    round, for a task still to run."""
+    return returned < keep * size
+
+
 def _sized_as_handle(t, nbytes) -> bool:
     """:func:`is_handle` for t, already found read by ``SHARED_FANOUT`` or more tasks
     without data inputs: unless its size (``nbytes(t)``; NaN or < 0 unknown) is known to

@@ -75,6 +75,7 @@ from ..policy import (
     pulls_consumer,
     read_on,
     frees_slot,
+    reduces as policy_reduces,
     second_input,
     sole_holder,
     places_by_held,
@@ -2629,7 +2630,7 @@ def _frees(books):
         if math.isnan(returned):
             return False
         size = c.nbytes if c.nbytes > 0 else books.estimate(math.nan, c.group.name)
-        return returned < keep * size
+        return policy_reduces(returned, size, keep)
 
     return carries, reduces
 
