@@ -59,8 +59,13 @@ def drive_all(folder, cfgs, seeds=(0, 1, 2)):
                 if not os.environ.get("CORE26_NOVIEWS"):  # the body's views and buffers
                     c.views[:] = d["views"]
                     c.buffer[:] = d["buffer"]
-                if os.environ.get("CORE26_FREES_SLOT"):  # (one28: 0 = base28's passes)
-                    C.Scheduler.frees_slot = os.environ["CORE26_FREES_SLOT"] == "1"
+                # one28: policy.FREES_SLOT (0: every completing pass counts) and
+                # FREES_SLOT_THREADS (the most threads where it applies; base28: 1, plugin only)
+                import tidegate.policy as P
+                if os.environ.get("CORE26_FREES_SLOT"):
+                    P.FREES_SLOT = int(os.environ["CORE26_FREES_SLOT"])
+                if os.environ.get("CORE26_FREES_SLOT_THREADS"):
+                    P.FREES_SLOT_THREADS = int(os.environ["CORE26_FREES_SLOT_THREADS"])
                 if os.environ.get("CORE26_NOPULL"):
                     c._pulls = False
                 drive(c, seed=seed, size=d["size"].__getitem__)

@@ -37,6 +37,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from . import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
@@ -183,10 +184,6 @@ Worker = WorkerBook
 
 class Scheduler:
     """One compute's scheduling state. ``start()`` then ``handle(event)``; both return actions."""
-
-    # A root passes the count by completing a consumer only where that frees a slot
-    # (policy.frees_slot, as the plugin's); False: every completed consumer counts (base28).
-    frees_slot = True
 
     def __init__(
         self,
@@ -1103,7 +1100,10 @@ class Scheduler:
         complete: set = set()
         constant = self._constant.__getitem__
         plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
-        tops: dict | None = {} if self.frees_slot else None
+        # A pass only where completing frees a slot (policy.frees_slot), as the plugin's,
+        # where policy.FREES_SLOT and frees_slot_on say so
+        tops: dict | None = {} if policy_module.FREES_SLOT & 1 and policy_module.frees_slot_on(
+            self.workers[w].threads) else None  # fmt: skip
         meeting_partners(i, self._dependents, self._dependencies, self._where,
                          constant=constant, complete=complete,
                          nbytes=self._known_size.__getitem__, plan=plan, tops=tops)  # fmt: skip

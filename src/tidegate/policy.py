@@ -1309,6 +1309,19 @@ def _top_task(tops, inner, where, nbytes):
 # 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
 # leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
+# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on).
+FREES_SLOT_THREADS = 1
+
+
+def frees_slot_on(threads: int) -> bool:
+    """Does :data:`FREES_SLOT` apply on a worker of ``threads`` threads (at most
+    ``FREES_SLOT_THREADS``: one)? On one thread a pass past the count waits behind the
+    worker's queued readers and only adds memory unless completing frees a slot (as
+    :func:`passes_for_halo`'s ``free``). On every worker the twin's resample at 2 x 2 rose
+    to 1.38x queuing's peak (res27). One rule for every body: the hooks ask it per worker
+    completing a consumer, the core of its one worker (where, on one thread, a root is
+    asked for only when the worker is idle: the rule decides nothing there)."""
+    return threads <= FREES_SLOT_THREADS
 
 
 def _below(chain_tops, c):

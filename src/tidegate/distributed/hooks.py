@@ -75,6 +75,7 @@ from ..policy import (
     pulls_consumer,
     read_on,
     frees_slot,
+    frees_slot_on,
     reduces as policy_reduces,
     second_input,
     sole_holder,
@@ -1944,7 +1945,8 @@ class Plugin(SchedulerPlugin):
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
                 workers = books.workers
-                one = [w for w in complete if w not in workers or workers[w].threads <= 1]
+                one = [w for w in complete
+                       if w not in workers or frees_slot_on(workers[w].threads)]
                 if one:  # (then the walk again, for its tops: kept walks lack them, as
                     # recording them on every walk cost ~2% of the plugin's bytecodes)
                     tops: dict = {}
@@ -2009,7 +2011,8 @@ class Plugin(SchedulerPlugin):
             elif plan.pair or not policy_module.FREES_SLOT & 2 or self._kept(ts) is not None:
                 done = hint.keys()
             else:  # (policy.FREES_SLOT: not on one thread, where it waits behind readers)
-                done = {w for w in hint if w in books.workers and books.workers[w].threads > 1}
+                done = {w for w in hint
+                        if w in books.workers and not frees_slot_on(books.workers[w].threads)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
