@@ -226,9 +226,13 @@ class Scheduler:
         self._priority = graph.priority.tolist()
         self._root = graph.root.tolist() if self.policy.withholds else [False] * n
         self._known_size = graph.size.tolist()
-        # Consumers are brought forward below a budget (_pull_consumers), not past a
-        # user's priorities.
-        self._pulls = self._may_spill and graph.user_priority is None
+        # Consumers are brought forward (_pull_consumers), not past a user's priorities;
+        # without a budget too (one28): there only pulls keep a chunk whose readers
+        # dask.order puts after later loads from waiting in memory for them (xarray on
+        # zarr, tidegate.get(memory_limit="none"), 2 threads, peak held, core26_drive's
+        # graphs: resample("7D").mean().to_zarr 374 -> 89 MB, a groupby anomaly stored 408
+        # -> 227, rolling(time=5).mean().max() 450 -> 78: what a budgeted run holds).
+        self._pulls = graph.user_priority is None
         # Per task its layer (the key's name), per layer its largest result so far: a
         # pending task's output is guessed from its layer's (_consumer_cone).
         self._layer = _layers(graph.keys) if self._pulls else []
