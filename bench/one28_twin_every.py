@@ -6,7 +6,7 @@ thread workers only) and 99 (every worker), per graph build: busiest worker's pe
 it held then (loads in memory, by group), makespan, bytes moved, and, from the plugin's
 books log, how roots were admitted (refusals, completing passes).
 
-    python bench/one28_twin_every.py [--builds 3] [--workers 2] [--threads 2] [--most 1,99]
+    python bench/one28_twin_every.py [--builds 3] [--workers 2] [--threads 2] [--most 1,99] [--busy 2]
 """
 import argparse
 import collections
@@ -35,6 +35,7 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--most", default="1,99", help="policy.FREES_SLOT_THREADS values")
+    ap.add_argument("--busy", type=int, default=0, help="policy.BUSY_PASS for tidegate")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     sizes, durations = resample_sizes(30, NY, NX), resample_durations(30, NY, NX)
@@ -45,7 +46,7 @@ def main(argv=None):
         runs = [("queue", None)] + [("tidegate", int(m)) for m in a.most.split(",")]
         for pol, most in runs:
             if most is not None:
-                P.FREES_SLOT_THREADS = most
+                P.FREES_SLOT_THREADS, P.BUSY_PASS = most, a.busy
             ran = collections.defaultdict(set)
 
             def held(worker):
@@ -58,7 +59,7 @@ def main(argv=None):
             with watch_workers(held, lambda wk, key: ran[wk.address].add(key)) as snap:
                 r = simulate(w.graph, workers=a.workers, threads_per_worker=a.threads,
                              policy=pol, sizes=sizes, durations=durations)
-            P.FREES_SLOT_THREADS = 1
+            P.FREES_SLOT_THREADS, P.BUSY_PASS = 1, 0
             peak, addr = max((v[0], k) for k, v in snap.items())
             c = snap[addr][2]
             label = pol if most is None else f"{pol}/{most}"

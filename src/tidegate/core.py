@@ -1079,7 +1079,7 @@ class Scheduler:
         free some: making room by spilling to start it early thrashes once the working set
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         return self.books.admits(
-            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid,
+            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w, True), sid,
             progress, waiting=self._waiting(w),
         )
 
@@ -1094,20 +1094,21 @@ class Scheduler:
         free = min(worker.threads, self.fit[w]) - worker.processing
         return max(0, len(self._ready) - (free - 1))
 
-    def _completes_consumer(self, i: int, w: int) -> bool:
+    def _completes_consumer(self, i: int, w: int, frees: bool = False) -> bool:
         """Would root i's data complete a consumer on worker w (``meeting_partners``'
         ``complete``, the plugin's rule too)? With the sizes the plugin's walk reads too
         (here the layer's chunk metadata, as ``find_roots``): without them a stencil's
         block held before its halo slices ran was taken for a handle, and no meeting
         completed there (a 10 x 10 stencil of 720 kB blocks: yes 122 times in 855
-        questions, where the plugin's walk said yes 213 in 471)."""
+        questions, where the plugin's walk said yes 213 in 471). ``frees`` (admission's
+        question): a completed meeting counts only where completing it frees a slot
+        (policy.frees_slot), where policy.FREES_SLOT and policy.frees_slot_on say so, as
+        the plugin's hooks._decide asks after its walk."""
         complete: set = set()
         constant = self._constant.__getitem__
         plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
-        # A pass only where completing frees a slot (policy.frees_slot), as the plugin's,
-        # where policy.FREES_SLOT and frees_slot_on say so
-        tops: dict | None = {} if policy_module.FREES_SLOT & 1 and policy_module.frees_slot_on(
-            self.workers[w].threads) else None  # fmt: skip
+        tops: dict | None = {} if frees and policy_module.FREES_SLOT & 1 and (
+            policy_module.frees_slot_on(self.workers[w].threads)) else None  # fmt: skip
         meeting_partners(i, self._dependents, self._dependencies, self._where,
                          constant=constant, complete=complete,
                          nbytes=self._known_size.__getitem__, plan=plan, tops=tops)  # fmt: skip

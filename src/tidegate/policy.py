@@ -1324,6 +1324,25 @@ def frees_slot_on(threads: int) -> bool:
     return threads <= FREES_SLOT_THREADS
 
 
+# A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
+# its threads are processing there (passes_busy); 0: no such bound (main's decisions).
+BUSY_PASS = 0
+
+
+def passes_busy(processing: int, threads: int) -> bool:
+    """May a root pass a worker's in-flight count by completing a consumer there while
+    ``processing`` tasks are processing on its ``threads`` threads? Not where at least
+    ``BUSY_PASS`` x its threads are (0: always may). Sent there, it waits in the worker's
+    queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
+    a load in memory. one28 (not on by default: it moves rechunk-add's traces): with
+    BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
+    resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
+    peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
+    rechunk-add 20x4 / 100x4 makespan +0.5% / +1.9% (bench/results/one28-findings.txt).
+    The core asks for a root only with a thread free: there it never refuses."""
+    return not BUSY_PASS or threads <= 1 or processing < BUSY_PASS * threads
+
+
 def _below(chain_tops, c):
     """``(c, the tasks of its chain between it and the meeting)``: ``chain_tops`` lists
     a chain from the meeting's input up (:func:`meeting_partners`' ``tops``)."""
