@@ -75,6 +75,7 @@ class State(IntEnum):
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED, DROPPED = (int(s) for s in State)
 STATE_NAMES = tuple(s.name.lower() for s in State)
 _PENDING = frozenset((WAITING, READY))
+_FINISHED = frozenset((MEMORY, RELEASED, SPILLED, DROPPED))  # ran (DROPPED: its output measured)
 # How many levels of tasks reading a withdrawn piece alone go with it (core._following).
 FOLLOW_DEPTH = 2
 # A task with inputs under this share of those its group's need was measured with needs its
@@ -250,10 +251,8 @@ class Scheduler:
         self._retry_sized = 0
         self._guessed = False  # the last cone walked read a size not measured
         self._group = graph.group.tolist()
-        # Per group, the bytes its finished tasks returned and how many (policy.frees_slot's
-        # ``reduces``, as the plugin reads dask's TaskGroup: hooks._returned).
-        self._returned_sum = [0.0] * len(graph.group_names)
-        self._returned_n = [0] * len(graph.group_names)
+        # Per group, its tasks (found when policy.frees_slot first asks: _reduces).
+        self._group_tasks: dict[int, list] = {}
         # Named concurrency limits (annotations): tasks counting against a full limit are
         # withheld in self.limits, apart from the ready heaps (they block nothing else).
         self.limits = Limits(graph.limits)
@@ -544,9 +543,6 @@ class Scheduler:
         self.n_finished += 1
         self.nbytes[i] = nbytes
         worker.held += nbytes
-        g = self._group[i]
-        self._returned_sum[g] += nbytes
-        self._returned_n[g] += 1
         if self._layer:
             n, l = self._layer_bytes, self._layer[i]
             if not nbytes <= n[l]:  # (NaN: the first)
@@ -1119,15 +1115,22 @@ class Scheduler:
 
     def _reduces(self, u: int, c: int) -> bool:
         """``policy.frees_slot``'s ``reduces``: has u's group so far kept less than
-        ``chain_keep`` of c's bytes (``policy.reduces``; nothing of it done: no)?"""
+        ``chain_keep`` of c's bytes (``policy.reduces``, on the average its finished tasks
+        returned, as the plugin reads dask's TaskGroup: hooks._returned; none finished:
+        no)? Found when asked (rarely: a pass past the count on a worker where
+        policy.frees_slot_on holds), not kept per task end."""
         g = self._group[u]
-        n = self._returned_n[g]
-        if not n:
+        tasks = self._group_tasks.get(g)
+        if tasks is None:
+            tasks = self._group_tasks[g] = np.flatnonzero(self.graph.group == g).tolist()
+        state, nbytes = self.state, self.nbytes
+        done = [nbytes[t] for t in tasks if state[t] in _FINISHED]
+        if not done:
             return False
-        s = self.state[c]
-        size = self.nbytes[c] if s == MEMORY or s == SPILLED else self.books.estimate(
+        s = state[c]
+        size = nbytes[c] if s == MEMORY or s == SPILLED else self.books.estimate(
             self._known_size[c], self._group[c])
-        return reduces(self._returned_sum[g] / n, size, self.policy.chain_keep)
+        return reduces(sum(done) / len(done), size, self.policy.chain_keep)
 
     def _dependents(self, t: int) -> list:
         a, b = self._dependent_ptr[t], self._dependent_ptr[t + 1]
