@@ -6,6 +6,8 @@ One run per process (fresh RSS); prints JSON: RunStats peak_held_bytes / peak_me
 
     PYTHONPATH=SRC python bench/core25b_real.py NAME THREADS MEMORY_LIMIT [SEED]
 
+MEMORY_LIMIT ``threaded`` (one28): dask's threaded scheduler instead (RSS and wall only).
+
 SEED (core26): uuid4 seeded, so the graph's keys (their random token, which moves dask.order's
 ties) are the same for every src given the same seed: base and new A/B on the same graph.
 """
@@ -44,7 +46,10 @@ t = threading.Thread(target=sample, daemon=True)
 t.start()
 s = tidegate.RunStats()
 t0 = time.perf_counter()
-dask.compute(x, scheduler=tidegate.get, num_workers=threads, memory_limit=limit, stats=s)
+if limit == "threaded":  # (one28: dask's threaded scheduler, the reference)
+    dask.compute(x, scheduler="threads", num_workers=threads)
+else:
+    dask.compute(x, scheduler=tidegate.get, num_workers=threads, memory_limit=limit, stats=s)
 wall = time.perf_counter() - t0
 stop.set()
 t.join()

@@ -52,10 +52,20 @@ def drive_all(folder, cfgs, seeds=(0, 1, 2)):
         for cfg in cfgs.split(","):
             threads, budget = int(cfg.split("x")[0]), float(cfg.split("x")[1])
             for seed in seeds:
-                c = C.Scheduler(d["graph"], [(threads, budget)], Policy())
+                # CORE26_POLICY=priority: strict priority, no withholding (one28: dask
+                # threaded's order, the reference a budgeted run is held against)
+                c = C.Scheduler(d["graph"], [(threads, budget)],
+                                Policy(os.environ.get("CORE26_POLICY", "tidegate")))
                 if not os.environ.get("CORE26_NOVIEWS"):  # the body's views and buffers
                     c.views[:] = d["views"]
                     c.buffer[:] = d["buffer"]
+                # one28: policy.FREES_SLOT (0: every completing pass counts) and
+                # FREES_SLOT_THREADS (the most threads where it applies; base28: 1, plugin only)
+                import tidegate.policy as P
+                if os.environ.get("CORE26_FREES_SLOT"):
+                    P.FREES_SLOT = int(os.environ["CORE26_FREES_SLOT"])
+                if os.environ.get("CORE26_FREES_SLOT_THREADS"):
+                    P.FREES_SLOT_THREADS = int(os.environ["CORE26_FREES_SLOT_THREADS"])
                 if os.environ.get("CORE26_NOPULL"):
                     c._pulls = False
                 drive(c, seed=seed, size=d["size"].__getitem__)

@@ -9,7 +9,8 @@ import uuid
 
 import probe24_cluster as p
 
-PIPELINES = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max}
+PIPELINES = {"clim-anom-store": p.clim_anom_store, "rolling-max": p.rolling_max,
+             "resample-store": p.resample_store}  # (one28: resample in the thread runtime)
 
 
 def build(name, out, seed=None):

@@ -161,6 +161,21 @@ def test_a_resamples_chunks_are_freed_by_their_weeks(threads, seed):
     assert core.workers[0].peak_held <= 700
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_resamples_chunks_are_freed_by_their_weeks_without_a_budget(threads, seed):
+    """The same without a budget (memory_limit="none"): consumers are pulled forward there
+    too (one28). Pulled only below a budget, base28 held 11 of the 12 chunks here, as
+    strict priority does; tidegate.get on xarray's resample("7D").mean().to_zarr held 25
+    chunks (383 MB) against 6-8 with any budget (bench/results/one28-findings.txt)."""
+    g, sizes = _resample_graph()
+    core = Scheduler(g, [(threads, math.inf)], Policy("tidegate", 1.1), validate=True)
+    drive(core, seed=seed, size=sizes.__getitem__)
+    assert core.done
+    assert core.peak_roots_held <= 4
+    assert core.workers[0].peak_held <= 700
+
+
 def pairs(n):
     deps = {("load", i): [] for i in range(n)}
     deps.update({("out", k): [("load", 2 * k), ("load", 2 * k + 1)] for k in range(n // 2)})

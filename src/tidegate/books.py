@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from .policy import (
-    WIDE_PASS, Policy, awaits_combine, committed, estimate_output, join_slot, joins_pieces, may_admit_root, may_load_beside,
+    WIDE_PASS, Policy, awaits_combine, committed, estimate_output, join_slot, joins_pieces, keeps_data, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root,
 )
 
@@ -302,7 +302,7 @@ class Books:
             if c is None:
                 continue
             r, xbytes = c
-            if single_input and not root and nbytes >= self.policy.chain_keep * xbytes:
+            if single_input and not root and keeps_data(nbytes, xbytes, self.policy.chain_keep):
                 # The data goes on down the chain (open -> read -> select): still in flight,
                 # held by task now, not by x.
                 live = self._live.get(r)

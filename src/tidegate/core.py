@@ -37,16 +37,19 @@ from enum import IntEnum
 
 import numpy as np
 
+from . import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
     Policy,
+    frees_slot,
     holds_data,
     joins_started_fan_in,
     largest_footprint,
     meeting_partners,
     meeting_plan,
     read_on,
+    reduces,
     second_input,
     spill_candidates,
 )
@@ -72,6 +75,7 @@ class State(IntEnum):
 WAITING, READY, PROCESSING, MEMORY, RELEASED, ERRED, SPILLED, DROPPED = (int(s) for s in State)
 STATE_NAMES = tuple(s.name.lower() for s in State)
 _PENDING = frozenset((WAITING, READY))
+_FINISHED = frozenset((MEMORY, RELEASED, SPILLED, DROPPED))  # ran (DROPPED: its output measured)
 # How many levels of tasks reading a withdrawn piece alone go with it (core._following).
 FOLLOW_DEPTH = 2
 # A task with inputs under this share of those its group's need was measured with needs its
@@ -223,9 +227,13 @@ class Scheduler:
         self._priority = graph.priority.tolist()
         self._root = graph.root.tolist() if self.policy.withholds else [False] * n
         self._known_size = graph.size.tolist()
-        # Consumers are brought forward below a budget (_pull_consumers), not past a
-        # user's priorities.
-        self._pulls = self._may_spill and graph.user_priority is None
+        # Consumers are brought forward (_pull_consumers), not past a user's priorities;
+        # without a budget too (one28): there only pulls keep a chunk whose readers
+        # dask.order puts after later loads from waiting in memory for them (xarray on
+        # zarr, tidegate.get(memory_limit="none"), 2 threads, peak held, core26_drive's
+        # graphs: resample("7D").mean().to_zarr 374 -> 89 MB, a groupby anomaly stored 408
+        # -> 227, rolling(time=5).mean().max() 450 -> 78: what a budgeted run holds).
+        self._pulls = graph.user_priority is None
         # Per task its layer (the key's name), per layer its largest result so far: a
         # pending task's output is guessed from its layer's (_consumer_cone).
         self._layer = _layers(graph.keys) if self._pulls else []
@@ -243,6 +251,8 @@ class Scheduler:
         self._retry_sized = 0
         self._guessed = False  # the last cone walked read a size not measured
         self._group = graph.group.tolist()
+        # Per group, its tasks (found when policy.frees_slot first asks: _reduces).
+        self._group_tasks: dict[int, list] = {}
         # Named concurrency limits (annotations): tasks counting against a full limit are
         # withheld in self.limits, apart from the ready heaps (they block nothing else).
         self.limits = Limits(graph.limits)
@@ -1065,7 +1075,7 @@ class Scheduler:
         free some: making room by spilling to start it early thrashes once the working set
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         return self.books.admits(
-            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w), sid,
+            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w, True), sid,
             progress, waiting=self._waiting(w),
         )
 
@@ -1080,20 +1090,47 @@ class Scheduler:
         free = min(worker.threads, self.fit[w]) - worker.processing
         return max(0, len(self._ready) - (free - 1))
 
-    def _completes_consumer(self, i: int, w: int) -> bool:
+    def _completes_consumer(self, i: int, w: int, frees: bool = False) -> bool:
         """Would root i's data complete a consumer on worker w (``meeting_partners``'
         ``complete``, the plugin's rule too)? With the sizes the plugin's walk reads too
         (here the layer's chunk metadata, as ``find_roots``): without them a stencil's
         block held before its halo slices ran was taken for a handle, and no meeting
         completed there (a 10 x 10 stencil of 720 kB blocks: yes 122 times in 855
-        questions, where the plugin's walk said yes 213 in 471)."""
+        questions, where the plugin's walk said yes 213 in 471). ``frees`` (admission's
+        question): a completed meeting counts only where completing it frees a slot
+        (policy.frees_slot), where policy.FREES_SLOT and policy.frees_slot_on say so, as
+        the plugin's hooks._decide asks after its walk."""
         complete: set = set()
         constant = self._constant.__getitem__
         plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
+        tops: dict | None = {} if frees and policy_module.FREES_SLOT & 1 and (
+            policy_module.frees_slot_on(self.workers[w].threads)) else None  # fmt: skip
         meeting_partners(i, self._dependents, self._dependencies, self._where,
                          constant=constant, complete=complete,
-                         nbytes=self._known_size.__getitem__, plan=plan)  # fmt: skip
+                         nbytes=self._known_size.__getitem__, plan=plan, tops=tops)  # fmt: skip
+        if w in complete and tops is not None and not frees_slot(
+                tops.get(w, ()), self.books.carries, self._reduces):  # fmt: skip
+            complete.discard(w)
         return w in complete or joins_started_fan_in(i, plan, self._dependencies, self._where)
+
+    def _reduces(self, u: int, c: int) -> bool:
+        """``policy.frees_slot``'s ``reduces``: has u's group so far kept less than
+        ``chain_keep`` of c's bytes (``policy.reduces``, on the average its finished tasks
+        returned, as the plugin reads dask's TaskGroup: hooks._returned; none finished:
+        no)? Found when asked (rarely: a pass past the count on a worker where
+        policy.frees_slot_on holds), not kept per task end."""
+        g = self._group[u]
+        tasks = self._group_tasks.get(g)
+        if tasks is None:
+            tasks = self._group_tasks[g] = np.flatnonzero(self.graph.group == g).tolist()
+        state, nbytes = self.state, self.nbytes
+        done = [nbytes[t] for t in tasks if state[t] in _FINISHED]
+        if not done:
+            return False
+        s = state[c]
+        size = nbytes[c] if s == MEMORY or s == SPILLED else self.books.estimate(
+            self._known_size[c], self._group[c])
+        return reduces(sum(done) / len(done), size, self.policy.chain_keep)
 
     def _dependents(self, t: int) -> list:
         a, b = self._dependent_ptr[t], self._dependent_ptr[t + 1]

@@ -289,7 +289,7 @@ def passes_for_group(roots_processing: int, threads: int) -> bool:
     threads load waits unsent for a thread; counted by tasks processing rather than roots,
     1.14x), and at 8 x 2 two of the sim fingerprints' variants peak 100 -> 120 MB (queuing
     100 and 80; above queuing's on main too); bench/results/wall28-findings.txt."""
-    return threads > 1 and roots_processing < threads
+    return not frees_slot_on(threads) and roots_processing < threads
 
 
 def may_fit_count(counts, opens: int) -> bool:
@@ -1329,6 +1329,39 @@ def _top_task(tops, inner, where, nbytes):
 # 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
 # leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
+# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on).
+FREES_SLOT_THREADS = 1
+
+
+def frees_slot_on(threads: int) -> bool:
+    """Does :data:`FREES_SLOT` apply on a worker of ``threads`` threads (at most
+    ``FREES_SLOT_THREADS``: one)? On one thread a pass past the count waits behind the
+    worker's queued readers and only adds memory unless completing frees a slot (as
+    :func:`passes_for_halo`'s ``free``). On every worker alone the twin's resample at 2 x 2
+    rose to 1.38x queuing's peak (res27; one28's model 1.25 -> 1.62x): passes to busy
+    multi-thread workers are the rest of the loss (see :func:`passes_busy`). One rule for every body: the hooks ask it per worker
+    completing a consumer, the core of its one worker (where, on one thread, a root is
+    asked for only when the worker is idle: the rule decides nothing there)."""
+    return threads <= FREES_SLOT_THREADS
+
+
+# A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
+# its threads are processing there (passes_busy); 0: no such bound (main's decisions).
+BUSY_PASS = 0
+
+
+def passes_busy(processing: int, threads: int) -> bool:
+    """May a root pass a worker's in-flight count by completing a consumer there while
+    ``processing`` tasks are processing on its ``threads`` threads? Not where at least
+    ``BUSY_PASS`` x its threads are (0: always may). Sent there, it waits in the worker's
+    queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
+    a load in memory. one28 (not on by default: it moves rechunk-add's traces): with
+    BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
+    resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
+    peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
+    rechunk-add 20x4 / 100x4 makespan +0.5% / +1.9% (bench/results/one28-findings.txt).
+    The core asks for a root only with a thread free: there it never refuses."""
+    return not BUSY_PASS or threads <= 1 or processing < BUSY_PASS * threads
 
 
 def _below(chain_tops, c):
@@ -1364,6 +1397,22 @@ def frees_slot(tops, carries, reduces) -> bool:
         else:
             return True
     return False
+
+
+def keeps_data(nbytes: float, size: float, keep: float) -> bool:
+    """Does a single-input task whose output weighs ``nbytes`` keep the data of its input
+    (``size`` bytes) on, as a chain does (open -> read -> select), rather than reduce it?
+    When it keeps at least ``keep`` (``Policy.chain_keep``) of it. books.Books.on_finished
+    asks it of a finished task, to carry a root's data on or land it."""
+    return nbytes >= keep * size
+
+
+def reduces(returned: float, size: float, keep: float) -> bool:
+    """:func:`frees_slot`'s ``reduces`` in every body: has a task kept less than ``keep``
+    (``Policy.chain_keep``) of the ``size`` bytes it reads, ``returned`` being what its
+    group returned on average so far (NaN unknown: no)? :func:`keeps_data`'s test turned
+    round, for a task still to run."""
+    return returned < keep * size
 
 
 def _sized_as_handle(t, nbytes) -> bool:

@@ -75,6 +75,8 @@ from ..policy import (
     pulls_consumer,
     read_on,
     frees_slot,
+    frees_slot_on,
+    reduces as policy_reduces,
     second_input,
     sole_holder,
     passes_for_group,
@@ -1940,11 +1942,17 @@ class Plugin(SchedulerPlugin):
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
             found, lacks, shared, complete, spread = self._walk(ts, plan)
+            if complete and not plan.deep and policy_module.BUSY_PASS:
+                # (policy.passes_busy: off on main; see one28-findings.txt)
+                workers = books.workers
+                complete = {w for w in complete if w not in workers or policy_module.passes_busy(
+                    workers[w].processing, workers[w].threads)}  # fmt: skip
             if complete and not plan.deep and policy_module.FREES_SLOT & 1:
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
                 workers = books.workers
-                one = [w for w in complete if w not in workers or workers[w].threads <= 1]
+                one = [w for w in complete
+                       if w not in workers or frees_slot_on(workers[w].threads)]
                 if one:  # (then the walk again, for its tops: kept walks lack them, as
                     # recording them on every walk cost ~2% of the plugin's bytecodes)
                     tops: dict = {}
@@ -2633,7 +2641,7 @@ def _frees(books):
         if math.isnan(returned):
             return False
         size = c.nbytes if c.nbytes > 0 else books.estimate(math.nan, c.group.name)
-        return returned < keep * size
+        return policy_reduces(returned, size, keep)
 
     return carries, reduces
 
