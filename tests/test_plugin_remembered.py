@@ -46,8 +46,10 @@ def audited(monkeypatch):
 
 @pytest.mark.parametrize("name, steps, workers, options, used", [
     # roots parked for a further meeting, woken often
+    # (their walks' further meeting found anew where only its tasks moved, "further anew")
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
-                                  "further plan", "still waits", "still withheld"}),
+                                  "further plan", "still waits", "still withheld",
+                                  "further anew"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld"}),
