@@ -46,8 +46,11 @@ def audited(monkeypatch):
 
 @pytest.mark.parametrize("name, steps, workers, options, used", [
     # roots parked for a further meeting, woken often
+    # (their walks' further meeting found anew where only its tasks moved, "further anew";
+    # a refusal repeated within one wake of their worker, "further memo")
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
-                                  "further plan", "still waits", "still withheld"}),
+                                  "further plan", "still waits", "still withheld",
+                                  "further anew", "further memo"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld"}),

@@ -653,7 +653,8 @@ class Books:
             self.log.append((task, "withheld", w, stimulus_id))
         return ok
 
-    def refuses_further(self, task, group, w, lacks, commits: bool, further: bool) -> bool:
+    def refuses_further(self, task, group, w, lacks, commits: bool, further: bool,
+                        memo: dict | None = None) -> bool:
         """Would ``place`` refuse root ``task`` on worker ``w``, the one open worker of its
         further meeting (``place(task, nan, group, {w: n}, (), lacks=lacks, complete={w},
         commits=commits, further=further)`` with n > 0), and keep it waiting for w
@@ -661,7 +662,12 @@ class Books:
         the plugin asks it when w's books change, for a root parked there, instead of
         putting the root back in line to be placed and parked again (rechunk-add: once a
         task). Exact: the same admission (``_admits``' ``may_admit_root``) over the same
-        inputs."""
+        inputs.
+
+        ``memo``, when given: answers on w by what they read of a root besides w's book
+        (its estimate, the roots it opens, whether w reserved it), kept while nothing in
+        the books changes (the caller's promise: one wake of w). Roots parked on one worker
+        mostly ask alike; a repeated ask skips the admission."""
         book = self.workers.get(w)
         if book is None or not book.processing:  # (busy: not idle, may_progress)
             return False
@@ -673,6 +679,11 @@ class Books:
         if opens and self.combines is not None and w in self.noted and self.awaits(w):
             return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
+        if memo is not None:
+            key = (est, opens, reserved, commits, further)
+            known = memo.get(key)
+            if known is not None and not self.audit:
+                return known
         completes = passes_for_further(book.roots_processing) if further else True
         refused = not may_admit_root(
             book.roots_processing, book.roots_untouched, book.cap, completes,
@@ -680,6 +691,11 @@ class Books:
             book.owed - reserved + committed(opens, book.processing, book.threads),
             False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
         )  # fmt: skip
+        if memo is not None:
+            if self.audit and known is not None:  # (tests: the remembered answer, found anew)
+                assert known == refused, (task, w)
+                self.audited["further memo"] = self.audited.get("further memo", 0) + 1
+            memo[key] = refused
         if refused and self.audit:  # (tests: _admits refuses it too, as place would ask)
             assert not self._admits(book, w, task, est, completes, None, True, reserved,
                                     False, _queues_behind_a_load(book), opens), (task, w)

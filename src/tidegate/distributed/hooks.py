@@ -730,7 +730,8 @@ class Plugin(SchedulerPlugin):
         self._moved = 0
         self._entry = None  # the walks of the root being placed (_walk, _further)
         # Roots _decide parked on their further meeting's busy worker (policy.
-        # passes_for_further), key -> (ts, kept walks entry, lacked keys): placed again
+        # passes_for_further), key -> (ts, kept walks entry, lacked keys, meeting plan;
+        # the plan is structural: dropped with it, in _forget_walks): placed again
         # while those walks hold, the answer is books.place's over the same hint
         # (_waits_again), without _decide's way there. Why: such a root is woken at about
         # every task end on that worker and parked again (twin rechunk-add 100x4: 6,161
@@ -1353,16 +1354,20 @@ class Plugin(SchedulerPlugin):
         books = self.books
         spread_ok = k not in books.workers or books.may_take_spread(k)
         parks = self._further_parks
+        # k's refusals during this wake, by what refuses_further's answer reads of a root
+        # (nothing in the books changes meanwhile): roots parked on one worker mostly ask
+        # alike (twin rechunk-add 100x4: 3,705 of 6,050 asks repeated one in their wake)
+        memo: dict = {}
         for ts in list(self._waiting_on.get(k, ())):
             if not spread_ok and self._spread(ts):
                 continue
-            if parks and ts.key in parks and self._still_waits(ts, k, parks[ts.key]):
+            if parks and ts.key in parks and self._still_waits(ts, k, parks[ts.key], memo):
                 continue
             self._unpark(ts)
             if ts.state == "queued":
                 self._ready.add(ts)
 
-    def _still_waits(self, ts, k, kept) -> bool:
+    def _still_waits(self, ts, k, kept, memo=None) -> bool:
         """Would root ts, parked on its further meeting's busy worker k (``kept``: its
         ``_further_parks`` entry), be parked there again if put back in line now? Yes when
         _place would find it by ``_waits_again`` (its walks kept, some worker free for
@@ -1371,7 +1376,8 @@ class Plugin(SchedulerPlugin):
         to be placed and parked again (twin rechunk-add: once a task end, ~900 plugin
         bytecodes a task). Asked when k's books change, not in poke's scan: what changes
         elsewhere before the scan reaches it (another root started, its lacks placed) is
-        seen at k's next change; a decision change (see bench/results/cpu26-findings.txt)."""
+        seen at k's next change; a decision change (see bench/results/cpu26-findings.txt).
+        ``memo``: books.refuses_further's, for the roots asked in one wake of k."""
         if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps:
             return False  # (limits: poke's scan may park it on a full limit instead)
         entry = self._kept_walk(ts)
@@ -1388,11 +1394,11 @@ class Plugin(SchedulerPlugin):
                 return False
         if self._broadcast.restricts(self.scheduler, ts):
             return False
-        plan = self._plan(ts)
+        plan = kept[3]
         if not plan.pair:
             return False
         return self.books.refuses_further(ts.key, ts.group.name, k, kept[2], plan.further,
-                                          True)  # fmt: skip
+                                          True, memo)  # fmt: skip
 
     def _spread(self, ts) -> bool:
         """Does root ts's data feed many meetings (its kept plan's ``spread``)?"""
@@ -1843,7 +1849,7 @@ class Plugin(SchedulerPlugin):
                     self._keep_walk(entry)
                 if self._parks_further is ts and entry[3] is not None \
                         and self._walks.get(ts.key) is entry:  # fmt: skip
-                    parks[ts.key] = (ts, entry, self._lacked)
+                    parks[ts.key] = (ts, entry, self._lacked, self._plan(ts))
         return addr, partners
 
     def _waits_again(self, ts, kept, stimulus_id):
@@ -1871,8 +1877,9 @@ class Plugin(SchedulerPlugin):
         s = self.scheduler
         if self._broadcast.restricts(s, ts):
             return None
+        plan = kept[3]
         if books.audit:  # (tests: the walks kept are the walks found anew)
-            plan = self._plan(ts)
+            assert plan is self._plan(ts), ts.key
             lacks, shared, complete, spread = set(), {}, set(), []
             found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
             assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
@@ -1884,7 +1891,6 @@ class Plugin(SchedulerPlugin):
             self._audited("further park")
         self._entry = entry
         lacks = self._lacked = kept[2]
-        plan = self._plan(ts)
         addr = books.place(ts.key, math.nan, ts.group.name, hint, (), stimulus_id, lacks,
                            None, hint.keys(), commits=plan.further, further=plan.pair)
         return (addr, {}) if addr is not None else (None, hint)
@@ -2160,15 +2166,49 @@ class Plugin(SchedulerPlugin):
                 else part[0] for part in kept[1:]]
 
     def _kept_walk(self, ts):
-        """ts's kept walks if none of the tasks they looked at moved since, else None."""
+        """ts's kept walks if none of the tasks they looked at moved since, or if only
+        tasks its further meeting's walk looked at did (that walk then redone,
+        ``_further_anew``), else None."""
         entry = self._walks.get(ts.key)
         if entry is None or entry[0] is not ts:
             return None
         looked = entry[3]
-        if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2]:
+        if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2] \
+                and not self._further_anew(ts, entry):  # fmt: skip
             del self._walks[ts.key]
             return None
         return entry
+
+    def _further_anew(self, ts, entry) -> bool:
+        """Kept walks ``entry`` of root ts, a task they looked at moved: when none of
+        those ``_walk`` looked at did (only the further meeting's: rechunk-add's other side,
+        a load of it starting), its further meeting is found anew (policy.further_by_plan)
+        and kept in ``entry``, stamped now (the same entry: _further_parks and _withheld
+        hold it); True. Else False (then both go). Why: a root parked on its further
+        meeting's busy worker had its walks dropped at each start of a load of the other
+        side, then was woken, put back in line, walked whole and parked again (twin
+        rechunk-add 100x4 scale 0.5: 1,529 times, ~2,100 bytecodes each, where the
+        meetings' walk had not moved once)."""
+        if entry[1][1] is None:
+            return False  # (no further meeting kept: the moved task was _walk's)
+        plan = self._plan(ts)
+        walked, further = self._looked_at(ts, plan, True)
+        if walked is None or further is None:
+            return False  # (a size read is not the task's own now)
+        if walked and max(map(self._moves.get, walked, _NO_MOVE)) > entry[2]:
+            return False
+        out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
+        if self.books.audit:  # (tests: the walks kept now are the walks found anew)
+            lacks, shared, complete, spread = set(), {}, set(), []
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            assert out == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            self._audited("further anew")
+        entry[1][1] = out
+        entry[2] = self._moved
+        return True
 
     def _audited(self, kind) -> None:
         audited = self.books.audited
