@@ -524,13 +524,3 @@ def test_a_worker_awaiting_a_combine_opens_no_new_meeting_even_idle():
     assert awaits_combine(2, 2, True) and awaits_combine(3, 1, True)
     assert not awaits_combine(1, 1, True) and not awaits_combine(2, 3, True)
     assert not awaits_combine(3, 3, False)
-
-
-def test_a_placed_combine_is_awaited_only_while_it_queues_behind_other_work():
-    """policy.awaits_placed_combine: a combine dask placed on a worker keeps that worker
-    from opening a new group while more tasks process there than it has threads (the
-    combine queues behind loads, which dask runs first), not while a thread is free for
-    it (waiting for every placed combine idled workers: lvl27, anom28)."""
-    from tidegate.policy import awaits_placed_combine
-    assert awaits_placed_combine(5, 4) and awaits_placed_combine(2, 1)
-    assert not awaits_placed_combine(4, 4) and not awaits_placed_combine(1, 1)

@@ -648,26 +648,6 @@ def test_twin_anomaly_with_real_partials_peaks_no_higher_than_queuing():
     assert tide.makespan <= 1.05 * queue.makespan
 
 
-def test_twin_a_placed_combine_queued_behind_loads_keeps_its_worker_from_opening():
-    """The anomaly (600 steps of 190 MB, 20 x 4, 1 GB/s): a level >= 2 combine dask placed
-    on a worker waited there behind the loads of a group the worker opened meanwhile (dask
-    runs loads first), with its 4 partials (1.52 GB); the busiest worker held two such
-    combines' inputs beside its whole share of loads: 9.31 GB, 0.80x queuing's 11.59. Now
-    (policy.awaits_placed_combine: no new group there while the placed combine queues
-    behind other work) 8.74 GB, 0.75x, in the same time (anom28-findings.txt: over 5
-    namings 0.803 -> 0.754 median, but 20 x 4 400 steps 0.791 -> 0.837)."""
-    pytest.importorskip("distributed")
-    from tidegate.sim import simulate
-    from tidegate.sim.workloads import build
-
-    w = build("anomaly", 600, 190e6, store=False)
-    queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
-                           workers=20, threads_per_worker=4, bandwidth="1GB/s",
-                           policy=["queue", "tidegate"], record_memory=False)
-    assert max(tide.peak_memory_per_worker) <= 0.77 * max(queue.peak_memory_per_worker)
-    assert tide.makespan <= 0.8 * queue.makespan
-
-
 def test_twin_a_step_pairs_sides_load_one_after_the_other():
     """rechunk-add 20 x 4, 200 steps of 190 MB: a step pair's v loads pass the in-flight
     count on their u loads' worker only once no root processes there

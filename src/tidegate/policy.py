@@ -267,21 +267,6 @@ def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bo
     return all_on_their_way and held_here >= 2 and held_here >= held_most
 
 
-def awaits_placed_combine(processing: int, threads: int) -> bool:
-    """Is a tree reduction's combine that dask placed on a worker (one noted there:
-    :func:`awaits_combine` stops asking once it is placed) still waiting behind other work
-    on it (``processing``: the worker's tasks processing, the combine among them, more
-    than its ``threads``)? Then the worker still opens no new group of roots: a new
-    group's loads have dask's priority over the combine, which waits with its inputs (2
-    loads' worth each at a mean's real size) until they ran. Twin anomaly 20 x 4, 1,000
-    steps: the busiest worker held two placed combines' 8 partials (3.04 GB) behind the
-    last groups' loads, 13.68 GB against queuing's 17.67; with this 13.11 (anom28). Not
-    while the combine may start at once (a free thread): waiting for every placed
-    combine, copies included, idled workers whose share of groups went elsewhere (twin
-    anomaly 100 x 4, 1,200 steps: 1.03x queuing's peak against 0.90x; lvl27, anom28)."""
-    return processing > threads
-
-
 def free_thread(processing: int, threads: int) -> bool:
     """Would a root sent to this worker now start at once, or wait behind one task at
     most (a one-thread worker): :func:`committed` counts one fewer there."""

@@ -58,7 +58,6 @@ from ..policy import (
     SHARED_FANOUT,
     MeetingPlan,
     Policy,
-    awaits_placed_combine,
     further_by_plan,
     further_meeting,
     further_plan,
@@ -433,11 +432,9 @@ class Plugin(SchedulerPlugin):
     def _combines_of(self, addr) -> list:
         """books.combines: for each combine noted at addr (_note_combine) still to run,
         (its inputs done or computed at addr, at the worker with most of them, all of its
-        inputs on their way: _on_their_way). One placed at addr (processing there: dask
-        chose addr) counts as all of its inputs held at addr while it queues behind other
-        work there (policy.awaits_placed_combine; gating for every placed one, twin anomaly
-        100x4 1,200 steps peaked 1.03x queuing's against 0.90x); those placed elsewhere or
-        done are dropped. Asked only for a root opening a meeting there
+        inputs on their way: _on_their_way). Those placed (processing: dask chose their
+        worker; gating there too, twin anomaly 100x4 1,200 steps peaked 1.03x queuing's
+        against 0.90x) or done are dropped. Asked only for a root opening a meeting there
         (books._admits)."""
         combs = self._combines.get(addr)
         if not combs:
@@ -445,18 +442,7 @@ class Plugin(SchedulerPlugin):
         out = []
         for key, d in list(combs.items()):
             state = d.state
-            if state == "processing":
-                ws = d.processing_on
-                if ws is not None and ws.address == addr:
-                    # placed here: still awaited while it queues behind other work here
-                    # (policy.awaits_placed_combine); kept until it leaves processing here
-                    book = self.books.workers.get(addr)
-                    if book is not None:
-                        if awaits_placed_combine(book.processing, book.threads):
-                            n = len(d.dependencies)
-                            out.append((n, n, True))
-                        continue
-            elif state == "waiting":
+            if state == "waiting":
                 held: dict = {}
                 for x in d.dependencies:  # (done there, or computed there)
                     for ws in x.who_has or ():
