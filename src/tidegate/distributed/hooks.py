@@ -397,13 +397,8 @@ class Plugin(SchedulerPlugin):
                 if len(ts.dependents) == 1:
                     self._note_combine(ts, worker)
             # (read_on is asked only of an input that carries data: no closure otherwise)
-            read_on = None
-            if single and not books._carriers.keys().isdisjoint(inputs):
-                # (an indexer not run yet is sized by its prefix on a one-thread worker:
-                # policy.unrun_input_size)
-                book = books.workers.get(worker)
-                read_on = partial(_read_on_key, ts, books._roots_max,
-                                  book is not None and book.threads == 1)
+            read_on = partial(_read_on_key, ts, books, worker) \
+                if single and not books._carriers.keys().isdisjoint(inputs) else None  # fmt: skip
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
@@ -2530,14 +2525,17 @@ def _as_input(d) -> tuple:
     return len(ins), n, _constant(d), d.nbytes
 
 
-def _read_on_key(ts, roots_max, one_thread, x) -> bool:
+def _read_on_key(ts, books, worker, x) -> bool:
     """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
-    bound to ts with ``partial`` (made in C: no closure per finished task). ``one_thread``:
-    ts ran on a one-thread worker (policy.unrun_input_size)."""
+    bound to ts with ``partial`` (made in C: no closure per finished task). ``worker``: ts
+    ran there; on one thread, an indexer not run yet is sized by its prefix
+    (policy.unrun_input_size)."""
     for d in ts.dependencies:
         if d.key == x:
-            return read_on(d.dependents, ts, partial(_one_data_input, roots_max=roots_max,
-                                                     one_thread=one_thread), _pending)
+            book = books.workers.get(worker)
+            return read_on(d.dependents, ts, partial(
+                _one_data_input, roots_max=books._roots_max,
+                one_thread=book is not None and book.threads == 1), _pending)
     return False
 
 
