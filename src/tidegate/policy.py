@@ -436,6 +436,32 @@ def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
     return not (computed_from_nothing and 0 <= nbytes and NOT_DATA_RATIO * nbytes < largest_root)
 
 
+# An input computed from nothing that has not run yet (size unknown: a second input for
+# second_input) is sized by what the tasks of its key prefix returned so far, on one-thread
+# workers (bit 1; 0: main's decisions). grp28: xarray's groupby shuffle-takers (each its own
+# task group, ~280 B, prefix "shuffle-taker") beside 15.6 MB zarr chunks; a month cut of a
+# chunk whose taker had not run counted as a combining reader, so once the chunk's 30 day
+# slices were cut it landed though a late cut still held it (dask.order runs some takers
+# last): twin 4 x 1 g3 s2, chunk 13 landed at 0.43 s, held till 1.47 s, and its worker took
+# two more loads (peak 156.0 MB against queuing's 114.6; sized so, 124.4). Over 3 graph
+# builds x 3 seeds (bench/grp28_twin.py) peak / queuing's, median and max: 2 x 1 0.94 / 1.20
+# -> 0.86 / 1.01, 4 x 1 0.91 / 1.36 -> 0.92 / 1.16; time 2 x 1 0.984 / 1.031 -> 1.019 /
+# 1.086, 4 x 1 1.007 / 1.059 -> 0.991 / 1.024. On every worker 2 x 2 too: peak 0.97 / 1.28
+# -> 0.86 / 1.06 but time 1.041 / 1.144 -> 1.089 / 1.193 (the chunk's slot waits for its
+# late cut while a second thread could run a load), hence one-thread only.
+SIZED_BY_PREFIX = 1
+
+
+def unrun_input_size(known: float, prefix_returned: float, one_thread: bool) -> float:
+    """The size :func:`second_input` judges an input computed from nothing by: ``known``
+    (its output, < 0 before it ran), else, on a one-thread worker (:data:`SIZED_BY_PREFIX`),
+    ``prefix_returned``: the average its key prefix's finished tasks returned (NaN: none
+    yet, then it stays a second input)."""
+    if known >= 0 or not (one_thread and SIZED_BY_PREFIX & 1):
+        return known
+    return prefix_returned
+
+
 def read_on(readers, task, single_input, pending, priority=None, next_load=math.inf) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another

@@ -78,6 +78,7 @@ from ..policy import (
     frees_slot_on,
     reduces as policy_reduces,
     second_input,
+    unrun_input_size,
     sole_holder,
     passes_for_group,
     places_by_held,
@@ -399,7 +400,7 @@ class Plugin(SchedulerPlugin):
                 if len(ts.dependents) == 1:
                     self._note_combine(ts, worker)
             # (read_on is asked only of an input that carries data: no closure otherwise)
-            read_on = partial(_read_on_key, ts, books._roots_max) \
+            read_on = partial(_read_on_key, ts, books, worker) \
                 if single and not books._carriers.keys().isdisjoint(inputs) else None  # fmt: skip
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
@@ -2576,12 +2577,17 @@ def _as_input(d) -> tuple:
     return len(ins), n, _constant(d), d.nbytes
 
 
-def _read_on_key(ts, roots_max, x) -> bool:
+def _read_on_key(ts, books, worker, x) -> bool:
     """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
-    bound to ts with ``partial`` (made in C: no closure per finished task)."""
+    bound to ts with ``partial`` (made in C: no closure per finished task). ``worker``: ts
+    ran there; on one thread, an indexer not run yet is sized by its prefix
+    (policy.unrun_input_size)."""
     for d in ts.dependencies:
         if d.key == x:
-            return read_on(d.dependents, ts, partial(_one_data_input, roots_max=roots_max), _pending)
+            book = books.workers.get(worker)
+            return read_on(d.dependents, ts, partial(
+                _one_data_input, roots_max=books._roots_max,
+                one_thread=book is not None and book.threads == 1), _pending)
     return False
 
 
@@ -2609,9 +2615,10 @@ def _on_their_way(ts, depth: int) -> bool:
 _UNPLACED = frozenset({"released", "waiting", "queued", "no-worker"})  # a root still to place
 
 
-def _one_data_input(ts, roots_max) -> bool:
+def _one_data_input(ts, roots_max, one_thread=False) -> bool:
     """Has ts one input that carries data (``policy.second_input``): constants aside, and
-    an indexer computed from nothing or a mask of another input aside."""
+    an indexer computed from nothing or a mask of another input aside. ``one_thread``: an
+    indexer not run yet may be sized by its prefix (policy.unrun_input_size)."""
     deps = ts.dependencies
     n = 0
     for x in deps:
@@ -2632,7 +2639,9 @@ def _one_data_input(ts, roots_max) -> bool:
         if xd:
             if deps.isdisjoint(xd) or not _derived_from(x, deps):
                 n += 1
-        elif second_input(True, x.nbytes, False, roots_max):
+        elif second_input(True, x.nbytes if x.nbytes >= 0 or not one_thread
+                          else unrun_input_size(x.nbytes, _returned(x.prefix), one_thread),
+                          False, roots_max):  # fmt: skip
             n += 1
         if n > 1:
             return False
@@ -2687,7 +2696,8 @@ def _frees(books):
 
 
 def _returned(group) -> float:
-    """Bytes a task of ``group`` returned on average so far (its done tasks); NaN unknown."""
+    """Bytes a task of ``group`` (a TaskGroup or TaskPrefix) returned on average so far (its
+    done tasks); NaN unknown."""
     done = group.states.get("memory", 0) + group.states.get("released", 0) \
         + group.states.get("forgotten", 0)  # fmt: skip
     return group.nbytes_total / done if done and group.nbytes_total > 0 else math.nan

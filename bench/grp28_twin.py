@@ -1,0 +1,104 @@
+"""grp28 (issue 9): grp27_twin.py's clim-anom-store runs, one process by default (--processes).
+
+Same builds (/tmp/grp27/g1..g3.pkl, made by ``bench/grp27_twin.py --build 3``) and rows;
+the summary adds the worst naming of each ratio. grp27's docstring follows.
+
+grp27 (issue 9): probe25's clim-anom-store twin over several graph builds and seeds.
+
+Each build is probe25's cached model (``bench/probe25_twin.py``'s ``model``: the graph
+``Client.compute`` sends, every task timed and sized once), saved under its own name, since
+key names (a store's fresh folder) and measured durations differ per build and the twin's
+results depend on both. Per (shape, build, seed): queue and tidegate, peak (largest worker),
+makespan, bytes moved; then per shape the median and max of the tidegate / queue ratios.
+
+    PYTHONPATH=src python bench/grp27_twin.py --build 3          # once: /tmp/grp27/g1..g3.pkl
+    PYTHONPATH=src python bench/grp28_twin.py --shapes 2x1,2x2,4x1 --seeds 0,1,2
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+import cloudpickle  # noqa: E402
+
+from tidegate.sim import simulate  # noqa: E402
+
+FOLDER = "/tmp/grp27"
+NAME = "clim-anom-store"
+
+
+def build(n: int) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("probe25_twin",
+                                                  os.path.join(_here, "probe25_twin.py"))
+    p25 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(p25)
+    os.makedirs(FOLDER, exist_ok=True)
+    for i in range(1, n + 1):
+        dest = os.path.join(FOLDER, f"g{i}.pkl")
+        if os.path.exists(dest):
+            continue
+        cached = os.path.join(p25.CACHE, NAME + ".pkl")
+        if os.path.exists(cached):
+            os.remove(cached)
+        p25.model(NAME)
+        shutil.move(cached, dest)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", type=int, default=0, help="make this many graph builds first")
+    ap.add_argument("--shapes", default="2x1,2x2,4x1")
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--graphs", default="", help="comma list of build names (g1,...)")
+    ap.add_argument("--processes", type=int, default=1, help="simulate's processes")
+    a = ap.parse_args(argv)
+    if a.build:
+        build(a.build)
+        return
+    names = a.graphs.split(",") if a.graphs else sorted(
+        os.path.basename(p)[:-4] for p in glob.glob(os.path.join(FOLDER, "g*.pkl")))
+    for shape in a.shapes.split(","):
+        w, t = map(int, shape.split("x"))
+        ratios: dict = {"peak": [], "time": [], "moved": []}
+        labels: list = []
+        for g in names:
+            with open(os.path.join(FOLDER, g + ".pkl"), "rb") as f:
+                dsk, out, took, size = cloudpickle.load(f)
+            for seed in map(int, a.seeds.split(",")):
+                rs = {r.policy: r for r in simulate(
+                    dsk, keys=out, workers=w, threads_per_worker=t,
+                    policy=["queue", "tidegate"], sizes=lambda k: size.get(k, 0),
+                    durations=lambda k: took.get(k, 1e-3), seed=seed,
+                    processes=a.processes)}
+                q, d = rs["queue"], rs["tidegate"]
+                pq, pt = max(q.peak_memory_per_worker) / 1e6, max(d.peak_memory_per_worker) / 1e6
+                mq = sum(x.nbytes for x in q.trace.transfers) / 1e6
+                mt = sum(x.nbytes for x in d.trace.transfers) / 1e6
+                labels.append(f"{g} s{seed}")
+                ratios["peak"].append(pt / pq)
+                ratios["time"].append(d.makespan / q.makespan)
+                ratios["moved"].append(mt / mq if mq else float("nan"))
+                print(f"{NAME} {shape} {g} s{seed} peak q {pq:6.1f} t {pt:6.1f} ({pt / pq:.2f})"
+                      f"  time q {q.makespan:.3f} t {d.makespan:.3f} "
+                      f"({d.makespan / q.makespan:.3f})  moved q {mq:6.1f} t {mt:6.1f}",
+                      flush=True)
+        s = {k: (statistics.median(v), max(v)) for k, v in ratios.items()}
+        print(f"== {NAME} {shape}: peak/q median {s['peak'][0]:.2f} max {s['peak'][1]:.2f}; "
+              f"time/q median {s['time'][0]:.3f} max {s['time'][1]:.3f}; "
+              f"moved/q median {s['moved'][0]:.2f} max {s['moved'][1]:.2f}"
+              f" (worst: peak {labels[ratios['peak'].index(s['peak'][1])]},"
+              f" time {labels[ratios['time'].index(s['time'][1])]})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
