@@ -4,7 +4,8 @@ Each build is probe25's cached model (``bench/probe25_twin.py``'s ``model``: the
 ``Client.compute`` sends, every task timed and sized once), saved under its own name, since
 key names (a store's fresh folder) and measured durations differ per build and the twin's
 results depend on both. Per (shape, build, seed): queue and tidegate, peak (largest worker),
-makespan, bytes moved; then per shape the median and max of the tidegate / queue ratios.
+makespan, bytes moved; then per shape the median and max of the tidegate / queue ratios,
+naming the build and seed of each worst ratio (grp28).
 
     PYTHONPATH=src python bench/grp27_twin.py --build 3          # once: /tmp/grp27/g1..g3.pkl
     PYTHONPATH=src python bench/grp27_twin.py --shapes 2x1,2x2,4x1 --seeds 0,1,2
@@ -55,6 +56,7 @@ def main(argv=None):
     ap.add_argument("--shapes", default="2x1,2x2,4x1")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--graphs", default="", help="comma list of build names (g1,...)")
+    ap.add_argument("--processes", type=int, default=1, help="simulate's processes")
     a = ap.parse_args(argv)
     if a.build:
         build(a.build)
@@ -64,6 +66,7 @@ def main(argv=None):
     for shape in a.shapes.split(","):
         w, t = map(int, shape.split("x"))
         ratios: dict = {"peak": [], "time": [], "moved": []}
+        labels: list = []
         for g in names:
             with open(os.path.join(FOLDER, g + ".pkl"), "rb") as f:
                 dsk, out, took, size = cloudpickle.load(f)
@@ -71,11 +74,13 @@ def main(argv=None):
                 rs = {r.policy: r for r in simulate(
                     dsk, keys=out, workers=w, threads_per_worker=t,
                     policy=["queue", "tidegate"], sizes=lambda k: size.get(k, 0),
-                    durations=lambda k: took.get(k, 1e-3), seed=seed)}
+                    durations=lambda k: took.get(k, 1e-3), seed=seed,
+                    processes=a.processes)}
                 q, d = rs["queue"], rs["tidegate"]
                 pq, pt = max(q.peak_memory_per_worker) / 1e6, max(d.peak_memory_per_worker) / 1e6
                 mq = sum(x.nbytes for x in q.trace.transfers) / 1e6
                 mt = sum(x.nbytes for x in d.trace.transfers) / 1e6
+                labels.append(f"{g} s{seed}")
                 ratios["peak"].append(pt / pq)
                 ratios["time"].append(d.makespan / q.makespan)
                 ratios["moved"].append(mt / mq if mq else float("nan"))
@@ -86,7 +91,9 @@ def main(argv=None):
         s = {k: (statistics.median(v), max(v)) for k, v in ratios.items()}
         print(f"== {NAME} {shape}: peak/q median {s['peak'][0]:.2f} max {s['peak'][1]:.2f}; "
               f"time/q median {s['time'][0]:.3f} max {s['time'][1]:.3f}; "
-              f"moved/q median {s['moved'][0]:.2f} max {s['moved'][1]:.2f}", flush=True)
+              f"moved/q median {s['moved'][0]:.2f} max {s['moved'][1]:.2f}"
+              f" (worst: peak {labels[ratios['peak'].index(s['peak'][1])]},"
+              f" time {labels[ratios['time'].index(s['time'][1])]})", flush=True)
 
 
 if __name__ == "__main__":
