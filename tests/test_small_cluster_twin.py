@@ -180,3 +180,22 @@ def test_a_tree_reductions_next_group_does_not_queue_behind_busy_threads():
         assert max(loads.values()) <= 6, (seed, loads)
         assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
         assert t.bytes_transferred <= q.bytes_transferred
+
+
+def test_a_tree_reductions_next_group_may_queue_behind_four_loading_threads():
+    """The same loaders (48) at 4 x 4: refused on the first pair's worker while its 4
+    threads loaded, the group's next root went to another worker, whose own group's roots
+    were then refused there in turn and waited unsent until that worker's count opened (a
+    thread idle ~57 ms), then queued behind a combine: last loads 0.76 s against 0.71,
+    1.097x queuing's makespan at seeds 0 and 2. On four threads or more one such root may
+    queue behind the loads (policy.passes_for_group, w44): 1.027x."""
+    from tidegate.sim.fidelity import unique_loaders
+
+    g = unique_loaders(steps=48)
+    for seed in (0, 2):
+        q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations, workers=4,
+                        threads_per_worker=4, policy=["queue", "tidegate"], seed=seed,
+                        processes=1, record_memory=False)  # fmt: skip
+        assert t.makespan <= 1.05 * q.makespan, (seed, t.makespan, q.makespan)
+        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
+        assert t.bytes_transferred <= q.bytes_transferred

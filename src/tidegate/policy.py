@@ -288,8 +288,12 @@ def passes_for_group(roots_processing: int, threads: int) -> bool:
     queuing's). Its costs: 4 x 4 with 48 loads 1.03 -> 1.10x (a root refused while all 4
     threads load waits unsent for a thread; counted by tasks processing rather than roots,
     1.14x), and at 8 x 2 two of the sim fingerprints' variants peak 100 -> 120 MB (queuing
-    100 and 80; above queuing's on main too); bench/results/wall28-findings.txt."""
-    return not frees_slot_on(threads) and roots_processing < threads
+    100 and 80; above queuing's on main too); bench/results/wall28-findings.txt.
+    On four threads or more one such root may still queue behind the loads (w44): refused
+    there, it went to another worker whose own group's roots then waited behind a combine
+    (twin 4 x 4, 48 loads: last loads 0.76 s against 0.71; 1.10x queuing's makespan, now
+    1.03x as before wall28; 4 x 2, 3 x 2, 8 x 2 unchanged); bench/results/w44-findings.txt."""
+    return not frees_slot_on(threads) and roots_processing < threads + (threads >= 4)
 
 
 def may_fit_count(counts, opens: int) -> bool:
