@@ -1378,10 +1378,15 @@ def frees_slot_on(threads: int) -> bool:
 BUSY_PASS = 0
 
 
-def passes_busy(processing: int, threads: int) -> bool:
+def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
     """May a root pass a worker's in-flight count by completing a consumer there while
     ``processing`` tasks are processing on its ``threads`` threads? Not where at least
-    ``BUSY_PASS`` x its threads are (0: always may). Sent there, it waits in the worker's
+    ``BUSY_PASS`` x its threads are (0: always may), unless every meeting of the root
+    reads at most two inputs (``widest``: its widest meeting's count; busy28): a pair's
+    load on a busy worker frees its partner's slot as soon as it runs (twin rechunk-add
+    20x4 / 100x4: all 4,233 refusals were of roots whose meetings are all pairs, processing
+    8-13 on 4 threads, and cost +0.5% / +1.9% makespan, no peak gained); resample's roots
+    feed a week write of 105 inputs besides their pairs. Sent there, it waits in the worker's
     queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
     a load in memory. one28 (not on by default: it moves rechunk-add's traces): with
     BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
@@ -1389,7 +1394,7 @@ def passes_busy(processing: int, threads: int) -> bool:
     peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
     rechunk-add 20x4 / 100x4 makespan +0.5% / +1.9% (bench/results/one28-findings.txt).
     The core asks for a root only with a thread free: there it never refuses."""
-    return not BUSY_PASS or threads <= 1 or processing < BUSY_PASS * threads
+    return not BUSY_PASS or threads <= 1 or widest <= 2 or processing < BUSY_PASS * threads
 
 
 def _below(chain_tops, c):
