@@ -29,3 +29,40 @@ def test_twin_resample_over_straddled_chunks_holds_no_chain_of_loads(tmp_path):
     assert max(tide.peak_memory_per_worker) <= 1.05 * max(queue.peak_memory_per_worker), (
         tide.peak_memory_per_worker, queue.peak_memory_per_worker)
     assert tide.makespan <= 1.05 * queue.makespan, tide.makespan / queue.makespan
+
+
+def test_busy_pass_spares_roots_whose_meetings_are_all_pairs():
+    """busy28: policy.passes_busy refuses a completing pass on a busy multi-thread worker
+    (resample's roots, which also feed a 105-input week write), but not a root whose
+    meetings are all pairs (rechunk-add: its 4,233 refusals at 20 x 4 / 100 x 4 cost
+    +0.5-1.9% makespan and gained no peak)."""
+    from tidegate import policy
+
+    old = policy.BUSY_PASS
+    try:
+        policy.BUSY_PASS = 2
+        assert not policy.passes_busy(12, 4, 105)
+        assert policy.passes_busy(12, 4, 2)  # a pair's root passes however busy
+        assert policy.passes_busy(7, 4, 105) and policy.passes_busy(12, 1, 105)
+        policy.BUSY_PASS = 0
+        assert policy.passes_busy(12, 4, 105)
+    finally:
+        policy.BUSY_PASS = old
+
+
+def test_twin_resample_at_2x2_with_busy_pass_and_frees_slot_everywhere(tmp_path, monkeypatch):
+    """busy28 (both switches on by default since busy28): with frees_slot on every worker and BUSY_PASS = 2
+    (pairs spared) the twin's resample at 2 x 2 holds at most 1.10x queuing's peak (3
+    builds 1.02-1.04x; main's constants 1.25-1.53x). Fails with BUSY_PASS = 0."""
+    from tidegate import policy
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import resample
+
+    monkeypatch.setattr(policy, "FREES_SLOT_THREADS", 99)
+    monkeypatch.setattr(policy, "BUSY_PASS", 2)
+    w = resample(tmp_path / "in.zarr")
+    queue, tide = simulate(w.graph, workers=2, threads_per_worker=2, policy=["queue", "tidegate"],
+                           sizes=w.sizes, durations=w.durations)
+    assert max(tide.peak_memory_per_worker) <= 1.10 * max(queue.peak_memory_per_worker), (
+        tide.peak_memory_per_worker, queue.peak_memory_per_worker)
+    assert tide.makespan <= 1.05 * queue.makespan, tide.makespan / queue.makespan

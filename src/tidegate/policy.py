@@ -1362,8 +1362,10 @@ def _top_task(tops, inner, where, nbytes):
 # 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
 # leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
-# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on).
-FREES_SLOT_THREADS = 1
+# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on). 99
+# (every worker) since busy28, with BUSY_PASS = 2: one28's 1 (one thread) left the twin's
+# resample at 2x2 / 4x2 / 2x4 1.25-1.53x queuing's peak; both on 0.96-1.08x. 1: one28's.
+FREES_SLOT_THREADS = 99
 
 
 def frees_slot_on(threads: int) -> bool:
@@ -1381,22 +1383,28 @@ def frees_slot_on(threads: int) -> bool:
 
 
 # A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
-# its threads are processing there (passes_busy); 0: no such bound (main's decisions).
-BUSY_PASS = 0
+# its threads are processing there (passes_busy; roots whose meetings are all pairs are
+# spared, busy28); 0: no such bound (one28's decisions).
+BUSY_PASS = 2
 
 
-def passes_busy(processing: int, threads: int) -> bool:
+def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
     """May a root pass a worker's in-flight count by completing a consumer there while
     ``processing`` tasks are processing on its ``threads`` threads? Not where at least
-    ``BUSY_PASS`` x its threads are (0: always may). Sent there, it waits in the worker's
+    ``BUSY_PASS`` x its threads are (0: always may), unless every meeting of the root
+    reads at most two inputs (``widest``: its widest meeting's count; busy28): a pair's
+    load on a busy worker frees its partner's slot as soon as it runs (twin rechunk-add
+    20x4 / 100x4: all 4,233 refusals were of roots whose meetings are all pairs, processing
+    8-13 on 4 threads, and cost +0.5% / +1.9% makespan, no peak gained); resample's roots
+    feed a week write of 105 inputs besides their pairs. Sent there, it waits in the worker's
     queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
-    a load in memory. one28 (not on by default: it moves rechunk-add's traces): with
+    a load in memory. one28 (on by default since busy28, which spared the pairs): with
     BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
     resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
     peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
     rechunk-add 20x4 / 100x4 makespan +0.5% / +1.9% (bench/results/one28-findings.txt).
     The core asks for a root only with a thread free: there it never refuses."""
-    return not BUSY_PASS or threads <= 1 or processing < BUSY_PASS * threads
+    return not BUSY_PASS or threads <= 1 or widest <= 2 or processing < BUSY_PASS * threads
 
 
 def _below(chain_tops, c):

@@ -1950,10 +1950,11 @@ class Plugin(SchedulerPlugin):
         if plan.meetings:
             found, lacks, shared, complete, spread = self._walk(ts, plan)
             if complete and not plan.deep and policy_module.BUSY_PASS:
-                # (policy.passes_busy: off on main; see one28-findings.txt)
+                # (policy.passes_busy: off on main; see one28-, busy28-findings.txt)
                 workers = books.workers
+                widest = max(len(m.dependencies) for m, _ in plan.meetings)
                 complete = {w for w in complete if w not in workers or policy_module.passes_busy(
-                    workers[w].processing, workers[w].threads)}  # fmt: skip
+                    workers[w].processing, workers[w].threads, widest)}  # fmt: skip
             if complete and not plan.deep and policy_module.FREES_SLOT & 1:
                 # A pass past the count only where completing frees a slot there
                 # (policy.frees_slot): a reduction's result waiting frees none.
