@@ -51,7 +51,7 @@ def test_busy_pass_spares_roots_whose_meetings_are_all_pairs():
 
 
 def test_twin_resample_at_2x2_with_busy_pass_and_frees_slot_everywhere(tmp_path, monkeypatch):
-    """busy28 (both switches on by default since busy28): with frees_slot on every worker and BUSY_PASS = 2
+    """busy28 (switches off by default): with frees_slot on every worker and BUSY_PASS = 2
     (pairs spared) the twin's resample at 2 x 2 holds at most 1.10x queuing's peak (3
     builds 1.02-1.04x; main's constants 1.25-1.53x). Fails with BUSY_PASS = 0."""
     from tidegate import policy

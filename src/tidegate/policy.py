@@ -1362,10 +1362,8 @@ def _top_task(tops, inner, where, nbytes):
 # 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
 # leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
-# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on). 99
-# (every worker) since busy28, with BUSY_PASS = 2: one28's 1 (one thread) left the twin's
-# resample at 2x2 / 4x2 / 2x4 1.25-1.53x queuing's peak; both on 0.96-1.08x. 1: one28's.
-FREES_SLOT_THREADS = 99
+# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on).
+FREES_SLOT_THREADS = 1
 
 
 def frees_slot_on(threads: int) -> bool:
@@ -1384,8 +1382,11 @@ def frees_slot_on(threads: int) -> bool:
 
 # A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
 # its threads are processing there (passes_busy; roots whose meetings are all pairs are
-# spared, busy28); 0: no such bound (one28's decisions).
-BUSY_PASS = 2
+# spared, busy28); 0: no such bound. Off, with FREES_SLOT_THREADS = 1, although both on
+# (99, 2) bring the twin's resample at 2x2 / 4x2 / 2x4 to 0.96-1.08x queuing's peak with
+# rechunk-add untouched: on every worker frees_slot_on makes passes_for_group (wall28, w44)
+# never pass, 34 core traces move, and neither 4x4 nor a LocalCluster was measured so (lead28).
+BUSY_PASS = 0
 
 
 def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
@@ -1398,7 +1399,7 @@ def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
     8-13 on 4 threads, and cost +0.5% / +1.9% makespan, no peak gained); resample's roots
     feed a week write of 105 inputs besides their pairs. Sent there, it waits in the worker's
     queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
-    a load in memory. one28 (on by default since busy28, which spared the pairs): with
+    a load in memory. one28 / busy28 (off by default, see BUSY_PASS): with
     BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
     resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
     peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
