@@ -451,7 +451,7 @@ def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
 # slices were cut it landed though a late cut still held it (dask.order runs some takers
 # last): twin 4 x 1 g3 s2, chunk 13 landed at 0.43 s, held till 1.47 s, and its worker took
 # two more loads (peak 156.0 MB against queuing's 114.6; sized so, 124.4). Over 3 graph
-# builds x 3 seeds (bench/grp28_twin.py) peak / queuing's, median and max: 2 x 1 0.94 / 1.20
+# builds x 3 seeds (bench/grp27_twin.py) peak / queuing's, median and max: 2 x 1 0.94 / 1.20
 # -> 0.86 / 1.01, 4 x 1 0.91 / 1.36 -> 0.92 / 1.16; time 2 x 1 0.984 / 1.031 -> 1.019 /
 # 1.086, 4 x 1 1.007 / 1.059 -> 0.991 / 1.024. On every worker 2 x 2 too: peak 0.97 / 1.28
 # -> 0.86 / 1.06 but time 1.041 / 1.144 -> 1.089 / 1.193 (the chunk's slot waits for its
