@@ -157,6 +157,13 @@ def test_stack_sum_2x2_pairs_opened_out_of_order_do_not_idle_a_thread():
         assert t.bytes_transferred <= 0.01 * q.bytes_transferred  # (8 kB partials)
 
 
+def _unique_loaders_on_4(g, threads, seed):
+    """queue's and tidegate's twin runs of fidelity.unique_loaders ``g`` on 4 workers."""
+    return simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations, workers=4,
+                    threads_per_worker=threads, policy=["queue", "tidegate"], seed=seed,
+                    processes=1, record_memory=False)  # fmt: skip
+
+
 def test_a_tree_reductions_next_group_does_not_queue_behind_busy_threads():
     """Unique-key loaders reduced pairwise (sim fingerprints' f-unique) at 4 x 2: the first
     root of a group's second pair, placed by its further meeting (hooks._decide's hint), passed
@@ -168,9 +175,7 @@ def test_a_tree_reductions_next_group_does_not_queue_behind_busy_threads():
 
     g = unique_loaders(steps=24)
     for seed in range(2):
-        q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations, workers=4,
-                        threads_per_worker=2, policy=["queue", "tidegate"], seed=seed,
-                        processes=1, record_memory=False)  # fmt: skip
+        q, t = _unique_loaders_on_4(g, 2, seed)
         loads: dict = {}
         for s in t.trace.tasks:
             if s.key.startswith("load_"):
@@ -193,9 +198,7 @@ def test_a_tree_reductions_next_group_may_queue_behind_four_loading_threads():
 
     g = unique_loaders(steps=48)
     for seed in (0, 2):
-        q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations, workers=4,
-                        threads_per_worker=4, policy=["queue", "tidegate"], seed=seed,
-                        processes=1, record_memory=False)  # fmt: skip
+        q, t = _unique_loaders_on_4(g, 4, seed)
         assert t.makespan <= 1.05 * q.makespan, (seed, t.makespan, q.makespan)
         assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
         assert t.bytes_transferred <= q.bytes_transferred
