@@ -1,7 +1,9 @@
 """The plugin runs dask's _task_to_msg with widely held inputs' holders listed from a kept
 copy (tidegate.distributed.holders): every message is dask's own, holders in the same
-order, also after the holders changed; the copy is made only from the expression dask
-has (else dask's own method stays), and uninstall gives dask's back."""
+order, also after the holders changed (the plugin's replica hooks drop a set's copy before
+each change: every change of a task's holders goes through them); the copy is made only
+from the expression dask has (else dask's own method stays), and uninstall gives dask's
+back."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ pytest.importorskip("distributed")
 from distributed.scheduler import SchedulerState, WorkerState  # noqa: E402
 from distributed.protocol.serialize import ToPickle  # noqa: E402
 
-from test_distributed import _bare_state, _installed_copy_then_dask_s_own  # noqa: E402
+from distributed.core import Status  # noqa: E402
+from test_distributed import (  # noqa: E402
+    _bare_state, _installed_copy_then_dask_s_own, _installed_on_bare_state,
+)
 from tidegate.distributed import holders  # noqa: E402
 
 
@@ -46,7 +51,8 @@ def test_messages_are_dask_s_with_holders_in_dask_s_order_as_they_change():
     none = SimpleNamespace(key="none", nbytes=1, who_has=None)
     ts = _task([grid, few, none])  # (dask iterates a set: any iterable does here)
     dask = SchedulerState._task_to_msg
-    copy = holders.task_to_msg(dask)(holders.listing())
+    listed = holders.listing()
+    copy = holders.task_to_msg(dask)(listed)
     assert copy.__wrapped__ is dask
     orders = set()
     for step in range(40):
@@ -55,22 +61,70 @@ def test_messages_are_dask_s_with_holders_in_dask_s_order_as_they_change():
             # dask's tuples in dask's order (a worker picks whom to fetch from by it)
             assert got["who_has"]["grid"] == tuple(ws.address for ws in grid.who_has)
         orders.add(got["who_has"]["grid"])
-        # churn: drop one holder and add others, so the set's order changes too
+        # churn: drop one holder and add others, so the set's order changes too (each
+        # change first drops the kept copy, as the plugin's replica hooks do)
         pool = workers + extra
+        listed.kept.pop(id(grid.who_has), None)
         grid.who_has.discard(pool[(7 * step) % len(pool)])
         for ws in itertools.islice(itertools.cycle(pool), 3 * step, 3 * step + 2):
+            listed.kept.pop(id(grid.who_has), None)
             grid.who_has.add(ws)
     assert len(orders) > 30
 
 
-def test_a_kept_listing_is_not_used_for_the_same_holders_in_another_order():
+def test_a_kept_listing_is_used_for_the_same_set_until_its_copy_is_dropped():
     workers = [SimpleNamespace(address=f"w{i}") for i in range(20)]
     addresses = holders.listing()
     first = addresses(workers)
     assert addresses(workers) is first  # kept
+    assert addresses(list(workers)) == first and addresses(list(workers)) is not first
+    addresses.kept.pop(id(workers))  # (the replica hooks, before a change of the holders)
     workers.reverse()  # (a list stands for a set whose order changed: same members)
     assert addresses(workers) == tuple(w.address for w in workers) != first
     assert addresses(workers[:3]) == ("w19", "w18", "w17")  # few: listed, not kept
+
+
+def test_the_replica_hooks_drop_the_kept_copy_before_the_holders_change():
+    """Through dask's own SchedulerState.add_replica, remove_replica, remove_all_replicas
+    (the plugin's hooks): the listing after each change is the new holders'."""
+    state, plugin = _installed_on_bare_state(saturation=1.0)
+    assert plugin._listed is not None
+    extra = [WorkerState(address=f"tcp://10.0.1.{i}:1234", status=Status.running, pid=0,
+                         name=str(i), nthreads=1, memory_limit=1, local_directory="",
+                         nanny=None, server_id=str(i), scheduler=state)  # fmt: skip
+             for i in range(12)]
+    ts = _Held("grid")
+    addresses = _plugin_addresses(plugin)
+    for ws in extra[:10]:
+        state.add_replica(ts, ws)
+    first = addresses(ts.who_has)
+    assert addresses(ts.who_has) is first  # kept
+    state.remove_replica(ts, extra[3])
+    assert addresses(ts.who_has) == tuple(ws.address for ws in ts.who_has) != first
+    state.add_replica(ts, extra[11])
+    assert addresses(ts.who_has) == tuple(ws.address for ws in ts.who_has)
+    assert extra[11].address in addresses(ts.who_has)
+    who = ts.who_has
+    state.remove_all_replicas(ts)
+    assert id(who) not in plugin._listed
+    plugin.uninstall()
+
+
+class _Held:
+    """What dask's add_replica / remove_replica read of a task in memory."""
+
+    def __init__(self, key):
+        self.key, self.state, self.who_has, self.nbytes = key, "memory", None, 8
+
+    def get_nbytes(self):
+        return self.nbytes
+
+
+def _plugin_addresses(plugin):
+    """The ``addresses`` the plugin's copy of _task_to_msg calls (its closure variable)."""
+    fn = plugin._task_to_msg.__func__
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    return cells[holders.HOOK].cell_contents
 
 
 def _copies_differently(self, ts):

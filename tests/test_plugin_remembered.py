@@ -11,7 +11,9 @@ kept while its walks hold ("further park": the walks and the further meeting are
 found anew), and further meetings are found from a kept plan of the graph's edges
 (``policy.further_plan``; "further plan": compared with ``policy.further_meeting``); and
 ``Books.place`` answers at once for a root refused by its one partner's busy worker
-("waits": the per-worker lists and ``policy.place_root`` also asked). With ``Books.audit``
+("waits": the per-worker lists and ``policy.place_root`` also asked). Since session 29:
+the holders listed in a compute message are kept per holders' set until the plugin's
+replica hooks see it change ("holders": listed anew and compared). With ``Books.audit``
 set, every answer taken from those is also found anew and compared (an assertion inside the plugin, which its guard records in
 ``plugin.errors``). These twin runs cover the workloads where they are used most.
 """
@@ -60,6 +62,9 @@ def audited(monkeypatch):
     ("rechunk-add", 150, 10, {"memory_limit": 0.5}, {"refused", "walk", "further",
                                                      "still waits", "further plan",
                                                      "waits"}),
+    # inputs held widely (weighted's grids): their holders listed in compute messages
+    # from a copy kept while the set is unchanged (holders.listing, "holders")
+    ("weighted", 100, 20, {}, {"holders"}),
 ])
 def test_remembered_answers_are_the_ones_found_anew(audited, name, steps, workers, options,
                                                    used):

@@ -33,23 +33,32 @@ KEPT = 1024  # kept listings, at most (then all are dropped): O(KEPT x workers) 
 HOOK = "_tidegate_addresses"  # the closure variable the copy calls
 
 
-def listing():
-    """A fresh ``addresses(who)`` with its own kept copies (one per scheduler)."""
+def listing(audited: dict | None = None):
+    """A fresh ``addresses(who)`` with its own kept copies (one per scheduler). The
+    plugin drops a set's copy (``addresses.kept.pop(id(who), None)``) before each change
+    of a task's holders: its replica hooks see every one (``Plugin._replicas``).
+    ``audited``: every copy used is also listed anew and compared, counted there under
+    "holders" (tests)."""
     kept: dict = {}
 
     def addresses(who) -> tuple:
-        """``tuple(ws.address for ws in who)``, from a kept copy when ``who`` yields the
-        same WorkerStates in the same order as when it was kept."""
+        """``tuple(ws.address for ws in who)``, from a kept copy while ``who`` (the same
+        set object) has not changed since it was kept: a set yields its members in the
+        same order until it changes."""
         if len(who) < FEW:
             return tuple(map(_address, who))
-        members = tuple(who)
         k = kept.get(id(who))
-        if k is not None and k[0] == members:
+        if k is not None and k[0] is who:
+            if audited is not None:
+                assert k[1] == tuple(map(_address, who)), (k[1], who)
+                audited["holders"] = audited.get("holders", 0) + 1
             return k[1]
         if len(kept) >= KEPT:
             kept.clear()
-        out = kept[id(who)] = (members, tuple(map(_address, members)))
-        return out[1]
+        # (the set itself kept: its id is not reused while its copy is)
+        out = tuple(map(_address, who))
+        kept[id(who)] = (who, out)
+        return out
 
     addresses.kept = kept
     return addresses

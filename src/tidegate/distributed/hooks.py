@@ -576,6 +576,7 @@ class Plugin(SchedulerPlugin):
         self._apply = apply
         self._server = False
         self._task_to_msg = None
+        self._listed = None  # holders.listing's kept copies, by id of a task's holders
         self._saved_idle_task_count = None
         self._held = set()
         self._pokes = itertools.count()
@@ -633,7 +634,9 @@ class Plugin(SchedulerPlugin):
         if "_task_to_msg" not in scheduler.__dict__:  # (not another's override)
             make = holders.task_to_msg(type(scheduler)._task_to_msg)
             if make is not None:
-                self._task_to_msg = MethodType(make(holders.listing()), scheduler)
+                listed = holders.listing(self.books.audited if self.books.audit else None)
+                self._listed = listed.kept  # (dropped by the replica hooks: _replicas)
+                self._task_to_msg = MethodType(make(listed), scheduler)
                 scheduler._task_to_msg = self._task_to_msg
         idle_task_count = scheduler.idle_task_count
         self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
@@ -2224,11 +2227,15 @@ class Plugin(SchedulerPlugin):
     def _replicas(self, original):
         """dask's ``original`` (add_replica, remove_replica: ``(ts, ws)``;
         remove_all_replicas: ``(ts)``), and the task stamped as moved if a kept walk looked
-        at it."""
+        at it. The holders' listing kept for compute messages (holders.listing) is
+        dropped first: the set changes."""
         plugin = self
+        listed = self._listed if self._listed is not None else {}
 
         if original.__name__ == "remove_all_replicas":
             def stamped(ts):
+                if listed:
+                    listed.pop(id(ts.who_has), None)
                 original(ts)
                 if ts.key in plugin._moves:
                     plugin._moved += 1
@@ -2238,12 +2245,16 @@ class Plugin(SchedulerPlugin):
                 # (a task finishing on its worker: still "processing", no holder yet; it
                 # is where it ran, as before: see transition)
                 same = ts.state == "processing" and not ts.who_has
+                if listed and not same:
+                    listed.pop(id(ts.who_has), None)
                 original(ts, ws)
                 if not same and ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
         else:
             def stamped(ts, ws):
+                if listed:
+                    listed.pop(id(ts.who_has), None)
                 original(ts, ws)
                 if ts.key in plugin._moves:
                     plugin._moved += 1
