@@ -663,7 +663,9 @@ class MeetingPlan(NamedTuple):
     ``further``: a meeting's output meets other data again in one task (see
     :func:`meets_further`). ``wide``: the root's one meeting when it has more than
     ``fanout`` inputs (see :func:`joins_started_fan_in`), else None. ``pair``: a
-    further meeting combines two arrays (see :func:`joins_two_sides`)."""
+    further meeting combines two arrays (see :func:`joins_two_sides`). ``gather``: every
+    meeting is a final task (no dependents: the graph's output gather, see
+    :func:`gathers_only`)."""
 
     spread: bool
     inputs: tuple
@@ -672,6 +674,27 @@ class MeetingPlan(NamedTuple):
     wide: object = None
     pair: bool = False
     deep: bool = False
+    gather: bool = False
+
+
+def gathers_only(meetings, dependents) -> bool:
+    """Does a root's data meet other data only in final tasks (no dependents: the graph's
+    output gather, ``finalize-...`` of ``Client.compute``, reading every output chunk; of
+    a ``da.store``, every per-chunk store's ``None``)? Then its partners there rank the
+    workers it may go to but are no reason to wait for their busy workers
+    (``books.Books.place``'s ``gather``): co-located or not, all of the gather's inputs are
+    held on one worker in the end, so co-locating them saves no memory, only the copies
+    into that task, while waiting for the partners' worker runs them on its threads alone.
+    Why: twin seed weighted (12 stores reading two 8 MB grids, ~120 ms each, meeting in
+    the finalize), 2 x 2: once the first stores went to w1 every other store's partners
+    were there; they waited for w1 while w0 ran one store on one of its two threads
+    (bench/results/wall29-findings.txt)."""
+    if not meetings:
+        return False
+    for m, _ in meetings:
+        if dependents(m):
+            return False
+    return True
 
 
 # How far meeting_plan walks (its ``halo_depth``) from a root whose meetings within its
@@ -775,7 +798,8 @@ def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chain
     return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
                        meets_further(meetings, dependents, dependencies, fanout), wide,
                        group is not None and joins_two_sides(meetings, dependents,
-                                                             dependencies, group))
+                                                             dependencies, group),
+                       gather=gathers_only(meetings, dependents))
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
