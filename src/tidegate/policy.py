@@ -685,8 +685,11 @@ def gathers_only(meetings, dependents, dependencies, group) -> bool:
     ``gather``): co-located or not, all of a gather's inputs are held on its one worker in
     the end, so co-locating them saves no memory, only the copies into that task, while
     waiting for the partners' worker runs them on its threads alone. A final task of two
-    collections (``a + b`` kept as the output, without a finalize) is no gather: there
-    co-locating the two loads saves copying one. Why: twin seed weighted (12 stores
+    collections (``a + b`` kept as the output, without a finalize: twin sim fingerprints
+    slice-add, vorticity moved) or of two inputs (a pair's combine computed as one of a
+    list of outputs: tests/test_plugin_safety.py's blocked pairs, whose second roots wait
+    for their partner's worker) is no gather: there co-locating the loads saves copying
+    one. Why: twin seed weighted (12 stores
     reading two 8 MB grids, ~120 ms each, meeting in the finalize), 2 x 2: once the first
     stores went to w1 every other store's partners were there; they waited for w1 while w0
     ran one store on one of its two threads (bench/results/wall29-findings.txt). Without
@@ -696,8 +699,11 @@ def gathers_only(meetings, dependents, dependencies, group) -> bool:
     for m, _ in meetings:
         if dependents(m):
             return False
+        ins = dependencies(m)
+        if len(ins) <= 2:
+            return False  # a pair's combine kept as an output: a meeting, no gather
         first = None
-        for d in dependencies(m):
+        for d in ins:
             g = group(d)
             if first is None:
                 first = g
