@@ -749,7 +749,8 @@ class Books:
 
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
-              commits=False, further=False, wide=False, deep=False):  # fmt: skip
+              commits=False, further=False, wide=False, deep=False,
+              gather=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -776,7 +777,13 @@ class Books:
         all found (``policy.further_meeting``'s ``whole``): there task passes the count
         only as ``policy.passes_for_further`` says. ``deep``: ``complete`` was found by a
         deep meeting plan (``policy.MeetingPlan.deep``, a chunk's halo): there task passes
-        the count only as ``policy.passes_for_halo`` says.
+        the count only as ``policy.passes_for_halo`` says. ``gather``: task's data meets
+        other data only in final tasks (``policy.gathers_only``): every partner counts as
+        ``shared`` (ranks, makes no root wait), and a worker, a partner's or not, takes it
+        only with a thread free: none is queued behind running work, so the roots bind
+        to workers as threads free (tasks of unequal length: twin seed weighted 4 x 1,
+        one queued behind each worker's running store, 1.053x queuing's makespan; bound
+        as threads free, 1.019x; bench/results/wall29-findings.txt).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -785,6 +792,8 @@ class Books:
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
         not the cluster's size."""
         mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
+        if gather and partners:
+            shared = partners
         est = self.estimate(known, group)  # the same on every worker
         opens = self.opens(lacks) if commits else 0
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
@@ -851,7 +860,7 @@ class Books:
             for w in partners:
                 book = self.workers.get(w)
                 if book is not None and partners[w] > 0:
-                    if admits(book, w):
+                    if (not gather or book.processing < book.threads) and admits(book, w):
                         return self._placed(task, w, stimulus_id, lacks)
                     refused = w  # (not asked again below: one answer, one log entry)
                     if book.processing and partners[w] > (shared.get(w, 0) if shared else 0):
@@ -875,7 +884,8 @@ class Books:
             idle.append(book.processing == 0)
             load.append((book.roots_processing + book.roots_untouched + book.processing)
                         / book.threads)  # (roots_in_flight, without the property's call)
-            ok = w != refused and admits(book, w)
+            ok = w != refused and (not gather or book.processing < book.threads) \
+                and admits(book, w)  # fmt: skip
             admissible.append(ok)
             return ok
 
@@ -892,6 +902,8 @@ class Books:
                     continue
                 if own and self.workers[w].processing:
                     continue  # with partners elsewhere only an idle worker may take it
+                if gather and self.workers[w].processing >= self.workers[w].threads:
+                    continue  # (a final gather's partners: one with a thread free)
                 if examine(w):
                     break
         if not ws:

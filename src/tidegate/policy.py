@@ -663,7 +663,8 @@ class MeetingPlan(NamedTuple):
     ``further``: a meeting's output meets other data again in one task (see
     :func:`meets_further`). ``wide``: the root's one meeting when it has more than
     ``fanout`` inputs (see :func:`joins_started_fan_in`), else None. ``pair``: a
-    further meeting combines two arrays (see :func:`joins_two_sides`)."""
+    further meeting combines two arrays (see :func:`joins_two_sides`). ``gather``: every
+    meeting is a final gather of one collection's pieces (see :func:`gathers_only`)."""
 
     spread: bool
     inputs: tuple
@@ -672,6 +673,43 @@ class MeetingPlan(NamedTuple):
     wide: object = None
     pair: bool = False
     deep: bool = False
+    gather: bool = False
+
+
+def gathers_only(meetings, dependents, dependencies, group) -> bool:
+    """Does a root's data meet other data only in final gathers: tasks with no dependents
+    that join pieces of one collection (every input of one task group, ``group(t)``):
+    ``finalize-...`` of ``Client.compute`` reading every output chunk; of a ``da.store``,
+    every per-chunk store's ``None``? Then its partners there rank the workers it may go
+    to but are no reason to wait for their busy workers (``books.Books.place``'s
+    ``gather``): co-located or not, all of a gather's inputs are held on its one worker in
+    the end, so co-locating them saves no memory, only the copies into that task, while
+    waiting for the partners' worker runs them on its threads alone. A final task of two
+    collections (``a + b`` kept as the output, without a finalize: twin sim fingerprints
+    slice-add, vorticity moved) or of two inputs (a pair's combine computed as one of a
+    list of outputs: tests/test_plugin_safety.py's blocked pairs, whose second roots wait
+    for their partner's worker) is no gather: there co-locating the loads saves copying
+    one. Why: twin seed weighted (12 stores
+    reading two 8 MB grids, ~120 ms each, meeting in the finalize), 2 x 2: once the first
+    stores went to w1 every other store's partners were there; they waited for w1 while w0
+    ran one store on one of its two threads (bench/results/wall29-findings.txt). Without
+    ``group`` (a body that gives none): False."""
+    if not meetings or group is None:
+        return False
+    for m, _ in meetings:
+        if dependents(m):
+            return False
+        ins = dependencies(m)
+        if len(ins) <= 2:
+            return False  # a pair's combine kept as an output: a meeting, no gather
+        first = None
+        for d in ins:
+            g = group(d)
+            if first is None:
+                first = g
+            elif g is not first and g != first:
+                return False
+    return True
 
 
 # How far meeting_plan walks (its ``halo_depth``) from a root whose meetings within its
@@ -775,7 +813,8 @@ def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chain
     return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
                        meets_further(meetings, dependents, dependencies, fanout), wide,
                        group is not None and joins_two_sides(meetings, dependents,
-                                                             dependencies, group))
+                                                             dependencies, group),
+                       gather=gathers_only(meetings, dependents, dependencies, group))
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:

@@ -1987,10 +1987,13 @@ class Plugin(SchedulerPlugin):
             if placed is not None:
                 return placed
         if partners:
-            own = {w: n for w, n in partners.items() if n > shared.get(w, 0)}
+            # (partners through a final gather only, policy.gathers_only: none to wait for;
+            # refused, it stays in line, not parked on their workers)
+            own = {} if plan.gather else {w: n for w, n in partners.items()
+                                          if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
-                               plan.further, deep=plan.deep), own  # fmt: skip
+                               plan.further, deep=plan.deep, gather=plan.gather), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.

@@ -1,0 +1,82 @@
+"""bench/wall24_twin.py's cells (a bench/distributed.py workload in the twin with its
+measured durations, 200 MB/s into each worker, senders free, 1 ms latency) over key
+namings x twin seeds: tidegate / queue makespan and peak per worker, median [min-max]
+(session 29, wall29). Naming n > 0 appends "-n<n>" to every key's name (dask's set order
+at the graph's arrival and the twin's ties follow the names); n = 0 is wall24_twin's cell.
+
+    python bench/wall29_small.py [--only seed-weighted] [--shapes 2x2,2x1,4x1]
+        [--lags 0.002,0.01] [--namings 3] [--seeds 5] [--outgoing BYTES/S] [-v]
+        [--patch FILE.py: exec'd before the runs, e.g. to switch a rule off]
+"""
+import argparse
+import math
+import os
+import statistics
+import sys
+from pathlib import Path
+
+_here = os.path.dirname(os.path.abspath(__file__))
+ap = argparse.ArgumentParser()
+ap.add_argument("--only", default="seed-weighted")
+ap.add_argument("--shapes", default="2x2,2x1,4x1")
+ap.add_argument("--lags", default="0.002,0.01")
+ap.add_argument("--namings", type=int, default=3)
+ap.add_argument("--seeds", type=int, default=5)
+ap.add_argument("--measured", default=str(Path(_here) / "results" / "wall24-measured.json"))
+ap.add_argument("--outgoing", type=float, default=math.inf,
+                help="bytes/s out of each worker (default: senders free, as wall24_twin)")
+ap.add_argument("-v", action="store_true")
+ap.add_argument("--patch", action="append", default=[])
+a = ap.parse_args()
+for p in a.patch:
+    exec(open(p).read())
+sys.path.insert(0, _here)
+import wall24_twin as W  # noqa: E402
+from tidegate.sim import simulate  # noqa: E402
+
+
+def renamed(model, n):
+    """(graph, keys, sizes, durations) of the model with "-n<n>" appended to each name."""
+    def new(k):
+        return (f"{k[0]}-n{n}",) + k[1:] if isinstance(k, tuple) else f"{k}-n{n}"
+    ren = {k: new(k) for k in model.dsk}
+    dsk = {ren[k]: v.substitute(ren, key=ren[k]) for k, v in model.dsk.items()}
+    return (dsk, [ren[k] for k in model.keys], {ren[k]: v for k, v in model.sizes.items()},
+            {ren[k]: v for k, v in model.durations.items()})
+
+
+bd = W._bench()
+bd._INPUTS["steps"] = 48
+for name in a.only.split(","):
+    model = W.model_of(bd, name, 48, 3, Path(a.measured))
+    graphs = [renamed(model, n) if n else None for n in range(a.namings)]
+    for lag in map(float, a.lags.split(",")):
+        for shape in a.shapes.split(","):
+            w, t = map(int, shape.split("x"))
+            rows = []
+            for n, g in enumerate(graphs):
+                for seed in range(a.seeds):
+                    kw = dict(workers=w, threads_per_worker=t, bandwidth=200e6,
+                              outgoing_bandwidth=a.outgoing, latency=0.001, thread_lag=lag,
+                              seed=seed, record_memory=False, processes=1)
+                    if g is None:
+                        q, d = simulate(model, policy=["queue", "tidegate"], **kw)
+                    else:
+                        q, d = simulate(g[0], keys=g[1], sizes=g[2], durations=g[3],
+                                        policy=["queue", "tidegate"], **kw)
+                    mr = d.makespan / q.makespan
+                    pr = max(d.peak_memory_per_worker) / max(q.peak_memory_per_worker)
+                    rows.append((mr, pr, d.bytes_transferred, q.bytes_transferred))
+                    if a.v:
+                        print(f"  n{n} s{seed} tg {d.makespan:.4f} q {q.makespan:.4f} x{mr:.3f} "
+                              f"peak {max(d.peak_memory_per_worker) / 1e6:.1f}/"
+                              f"{max(q.peak_memory_per_worker) / 1e6:.1f} moved "
+                              f"{d.bytes_transferred / 1e6:.1f}/{q.bytes_transferred / 1e6:.1f}")
+            ms = sorted(r[0] for r in rows)
+            ps = sorted(r[1] for r in rows)
+            mv = sorted(r[2] / r[3] if r[3] else 1.0 for r in rows)
+            print(f"{name} {shape} lag{lag * 1e3:g}ms n={len(rows)} makespan "
+                  f"{statistics.median(ms):.3f} [{ms[0]:.3f}-{ms[-1]:.3f}] mean "
+                  f"{statistics.mean(ms):.3f}  peak {statistics.median(ps):.2f} "
+                  f"[{ps[0]:.2f}-{ps[-1]:.2f}]  moved {statistics.median(mv):.2f} "
+                  f"[{mv[0]:.2f}-{mv[-1]:.2f}]", flush=True)
