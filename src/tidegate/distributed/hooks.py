@@ -2027,8 +2027,9 @@ class Plugin(SchedulerPlugin):
             else:  # (policy.FREES_SLOT: not behind readers on one thread, nor behind
                 # a load on every thread: policy.passes_for_group)
                 workers = books.workers
+                widest = max(len(m.dependencies) for m, _ in plan.meetings)
                 done = {w for w in hint if w in workers and passes_for_group(
-                    workers[w].roots_processing, workers[w].threads)}
+                    workers[w].roots_processing, workers[w].threads, widest)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
