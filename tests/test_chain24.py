@@ -35,7 +35,8 @@ def test_busy_pass_spares_roots_whose_meetings_are_all_pairs():
     """busy28: policy.passes_busy refuses a completing pass on a busy multi-thread worker
     (resample's roots, which also feed a 105-input week write), but not a root whose
     meetings are all pairs (rechunk-add: its 4,233 refusals at 20 x 4 / 100 x 4 cost
-    +0.5-1.9% makespan and gained no peak)."""
+    +0.5-1.9% makespan and gained no peak), nor, since busy29, groups of 4 (the twin's
+    anomaly 20 x 4, 1,000 steps: 122 refusals, +1.6% makespan, no peak gained)."""
     from tidegate import policy
 
     old = policy.BUSY_PASS
@@ -43,6 +44,7 @@ def test_busy_pass_spares_roots_whose_meetings_are_all_pairs():
         policy.BUSY_PASS = 2
         assert not policy.passes_busy(12, 4, 105)
         assert policy.passes_busy(12, 4, 2)  # a pair's root passes however busy
+        assert policy.passes_busy(12, 4, 4)  # a group of 4's too (busy29: twin anomaly 20x4)
         assert policy.passes_busy(7, 4, 105) and policy.passes_busy(12, 1, 105)
         policy.BUSY_PASS = 0
         assert policy.passes_busy(12, 4, 105)
