@@ -1390,24 +1390,24 @@ def frees_slot_on(threads: int) -> bool:
 
 
 # A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
-# its threads are processing there (passes_busy; roots whose meetings are all pairs are
-# spared, busy28); 0: no such bound. On since busy29, with FREES_SLOT_THREADS = 99 and
+# its threads are processing there (passes_busy; roots whose meetings read at most 4 inputs
+# are spared, busy28 / busy29); 0: no such bound. On since busy29, with FREES_SLOT_THREADS = 99 and
 # passes_for_group keeping wall28/w44's pass for pairs' roots: (1, 0) restores main's
 # decisions (bench/results/busy29-findings.txt).
 BUSY_PASS = 2
 
 
-def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
+def passes_busy(processing: int, threads: int, widest: int) -> bool:
     """May a root pass a worker's in-flight count by completing a consumer there while
     ``processing`` tasks are processing on its ``threads`` threads? Not where at least
     ``BUSY_PASS`` x its threads are (0: always may), unless every meeting of the root
-    reads at most two inputs (``widest``: its widest meeting's count; busy28): a pair's
+    reads at most four inputs (``widest``: its widest meeting's count; busy28: two): a pair's
     load on a busy worker frees its partner's slot as soon as it runs (twin rechunk-add
     20x4 / 100x4: all 4,233 refusals were of roots whose meetings are all pairs, processing
     8-13 on 4 threads, and cost +0.5% / +1.9% makespan, no peak gained); resample's roots
     feed a week write of 105 inputs besides their pairs. Sent there, it waits in the worker's
     queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
-    a load in memory. one28 / busy28 (off by default, see BUSY_PASS): with
+    a load in memory. one28 / busy28 (on by default since busy29, see BUSY_PASS): with
     BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
     resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
     peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but

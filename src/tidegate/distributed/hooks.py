@@ -1954,7 +1954,7 @@ class Plugin(SchedulerPlugin):
             tops: dict | None = {} if not plan.deep and policy_module.FREES_SLOT & 1 else None
             found, lacks, shared, complete, spread = self._walk(ts, plan, tops)
             if complete and not plan.deep and policy_module.BUSY_PASS:
-                # (policy.passes_busy: off on main; see one28-, busy28-findings.txt)
+                # (policy.passes_busy; one28-, busy28-, busy29-findings.txt)
                 workers = books.workers
                 widest = max(len(m.dependencies) for m, _ in plan.meetings)
                 complete = {w for w in complete if w not in workers or policy_module.passes_busy(
