@@ -34,7 +34,8 @@ def main(argv=None):
     ap.add_argument("--builds", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--most", default="1,99", help="policy.FREES_SLOT_THREADS values")
+    ap.add_argument("--most", default="1,99", help="policy.FREES_SLOT_THREADS values, each "
+                    "optionally with its own BUSY_PASS as MOST:BUSY (busy29: 1:0,99:2)")
     ap.add_argument("--busy", type=int, default=0, help="policy.BUSY_PASS for tidegate")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -43,10 +44,12 @@ def main(argv=None):
     for b in range(a.builds):
         d = tempfile.mkdtemp(prefix="one28-twin-")
         w = resample(os.path.join(d, "in.zarr"), ny=NY, nx=NX)
-        runs = [("queue", None)] + [("tidegate", int(m)) for m in a.most.split(",")]
+        runs = [("queue", None)] + [("tidegate", m) for m in a.most.split(",")]
         for pol, most in runs:
+            old = P.FREES_SLOT_THREADS, P.BUSY_PASS
             if most is not None:
-                P.FREES_SLOT_THREADS, P.BUSY_PASS = most, a.busy
+                m, _, busy = most.partition(":")
+                P.FREES_SLOT_THREADS, P.BUSY_PASS = int(m), int(busy) if busy else a.busy
             ran = collections.defaultdict(set)
 
             def held(worker):
@@ -59,7 +62,7 @@ def main(argv=None):
             with watch_workers(held, lambda wk, key: ran[wk.address].add(key)) as snap:
                 r = simulate(w.graph, workers=a.workers, threads_per_worker=a.threads,
                              policy=pol, sizes=sizes, durations=durations)
-            P.FREES_SLOT_THREADS, P.BUSY_PASS = 1, 0
+            P.FREES_SLOT_THREADS, P.BUSY_PASS = old
             peak, addr = max((v[0], k) for k, v in snap.items())
             c = snap[addr][2]
             label = pol if most is None else f"{pol}/{most}"

@@ -273,7 +273,7 @@ def free_thread(processing: int, threads: int) -> bool:
     return processing < threads or threads == 1
 
 
-def passes_for_group(roots_processing: int, threads: int) -> bool:
+def passes_for_group(roots_processing: int, threads: int, widest: int) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
     (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
@@ -295,8 +295,16 @@ def passes_for_group(roots_processing: int, threads: int) -> bool:
     1.03x as before wall28; 4 x 2, 3 x 2, 8 x 2 unchanged); bench/results/w44-findings.txt.
     The threshold (four threads) is fitted on this graph's 2 x 4, 4 x 4 and 8 x 4 alone; at 3
     threads 4 x 3 stays 1.05x and 8 x 3 needs the refusal (1.16x without it): the real test
-    (would other workers' threads stay free while the root waits) is not found yet."""
-    return not frees_slot_on(threads) and roots_processing < threads + (threads >= 4)
+    (would other workers' threads stay free while the root waits) is not found yet.
+    Where :func:`frees_slot_on` holds (every worker since busy29) only for a root whose
+    meetings all read two inputs at most (``widest``, as :func:`passes_busy`: the tree's
+    pairs): resample's roots, which also feed a 105-input week write, passed so on
+    multi-thread workers and held their loads there (the twin's resample at 2 x 4, 5 builds:
+    1.22-1.61x queuing's peak passing so, 0.96-1.11x not); refused on every worker, the
+    loaders (5 namings x 3 seeds) took 4 x 4 / 48 1.027 -> 1.137x queuing's makespan and
+    3 x 2 / 48 0.977 -> 1.016x (bench/results/busy29-findings.txt)."""
+    return threads > 1 and (widest <= 2 or not frees_slot_on(threads)) \
+        and roots_processing < threads + (threads >= 4)
 
 
 def may_fit_count(counts, opens: int) -> bool:
@@ -1401,8 +1409,9 @@ def _top_task(tops, inner, where, nbytes):
 # 1.66x), 4 x 1 0.97x (1.42x). On every worker: 2 x 2 1.38x (main 1.04x); one bit alone
 # leaves the chain. 0: main's decisions (res27, bench/results/res27-findings.txt).
 FREES_SLOT = 3
-# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on).
-FREES_SLOT_THREADS = 1
+# The most threads a worker may have for FREES_SLOT to apply there (frees_slot_on): every
+# worker since busy29 (with BUSY_PASS; one28, busy28: 1, one-thread workers only).
+FREES_SLOT_THREADS = 99
 
 
 def frees_slot_on(threads: int) -> bool:
@@ -1412,39 +1421,41 @@ def frees_slot_on(threads: int) -> bool:
     :func:`passes_for_halo`'s ``free``). On every worker alone the twin's resample at 2 x 2
     rose to 1.38x queuing's peak (res27; one28's model 1.25 -> 1.62x): passes to busy
     multi-thread workers are the rest of the loss (see :func:`passes_busy`). One rule for
-    every body: the hooks ask it per worker completing a consumer (and
-    :func:`passes_for_group` never passes where it applies), the core of its one worker
+    every body: the hooks ask it per worker completing a consumer (and where it applies
+    :func:`passes_for_group` passes only roots whose meetings are pairs), the core of its one worker
     (where, on one thread, a root is asked for only when the worker is idle: the rule
     decides nothing there)."""
     return threads <= FREES_SLOT_THREADS
 
 
 # A completing pass on a worker of more than one thread only while fewer than BUSY_PASS x
-# its threads are processing there (passes_busy; roots whose meetings are all pairs are
-# spared, busy28); 0: no such bound. Off, with FREES_SLOT_THREADS = 1, although both on
-# (99, 2) bring the twin's resample at 2x2 / 4x2 / 2x4 to 0.96-1.08x queuing's peak with
-# rechunk-add untouched: on every worker frees_slot_on makes passes_for_group (wall28, w44)
-# never pass, 34 core traces move, and neither 4x4 nor a LocalCluster was measured so (lead28).
-BUSY_PASS = 0
+# its threads are processing there (passes_busy; roots whose meetings read at most 4 inputs
+# are spared, busy28 / busy29); 0: no such bound. On since busy29, with FREES_SLOT_THREADS = 99 and
+# passes_for_group keeping wall28/w44's pass for pairs' roots: (1, 0) restores main's
+# decisions (bench/results/busy29-findings.txt).
+BUSY_PASS = 2
 
 
-def passes_busy(processing: int, threads: int, widest: int = 3) -> bool:
+def passes_busy(processing: int, threads: int, widest: int) -> bool:
     """May a root pass a worker's in-flight count by completing a consumer there while
     ``processing`` tasks are processing on its ``threads`` threads? Not where at least
     ``BUSY_PASS`` x its threads are (0: always may), unless every meeting of the root
-    reads at most two inputs (``widest``: its widest meeting's count; busy28): a pair's
+    reads at most four inputs (``widest``: its widest meeting's count; busy28: two): a pair's
     load on a busy worker frees its partner's slot as soon as it runs (twin rechunk-add
     20x4 / 100x4: all 4,233 refusals were of roots whose meetings are all pairs, processing
     8-13 on 4 threads, and cost +0.5% / +1.9% makespan, no peak gained); resample's roots
     feed a week write of 105 inputs besides their pairs. Sent there, it waits in the worker's
     queue behind the queued tasks, as on one thread (:func:`frees_slot_on`), and only adds
-    a load in memory. one28 / busy28 (off by default, see BUSY_PASS): with
+    a load in memory. one28 / busy28 (on by default since busy29, see BUSY_PASS): with
     BUSY_PASS = 2 and frees_slot on every worker (FREES_SLOT_THREADS = 99) the twin's
     resample("7D").mean().to_zarr (measured sizes, 3 builds) 2x2 1.25 -> 0.97x queuing's
     peak, 4x2 1.30 -> 1.02x, 2x4 1.35 -> 1.02x, f-unique 4x2 makespan 1.20 -> 1.00x; but
     rechunk-add 20x4 / 100x4 makespan +0.5% / +1.9% (bench/results/one28-findings.txt).
-    The core asks for a root only with a thread free: there it never refuses."""
-    return not BUSY_PASS or threads <= 1 or widest <= 2 or processing < BUSY_PASS * threads
+    The core asks for a root only with a thread free: there it never refuses.
+    busy29: spared up to 4 inputs (a tree reduction's group of 4 too): the twin's anomaly
+    20 x 4, 1,000 steps, refused 122 roots whose widest meeting read 4 (1,061 asks) and took
+    56.795 -> 57.725 s (+1.6%, same peak); resample's roots' widest reads 105."""
+    return not BUSY_PASS or threads <= 1 or widest <= 4 or processing < BUSY_PASS * threads
 
 
 def _below(chain_tops, c):

@@ -1951,9 +1951,13 @@ class Plugin(SchedulerPlugin):
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
         if plan.meetings:
-            found, lacks, shared, complete, spread = self._walk(ts, plan)
+            # (frees_slot's tops recorded by the walk if made now: since busy29 frees_slot
+            # holds on every worker and a second walk for them cost 2-7.5% of the plugin's
+            # bytecodes, plugin_ops)
+            tops: dict | None = {} if not plan.deep and policy_module.FREES_SLOT & 1 else None
+            found, lacks, shared, complete, spread = self._walk(ts, plan, tops)
             if complete and not plan.deep and policy_module.BUSY_PASS:
-                # (policy.passes_busy: off on main; see one28-, busy28-findings.txt)
+                # (policy.passes_busy; one28-, busy28-, busy29-findings.txt)
                 workers = books.workers
                 widest = max(len(m.dependencies) for m, _ in plan.meetings)
                 complete = {w for w in complete if w not in workers or policy_module.passes_busy(
@@ -1964,10 +1968,9 @@ class Plugin(SchedulerPlugin):
                 workers = books.workers
                 one = [w for w in complete
                        if w not in workers or frees_slot_on(workers[w].threads)]
-                if one:  # (then the walk again, for its tops: kept walks lack them, as
-                    # recording them on every walk cost ~2% of the plugin's bytecodes)
-                    tops: dict = {}
-                    _partners(ts, set(), {}, set(), self._size, [], plan, tops)
+                if one:  # (the walk again for its tops where the walk was kept)
+                    if None not in tops:
+                        _partners(ts, set(), {}, set(), self._size, [], plan, tops)
                     carries, reduces = _frees(books)
                     complete = complete.difference(
                         [w for w in one if not frees_slot(tops.get(w, ()), carries, reduces)])
@@ -2033,8 +2036,9 @@ class Plugin(SchedulerPlugin):
             else:  # (policy.FREES_SLOT: not behind readers on one thread, nor behind
                 # a load on every thread: policy.passes_for_group)
                 workers = books.workers
+                widest = max(len(m.dependencies) for m, _ in plan.meetings)
                 done = {w for w in hint if w in workers and passes_for_group(
-                    workers[w].roots_processing, workers[w].threads)}
+                    workers[w].roots_processing, workers[w].threads, widest)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
@@ -2070,10 +2074,11 @@ class Plugin(SchedulerPlugin):
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
 
-    def _walk(self, ts, plan):
+    def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
         and what it fills in; kept from a placement before if none of the tasks it looked
-        at moved since (``_walks``)."""
+        at moved since (``_walks``). ``tops``: filled in by a walk made now (left empty
+        when the walk is kept: kept walks do not record them)."""
         entry = self._kept_walk(ts)
         if entry is not None:
             if self.books.audit:
@@ -2087,8 +2092,10 @@ class Plugin(SchedulerPlugin):
         shared: dict = {}
         complete: set = set()
         spread: list = []
-        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan), lacks,
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan, tops), lacks,
                shared, complete, spread)  # fmt: skip
+        if tops is not None:
+            tops[None] = True  # (walked now: its tops are in)
         if plan.further:
             # Kept if ts is refused (_place). Only where its meetings' output meets further
             # data: those walks are long (a tree reduction's opener, rechunk-add's sides);
