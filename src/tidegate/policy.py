@@ -373,6 +373,25 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
     return chained or NOT_DATA_RATIO * nbytes >= largest_root
 
 
+# A root result that counted as data (holds_data) only for want of a larger root result
+# then, no chunk having finished yet, is judged again when a larger one finishes (bit 1;
+# 0: main's decisions). grp29: xarray's groupby shuffle-takers (~280 B, no single-input
+# reader) that run at startup were judged beside nothing or beside each other, so each
+# kept a root slot until its month cut ran, which needs a chunk dask.order loads late;
+# the cut (a single-input task for the books: the taker is an indexer beside the chunk)
+# then carried the taker's slot on and taught the taker's group a 12.4 MB size. Twin
+# clim-anom-store 2 x 2 g3 s1: 3 of w1's 3 slots held so from 0.3 s to 1.5 s.
+REJUDGE_SMALL = 1
+
+
+def judged_again(nbytes: float, chained: bool) -> bool:
+    """Is a root result that :func:`holds_data` counts as data now judged again when a
+    larger root result finishes (:data:`REJUDGE_SMALL`)? When it is handle-sized
+    (under ``HANDLE_MAX_BYTES``: only such a result can turn tiny beside a chunk) and no
+    single-input task takes it on (``chained``: then it leads to data whatever its size)."""
+    return bool(REJUDGE_SMALL & 1) and nbytes < HANDLE_MAX_BYTES and not chained
+
+
 # A task joining pieces of one array whose output keeps at least this fraction of the
 # pieces' bytes holds their data on; a tree reduction's combine of k partials keeps 1/k
 # (counted as a join at 1/4, anomaly's mean combines: twin 20x4 peak 8.55 -> 8.74 GB).

@@ -66,6 +66,7 @@ from ..policy import (
     walked_tasks,
     halo_depth,
     holds_data,
+    judged_again,
     is_root,
     joins_started_fan_in,
     may_fit_count,
@@ -471,10 +472,17 @@ class Plugin(SchedulerPlugin):
         store's None beside shared weights) does not, unless a single-input task takes it
         on (open -> read). Notes the result in the per-group largest root results."""
         largest = self._largest_root
+        small = False
         if feeds and not holds_data(nbytes, largest, False):  # tiny: only then walk
             feeds = holds_data(nbytes, largest, _chained(ts))
+        elif feeds and nbytes < HANDLE_MAX_BYTES:  # (judged_again's first test: no walk)
+            small = judged_again(nbytes, _chained(ts))
         if nbytes > largest:
             self._largest_root = nbytes
+            if self._judged_small:
+                self._rejudge(nbytes)
+        if small:  # (after _rejudge: its own result is no smaller than the largest)
+            self._judged_small[ts.key] = nbytes
         group = ts.group.name
         before = self._root_results.get(group, 0)
         if nbytes > before:
@@ -482,6 +490,21 @@ class Plugin(SchedulerPlugin):
             if self.books._owed and before < HANDLE_MAX_BYTES <= nbytes:
                 self._unreserve_readers_of(group)
         return feeds
+
+    def _rejudge(self, largest) -> None:
+        """A root result larger than any so far finished: the roots whose results counted
+        as data beside the smaller ones (policy.judged_again) and are tiny beside this one
+        are no data in flight (policy.holds_data): their slots free."""
+        judged, live = self._judged_small, self.books._live
+        gone = []
+        for key, nbytes in list(judged.items()):
+            if key not in live:
+                del judged[key]  # its data landed, or it left
+            elif not holds_data(nbytes, largest, False):
+                del judged[key]
+                gone.append(key)
+        if gone:
+            self.books.unload(gone, "tidegate-rejudged")
 
     def _unreserve_readers_of(self, group) -> None:
         """Group's roots load data (one returned HANDLE_MAX_BYTES or more): a reader of
@@ -754,6 +777,9 @@ class Plugin(SchedulerPlugin):
         # result far smaller is no data in flight (policy.holds_data).
         self._root_results: dict = {}
         self._largest_root = 0.0
+        # Roots in flight whose small results counted as data beside the largest root
+        # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
+        self._judged_small: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
