@@ -67,6 +67,7 @@ from ..policy import (
     halo_depth,
     holds_data,
     judged_again,
+    rejudged_on,
     is_root,
     joins_started_fan_in,
     may_fit_count,
@@ -79,6 +80,7 @@ from ..policy import (
     frees_slot_on,
     reduces as policy_reduces,
     second_input,
+    sized_by_prefix,
     unrun_input_size,
     sole_holder,
     passes_for_group,
@@ -495,16 +497,20 @@ class Plugin(SchedulerPlugin):
         """A root result larger than any so far finished: the roots whose results counted
         as data beside the smaller ones (policy.judged_again) and are tiny beside this one
         are no data in flight (policy.holds_data): their slots free."""
-        judged, live = self._judged_small, self.books._live
+        books = self.books
+        judged, live, workers = self._judged_small, books._live, books.workers
         gone = []
         for key, nbytes in list(judged.items()):
-            if key not in live:
+            rec = live.get(key)
+            if rec is None:
                 del judged[key]  # its data landed, or it left
             elif not holds_data(nbytes, largest, False):
                 del judged[key]
-                gone.append(key)
+                book = workers.get(rec[0])
+                if book is not None and rejudged_on(book.threads):
+                    gone.append(key)
         if gone:
-            self.books.unload(gone, "tidegate-rejudged")
+            books.unload(gone, "tidegate-rejudged")
 
     def _unreserve_readers_of(self, group) -> None:
         """Group's roots load data (one returned HANDLE_MAX_BYTES or more): a reader of
@@ -2607,14 +2613,14 @@ def _as_input(d) -> tuple:
 def _read_on_key(ts, books, worker, x) -> bool:
     """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
     bound to ts with ``partial`` (made in C: no closure per finished task). ``worker``: ts
-    ran there; on one thread, an indexer not run yet is sized by its prefix
-    (policy.unrun_input_size)."""
+    ran there; an indexer not run yet may be sized by its prefix there
+    (policy.sized_by_prefix, policy.unrun_input_size)."""
     for d in ts.dependencies:
         if d.key == x:
             book = books.workers.get(worker)
             return read_on(d.dependents, ts, partial(
                 _one_data_input, roots_max=books._roots_max,
-                one_thread=book is not None and book.threads == 1), _pending)
+                sized=book is not None and sized_by_prefix(book.threads)), _pending)
     return False
 
 
@@ -2642,10 +2648,10 @@ def _on_their_way(ts, depth: int) -> bool:
 _UNPLACED = frozenset({"released", "waiting", "queued", "no-worker"})  # a root still to place
 
 
-def _one_data_input(ts, roots_max, one_thread=False) -> bool:
+def _one_data_input(ts, roots_max, sized=False) -> bool:
     """Has ts one input that carries data (``policy.second_input``): constants aside, and
-    an indexer computed from nothing or a mask of another input aside. ``one_thread``: an
-    indexer not run yet may be sized by its prefix (policy.unrun_input_size)."""
+    an indexer computed from nothing or a mask of another input aside. ``sized``: an
+    indexer not run yet is sized by its prefix (policy.unrun_input_size)."""
     deps = ts.dependencies
     n = 0
     for x in deps:
@@ -2666,8 +2672,8 @@ def _one_data_input(ts, roots_max, one_thread=False) -> bool:
         if xd:
             if deps.isdisjoint(xd) or not _derived_from(x, deps):
                 n += 1
-        elif second_input(True, x.nbytes if x.nbytes >= 0 or not one_thread
-                          else unrun_input_size(x.nbytes, _returned(x.prefix), one_thread),
+        elif second_input(True, x.nbytes if x.nbytes >= 0 or not sized
+                          else unrun_input_size(x.nbytes, _returned(x.prefix), sized),
                           False, roots_max):  # fmt: skip
             n += 1
         if n > 1:
