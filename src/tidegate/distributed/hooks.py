@@ -497,7 +497,7 @@ class Plugin(SchedulerPlugin):
         """A root result larger than any so far finished: the roots whose results counted
         as data beside the smaller ones (policy.judged_again) and are tiny beside this one
         are no data in flight (policy.holds_data): their slots free."""
-        books = self.books
+        books, tasks = self.books, self.scheduler.tasks
         judged, live, workers = self._judged_small, books._live, books.workers
         gone = []
         for key, nbytes in list(judged.items()):
@@ -507,7 +507,9 @@ class Plugin(SchedulerPlugin):
             elif not holds_data(nbytes, largest, False):
                 del judged[key]
                 book = workers.get(rec[0])
-                if book is not None and rejudged_on(book.threads):
+                ts = tasks.get(key)
+                if book is not None and rejudged_on(book.threads) and ts is not None \
+                        and not _read_soon(ts):  # fmt: skip
                     gone.append(key)
         if gone:
             books.unload(gone, "tidegate-rejudged")
@@ -2621,6 +2623,23 @@ def _read_on_key(ts, books, worker, x) -> bool:
             return read_on(d.dependents, ts, partial(
                 _one_data_input, roots_max=books._roots_max,
                 sized=book is not None and sized_by_prefix(book.threads)), _pending)
+    return False
+
+
+def _read_soon(ts) -> bool:
+    """Has ts a reader still to run whose other inputs are all done or processing (no
+    root of them still to admit)? A running total's first carry (a tiny root added to the
+    first block, loaded at once) is so; a groupby indexer whose month cut waits for a chunk
+    dask.order loads late is not (_rejudge)."""
+    for d in ts.dependents:
+        if d.state in _DONE:
+            continue
+        for x in d.dependencies:
+            if x is not ts and x.state != "memory" and x.state != "processing" \
+                    and not _constant(x):  # fmt: skip
+                break
+        else:
+            return True
     return False
 
 
