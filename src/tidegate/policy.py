@@ -382,10 +382,12 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
 # then carried the taker's slot on and taught the taker's group a 12.4 MB size. Twin
 # clim-anom-store 2 x 2 g3 s1: 3 of w1's 3 slots held so from 0.3 s to 1.5 s. Bit 1: on
 # workers of two threads or more; bit 2: on one-thread workers too. Over 3 builds x 6 seeds
-# (with SIZED_BY_PREFIX 3), tidegate / queuing's median and max: 2 x 2 time 1.035 / 1.144 ->
-# 1.001 / 1.040, peak 1.00 / 1.30 -> 0.96 / 1.29. On one thread the freed slots let loads run
-# ahead: 4 x 1 peak 0.96 / 1.22 -> 1.03 / 1.52 (time 0.981 -> 0.971), 2 x 1 peak 0.90 / 1.35
-# -> 0.90 / 1.31 (time 1.015 / 1.086 -> 0.989 / 1.027): bit 2 is off.
+# (bench/grp27_twin.py's graphs, with SIZED_BY_PREFIX 3), tidegate / queuing's median and
+# max: 2 x 2 time 1.035 / 1.144 -> 0.999 / 1.036, peak 1.00 / 1.30 -> 0.96 / 1.30. On one
+# thread the freed slots let loads run ahead: 4 x 1 peak 0.96 / 1.22 -> 1.03 / 1.52 (time
+# 0.981 -> 0.971), 2 x 1 peak 0.90 / 1.35 -> 0.90 / 1.31 (time 1.015 / 1.086 -> 0.989 /
+# 1.027): bit 2 is off. The body exempts a root a reader of which is about to run or is a
+# root (hooks.Plugin._rejudge: a running total's first carry, weighted's array handles).
 REJUDGE_SMALL = 1
 
 
@@ -488,8 +490,9 @@ def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
 # -> 0.86 / 1.06 but time 1.041 / 1.144 -> 1.089 / 1.193 (the chunk's slot waits for its
 # late cut while a second thread could run a load), hence one-thread only. Bit 2: on every
 # worker (grp29). That time cost was mostly early takers holding slots (policy.judged_again):
-# with REJUDGE_SMALL, 2 x 2 over 3 builds x 6 seeds, peak median / max 1.07 / 1.28 -> 0.96 /
-# 1.29, time 0.983 / 1.019 -> 1.001 / 1.040 (one thread: bit 2 changes nothing).
+# with takers judged again (then on every worker), 2 x 2 over 3 builds x 6 seeds, peak
+# median / max 1.07 / 1.28 -> 0.96 / 1.29, time 0.983 / 1.019 -> 1.001 / 1.040 (one thread:
+# bit 2 changes nothing).
 SIZED_BY_PREFIX = 3
 
 
