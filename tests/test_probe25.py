@@ -1,6 +1,8 @@
 """probe25 (issue 9): inputs of a task that carry no data beside the chunk it cuts or
 masks (policy.second_input), seen in xarray's groupby anomaly and rolling mean over zarr."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -179,3 +181,56 @@ def test_groupby_anomaly_chunk_waits_for_a_month_cut_whose_indexer_has_not_run(t
     early = [(root[1], at) for root, at, done in landed if at in _readers(dsk, root)
              and any(cut(k, root) for k in _readers(dsk, root) - done)]
     assert len(early) <= 2, early
+
+
+def test_groupby_anomaly_early_indexers_hold_no_slot_once_a_chunk_is_seen(tmp_path, monkeypatch):
+    """The plugin's books, twin 2 x 2: xarray's groupby shuffle-takers (~280 B indexers, no
+    input, read only by two-input cuts) that finish before any chunk did were judged data
+    beside nothing (policy.holds_data asks the largest root result so far), so each kept a
+    root slot until its month cut ran, which dask.order puts late; the cut, a single-input
+    task for the books, carried the slot on. Now such results are judged again when a
+    larger root result finishes (policy.judged_again, REJUDGE_SMALL): no root result
+    1000x smaller than one already seen stays in flight unless a single-input task takes
+    it on or a reader of it is about to run (its other inputs started: hooks._read_soon,
+    a running total's first carry). grp29: probe24's store, twin 2 x 2 g3 s1, 3 of a worker's 3 slots held so from
+    0.3 to 1.5 s (1.144x queuing's time). Fails on main (early takers in flight)."""
+    from tidegate import books as B
+    from tidegate.sim import simulate
+    from tidegate.sim.model import graph_of
+
+    u = store(tmp_path / "in.zarr")
+    anom = (u.groupby("time.month") - u.groupby("time.month").mean()).rename("anom")
+    dsk, out, _, _ = graph_of(anom.to_dataset().to_zarr(tmp_path / "out.zarr", compute=False),
+                              finalize=True)
+    with Sizes() as s:
+        dask.local.get_sync(dsk, out)
+    chained = {k for k, node in dsk.items() if len(node.dependencies) == 1}
+    not_chained = {k for k in dsk if not (_readers(dsk, k) & chained)}
+    stale: list = []
+    sizes: dict = {}
+    started: set = set()
+    finished, run = B.Books.on_finished, B.Books.on_run
+
+    def read_soon(r):  # a reader to run whose other inputs all started (hooks._read_soon)
+        return any(d not in sizes and dsk[d].dependencies - {r} <= started
+                   for d in _readers(dsk, r))
+
+    def watched(self, task, nbytes, *a, **k):
+        before = self._roots_max
+        finished(self, task, nbytes, *a, **k)
+        sizes[task] = nbytes
+        if self._roots_max > before:  # a larger root result: the moment of judging again
+            stale.extend((r, sizes[r], self._roots_max) for r in self._live
+                         if r in not_chained and 1000 * sizes.get(r, math.inf) < self._roots_max
+                         and not read_soon(r))
+
+    def ran(self, task, *a, **k):
+        started.add(task)
+        return run(self, task, *a, **k)
+
+    monkeypatch.setattr(B.Books, "on_finished", watched)
+    monkeypatch.setattr(B.Books, "on_run", ran)
+    simulate(dsk, keys=out, workers=2, threads_per_worker=2, policy="tidegate",
+             sizes=lambda k: s.size.get(k, 0), processes=1)
+    assert len(sizes) > 100, len(sizes)
+    assert not stale, stale[:5]

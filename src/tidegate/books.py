@@ -477,6 +477,15 @@ class Books:
         if task in self._carriers:
             self._drop_carrier(task, stimulus_id, "released")
 
+    def unload(self, roots: Iterable, stimulus_id=None) -> None:
+        """The results of ``roots`` (finished, in flight) are no data after all (the body
+        judged them again: policy.judged_again): their carriers count no more, and their
+        slots free. One pass over the carriers."""
+        roots = {r for r in roots if r in self._live}
+        if roots:
+            for x in [c for c, (r, _) in self._carriers.items() if r in roots]:
+                self._drop_carrier(x, stimulus_id, "no data")
+
     def _drop_carrier(self, x, stimulus_id, why) -> None:
         r, _ = self._carriers.pop(x)
         if x in self._passed:

@@ -381,6 +381,39 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
     return chained or NOT_DATA_RATIO * nbytes >= largest_root
 
 
+# A root result that counted as data (holds_data) only for want of a larger root result
+# then, no chunk having finished yet, is judged again when a larger one finishes (bit 1;
+# 0: main's decisions). grp29: xarray's groupby shuffle-takers (~280 B, no single-input
+# reader) that run at startup were judged beside nothing or beside each other, so each
+# kept a root slot until its month cut ran, which needs a chunk dask.order loads late;
+# the cut (a single-input task for the books: the taker is an indexer beside the chunk)
+# then carried the taker's slot on and taught the taker's group a 12.4 MB size. Twin
+# clim-anom-store 2 x 2 g3 s1: 3 of w1's 3 slots held so from 0.3 s to 1.5 s. Bit 1: on
+# workers of two threads or more; bit 2: on one-thread workers too. Over 3 builds x 6 seeds
+# (bench/grp27_twin.py's graphs, with SIZED_BY_PREFIX 3), tidegate / queuing's median and
+# max: 2 x 2 time 1.035 / 1.144 -> 0.999 / 1.036, peak 1.00 / 1.30 -> 0.96 / 1.30. On one
+# thread the freed slots let loads run ahead: 4 x 1 peak 0.96 / 1.22 -> 1.03 / 1.52 (time
+# 0.981 -> 0.971), 2 x 1 peak 0.90 / 1.35 -> 0.90 / 1.31 (time 1.015 / 1.086 -> 0.989 /
+# 1.027): bit 2 is off. The body exempts a root a reader of which is about to run or is a
+# root (hooks.Plugin._rejudge: a running total's first carry, weighted's array handles).
+REJUDGE_SMALL = 1
+
+
+def judged_again(nbytes: float, chained: bool) -> bool:
+    """Is a root result that :func:`holds_data` counts as data now judged again when a
+    larger root result finishes (:data:`REJUDGE_SMALL`, on some workers:
+    :func:`rejudged_on`)? When it is handle-sized (under ``HANDLE_MAX_BYTES``: only such a
+    result can turn tiny beside a chunk) and no single-input task takes it on
+    (``chained``: then it leads to data whatever its size)."""
+    return bool(REJUDGE_SMALL & 3) and nbytes < HANDLE_MAX_BYTES and not chained
+
+
+def rejudged_on(threads: int) -> bool:
+    """Does a root judged again (:func:`judged_again`) free its slot on a worker of
+    ``threads`` threads (:data:`REJUDGE_SMALL`)?"""
+    return bool(REJUDGE_SMALL & (1 if threads > 1 else 2))
+
+
 # A task joining pieces of one array whose output keeps at least this fraction of the
 # pieces' bytes holds their data on; a tree reduction's combine of k partials keeps 1/k
 # (counted as a join at 1/4, anomaly's mean combines: twin 20x4 peak 8.55 -> 8.74 GB).
@@ -463,16 +496,26 @@ def second_input(computed_from_nothing: bool, nbytes: float, from_sibling: bool,
 # -> 0.86 / 1.01, 4 x 1 0.91 / 1.36 -> 0.92 / 1.16; time 2 x 1 0.984 / 1.031 -> 1.019 /
 # 1.086, 4 x 1 1.007 / 1.059 -> 0.991 / 1.024. On every worker 2 x 2 too: peak 0.97 / 1.28
 # -> 0.86 / 1.06 but time 1.041 / 1.144 -> 1.089 / 1.193 (the chunk's slot waits for its
-# late cut while a second thread could run a load), hence one-thread only.
-SIZED_BY_PREFIX = 1
+# late cut while a second thread could run a load), hence one-thread only. Bit 2: on every
+# worker (grp29). That time cost was mostly early takers holding slots (policy.judged_again):
+# with takers judged again (then on every worker), 2 x 2 over 3 builds x 6 seeds, peak
+# median / max 1.07 / 1.28 -> 0.96 / 1.29, time 0.983 / 1.019 -> 1.001 / 1.040 (one thread:
+# bit 2 changes nothing).
+SIZED_BY_PREFIX = 3
 
 
-def unrun_input_size(known: float, prefix_returned: float, one_thread: bool) -> float:
+def sized_by_prefix(threads: int) -> bool:
+    """Is an input computed from nothing that has not run yet sized by its prefix on a
+    worker of ``threads`` threads (:data:`SIZED_BY_PREFIX`)?"""
+    return bool(SIZED_BY_PREFIX & 2 or (SIZED_BY_PREFIX & 1 and threads == 1))
+
+
+def unrun_input_size(known: float, prefix_returned: float, sized: bool) -> float:
     """The size :func:`second_input` judges an input computed from nothing by: ``known``
-    (its output, < 0 before it ran), else, on a one-thread worker (:data:`SIZED_BY_PREFIX`),
+    (its output, < 0 before it ran), else, where :func:`sized_by_prefix` (``sized``),
     ``prefix_returned``: the average its key prefix's finished tasks returned (NaN: none
     yet, then it stays a second input)."""
-    if known >= 0 or not (one_thread and SIZED_BY_PREFIX & 1):
+    if known >= 0 or not sized:
         return known
     return prefix_returned
 

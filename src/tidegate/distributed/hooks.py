@@ -66,6 +66,8 @@ from ..policy import (
     walked_tasks,
     halo_depth,
     holds_data,
+    judged_again,
+    rejudged_on,
     is_root,
     joins_started_fan_in,
     may_fit_count,
@@ -78,6 +80,7 @@ from ..policy import (
     frees_slot_on,
     reduces as policy_reduces,
     second_input,
+    sized_by_prefix,
     unrun_input_size,
     sole_holder,
     passes_for_group,
@@ -471,10 +474,17 @@ class Plugin(SchedulerPlugin):
         store's None beside shared weights) does not, unless a single-input task takes it
         on (open -> read). Notes the result in the per-group largest root results."""
         largest = self._largest_root
+        small = False
         if feeds and not holds_data(nbytes, largest, False):  # tiny: only then walk
             feeds = holds_data(nbytes, largest, _chained(ts))
+        elif feeds and nbytes < HANDLE_MAX_BYTES:  # (judged_again's first test: no walk)
+            small = judged_again(nbytes, _chained(ts))
         if nbytes > largest:
             self._largest_root = nbytes
+            if self._judged_small:
+                self._rejudge(nbytes)
+        if small:  # (after _rejudge: its own result is no smaller than the largest)
+            self._judged_small[ts.key] = nbytes
         group = ts.group.name
         before = self._root_results.get(group, 0)
         if nbytes > before:
@@ -482,6 +492,41 @@ class Plugin(SchedulerPlugin):
             if self.books._owed and before < HANDLE_MAX_BYTES <= nbytes:
                 self._unreserve_readers_of(group)
         return feeds
+
+    def _rejudge(self, largest) -> None:
+        """A root result larger than any so far finished: the roots whose results counted
+        as data beside the smaller ones (policy.judged_again) and are tiny beside this one
+        are no data in flight (policy.holds_data): their slots free."""
+        books, tasks = self.books, self.scheduler.tasks
+        judged, live, workers = self._judged_small, books._live, books.workers
+        gone = []
+        for key, nbytes in list(judged.items()):
+            rec = live.get(key)
+            if rec is None:
+                del judged[key]  # its data landed, or it left
+            elif not holds_data(nbytes, largest, False):
+                del judged[key]
+                book = workers.get(rec[0])
+                ts = tasks.get(key)
+                if book is not None and rejudged_on(book.threads) and ts is not None \
+                        and not _read_soon(ts) and not self._feeds_roots(ts):  # fmt: skip
+                    gone.append(key)
+        if gone:
+            books.unload(gone, "tidegate-rejudged")
+
+    def _feeds_roots(self, ts) -> bool:
+        """Is a reader of ts a root (ts a handle its loads read: twin weighted's
+        original-open-u, read by its 100 chunk loads)? Then _rejudge leaves its slot:
+        freed at the first load, a grid copy queued behind the other grid's into one
+        worker (tests/test_small_cluster_twin.py, 8 x 4: 1.024x queuing's time)."""
+        cache = self._is_root_cache
+        for d in ts.dependents:
+            root = cache.get(d.key)
+            if root is None:
+                root = _structural_root(d)
+            if root:
+                return True
+        return False
 
     def _unreserve_readers_of(self, group) -> None:
         """Group's roots load data (one returned HANDLE_MAX_BYTES or more): a reader of
@@ -757,6 +802,9 @@ class Plugin(SchedulerPlugin):
         # result far smaller is no data in flight (policy.holds_data).
         self._root_results: dict = {}
         self._largest_root = 0.0
+        # Roots in flight whose small results counted as data beside the largest root
+        # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
+        self._judged_small: dict = {}
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
@@ -2602,14 +2650,31 @@ def _as_input(d) -> tuple:
 def _read_on_key(ts, books, worker, x) -> bool:
     """``books.on_finished``'s ``read_on`` for single-input ts (policy.read_on), by key,
     bound to ts with ``partial`` (made in C: no closure per finished task). ``worker``: ts
-    ran there; on one thread, an indexer not run yet is sized by its prefix
-    (policy.unrun_input_size)."""
+    ran there; an indexer not run yet may be sized by its prefix there
+    (policy.sized_by_prefix, policy.unrun_input_size)."""
     for d in ts.dependencies:
         if d.key == x:
             book = books.workers.get(worker)
             return read_on(d.dependents, ts, partial(
                 _one_data_input, roots_max=books._roots_max,
-                one_thread=book is not None and book.threads == 1), _pending)
+                sized=book is not None and sized_by_prefix(book.threads)), _pending)
+    return False
+
+
+def _read_soon(ts) -> bool:
+    """Has ts a reader still to run whose other inputs are all done or processing (no
+    root of them still to admit)? A running total's first carry (a tiny root added to the
+    first block, loaded at once) is so; a groupby indexer whose month cut waits for a chunk
+    dask.order loads late is not (_rejudge)."""
+    for d in ts.dependents:
+        if d.state in _DONE:
+            continue
+        for x in d.dependencies:
+            if x is not ts and x.state != "memory" and x.state != "processing" \
+                    and not _constant(x):  # fmt: skip
+                break
+        else:
+            return True
     return False
 
 
@@ -2637,10 +2702,10 @@ def _on_their_way(ts, depth: int) -> bool:
 _UNPLACED = frozenset({"released", "waiting", "queued", "no-worker"})  # a root still to place
 
 
-def _one_data_input(ts, roots_max, one_thread=False) -> bool:
+def _one_data_input(ts, roots_max, sized=False) -> bool:
     """Has ts one input that carries data (``policy.second_input``): constants aside, and
-    an indexer computed from nothing or a mask of another input aside. ``one_thread``: an
-    indexer not run yet may be sized by its prefix (policy.unrun_input_size)."""
+    an indexer computed from nothing or a mask of another input aside. ``sized``: an
+    indexer not run yet is sized by its prefix (policy.unrun_input_size)."""
     deps = ts.dependencies
     n = 0
     for x in deps:
@@ -2661,8 +2726,8 @@ def _one_data_input(ts, roots_max, one_thread=False) -> bool:
         if xd:
             if deps.isdisjoint(xd) or not _derived_from(x, deps):
                 n += 1
-        elif second_input(True, x.nbytes if x.nbytes >= 0 or not one_thread
-                          else unrun_input_size(x.nbytes, _returned(x.prefix), one_thread),
+        elif second_input(True, x.nbytes if x.nbytes >= 0 or not sized
+                          else unrun_input_size(x.nbytes, _returned(x.prefix), sized),
                           False, roots_max):  # fmt: skip
             n += 1
         if n > 1:
