@@ -566,7 +566,7 @@ class Scheduler:
                 feeds = False
             if nbytes > self._largest_root:
                 self._largest_root = nbytes
-        carriers = self.books._carriers  # none: no input carries anything, nothing to ask
+        carriers = self.books.carrying  # none: no input carries anything, nothing to ask
         single = self._single[i]
         if not single and carriers and self._second:
             s = self._second.get(i)
@@ -655,7 +655,7 @@ class Scheduler:
     def _one_of(self, s) -> bool:
         """``_is_single`` of a task with ``_second`` entry s."""
         k, a, b = s
-        state, nbytes, roots_max = self.state, self.nbytes, self.books._roots_max
+        state, nbytes, roots_max = self.state, self.nbytes, self.books.roots_max
         for x in self._second_x[a:b]:
             if second_input(True, nbytes[x] if state[x] > PROCESSING else -1, False, roots_max):
                 k += 1
@@ -701,7 +701,7 @@ class Scheduler:
         if self._root[i]:
             self.roots_held -= 1
             self.books.on_released(i, sid)  # only a root's output or its chain's carries
-        elif self.books._carriers:
+        elif self.books.carrying:
             self.books.on_released(i, sid)
         actions.append(Release(i, w))
 
@@ -1466,7 +1466,7 @@ class Scheduler:
         if self._root[i]:
             self.roots_held -= 1
             self.books.on_released(i, sid)
-        elif self.books._carriers:
+        elif self.books.carrying:
             self.books.on_released(i, sid)
         if self._ndeps[i]:  # a view: made again from its input, which stays held till then
             self.needed_by[self._dep_idx[self._dep_ptr[i]]] += 1
@@ -1613,7 +1613,7 @@ class Scheduler:
                 )
             if s == PROCESSING:
                 assert all(state[d] == MEMORY for d in deps), fail("an input is not in memory")
-                assert self.books._processing.get(i, (None,))[0] == self.where[i], fail("books")
+                assert self.books.processing_on(i) == self.where[i], fail("books")
         if s == WAITING:
             assert self.waiting_on[i] == sum(state[d] not in (MEMORY, SPILLED) for d in deps), (
                 fail("waiting count")
