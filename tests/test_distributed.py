@@ -545,7 +545,7 @@ def test_largest_root_result_does_not_leak_into_the_next_computation(client):
 
     def stats(dask_scheduler):
         p = dask_scheduler._tidegate
-        return dict(p._root_results), p._largest_root, sorted(dask_scheduler.task_groups)
+        return dict(p.books.root_results), p.books.largest_root, sorted(dask_scheduler.task_groups)
 
     results, largest, _ = client.run_on_scheduler(stats)
     assert largest == max(results.values()) >= 2e6  # the weights' results

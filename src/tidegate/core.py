@@ -43,7 +43,6 @@ from .graph import TaskGraph
 from .policy import (
     Policy,
     frees_slot,
-    holds_data,
     joins_started_fan_in,
     largest_footprint,
     meeting_partners,
@@ -291,7 +290,6 @@ class Scheduler:
         # to the books, as the plugin passes them (``hooks._pieces``).
         self._joins = graph.joins().tolist()
         self._constant = graph.constant.tolist()
-        self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
@@ -562,10 +560,8 @@ class Scheduler:
         needed_by = self.needed_by
         feeds = needed_by[i] > 0
         if self._root[i]:  # a tiny root result is no data in flight (weighted's stores)
-            if feeds and not holds_data(nbytes, self._largest_root, self._chained[i]):
-                feeds = False
-            if nbytes > self._largest_root:
-                self._largest_root = nbytes
+            feeds = self.books.root_holds_data(i, self._group[i], nbytes, feeds,
+                                               self._chained.__getitem__)  # fmt: skip
         carriers = self.books.carrying  # none: no input carries anything, nothing to ask
         single = self._single[i]
         if not single and carriers and self._second:

@@ -65,7 +65,6 @@ from ..policy import (
     further_tasks,
     walked_tasks,
     halo_depth,
-    holds_data,
     is_root,
     joins_started_fan_in,
     may_fit_count,
@@ -251,12 +250,6 @@ class Plugin(SchedulerPlugin):
         self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
-        results = self._root_results
-        gone = [g for g in results if g not in scheduler.task_groups]
-        for g in gone:
-            del results[g]
-        if gone:
-            self._largest_root = max(results.values(), default=0.0)
         if self._copies._entry:  # a new graph may give a held reader's input more readers
             self._copies.resig(self._broadcast.sig)
         # dask transitions a new graph's tasks in no particular order: with user priorities
@@ -341,7 +334,7 @@ class Plugin(SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
-        if self._root_results or self.books._loaded_max or self.books._join_groups \
+        if self.books.root_results or self.books._loaded_max or self.books._join_groups \
                 or self._pace:  # fmt: skip
             ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
             if ts is not None:
@@ -353,7 +346,7 @@ class Plugin(SchedulerPlugin):
         group of the same name (every dask.delayed call of one function is group "load"),
         made before update_graph runs, and was judged by the old group's sizes."""
         name, books = tg.name, self.books
-        if name not in self._root_results and name not in books._loaded_max \
+        if name not in books.root_results and name not in books._loaded_max \
                 and name not in books._join_groups and name not in self._pace:  # fmt: skip
             return
         states = tg.states
@@ -361,8 +354,6 @@ class Plugin(SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
-        if self._root_results.pop(name, None) is not None:
-            self._largest_root = max(self._root_results.values(), default=0.0)
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -466,22 +457,18 @@ class Plugin(SchedulerPlugin):
         return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
 
     def _root_finished(self, ts, nbytes, feeds) -> bool:
-        """Does root ts's result count as data in flight (policy.holds_data, as core.py)?
-        A tiny result beside the largest root result of the computations present (a
-        store's None beside shared weights) does not, unless a single-input task takes it
-        on (open -> read). Notes the result in the per-group largest root results."""
-        largest = self._largest_root
-        if feeds and not holds_data(nbytes, largest, False):  # tiny: only then walk
-            feeds = holds_data(nbytes, largest, _chained(ts))
-        if nbytes > largest:
-            self._largest_root = nbytes
-        group = ts.group.name
-        before = self._root_results.get(group, 0)
-        if nbytes > before:
-            self._root_results[group] = nbytes
-            if self.books._owed and before < HANDLE_MAX_BYTES <= nbytes:
-                self._unreserve_readers_of(group)
-        return feeds
+        """Does root ts's result count as data in flight (books.root_holds_data, as
+        core.py asks it)? A tiny result beside the largest root result of the computations
+        present (a store's None beside shared weights) does not, unless a single-input task
+        takes it on (open -> read). Its group's first result of HANDLE_MAX_BYTES or more
+        unreserves the readers reserved as a handle's."""
+        books, group = self.books, ts.group.name
+        if books._owed and nbytes >= HANDLE_MAX_BYTES \
+                and books.root_results.get(group, 0) < HANDLE_MAX_BYTES:  # fmt: skip
+            feeds = books.root_holds_data(ts, group, nbytes, feeds, _chained)
+            self._unreserve_readers_of(group)
+            return feeds
+        return books.root_holds_data(ts, group, nbytes, feeds, _chained)
 
     def _unreserve_readers_of(self, group) -> None:
         """Group's roots load data (one returned HANDLE_MAX_BYTES or more): a reader of
@@ -749,11 +736,6 @@ class Plugin(SchedulerPlugin):
         # refused so, is placed again at every poke while the scan stops at it (twin
         # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
-        # Largest result a root of each group returned (kept while the group is: per
-        # computation, as the books' group statistics) and the largest over them: a root's
-        # result far smaller is no data in flight (policy.holds_data).
-        self._root_results: dict = {}
-        self._largest_root = 0.0
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
@@ -989,7 +971,7 @@ class Plugin(SchedulerPlugin):
         largest result a root of its group returned (a task with no inputs not yet run
         loads as much as its siblings did), else NaN (unknown: a handle by structure)."""
         n = ts.nbytes
-        return n if n >= 0 else self._root_results.get(ts.group.name, math.nan)
+        return n if n >= 0 else self.books.root_results.get(ts.group.name, math.nan)
 
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
