@@ -71,7 +71,7 @@ from ..policy import (
     meeting_partners,
     meeting_plan,
     place_consumer,
-    pulls_consumer,
+    own_input,
     read_on,
     frees_slot,
     frees_slot_on,
@@ -1043,7 +1043,9 @@ class Plugin(SchedulerPlugin):
         deps = ts.dependencies
         if len(deps) == 1:
             # One input held on one running worker: sole_holder's answer, found without
-            # the dict (most single-input tasks: a chain's next step, a store)
+            # the dict (most single-input tasks: a chain's next step, a store). Its holder
+            # whatever it weighs (not policy.own_input's tiny-root test: a read follows
+            # its open's handle).
             for d in deps:
                 who = d.who_has
                 if who and len(who) == 1 and d.nbytes > 0 \
@@ -1052,15 +1054,10 @@ class Plugin(SchedulerPlugin):
                         if everyone or h in running:
                             return s.workers[h.address]
         local: dict = {}
-        roots_max = None
+        roots_max = self.books._roots_max
         for d in deps:
-            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+            if not own_input(d.nbytes, len(d.dependents), not d.dependencies, roots_max):
                 continue
-            if not d.dependencies:  # an indexer computed from nothing: no data?
-                if roots_max is None:
-                    roots_max = self.books._roots_max
-                if not pulls_consumer(d.nbytes, roots_max):
-                    continue
             for h in d.who_has or ():
                 if everyone or h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
