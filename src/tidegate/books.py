@@ -161,6 +161,7 @@ class Books:
         # the reads. Read-only for the bodies (the plugin sizes an unrun root by it).
         self.root_results: dict = {}
         self._largest_root = 0.0
+        self.largest_root_task = None  # the root that returned it (the bodies name it)
         # Roots ``place`` was refused for: task -> (its task-wide inputs, expecting, {worker:
         # that worker's inputs when it refused}). Asked again with the same inputs,
         # a worker gives the same answer without the policy's calls: a root nobody admits
@@ -592,6 +593,7 @@ class Books:
             feeds = holds_data(nbytes, largest, chained(task))
         if nbytes > largest:
             self._largest_root = nbytes
+            self.largest_root_task = task
         if nbytes > self.root_results.get(group, 0):
             self.root_results[group] = nbytes
         return feeds

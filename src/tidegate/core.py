@@ -42,6 +42,7 @@ from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
     Policy,
+    footprint_refused,
     frees_slot,
     joins_started_fan_in,
     largest_footprint,
@@ -129,14 +130,6 @@ TRANSITIONS = {
 }
 
 
-def _format_bytes(n: float) -> str:
-    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.2f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return str(n)
-
-
 # -- events (in) ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Finished:
@@ -210,12 +203,9 @@ class Scheduler:
         self._may_spill = any(w.budget < math.inf for w in self.workers)
         budget = min(w.budget for w in self.workers)
         i, footprint = largest_footprint(graph.size)
-        if footprint > budget:
-            raise ValueError(
-                f"memory_limit of {_format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
-                f"its chunk alone is {_format_bytes(footprint)}; raise memory_limit or use "
-                f"smaller chunks"
-            )
+        refused = footprint_refused(budget, footprint, graph.keys[i] if i >= 0 else None)
+        if refused:
+            raise ValueError(refused)
         n = len(graph)
         self._dep_ptr = graph.dep_ptr.tolist()
         self._dep_idx = graph.dep_idx.tolist()

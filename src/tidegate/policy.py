@@ -1489,6 +1489,29 @@ def _no_data(t, dependencies, constant) -> bool:
     return not ins or (constant is not None and all(map(constant, ins)))
 
 
+def format_bytes(n: float) -> str:
+    """Bytes for a message, in binary units (``9.54 MiB``)."""
+    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.2f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return str(n)
+
+
+def footprint_refused(budget: float, footprint: float, task, what: str = "chunk") -> str | None:
+    """What to tell the user when a memory budget cannot hold one task's own footprint
+    (``what``: ``"chunk"`` from array metadata, ``"result"`` measured), or None when it
+    can. The thread runtime's core raises it before any task runs (its footprints from
+    chunk metadata, :func:`largest_footprint`); the dask plugin, which learns sizes only
+    as tasks finish, logs it once a root's result alone exceeds a worker's budget: such a
+    root is admitted only where nothing else runs (the progress rule), one at a time, and
+    the budget throttles the run without holding anything."""
+    if not footprint > budget:
+        return None
+    return (f"memory_limit of {format_bytes(budget)} cannot hold task {task!r}: its {what} "
+            f"alone is {format_bytes(footprint)}; raise memory_limit or use smaller chunks")
+
+
 def largest_footprint(size) -> tuple[int, float]:
     """The task with the largest known size: ``(task, bytes)``, or ``(-1, 0.0)``.
 

@@ -43,7 +43,7 @@ from types import MethodType
 
 import dask.config
 from dask._task_spec import DataNode
-from dask.utils import format_bytes, parse_timedelta
+from dask.utils import format_bytes, key_split, parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 from sortedcontainers import SortedDict
 
@@ -73,6 +73,7 @@ from ..policy import (
     place_consumer,
     own_input,
     read_on,
+    footprint_refused,
     frees_slot,
     frees_slot_on,
     reduces as policy_reduces,
@@ -736,6 +737,7 @@ class Plugin(SchedulerPlugin):
         # refused so, is placed again at every poke while the scan stops at it (twin
         # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
+        self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
@@ -1422,9 +1424,29 @@ class Plugin(SchedulerPlugin):
                 self._resync()
             self._refresh_all()
             self._copies.wake()  # a held reader's worker may have paused
+            if self.books.largest_root != self._footprint_seen:
+                self._check_footprint()
         except Exception as exc:  # (tornado would log it at every tick)
             self._error("tick", exc)
         self.poke(f"tidegate-poke-{next(self._pokes)}")
+
+    def _check_footprint(self) -> None:
+        """Can the smallest budget hold the largest root result seen (policy.
+        footprint_refused, the check the thread runtime makes before it runs)? Said once per
+        task group, when the largest result grows (the timer looks: no cost per task). Such
+        a root starts only on an idle worker, one at a time."""
+        books = self.books
+        largest = self._footprint_seen = books.largest_root
+        if not books.workers or not largest:
+            return
+        budget = min(b.budget for b in books.workers.values())
+        ts = books.largest_root_task
+        key = getattr(ts, "key", ts)
+        refused = footprint_refused(budget, largest, key, "result")
+        if refused and ("footprint", key_split(key)) not in self._logged:
+            self._logged.add(("footprint", key_split(key)))
+            logger.warning("tidegate: %s (roots that large start only on an idle worker, "
+                           "one at a time)", refused)
 
     def poke(self, stimulus_id: str) -> None:
         """Start queued roots that may start now, best priority first.
