@@ -1056,10 +1056,15 @@ class Plugin(SchedulerPlugin):
                         if everyone or h in running:
                             return s.workers[h.address]
         local: dict = {}
-        roots_max = self.books._roots_max
-        for d in deps:
-            if not own_input(d.nbytes, len(d.dependents), not d.dependencies, roots_max):
+        roots_max = None
+        for d in deps:  # its own inputs (policy.own_input; the size and readers tests
+            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:  # inlined: hot)
                 continue
+            if not d.dependencies:  # computed from nothing: an indexer?
+                if roots_max is None:
+                    roots_max = self.books._roots_max
+                if not own_input(d.nbytes, len(d.dependents), True, roots_max):
+                    continue
             for h in d.who_has or ():
                 if everyone or h in running:
                     local[h.address] = local.get(h.address, 0) + d.nbytes
