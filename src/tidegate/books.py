@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .policy import (
-    WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data, join_slot, joins_pieces, keeps_data, may_admit_root, may_load_beside,
+    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data, join_slot, joins_pieces, keeps_data, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root,
 )
 
@@ -162,6 +162,10 @@ class Books:
         self.root_results: dict = {}
         self._largest_root = 0.0
         self.largest_root_task = None  # the root that returned it (the bodies name it)
+        # The body's, called with a group whose roots turn out to load data (a result of
+        # HANDLE_MAX_BYTES or more after smaller ones) while roots are owed: the plugin
+        # moves reservations made for a handle's readers to the blocks (rereserve).
+        self.loads_data: Callable | None = None
         # Roots ``place`` was refused for: task -> (its task-wide inputs, expecting, {worker:
         # that worker's inputs when it refused}). Asked again with the same inputs,
         # a worker gives the same answer without the policy's calls: a root nobody admits
@@ -587,15 +591,20 @@ class Books:
         uses it (``policy.holds_data``, against the largest root result before it)?
         ``feeds``: some task needs it (else no); ``chained(task)``: does a single-input
         task take it on (asked only of a tiny result). Notes the result in ``root_results``
-        and ``largest_root``. Both bodies ask it as a root finishes, before ``on_finished``."""
+        and ``largest_root`` (and tells ``loads_data`` of a group whose roots turn out to
+        load data). Both bodies ask it as a root finishes, before ``on_finished``."""
         largest = self._largest_root
         if feeds and not holds_data(nbytes, largest, False):  # tiny: only then ask chained
             feeds = holds_data(nbytes, largest, chained(task))
         if nbytes > largest:
             self._largest_root = nbytes
             self.largest_root_task = task
-        if nbytes > self.root_results.get(group, 0):
+        before = self.root_results.get(group, 0)
+        if nbytes > before:
             self.root_results[group] = nbytes
+            if self._owed and before < HANDLE_MAX_BYTES <= nbytes \
+                    and self.loads_data is not None:  # fmt: skip
+                self.loads_data(group)
         return feeds
 
     def _loaded(self, group, nbytes: float) -> None:

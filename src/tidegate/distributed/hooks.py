@@ -54,7 +54,6 @@ from . import broadcast, holders, restricted, trim
 from .broadcast import Broadcast
 from .held import Held
 from ..policy import (
-    HANDLE_MAX_BYTES,
     SHARED_FANOUT,
     MeetingPlan,
     Policy,
@@ -382,7 +381,12 @@ class Plugin(SchedulerPlugin):
             feeds = bool(ts.dependents)
             pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
-                feeds = self._root_finished(ts, nbytes, feeds)
+                # A tiny result beside the largest root result of the computations present
+                # (a store's None beside shared weights) is no data in flight, unless a
+                # single-input task takes it on (open -> read): books.root_holds_data, as
+                # core.py asks it (its group's first result of HANDLE_MAX_BYTES or more
+                # calls _unreserve_readers_of: books.loads_data).
+                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained)
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
@@ -456,20 +460,6 @@ class Plugin(SchedulerPlugin):
         """policy.clearly_slower of worker addr against worker other, at group's roots."""
         paces = self._pace.get(group)
         return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
-
-    def _root_finished(self, ts, nbytes, feeds) -> bool:
-        """Does root ts's result count as data in flight (books.root_holds_data, as
-        core.py asks it)? A tiny result beside the largest root result of the computations
-        present (a store's None beside shared weights) does not, unless a single-input task
-        takes it on (open -> read). Its group's first result of HANDLE_MAX_BYTES or more
-        unreserves the readers reserved as a handle's."""
-        books, group = self.books, ts.group.name
-        if books._owed and nbytes >= HANDLE_MAX_BYTES \
-                and books.root_results.get(group, 0) < HANDLE_MAX_BYTES:  # fmt: skip
-            feeds = books.root_holds_data(ts, group, nbytes, feeds, _chained)
-            self._unreserve_readers_of(group)
-            return feeds
-        return books.root_holds_data(ts, group, nbytes, feeds, _chained)
 
     def _unreserve_readers_of(self, group) -> None:
         """Group's roots load data (one returned HANDLE_MAX_BYTES or more): a reader of
@@ -694,6 +684,7 @@ class Plugin(SchedulerPlugin):
         # _combines_of: books.combines).
         self._combines: dict = {}
         self.books.combines = self._combines_of
+        self.books.loads_data = self._unreserve_readers_of
         self.books.noted = self._combines
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
@@ -1429,7 +1420,7 @@ class Plugin(SchedulerPlugin):
                 self._resync()
             self._refresh_all()
             self._copies.wake()  # a held reader's worker may have paused
-            if self.books.largest_root != self._footprint_seen:
+            if self.memory_limit is not None and self.books.largest_root != self._footprint_seen:
                 self._check_footprint()
         except Exception as exc:  # (tornado would log it at every tick)
             self._error("tick", exc)
