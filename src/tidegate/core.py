@@ -275,7 +275,7 @@ class Scheduler:
         # continues there as data in flight however small it is (a file handle).
         chained = np.zeros(n, bool)
         chained[graph.dep_idx[data_in[owner] <= 1]] = True
-        self._chained = chained.tolist()
+        self._chained = chained.tolist().__getitem__  # (books.root_holds_data's chained(i))
         # Joins of pieces of one array (a rechunk's merge): their inputs' bytes are passed
         # to the books, as the plugin passes them (``hooks._pieces``).
         self._joins = graph.joins().tolist()
@@ -550,8 +550,7 @@ class Scheduler:
         needed_by = self.needed_by
         feeds = needed_by[i] > 0
         if self._root[i]:  # a tiny root result is no data in flight (weighted's stores)
-            feeds = self.books.root_holds_data(i, self._group[i], nbytes, feeds,
-                                               self._chained.__getitem__)  # fmt: skip
+            feeds = self.books.root_holds_data(i, self._group[i], nbytes, feeds, self._chained)
         carriers = self.books.carrying  # none: no input carries anything, nothing to ask
         single = self._single[i]
         if not single and carriers and self._second:

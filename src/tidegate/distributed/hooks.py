@@ -1213,6 +1213,8 @@ class Plugin(SchedulerPlugin):
             known = self._refresh_some(workers, looked, changed)
         else:
             known = self._refresh_each(workers, running, books, looked, changed)
+            if self.memory_limit is not None and self.books.largest_root != self._footprint_seen:
+                self._check_footprint()  # (under a budget only: the other branch has none)
         if known < before:  # gone (dask may tell plugins late): forget them everywhere
             for addr in [a for a in looked if a not in workers]:
                 del looked[addr]
@@ -1420,8 +1422,6 @@ class Plugin(SchedulerPlugin):
                 self._resync()
             self._refresh_all()
             self._copies.wake()  # a held reader's worker may have paused
-            if self.memory_limit is not None and self.books.largest_root != self._footprint_seen:
-                self._check_footprint()
         except Exception as exc:  # (tornado would log it at every tick)
             self._error("tick", exc)
         self.poke(f"tidegate-poke-{next(self._pokes)}")
