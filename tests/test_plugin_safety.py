@@ -174,7 +174,7 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
 
     if not server._thief_shape(object.__new__(WorkStealing)):
         pytest.skip("this distributed picks thieves with a module function: not replaced")
-    monkeypatch.setattr(server, "_inputs_all_here", lambda ts: False)  # (more to steal)
+    monkeypatch.setattr(server, "_inputs_all_here", lambda ts, plugin: False)  # (more to steal)
     monkeypatch.setattr(server, "_scan", _raise("thief"))
     monkeypatch.setattr(server._Thieves, "best", _raise("thief"))
     w = build("anomaly", 150, 190e6, store=False)
