@@ -8,7 +8,7 @@ core.py: the "halo" variant patches the core's meeting_plan for the run only.
 Graphs:
   stencil-6 / stencil-12: ``da.random.RandomState(0).random((N*1000,)*2, chunks=1000)
       .map_overlap(np.negative, depth=1, boundary="none").std(axis=0)`` (8 MB blocks, as
-      tests/test_stencil.py's twin stencil), sizes from chunk metadata (tidegate.get's);
+      tests/test_stencil.py's twin stencil), the twin model's sizes (as that test's);
   roll: probe24's rolling(time=5, center=True).mean().max() over zarr, the builds pickled by
       ``bench/core26_drive.py dump rolling-max 3 DIR`` (measured sizes), with ``--roll DIR``.
 Variants: ``base`` (the core as it is), ``halo`` (the core's meeting_plan given
@@ -54,9 +54,13 @@ def stencil(n):
     g = bridge.to_taskgraph(plan.tasks, plan.outputs, plan.supplied, "dfs",
                             plan.dependencies, None, sizes)  # fmt: skip
 
+    from tidegate.sim.model import build_model
+
+    # the twin's sizes (tests/test_stencil.py's model: 8 MB blocks, 8 kB halo rows)
+    model = build_model(x, sizes={"overlap-var": 24402, "var": 24402}).sizes
+
     def size(i):
-        v = g.layer_size[i]
-        return float(v) if v > 0 else 8e3  # (a halo row where metadata says nothing)
+        return float(model.get(g.keys[i], model.get(str(g.keys[i]), 8)))
 
     return [(f"stencil-{n}", g, size, None)]
 
