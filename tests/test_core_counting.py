@@ -175,7 +175,7 @@ def test_core_counts_inputs_as_the_plugin_does(name):
     tasks = _taskstates(deps, constants)
     for i, k in enumerate(g.keys):
         ts = tasks[k]
-        assert core._chained[i] == hooks._chained(ts), (k, "chained")
+        assert core._chained(i) == hooks._chained(ts), (k, "chained")
         assert bool(g.root[i]) == hooks._structural_root(ts), (k, "root")
         if ts.dependencies:
             assert core._single[i] == _plugin_single(tasks, k), (k, "single")
@@ -318,7 +318,7 @@ def test_thread_runtime_open_read_with_a_datanode(tmp_path):
     ix = {k: i for i, k in enumerate(keys)}
     for k in range(n):
         o = ix[f"open-{k}"]
-        assert core._chained[o]
+        assert core._chained(o)
         ((carrier, finished),) = _landed(core, o)
         assert carrier == f"read-{k}" and f"step-{k}" in finished, core.books.story(o)
 

@@ -545,7 +545,7 @@ def test_largest_root_result_does_not_leak_into_the_next_computation(client):
 
     def stats(dask_scheduler):
         p = dask_scheduler._tidegate
-        return dict(p._root_results), p._largest_root, sorted(dask_scheduler.task_groups)
+        return dict(p.books.root_results), p.books.largest_root, sorted(dask_scheduler.task_groups)
 
     results, largest, _ = client.run_on_scheduler(stats)
     assert largest == max(results.values()) >= 2e6  # the weights' results
@@ -974,6 +974,44 @@ def test_installs_on_a_bare_scheduler_state():
     assert sorted(sent) == sorted(state.tasks)  # every task ran once
     plugin.uninstall()
     assert "_tidegate" not in state.__dict__ and "is_rootish" not in state.__dict__
+
+
+def test_a_budget_that_cannot_hold_a_roots_result_is_said_as_the_core_says_it(client, caplog):
+    """one29 (issue 9 item 4): the thread runtime refuses a memory_limit below its largest
+    chunk before it runs (policy.footprint_refused); the plugin, which learns sizes only as
+    roots finish, said nothing, and each such root waited for an idle worker. Now the same
+    message, once per group, from the same function; a budget that holds them is silent."""
+    from tidegate.core import Scheduler
+    from tidegate.graph import TaskGraph
+
+    g = TaskGraph.from_dependencies({"load-0": []}, ["load-0"])
+    g.size[0] = 8e6
+    with pytest.raises(ValueError) as core_said:
+        Scheduler(g, [(1, 4e6)])
+
+    def run(budget, n=6):
+        caplog.clear()
+        client.register_plugin(td.Plugin(saturation=SATURATION, memory_limit=budget,
+                                         interval="50ms"))  # fmt: skip
+        with caplog.at_level(logging.WARNING, logger="tidegate.distributed"):
+            loads = [delayed(load)(i, 1_000_000) for i in range(n)]  # 8 MB each
+            pairs = [delayed(combine)(loads[2 * i], loads[2 * i + 1]) for i in range(n // 2)]
+            assert delayed(sum)(pairs).compute() == 1e6 * sum(range(n))
+            if budget == "4MB":  # (the timer looks)
+                _until(lambda: any("cannot hold" in r.getMessage() for r in caplog.records))
+            else:
+                time.sleep(0.2)
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+        return [r.getMessage() for r in caplog.records if "cannot hold" in r.getMessage()]
+
+    said = run("4MB")
+    assert len(said) == 1, said
+    assert "memory_limit of 3.81 MiB cannot hold task 'load-" in said[0], said
+    assert "its result alone is 7.63 MiB; raise memory_limit or use smaller chunks" in said[0]
+    assert str(core_said.value) == ("memory_limit of 3.81 MiB cannot hold task 'load-0': its "
+                                    "chunk alone is 7.63 MiB; raise memory_limit or use "
+                                    "smaller chunks")  # fmt: skip
+    assert run("1GB") == []
 
 
 def test_a_budget_below_an_idle_workers_memory_is_said(caplog):

@@ -19,7 +19,7 @@ from tidegate.sim.workloads import build
 def test_fast_thief_is_dasks_thief(monkeypatch, name, workers, steps):
     # Every task stealable as before keeps_its_worker: the search is what is tested here
     # (with the rule, anomaly's chunk means and combines are never stolen: no search ran).
-    monkeypatch.setattr(server, "_inputs_all_here", lambda ts: False)
+    monkeypatch.setattr(server, "_inputs_all_here", lambda ts, plugin: False)
     checked = []
     fast = server._fast_thief
 
@@ -81,7 +81,7 @@ def test_fast_thief_asks_no_objective_per_worker(monkeypatch):
 
     monkeypatch.setattr(WorkStealing, "stealing_objective", counting)
     monkeypatch.setattr(server, "_fast_thief", counted)
-    monkeypatch.setattr(server, "_inputs_all_here", lambda ts: False)  # (as above)
+    monkeypatch.setattr(server, "_inputs_all_here", lambda ts, plugin: False)  # (as above)
     w = build("anomaly", 300, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=100, threads_per_worker=4, policy="tidegate",

@@ -25,6 +25,7 @@ from tidegate.policy import (
     further_meeting,
     further_partners,
     meeting_partners,
+    own_input,
     place_consumer,
     pulls_consumer,
 )
@@ -245,6 +246,40 @@ def test_an_indexer_computed_from_nothing_does_not_pull_its_consumer():
     assert pulls_consumer(1e6, 15.6e6)
     assert pulls_consumer(280, 0.0)  # nothing loaded yet: no scale to judge by
     assert pulls_consumer(-1, 15.6e6)  # unknown size: counted as before
+
+
+def test_own_inputs_are_one_definition_for_placement_and_stealing():
+    """policy.own_input: what place_consumer's ``local`` counts (hooks) and what
+    keeps_its_worker counts (server, stealing) are one rule (one28's audit: stealing
+    counted a tiny indexer held elsewhere and left large constants aside)."""
+    from types import SimpleNamespace
+
+    from tidegate.distributed import server
+
+    assert own_input(15.6e6, 3, False, 15.6e6)  # a chunk read by few
+    assert not own_input(15.6e6, 8, False, 15.6e6)  # read by many: copied everywhere
+    assert not own_input(0, 1, False, 15.6e6) and not own_input(-1, 1, False, 15.6e6)
+    assert not own_input(280, 1, True, 15.6e6)  # an indexer computed from nothing
+    assert own_input(280, 1, False, 15.6e6)  # small, but derived from data
+    assert own_input(280, 1, True, 0.0)  # nothing loaded yet: no scale to judge by
+    assert own_input(8e6, 2, True, 15.6e6)  # a constant as large as data
+
+    here, there = object(), object()
+
+    def task(nbytes, who, deps=(), readers=1):
+        return SimpleNamespace(nbytes=nbytes, who_has={who}, dependencies=list(deps),
+                               dependents=set(range(readers)))  # fmt: skip
+
+    chunk = task(15.6e6, here, deps=[task(1, here)])
+    indexer = task(280, there)  # computed from nothing, held elsewhere
+    grid = task(15.6e6, there, deps=[task(1, there)], readers=30)
+    split = SimpleNamespace(processing_on=here, dependencies=[chunk, indexer, grid])
+    loaded = SimpleNamespace(books=SimpleNamespace(_roots_max=15.6e6))
+    assert server._inputs_all_here(split, loaded)  # the indexer and the grid aside
+    nothing = SimpleNamespace(books=SimpleNamespace(_roots_max=0.0))
+    assert not server._inputs_all_here(split, nothing)  # no load yet: the indexer counts
+    alone = SimpleNamespace(processing_on=here, dependencies=[indexer, grid])
+    assert not server._inputs_all_here(alone, loaded)  # nothing of its own here
 
 
 def test_a_consumer_processing_where_its_inputs_are_frees_their_slots():

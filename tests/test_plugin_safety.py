@@ -122,7 +122,7 @@ FAULTS = {
     "meeting_partners": (hooks, "meeting_partners"),
     "place_consumer": (hooks, "place_consumer"),
     "sole_holder": (hooks, "sole_holder"),
-    "holds_data": (hooks, "holds_data"),
+    "books.root_holds_data": (Books, "root_holds_data"),
     "pieces": (hooks, "_pieces"),
     "books.place": (Books, "place"),
     "books.on_run": (Books, "on_run"),
@@ -174,7 +174,7 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
 
     if not server._thief_shape(object.__new__(WorkStealing)):
         pytest.skip("this distributed picks thieves with a module function: not replaced")
-    monkeypatch.setattr(server, "_inputs_all_here", lambda ts: False)  # (more to steal)
+    monkeypatch.setattr(server, "_inputs_all_here", lambda ts, plugin: False)  # (more to steal)
     monkeypatch.setattr(server, "_scan", _raise("thief"))
     monkeypatch.setattr(server._Thieves, "best", _raise("thief"))
     w = build("anomaly", 150, 190e6, store=False)
@@ -287,8 +287,8 @@ def test_a_groups_statistics_go_with_it_when_the_next_graph_reuses_its_name(clie
 
     def stats(dask_scheduler):
         p = dask_scheduler._tidegate
-        return (p._root_results.get("load"), p.books._loaded_max.get("load"),
-                p._largest_root, "load" in dask_scheduler.task_groups)  # fmt: skip
+        return (p.books.root_results.get("load"), p.books._loaded_max.get("load"),
+                p.books.largest_root, "load" in dask_scheduler.task_groups)  # fmt: skip
 
     big = client.compute([delayed(load)(i, 100_000) for i in range(8)])
     assert sum(x.sum() for x in client.gather(big)) == 100_000 * 28

@@ -42,8 +42,8 @@ from .books import LOG_SIZE, Books, InvalidTransition, Limits, WorkerBook
 from .graph import TaskGraph
 from .policy import (
     Policy,
+    footprint_refused,
     frees_slot,
-    holds_data,
     joins_started_fan_in,
     largest_footprint,
     meeting_partners,
@@ -130,14 +130,6 @@ TRANSITIONS = {
 }
 
 
-def _format_bytes(n: float) -> str:
-    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.2f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return str(n)
-
-
 # -- events (in) ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Finished:
@@ -211,12 +203,9 @@ class Scheduler:
         self._may_spill = any(w.budget < math.inf for w in self.workers)
         budget = min(w.budget for w in self.workers)
         i, footprint = largest_footprint(graph.size)
-        if footprint > budget:
-            raise ValueError(
-                f"memory_limit of {_format_bytes(budget)} cannot hold task {graph.keys[i]!r}: "
-                f"its chunk alone is {_format_bytes(footprint)}; raise memory_limit or use "
-                f"smaller chunks"
-            )
+        refused = footprint_refused(budget, footprint, graph.keys[i] if i >= 0 else None)
+        if refused:
+            raise ValueError(refused)
         n = len(graph)
         self._dep_ptr = graph.dep_ptr.tolist()
         self._dep_idx = graph.dep_idx.tolist()
@@ -286,12 +275,11 @@ class Scheduler:
         # continues there as data in flight however small it is (a file handle).
         chained = np.zeros(n, bool)
         chained[graph.dep_idx[data_in[owner] <= 1]] = True
-        self._chained = chained.tolist()
+        self._chained = chained.tolist().__getitem__  # (books.root_holds_data's chained(i))
         # Joins of pieces of one array (a rechunk's merge): their inputs' bytes are passed
         # to the books, as the plugin passes them (``hooks._pieces``).
         self._joins = graph.joins().tolist()
         self._constant = graph.constant.tolist()
-        self._largest_root = 0.0  # the largest root result so far
         self.waiting_on = list(self._ndeps)
         self._in_memory: list[set[int]] = [set() for _ in self.workers]  # spill candidates
         self.needed_by = np.diff(graph.dependent_ptr).tolist()
@@ -562,11 +550,8 @@ class Scheduler:
         needed_by = self.needed_by
         feeds = needed_by[i] > 0
         if self._root[i]:  # a tiny root result is no data in flight (weighted's stores)
-            if feeds and not holds_data(nbytes, self._largest_root, self._chained[i]):
-                feeds = False
-            if nbytes > self._largest_root:
-                self._largest_root = nbytes
-        carriers = self.books._carriers  # none: no input carries anything, nothing to ask
+            feeds = self.books.root_holds_data(i, self._group[i], nbytes, feeds, self._chained)
+        carriers = self.books.carrying  # none: no input carries anything, nothing to ask
         single = self._single[i]
         if not single and carriers and self._second:
             s = self._second.get(i)
@@ -655,7 +640,7 @@ class Scheduler:
     def _one_of(self, s) -> bool:
         """``_is_single`` of a task with ``_second`` entry s."""
         k, a, b = s
-        state, nbytes, roots_max = self.state, self.nbytes, self.books._roots_max
+        state, nbytes, roots_max = self.state, self.nbytes, self.books.roots_max
         for x in self._second_x[a:b]:
             if second_input(True, nbytes[x] if state[x] > PROCESSING else -1, False, roots_max):
                 k += 1
@@ -701,7 +686,7 @@ class Scheduler:
         if self._root[i]:
             self.roots_held -= 1
             self.books.on_released(i, sid)  # only a root's output or its chain's carries
-        elif self.books._carriers:
+        elif self.books.carrying:
             self.books.on_released(i, sid)
         actions.append(Release(i, w))
 
@@ -1466,7 +1451,7 @@ class Scheduler:
         if self._root[i]:
             self.roots_held -= 1
             self.books.on_released(i, sid)
-        elif self.books._carriers:
+        elif self.books.carrying:
             self.books.on_released(i, sid)
         if self._ndeps[i]:  # a view: made again from its input, which stays held till then
             self.needed_by[self._dep_idx[self._dep_ptr[i]]] += 1
@@ -1613,7 +1598,7 @@ class Scheduler:
                 )
             if s == PROCESSING:
                 assert all(state[d] == MEMORY for d in deps), fail("an input is not in memory")
-                assert self.books._processing.get(i, (None,))[0] == self.where[i], fail("books")
+                assert self.books.processing_on(i) == self.where[i], fail("books")
         if s == WAITING:
             assert self.waiting_on[i] == sum(state[d] not in (MEMORY, SPILLED) for d in deps), (
                 fail("waiting count")

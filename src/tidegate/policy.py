@@ -646,10 +646,24 @@ def pulls_consumer(nbytes: float, largest_root: float) -> bool:
     return not (0 <= nbytes and NOT_DATA_RATIO * nbytes < largest_root)
 
 
+def own_input(nbytes: float, readers: int, from_nothing: bool, largest_root: float) -> bool:
+    """Is an input of a task that is not a root one of its *own* inputs for placement: in
+    :func:`place_consumer`'s ``local`` bytes, and counted by :func:`keeps_its_worker`?
+    Of known size (``nbytes`` > 0), read by fewer than ``SHARED_FANOUT`` tasks (one read by
+    many, a grid or broadcast weights, is copied to every worker using it and must not pull
+    its readers), and, when computed from nothing (no inputs: constants embedded in the
+    graph too), not tiny beside what roots load (:func:`pulls_consumer`: an indexer).
+    ``largest_root``: the books' ``roots_max``. One definition for both questions: they
+    differed (stealing counted a tiny indexer held elsewhere, so it could take a task
+    whose data was all where it ran, and left constants aside however large)."""
+    return 0 < nbytes and readers < SHARED_FANOUT and (
+        not from_nothing or pulls_consumer(nbytes, largest_root))
+
+
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
-    stolen) when every input of its own (``held_here``, at least one: inputs read by
-    many tasks left out, as in :func:`place_consumer`, and constants) is held on the
+    stolen) when every input of its own (``held_here``, at least one:
+    :func:`own_input`, as :func:`place_consumer` counts them) is held on the
     worker it is processing on and none elsewhere (``held_elsewhere``). Stolen, its inputs
     are copied to the thief and held twice until it ends, against the placement that put
     it where they are; an idle thief gets a withheld root instead (the progress rule).
@@ -1566,6 +1580,29 @@ def _no_data(t, dependencies, constant) -> bool:
     Asked only of a task read by many, never on a walk's every step."""
     ins = dependencies(t)
     return not ins or (constant is not None and all(map(constant, ins)))
+
+
+def format_bytes(n: float) -> str:
+    """Bytes for a message, in binary units (``9.54 MiB``)."""
+    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.2f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return str(n)
+
+
+def footprint_refused(budget: float, footprint: float, task, what: str = "chunk") -> str | None:
+    """What to tell the user when a memory budget cannot hold one task's own footprint
+    (``what``: ``"chunk"`` from array metadata, ``"result"`` measured), or None when it
+    can. The thread runtime's core raises it before any task runs (its footprints from
+    chunk metadata, :func:`largest_footprint`); the dask plugin, which learns sizes only
+    as tasks finish, logs it once a root's result alone exceeds a worker's budget: such a
+    root is admitted only where nothing else runs (the progress rule), one at a time, and
+    the budget throttles the run without holding anything."""
+    if not footprint > budget:
+        return None
+    return (f"memory_limit of {format_bytes(budget)} cannot hold task {task!r}: its {what} "
+            f"alone is {format_bytes(footprint)}; raise memory_limit or use smaller chunks")
 
 
 def largest_footprint(size) -> tuple[int, float]:

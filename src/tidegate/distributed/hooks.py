@@ -43,7 +43,7 @@ from types import MethodType
 
 import dask.config
 from dask._task_spec import DataNode
-from dask.utils import format_bytes, parse_timedelta
+from dask.utils import format_bytes, key_split
 from distributed.diagnostics.plugin import SchedulerPlugin
 from sortedcontainers import SortedDict
 
@@ -74,8 +74,9 @@ from ..policy import (
     meeting_partners,
     meeting_plan,
     place_consumer,
-    pulls_consumer,
+    own_input,
     read_on,
+    footprint_refused,
     frees_slot,
     frees_slot_on,
     reduces as policy_reduces,
@@ -254,12 +255,6 @@ class Plugin(SchedulerPlugin):
         self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
-        results = self._root_results
-        gone = [g for g in results if g not in scheduler.task_groups]
-        for g in gone:
-            del results[g]
-        if gone:
-            self._largest_root = max(results.values(), default=0.0)
         if self._copies._entry:  # a new graph may give a held reader's input more readers
             self._copies.resig(self._broadcast.sig)
         # dask transitions a new graph's tasks in no particular order: with user priorities
@@ -344,7 +339,7 @@ class Plugin(SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
-        if self._root_results or self.books._loaded_max or self.books._join_groups \
+        if self.books.root_results or self.books._loaded_max or self.books._join_groups \
                 or self._pace:  # fmt: skip
             ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
             if ts is not None:
@@ -356,7 +351,7 @@ class Plugin(SchedulerPlugin):
         group of the same name (every dask.delayed call of one function is group "load"),
         made before update_graph runs, and was judged by the old group's sizes."""
         name, books = tg.name, self.books
-        if name not in self._root_results and name not in books._loaded_max \
+        if name not in books.root_results and name not in books._loaded_max \
                 and name not in books._join_groups and name not in self._pace:  # fmt: skip
             return
         states = tg.states
@@ -364,8 +359,6 @@ class Plugin(SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
-        if self._root_results.pop(name, None) is not None:
-            self._largest_root = max(self._root_results.values(), default=0.0)
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -393,7 +386,21 @@ class Plugin(SchedulerPlugin):
             feeds = bool(ts.dependents)
             pieces = math.nan
             if self._is_root_cache.get(key):  # (_began filled it) only roots are looked at
-                feeds = self._root_finished(ts, nbytes, feeds)
+                # A tiny result beside the largest root result of the computations present
+                # (a store's None beside shared weights) is no data in flight, unless a
+                # single-input task takes it on (open -> read): books.root_holds_data, as
+                # core.py asks it (its group's first result of HANDLE_MAX_BYTES or more
+                # calls _unreserve_readers_of: books.loads_data).
+                # A handle-sized result counted as data only for want of a larger root
+                # result yet is judged again when one finishes (policy.judged_again, grp29).
+                largest = books.largest_root
+                small = feeds and nbytes < HANDLE_MAX_BYTES and holds_data(nbytes, largest, False) \
+                    and judged_again(nbytes, _chained(ts))  # fmt: skip
+                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained)
+                if self._judged_small and books.largest_root > largest:
+                    self._rejudge(books.largest_root)
+                if small:  # (after _rejudge: its own result is no smaller than the largest)
+                    self._judged_small[key] = nbytes
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
@@ -467,31 +474,6 @@ class Plugin(SchedulerPlugin):
         """policy.clearly_slower of worker addr against worker other, at group's roots."""
         paces = self._pace.get(group)
         return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
-
-    def _root_finished(self, ts, nbytes, feeds) -> bool:
-        """Does root ts's result count as data in flight (policy.holds_data, as core.py)?
-        A tiny result beside the largest root result of the computations present (a
-        store's None beside shared weights) does not, unless a single-input task takes it
-        on (open -> read). Notes the result in the per-group largest root results."""
-        largest = self._largest_root
-        small = False
-        if feeds and not holds_data(nbytes, largest, False):  # tiny: only then walk
-            feeds = holds_data(nbytes, largest, _chained(ts))
-        elif feeds and nbytes < HANDLE_MAX_BYTES:  # (judged_again's first test: no walk)
-            small = judged_again(nbytes, _chained(ts))
-        if nbytes > largest:
-            self._largest_root = nbytes
-            if self._judged_small:
-                self._rejudge(nbytes)
-        if small:  # (after _rejudge: its own result is no smaller than the largest)
-            self._judged_small[ts.key] = nbytes
-        group = ts.group.name
-        before = self._root_results.get(group, 0)
-        if nbytes > before:
-            self._root_results[group] = nbytes
-            if self.books._owed and before < HANDLE_MAX_BYTES <= nbytes:
-                self._unreserve_readers_of(group)
-        return feeds
 
     def _rejudge(self, largest) -> None:
         """A root result larger than any so far finished: the roots whose results counted
@@ -754,6 +736,7 @@ class Plugin(SchedulerPlugin):
         # _combines_of: books.combines).
         self._combines: dict = {}
         self.books.combines = self._combines_of
+        self.books.loads_data = self._unreserve_readers_of
         self.books.noted = self._combines
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
@@ -797,14 +780,10 @@ class Plugin(SchedulerPlugin):
         # refused so, is placed again at every poke while the scan stops at it (twin
         # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
-        # Largest result a root of each group returned (kept while the group is: per
-        # computation, as the books' group statistics) and the largest over them: a root's
-        # result far smaller is no data in flight (policy.holds_data).
-        self._root_results: dict = {}
-        self._largest_root = 0.0
         # Roots in flight whose small results counted as data beside the largest root
         # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
         self._judged_small: dict = {}
+        self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
@@ -1040,7 +1019,7 @@ class Plugin(SchedulerPlugin):
         largest result a root of its group returned (a task with no inputs not yet run
         loads as much as its siblings did), else NaN (unknown: a handle by structure)."""
         n = ts.nbytes
-        return n if n >= 0 else self._root_results.get(ts.group.name, math.nan)
+        return n if n >= 0 else self.books.root_results.get(ts.group.name, math.nan)
 
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
@@ -1112,7 +1091,9 @@ class Plugin(SchedulerPlugin):
         deps = ts.dependencies
         if len(deps) == 1:
             # One input held on one running worker: sole_holder's answer, found without
-            # the dict (most single-input tasks: a chain's next step, a store)
+            # the dict (most single-input tasks: a chain's next step, a store). Its holder
+            # whatever it weighs (not policy.own_input's tiny-root test: a read follows
+            # its open's handle).
             for d in deps:
                 who = d.who_has
                 if who and len(who) == 1 and d.nbytes > 0 \
@@ -1122,13 +1103,13 @@ class Plugin(SchedulerPlugin):
                             return s.workers[h.address]
         local: dict = {}
         roots_max = None
-        for d in deps:
-            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+        for d in deps:  # its own inputs (policy.own_input; the size and readers tests
+            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:  # inlined: hot)
                 continue
-            if not d.dependencies:  # an indexer computed from nothing: no data?
+            if not d.dependencies:  # computed from nothing: an indexer?
                 if roots_max is None:
                     roots_max = self.books._roots_max
-                if not pulls_consumer(d.nbytes, roots_max):
+                if not own_input(d.nbytes, len(d.dependents), True, roots_max):
                     continue
             for h in d.who_has or ():
                 if everyone or h in running:
@@ -1287,6 +1268,8 @@ class Plugin(SchedulerPlugin):
             known = self._refresh_some(workers, looked, changed)
         else:
             known = self._refresh_each(workers, running, books, looked, changed)
+            if self.memory_limit is not None and self.books.largest_root != self._footprint_seen:
+                self._check_footprint()  # (under a budget only: the other branch has none)
         if known < before:  # gone (dask may tell plugins late): forget them everywhere
             for addr in [a for a in looked if a not in workers]:
                 del looked[addr]
@@ -1497,6 +1480,24 @@ class Plugin(SchedulerPlugin):
         except Exception as exc:  # (tornado would log it at every tick)
             self._error("tick", exc)
         self.poke(f"tidegate-poke-{next(self._pokes)}")
+
+    def _check_footprint(self) -> None:
+        """Can the smallest budget hold the largest root result seen (policy.
+        footprint_refused, the check the thread runtime makes before it runs)? Said once per
+        task group, when the largest result grows (the timer looks: no cost per task). Such
+        a root starts only on an idle worker, one at a time."""
+        books = self.books
+        largest = self._footprint_seen = books.largest_root
+        if not books.workers or not largest:
+            return
+        budget = min(b.budget for b in books.workers.values())
+        ts = books.largest_root_task
+        key = getattr(ts, "key", ts)
+        refused = footprint_refused(budget, largest, key, "result")
+        if refused and ("footprint", key_split(key)) not in self._logged:
+            self._logged.add(("footprint", key_split(key)))
+            logger.warning("tidegate: %s (roots that large start only on an idle worker, "
+                           "one at a time)", refused)
 
     def poke(self, stimulus_id: str) -> None:
         """Start queued roots that may start now, best priority first.

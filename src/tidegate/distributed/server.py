@@ -15,11 +15,9 @@ import weakref
 
 import numpy as np
 
-from dask._task_spec import DataNode
-
 from tornado.ioloop import PeriodicCallback
 
-from ..policy import SHARED_FANOUT, keeps_its_worker
+from ..policy import SHARED_FANOUT, keeps_its_worker, own_input
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -107,7 +105,7 @@ def _patch_stealing(plugin, s) -> None:
                 root = plugin._root(ts)
             if root:
                 return None, None  # never stolen: keeps co-assignment and the caps
-            if _inputs_all_here(ts):
+            if _inputs_all_here(ts, plugin):
                 return None, None  # policy.keeps_its_worker
         except Exception as exc:  # never break dask's stealing bookkeeping
             plugin._error("steal_time_ratio", exc)
@@ -123,19 +121,19 @@ def _patch_stealing(plugin, s) -> None:
             steal.remove_key_from_stealable(ts)
 
 
-def _inputs_all_here(ts) -> bool:
-    """policy.keeps_its_worker for ts: its own inputs (as the plugin's place_consumer counts
-    them: of known size, read by fewer than ``SHARED_FANOUT`` tasks; constants aside too,
-    cheap to copy) all held on the worker it is processing on."""
+def _inputs_all_here(ts, plugin) -> bool:
+    """policy.keeps_its_worker for ts: its own inputs (policy.own_input, as the plugin's
+    place_consumer counts them, against ``plugin.books``' roots_max) all held on the worker
+    it is processing on."""
     ws = ts.processing_on
     if ws is None:
         return False
     here = elsewhere = 0
-    for d in ts.dependencies:
+    for d in ts.dependencies:  # (policy.own_input; its size and readers tests inlined: hot)
         if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
             continue
-        spec = d.run_spec
-        if spec is None or isinstance(spec, DataNode):  # (_constant inlined: hot)
+        if not d.dependencies and not own_input(d.nbytes, len(d.dependents), True,
+                                                plugin.books._roots_max):  # fmt: skip
             continue
         if ws in (d.who_has or ()):
             here += 1
