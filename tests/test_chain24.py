@@ -10,6 +10,18 @@ pytest.importorskip("distributed")
 CHUNK = 30 * 90 * 180 * 8  # one 30-day chunk of a 90 x 180 f8 plane
 
 
+
+def _resample_twins(tmp_path, threads):
+    """(queue, tidegate) twin runs of the resample store at 2 x ``threads`` (measured sizes
+    and durations: tidegate.sim.workloads.resample)."""
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import resample
+
+    w = resample(tmp_path / "in.zarr")  # 2 variables x 731 days x 90 x 180, 30-day chunks
+    assert w.sizes(("open_dataset-u", 0)) == CHUNK
+    return simulate(w.graph, workers=2, threads_per_worker=threads,
+                    policy=["queue", "tidegate"], sizes=w.sizes, durations=w.durations)
+
 def test_twin_resample_over_straddled_chunks_holds_no_chain_of_loads(tmp_path):
     """Weeks straddle the 30-day chunks, so the load of chunk i+1 completes the week it
     shares with chunk i: each load passed the in-flight count by completing a consumer,
@@ -19,13 +31,7 @@ def test_twin_resample_over_straddled_chunks_holds_no_chain_of_loads(tmp_path):
     one-thread workers). With the sizes and durations measured on the real graph, the twin
     at 2 x 1: before frees_slot 4.6 chunks against queuing's 2.7 (1.72x), now 1.00x over
     3 builds, makespan 0.97-1.01x. Fails with ``policy.FREES_SLOT = 0``."""
-    from tidegate.sim import simulate
-    from tidegate.sim.workloads import resample
-
-    w = resample(tmp_path / "in.zarr")  # 2 variables x 731 days x 90 x 180, 30-day chunks
-    assert w.sizes(("open_dataset-u", 0)) == CHUNK
-    queue, tide = simulate(w.graph, workers=2, threads_per_worker=1, policy=["queue", "tidegate"],
-                           sizes=w.sizes, durations=w.durations)
+    queue, tide = _resample_twins(tmp_path, threads=1)
     assert max(tide.peak_memory_per_worker) <= 1.05 * max(queue.peak_memory_per_worker), (
         tide.peak_memory_per_worker, queue.peak_memory_per_worker)
     assert tide.makespan <= 1.05 * queue.makespan, tide.makespan / queue.makespan
@@ -60,13 +66,9 @@ def test_twin_resample_at_2x2_holds_about_queuings_peak(tmp_path):
     main's switches (1, 0) held 1.19-1.53x. Fails with (1, 0). (2 x 4 is left out: one build
     in 6 held 1.10x there, as main's switches did.)"""
     from tidegate import policy
-    from tidegate.sim import simulate
-    from tidegate.sim.workloads import resample
 
     assert (policy.FREES_SLOT_THREADS, policy.BUSY_PASS) == (99, 2)
-    w = resample(tmp_path / "in.zarr")
-    queue, tide = simulate(w.graph, workers=2, threads_per_worker=2, policy=["queue", "tidegate"],
-                           sizes=w.sizes, durations=w.durations)
+    queue, tide = _resample_twins(tmp_path, threads=2)
     assert max(tide.peak_memory_per_worker) <= 1.10 * max(queue.peak_memory_per_worker), (
         tide.peak_memory_per_worker, queue.peak_memory_per_worker)
     assert tide.makespan <= 1.05 * queue.makespan, tide.makespan / queue.makespan
