@@ -26,6 +26,7 @@ from distributed.scheduler import TaskGroup, TaskPrefix, TaskState
 from distributed.utils import key_split_group
 
 from tidegate.distributed import hooks
+from tidegate.distributed import tasks as plugin_tasks
 
 # Graphs as ({key: inputs}, constants): constants are DataNodes, tasks of the graph as the
 # plugin sees them on a cluster.
@@ -175,12 +176,12 @@ def test_core_counts_inputs_as_the_plugin_does(name):
     tasks = _taskstates(deps, constants)
     for i, k in enumerate(g.keys):
         ts = tasks[k]
-        assert core._chained(i) == hooks._chained(ts), (k, "chained")
-        assert bool(g.root[i]) == hooks._structural_root(ts), (k, "root")
+        assert core._chained(i) == plugin_tasks._chained(ts), (k, "chained")
+        assert bool(g.root[i]) == plugin_tasks._structural_root(ts), (k, "root")
         if ts.dependencies:
             assert core._single[i] == _plugin_single(tasks, k), (k, "single")
         if not g.root[i]:  # a join of pieces of one array (policy.joins_pieces)
-            joins = not math.isnan(hooks._pieces(ts.dependencies))
+            joins = not math.isnan(plugin_tasks._pieces(ts.dependencies))
             assert core._joins[i] == joins, (k, "joins")
 
 
@@ -335,7 +336,7 @@ def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
     ix = {k: i for i, k in enumerate(g.keys)}
     assert {g.keys[i] for i in np.flatnonzero(g.root)} == {"path", "h"} | {f"r{i}" for i in range(8)}
     tasks = _taskstates(deps, constants)
-    assert all(hooks._structural_root(tasks[f"r{i}"]) for i in range(8))
+    assert all(plugin_tasks._structural_root(tasks[f"r{i}"]) for i in range(8))
 
     # The core's walk over its int graph: h held on worker 0, nothing else placed.
     core = Scheduler(g, [(1, math.inf), (1, math.inf)])
@@ -350,8 +351,8 @@ def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
     # The plugin's walk over dask's TaskStates, the same answer.
     held = {tasks["h"]: ["a"], tasks["path"]: ["a"]}
     lacks = set()
-    got = meeting_partners(tasks["r0"], hooks._dependents, hooks._dependencies,
-                           lambda t: held.get(t, []), lacks=lacks, constant=hooks._constant)  # fmt: skip
+    got = meeting_partners(tasks["r0"], plugin_tasks._dependents, plugin_tasks._dependencies,
+                           lambda t: held.get(t, []), lacks=lacks, constant=plugin_tasks._constant)  # fmt: skip
     assert got == {} and lacks == {tasks["r1"]}
 
 
@@ -413,7 +414,7 @@ COMPLETES = {
 def test_both_bodies_ask_one_question_for_completes_a_consumer(name):
     """Issue 9, item 4: "completes a consumer" (a root that may pass its worker's in-flight
     count) is one rule, ``meeting_partners(..., complete=)``, asked by the core
-    (``_completes_consumer``) and by the plugin (``hooks._partners`` -> ``books.place``):
+    (``_completes_consumer``) and by the plugin (``plugin_tasks._partners`` -> ``books.place``):
     a partner on that worker that no other task reads, or a meeting with every other input
     there. On main the core counted any partner there (the grid of a short series) and the
     plugin only partners no other task reads (the stencil); each was wrong in one graph."""
@@ -431,5 +432,5 @@ def test_both_bodies_ask_one_question_for_completes_a_consumer(name):
     for (root, w), want in expected.items():
         assert core._completes_consumer(ix[root], w) == want, (root, w, "core")
         complete: set = set()
-        hooks._partners(tasks[root], set(), {}, complete)
+        plugin_tasks._partners(tasks[root], set(), {}, complete)
         assert (workers[w].address in complete) == want, (root, w, "plugin")

@@ -523,7 +523,7 @@ def test_twin_poke_decides_each_root_a_bounded_number_of_times():
     length (re-examining up to 256 waiting roots per slot opening made 7.7 per root here, 65 at 100
     workers, 3x queuing's scheduler CPU)."""
     pytest.importorskip("distributed")
-    from tidegate.distributed import hooks
+    from tidegate.distributed import admission
     from tidegate.sim import simulate
     from tidegate.sim.workloads import build
 
@@ -543,7 +543,7 @@ def test_twin_poke_decides_each_root_a_bounded_number_of_times():
         Books.place = place
     roots = sum(t.root for t in r.trace.tasks)
     assert roots == 800
-    assert hooks.WINDOW >= 256  # the queue is far longer than what one poke may look at
+    assert admission.WINDOW >= 256  # the queue is far longer than what one poke may look at
     assert len(calls) <= 2 * roots, (len(calls), roots)  # seen: 1.26 per root; 7.7 before
 
 
@@ -614,11 +614,6 @@ def test_a_meeting_whose_output_meets_again_commits_its_worker():
     tplan = meeting_plan("x0", up.__getitem__, tree.__getitem__, group=_prefix)
     assert tplan.further and not tplan.pair
     assert not meeting_plan("u0", dependents.__getitem__, deps.__getitem__).pair  # no group
-
-
-def _prefix(k):
-    """A toy task group: the key's letters (mu, mv: two arrays' merges; c0, c1: one)."""
-    return k.rstrip("0123456789")
     # a store after the pair's task (one input) is no further meeting either
     deps["store0"] = ["vort0"]
     dependents = _dependents(deps)
@@ -627,6 +622,11 @@ def _prefix(k):
     assert committed(3, 4, 4) == 3 and committed(3, 3, 4) == 2
     assert committed(1, 1, 2) == 0 and committed(0, 0, 2) == 0
     assert committed(1, 1, 1) == 0 and committed(3, 1, 1) == 2  # one thread: one fewer
+
+
+def _prefix(k):
+    """A toy task group: the key's letters (mu, mv: two arrays' merges; c0, c1: one)."""
+    return k.rstrip("0123456789")
 
 
 @pytest.mark.parametrize("name, steps, workers, peak, moved", [
@@ -778,7 +778,7 @@ def _twin_vorticity_trace(monkeypatch, sole):
     pytest.importorskip("distributed")
     from distributed.scheduler import SchedulerState
 
-    from tidegate.distributed import hooks
+    from tidegate.distributed import placement
 
     asked = []
     dask_decide = SchedulerState.decide_worker_non_rootish
@@ -789,7 +789,7 @@ def _twin_vorticity_trace(monkeypatch, sole):
 
     monkeypatch.setattr(SchedulerState, "decide_worker_non_rootish", counting)
     if not sole:
-        monkeypatch.setattr(hooks, "sole_holder", lambda local: None)
+        monkeypatch.setattr(placement, "sole_holder", lambda local: None)
     trace = twin_vorticity_trace()
     monkeypatch.undo()
     return len(asked), trace

@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("distributed")
 from tidegate.books import Books  # noqa: E402
-from tidegate.distributed import hooks  # noqa: E402
+from tidegate.distributed import hooks, install  # noqa: E402
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import build  # noqa: E402
@@ -76,7 +76,7 @@ def test_remembered_answers_are_the_ones_found_anew(audited, name, steps, worker
     assert len(r.trace.tasks) == len(model.dsk)  # every task ran
     (plugin,) = audited
     assert plugin.errors == [], plugin.errors[0][2]
-    for method in hooks.REPLICA_HOOKS:  # dask's own methods back once uninstalled
+    for method in install.REPLICA_HOOKS:  # dask's own methods back once uninstalled
         assert method not in plugin.test_scheduler.__dict__
     checked = plugin.books.audited
     assert {k for k, n in checked.items() if n >= 20} >= used, checked  # used, and checked

@@ -24,7 +24,8 @@ from distributed import Client, Event, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
 from tidegate.books import Books  # noqa: E402
-from tidegate.distributed import hooks, server  # noqa: E402
+from tidegate.distributed import admission, hooks, placement, server  # noqa: E402
+from tidegate.distributed import tasks as plugin_tasks  # noqa: E402
 from conftest import VALIDATING, local_cluster  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
 
@@ -117,11 +118,11 @@ def _raise(where):
 # where -> (object, attribute) patched for the whole computation (every call raises)
 FAULTS = {
     "root": (hooks, "_structural_root"),
-    "meeting_plan": (hooks, "meeting_plan"),
-    "further_meeting": (hooks, "further_meeting"),
-    "meeting_partners": (hooks, "meeting_partners"),
-    "place_consumer": (hooks, "place_consumer"),
-    "sole_holder": (hooks, "sole_holder"),
+    "meeting_plan": (placement, "meeting_plan"),
+    "further_meeting": (placement, "further_meeting"),
+    "meeting_partners": (plugin_tasks, "meeting_partners"),
+    "place_consumer": (placement, "place_consumer"),
+    "sole_holder": (placement, "sole_holder"),
     "books.root_holds_data": (Books, "root_holds_data"),
     "pieces": (hooks, "_pieces"),
     "books.place": (Books, "place"),
@@ -132,7 +133,7 @@ FAULTS = {
     "books.may_take_some": (Books, "may_take_some"),
     "books.forget_groups": (Books, "forget_groups"),
     "books.add_worker": (Books, "add_worker"),
-    "refresh_all": (td.Plugin, "_refresh_all"),
+    "refresh_all": (admission.Admission, "_refresh_all"),
     "measure": (td.Plugin, "_measure"),
     "inputs_all_here": (server, "_inputs_all_here"),
     "thief": (server, "_scan"),

@@ -375,7 +375,7 @@ def test_core_and_plugin_complete_a_block_meeting_alike():
     tidegate.get on a 10 x 10 stencil of 720 kB blocks said yes 122 times in 855
     questions, the same walk with sizes 213 in 471. Fails on main (core)."""
     from tidegate.core import MEMORY, Scheduler
-    from tidegate.distributed import hooks
+    from tidegate.distributed import tasks as plugin_tasks
     from tidegate.testing import make_graph
 
     readers, inputs = _block_meeting()
@@ -404,8 +404,8 @@ def test_core_and_plugin_complete_a_block_meeting_alike():
 
     tasks["nb"].who_has = {Worker()}
     complete: set = set()
-    hooks._partners(tasks["b"], set(), {}, complete,
-                    lambda ts: 8e6 if ts.key in ("b", "nb") else math.nan)  # fmt: skip
+    plugin_tasks._partners(tasks["b"], set(), {}, complete,
+                          lambda ts: 8e6 if ts.key in ("b", "nb") else math.nan)  # fmt: skip
     assert complete == {"w0"}
 
 

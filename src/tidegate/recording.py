@@ -180,7 +180,7 @@ def _make_recorder():
     from tornado.ioloop import PeriodicCallback
 
     # tidegate's structural root test, for every policy alike (loud if it moves)
-    from .distributed.hooks import _structural_root as is_root
+    from .distributed.tasks import _structural_root as is_root
 
     class Recorder(SchedulerPlugin):
         """Records a Trace inside the scheduler (``body="distributed"``). Times are the

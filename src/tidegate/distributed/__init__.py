@@ -19,7 +19,8 @@ import warnings
 import distributed
 from packaging.version import Version
 
-from .hooks import NAME, STATE_HOOKS, Plugin, _budget  # noqa: F401
+from .hooks import NAME, Plugin, _budget  # noqa: F401
+from .install import STATE_HOOKS  # noqa: F401
 from .server import SERVER_HOOKS
 
 __all__ = [

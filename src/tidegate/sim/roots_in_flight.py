@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from distributed.diagnostics.plugin import SchedulerPlugin
 
-from ..distributed.hooks import _structural_root
+from ..distributed.tasks import _structural_root
 from ..trace import RootsInFlight
 
 

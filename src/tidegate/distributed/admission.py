@@ -1,0 +1,745 @@
+"""When a queued task starts: the plugin's admission of parked and queued roots.
+
+``poke`` (on each stimulus, and on the server's or the twin's tick) walks the queue in
+priority order and starts what the books admit; roots waiting for a partner's worker are
+parked on it and woken (``_wake``) when it frees a slot. The free sets (``_refresh``) keep
+which workers are open for roots, from the workers each event touched.
+
+A mixin of :class:`tidegate.distributed.hooks.Plugin`.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, insort
+import logging
+from itertools import compress, filterfalse
+import math
+import operator
+
+from dask.utils import key_split
+from sortedcontainers import SortedDict
+
+from . import restricted
+from ..policy import footprint_refused
+from .install import _MISSING, _NoWorkers
+from .tasks import _second
+
+logger = logging.getLogger("tidegate.distributed")
+
+WINDOW = 256  # queued roots examined per poke, at most
+
+
+
+class Admission:
+    """Plugin's admission methods (state set up by Plugin.__init__ / Install._install)."""
+
+
+    # -- workers open for roots -------------------------------------------------------------
+    def _refresh(self, addr) -> None:
+        """Look at one worker afresh: open for roots (books.may_take_some), free for roots
+        without partners; wake the roots parked on it when it opens."""
+        s = self.scheduler
+        workers = s.workers
+        ws = workers.get(addr)
+        if ws is not None:
+            # (every worker running: a worker is, without hashing its WorkerState in Python)
+            running = s.running
+            running = len(running) == len(workers) or ws in running
+        else:
+            running = False
+        self._looked[addr] = running
+        if running:
+            book = self.books.workers.get(addr)
+            if book is None or not self._plain:
+                book = self._measure(ws)
+            else:
+                book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
+            if self.books.may_take_some(addr):
+                if addr not in self._open:
+                    self._open.add(addr)
+                    self._epoch += 1
+                # (books.may_progress inlined: hot)
+                idle = book.processing == 0 and addr not in self.books.expecting
+                if idle or (
+                    book.roots_processing + book.roots_untouched < book.cap
+                    and book.held + book.estimated < book.budget
+                ):  # fmt: skip
+                    # Free, least loaded first; unchanged (most looks): no call
+                    key = ((book.roots_processing + book.roots_untouched + book.processing)
+                           / book.threads, addr)
+                    if self._free_key.get(addr) != key:
+                        self._set_free(addr, key)
+                    count = (book.processing < book.threads or book.threads == 1,
+                             book.roots_processing + book.roots_untouched + book.owed
+                             - book.cap)  # (policy.free_thread, inlined: hot)
+                    if self._count.get(addr) != count:
+                        self._set_count(addr, count)
+                elif addr in self._free_key:
+                    self._set_free(addr, None)
+                if idle:
+                    self._idle.add(addr)
+                else:
+                    self._idle.discard(addr)
+                if addr in self._waiting_on:
+                    self._wake(addr)
+                return
+        self._open.discard(addr)
+        self._idle.discard(addr)
+        if addr in self._free_key:  # (a full worker mostly is not: no call)
+            self._set_free(addr, None)
+
+    def _set_free(self, addr, key) -> None:
+        """addr is free for roots without partners with ``key`` ``(load, addr)``, or not
+        (``key`` None)."""
+        if key is None:
+            old = self._free_key.pop(addr, None)
+            if old is not None:
+                del self._free[bisect_left(self._free, old)]
+            if addr in self._count:
+                self._set_count(addr, None)
+            return
+        old = self._free_key.get(addr)
+        if old == key:
+            return  # unchanged: no O(log n) remove and add
+        if old is None:
+            self._epoch += 1
+        else:
+            del self._free[bisect_left(self._free, old)]
+        insort(self._free, key)
+        self._free_key[addr] = key
+
+    def _set_count(self, addr, count) -> None:
+        """Free worker addr's ``(free_thread, slots used - cap)`` is ``count`` (None: it
+        is free no more)."""
+        counts = self._counts
+        old = self._count.pop(addr, None)
+        if old is not None:
+            n = counts[old] - 1
+            if n:
+                counts[old] = n
+            else:
+                del counts[old]
+        if count is not None:
+            self._count[addr] = count
+            counts[count] = counts.get(count, 0) + 1
+
+    def _refresh_all(self) -> None:
+        """Every worker looked at afresh (install, timer): held bytes can drop without a
+        transition we see (a replica dropped, a client releasing data). The sets are
+        updated in place, not rebuilt: most workers are as they were (at 1,000 workers
+        a rebuild per tick re-sorted 1,000 entries)."""
+        self._blocked = None
+        changed = self.books.changed
+        s = self.scheduler
+        workers, running, books, looked = s.workers, s.running, self.books.workers, self._looked
+        open_ = self._open
+        before = len(looked)
+        if self.memory_limit is None and len(running) == len(workers) \
+                and isinstance(workers, SortedDict):  # fmt: skip
+            known = self._refresh_some(workers, looked, changed)
+        else:
+            known = self._refresh_each(workers, running, books, looked, changed)
+            if self.memory_limit is not None and self.books.largest_root != self._footprint_seen:
+                self._check_footprint()  # (under a budget only: the other branch has none)
+        if known < before:  # gone (dask may tell plugins late): forget them everywhere
+            for addr in [a for a in looked if a not in workers]:
+                del looked[addr]
+                open_.discard(addr)
+                self._idle.discard(addr)
+                self._set_free(addr, None)
+        changed.clear()
+
+    def _refresh_some(self, workers, looked, changed) -> int:
+        """_refresh_each's looks and wakes, found with set operations in C instead of a
+        Python step per worker (1,000 workers: 15 bytecodes each per tick, 5% of the
+        plugin's), then done in the workers' order (a SortedDict: sorted addresses).
+        Without a budget and with every worker running, a worker needs a look when it is
+        new, has no book, changed, or was not running when last looked at; one that does
+        not may wake its parked roots. Returns the count of workers looked at before."""
+        addrs = dict.keys(workers)  # (a SortedDict's own keys() is a Python view)
+        open_, waiting = self._open, self._waiting_on
+        if len(looked) == len(addrs) and all(looked.values()) and looked.keys() == addrs \
+                and self.books.workers.keys() >= addrs:  # fmt: skip
+            # The usual tick: every worker was looked at, running, and has a book. Then
+            # only the changed ones need a look and only workers with parked roots may
+            # wake: found from those, with three passes over the workers that build
+            # nothing, not seven that build sets of them (1,000 workers: 0.8 ms a tick,
+            # a third of the scheduler's CPU per task on the twin's running total).
+            known = len(addrs)
+            redo = set(filter(addrs.__contains__, changed))
+            wake = set(filter(open_.__contains__, filter(addrs.__contains__, waiting)))
+        else:
+            known = len(addrs & looked.keys())
+            redo = (addrs - looked.keys()) | (addrs - self.books.workers.keys()) \
+                | (addrs & changed) \
+                | (addrs & set(compress(looked, map(operator.not_, looked.values()))))  # fmt: skip
+            wake = addrs & open_ & waiting.keys()
+        for addr in sorted(redo | wake):
+            if addr in redo:
+                self._refresh(addr)
+            elif addr in open_ and addr in waiting:  # (a wake before may have emptied it)
+                self._wake(addr)
+        return known
+
+    def _refresh_each(self, workers, running, books, looked, changed) -> int:
+        """Every worker looked at in turn (see _refresh_all); returns the count of
+        workers looked at before."""
+        open_, waiting, inf = self._open, self._waiting_on, math.inf
+        known = 0  # workers looked at before: fewer than ``before`` means some are gone
+        for addr, ws in workers.items():
+            was = looked.get(addr)
+            if was is not None:
+                known += 1
+            # Without a budget held bytes decide nothing: a worker still running, whose
+            # books did not change since it was last looked at, would be found as it was
+            # (1,000 workers: a full look per tick cost more than the transitions). The
+            # cheap tests come first: ``ws in running`` hashes a WorkerState in Python.
+            if was and addr not in changed:
+                book = books.get(addr)
+                if book is not None and book.budget == inf and ws in running:
+                    if addr in open_ and addr in waiting:
+                        self._wake(addr)
+                    continue
+            self._refresh(addr)
+        return known
+
+    def _update(self) -> None:
+        """Re-examine the workers whose books changed since the last look: O(changed)."""
+        changed = self.books.changed
+        refresh = self._refresh
+        while changed:
+            refresh(changed.pop())
+
+    def _free_iter(self):
+        """Workers free for roots, least loaded first, lazily: a placement looks at those
+        it passes over, not the cluster. One that paused or left since is skipped (dask
+        tells plugins of removal late and of pausing not at all)."""
+        s = self.scheduler
+        running, workers = s.running, s.workers
+        if len(running) == len(workers):
+            # Every worker runs (dask's running is a subset of its workers): one that is
+            # still a worker is running, found in C without hashing a WorkerState in
+            # Python per worker passed (a root reading shared weights passes every free
+            # worker: twin weighted, 100 workers, 38 per task).
+            return filter(workers.__contains__, map(_second, self._free))
+        return (addr for _, addr in self._free if workers.get(addr) in running)
+
+    # -- parked tasks -------------------------------------------------------------------------
+    def _park(self, ts, on) -> None:
+        self._ready.discard(ts)
+        self._parked[ts] = on
+        if on and not isinstance(on[0], tuple):
+            entry = self._kept_cache.get(ts.key)  # (self._kept inlined: parks are many)
+            first = entry[1] if entry is not None and entry[0] is ts else self._kept(ts)
+            if first is not None and self._splits(ts):
+                # (asked at each park: sizes are learnt meanwhile)
+                self._parked_kept[ts] = None
+        self._parked_ts[ts.key] = ts
+        for k in on:
+            w = self._waiting_on.get(k)
+            if w is None:
+                w = self._waiting_on[k] = set()
+            w.add(ts)
+
+    def _unpark(self, ts):
+        self._parked_kept.pop(ts, None)
+        on = self._parked.pop(ts, ())
+        self._parked_ts.pop(ts.key, None)
+        for k in on:
+            w = self._waiting_on.get(k)
+            if w is not None:
+                w.discard(ts)
+                if not w:
+                    del self._waiting_on[k]
+        return on
+
+    def _wake(self, k) -> None:
+        """What tasks parked on ``k`` waited for may have happened: back in line. Roots
+        whose data feeds many meetings stay parked on a worker that could admit none
+        (books.may_take_spread): nothing their walk would find there can change that."""
+        books = self.books
+        spread_ok = k not in books.workers or books.may_take_spread(k)
+        parks = self._further_parks
+        # k's refusals during this wake, by what refuses_further's answer reads of a root
+        # (nothing in the books changes meanwhile): roots parked on one worker mostly ask
+        # alike (twin rechunk-add 100x4: 3,705 of 6,050 asks repeated one in their wake)
+        memo: dict = {}
+        for ts in list(self._waiting_on.get(k, ())):
+            if not spread_ok and self._spread(ts):
+                continue
+            if parks and ts.key in parks and self._still_waits(ts, k, parks[ts.key], memo):
+                continue
+            self._unpark(ts)
+            if ts.state == "queued":
+                self._ready.add(ts)
+
+    def _still_waits(self, ts, k, kept, memo=None) -> bool:
+        """Would root ts, parked on its further meeting's busy worker k (``kept``: its
+        ``_further_parks`` entry), be parked there again if put back in line now? Yes when
+        _place would find it by ``_waits_again`` (its walks kept, some worker free for
+        roots, no broadcast input) with k the one worker of its hint open for roots, and
+        books.refuses_further says k refuses it (k busy). It then stays parked, not woken
+        to be placed and parked again (twin rechunk-add: once a task end, ~900 plugin
+        bytecodes a task). Asked when k's books change, not in poke's scan: what changes
+        elsewhere before the scan reaches it (another root started, its lacks placed) is
+        seen at k's next change; a decision change (see bench/results/cpu26-findings.txt).
+        ``memo``: books.refuses_further's, for the roots asked in one wake of k."""
+        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps:
+            return False  # (limits: poke's scan may park it on a full limit instead)
+        entry = self._kept_walk(ts)
+        if entry is not kept[1]:
+            return False
+        hint, whole = entry[1][1]
+        if not whole or not hint.get(k, 0) > 0:
+            return False
+        open_ = self._open
+        if k not in open_:
+            return False
+        for w in hint:
+            if w != k and w in open_:
+                return False
+        if self._broadcast.restricts(self.scheduler, ts):
+            return False
+        plan = kept[3]
+        if not plan.pair:
+            return False
+        return self.books.refuses_further(ts.key, ts.group.name, k, kept[2], plan.further,
+                                          True, memo)  # fmt: skip
+
+    def _spread(self, ts) -> bool:
+        """Does root ts's data feed many meetings (its kept plan's ``spread``)?"""
+        entry = self._plans.get(ts.key)
+        return entry is not None and entry[0] is ts and entry[1].spread
+
+    def _wake_lacked(self, lacks) -> None:
+        """A root just placed is a new partner of the roots its meetings lack
+        (``lacks``): those parked for their data's many meetings look again, on their
+        new partner's worker too (left parked on their old partners' workers, which could
+        admit none, a block waited for them while a neighbour's worker ran dry: twin
+        stencil 4x1, idle 0.16 s in long waits against queuing's 0.07)."""
+        for k in lacks:
+            ts = self._parked_ts.get(k)
+            if ts is not None and ts.state == "queued" and self._spread(ts):
+                self._unpark(ts)
+                self._ready.add(ts)
+
+    def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
+        """Installed only under a budget."""
+        s = self.scheduler
+        self._check_idle(ws, occ)
+        if ws.processing and self.memory_limit is not None and ws.address in s.idle:
+            book = self._measure(ws)  # (no budget: never over it)
+            if book.held + book.estimated >= book.budget:
+                s.idle.pop(ws.address, None)
+
+    def _tick(self) -> None:
+        """The live scheduler's timer: notice an unregistered plugin, else poke."""
+        s = self.scheduler
+        if s is None:
+            return
+        name = self._registered
+        if name is None:
+            name = self._registered = next((n for n, p in s.plugins.items() if p is self), None)
+        elif s.plugins.get(name) is not self:
+            self.uninstall()  # removed without remove_plugin (e.g. del plugins[name])
+            return
+        try:
+            if not self._whole:  # a rebuild after an error failed: try again, once a tick
+                self._resync()
+            self._refresh_all()
+            self._copies.wake()  # a held reader's worker may have paused
+        except Exception as exc:  # (tornado would log it at every tick)
+            self._error("tick", exc)
+        self.poke(f"tidegate-poke-{next(self._pokes)}")
+
+    def _check_footprint(self) -> None:
+        """Can the smallest budget hold the largest root result seen (policy.
+        footprint_refused, the check the thread runtime makes before it runs)? Said once per
+        task group, when the largest result grows (the timer looks: no cost per task). Such
+        a root starts only on an idle worker, one at a time."""
+        books = self.books
+        largest = self._footprint_seen = books.largest_root
+        if not books.workers or not largest:
+            return
+        budget = min(b.budget for b in books.workers.values())
+        ts = books.largest_root_task
+        key = getattr(ts, "key", ts)
+        refused = footprint_refused(budget, largest, key, "result")
+        if refused and ("footprint", key_split(key)) not in self._logged:
+            self._logged.add(("footprint", key_split(key)))
+            logger.warning("tidegate: %s (roots that large start only on an idle worker, "
+                           "one at a time)", refused)
+
+    def poke(self, stimulus_id: str) -> None:
+        """Start queued roots that may start now, best priority first.
+
+        Cost: the workers whose books changed since the last look are re-examined (the
+        timer looks at all), waking the roots parked on those that opened; then, per queued
+        root not parked, its partners' workers plus free workers in load order until one
+        admits. A root that waits for a partner's busy worker is parked on it (not looked
+        at again until that worker opens); the scan stops at a root with no partners that
+        nobody admits (later roots would wait for the same slots) and after ``WINDOW``
+        roots."""
+        s = self.scheduler
+        self._queue_new = False
+        if s is None or not (s.queued or self._held) or not s.running:
+            return
+        if not self._whole:  # books half rebuilt (_resync failed): dask releases the queue
+            self._dask_stimulus(s, stimulus_id)
+            return
+        try:
+            self._poke(s, stimulus_id)
+        except Exception as exc:
+            self._context = None
+            self._error("poke", exc)
+            self._dask_stimulus(s, stimulus_id)
+
+    def _dask_stimulus(self, s, stimulus_id) -> None:
+        """dask's own queue release, for one call, with dask's own methods throughout."""
+        stimulus = getattr(type(s), "stimulus_queue_slots_maybe_opened", None)
+        if stimulus is None:
+            return  # a bare SchedulerState: its driver releases the queue
+        self._fallback = True
+        s.idle_task_count = set()
+        ours = s.__dict__.get("check_idle_saturated", _MISSING)
+        s.check_idle_saturated = self._orig["check_idle_saturated"]  # keeps it throughout
+        try:
+            for ws in s.workers.values():
+                s.check_idle_saturated(ws)  # refills dask's idle_task_count
+            stimulus(s, stimulus_id=stimulus_id)
+        finally:
+            self._fallback = False
+            if ours is _MISSING:
+                del s.check_idle_saturated
+            else:
+                s.check_idle_saturated = ours
+            s.idle_task_count = _NoWorkers()
+            for ws in s.workers.values():
+                s.check_idle_saturated(ws)
+
+    def _poke(self, s, stimulus_id) -> None:
+        if self._held:
+            restricted.release(self, s, stimulus_id)
+        copies = self._copies
+        b = self._broadcast
+        if copies._entry and copies.any_parked() and b.generation != self._copies_seen:
+            self._copies_seen = b.generation
+            copies.wake()  # a copy started, landed or was dropped: held readers may go
+        books = self.books
+        if books.changed:
+            self._update()
+        limits = self.limits
+        limited = bool(limits.caps)
+        held = limited or (bool(b.flight) and b.active)  # queued non-roots to look at
+        if not held and (not self._open or (not copies._entry and self._still_blocked())):
+            return
+        # Tasks a full limit withholds are parked on it (they never block other work);
+        # roots stop at the first that cannot be placed, but with limits the scan goes on
+        # (limited non-roots would not wait for roots) for a bounded number of tasks.
+        # Once roots are blocked only the other queued tasks are looked at: walking the
+        # roots to find them cost 1,000 roots per task end (twin vorticity, 100 workers,
+        # readers of the grids held for copies: 2x the scheduler's CPU).
+        ready = self._ready
+        skipped = []  # looked at, neither placed nor parked: back in line afterwards
+        examined = looked = 0
+        roots_blocked = not self._open
+        try:
+            while examined < WINDOW and looked < 4 * WINDOW:
+                if roots_blocked and not held:
+                    break
+                ts = ready.best(roots=not roots_blocked)
+                c = copies.first() if copies._entry else None  # (no __len__ call: hot)
+                if c is not None and (ts is None or c.priority < ts.priority):
+                    # Woken readers held for a copy are next. Each that gate would hold
+                    # again as it is (nearly always) is looked at here as below would
+                    # (counted, held anew) without leaving its line; the first other one
+                    # is left to below.
+                    if not limited:
+                        c, looked, examined = self._look_held(
+                            s, ts, looked, examined)  # fmt: skip
+                        if c is None:
+                            continue
+                    copies.discard(c, b.held, b.generation)
+                    if c.state == "queued":
+                        ready.add(c)
+                    continue
+                if ts is None:
+                    break
+                if ts.state != "queued":
+                    ready.discard(ts)  # left the queue (stolen by a fallback, forgotten)
+                    continue
+                looked += 1
+                names = self._limit_names(ts) if limited else ()
+                if names:
+                    full = limits.full(names)
+                    if full is not None:
+                        self._park(ts, (("limit", full),))
+                        continue
+                root = self._is_root_cache.get(ts.key)  # (_root's cache first: hot)
+                if not (self._root(ts) if root is None else root):
+                    # limited, or reads a shared input not yet everywhere
+                    examined += 1
+                    b = self._broadcast
+                    ws = b.place(s, ts, s.decide_worker_non_rootish, stimulus_id)
+                    if ws is not None:
+                        self._start(ts, ws, stimulus_id)
+                    elif b.held.get(ts.key, (None, -1))[1] == b.generation:
+                        # Held until a copy starts or lands (asked before, it would be held
+                        # again): parked, not walked at every task end.
+                        ready.discard(ts)
+                        copies.park(ts, b.held[ts.key][0], b.sig(ts))
+                        continue
+                    if ts in ready:
+                        ready.discard(ts)
+                        skipped.append(ts)
+                    continue
+                blocked = self._blocked
+                if blocked is not None and blocked[0] is ts and blocked[1] == self._epoch:
+                    roots_blocked = True
+                    continue
+                examined += 1
+                addr, partners = self._place(ts, stimulus_id)
+                if addr is None:
+                    on = tuple(filter(books.workers.__contains__, partners))  # (in C: hot)
+                    if on:
+                        self._park(ts, on)  # until a partner's worker opens
+                        continue
+                    roots_blocked = True  # later roots would wait for the same slots
+                    if not self._free:
+                        self._blocked = (ts, self._epoch, ready.added)
+                    continue
+                ws = s.workers.get(addr)
+                if ws in s.running:
+                    self._start(ts, ws, stimulus_id)
+                    self._wake_lacked(self._lacked)
+                if ts in ready:  # a partner's worker that is leaving
+                    ready.discard(ts)
+                    skipped.append(ts)
+                self._update()
+                if not self._open:
+                    roots_blocked = True
+            if roots_blocked and self._offered and books._owed and self._free_key \
+                    and self._blocked is not None and self._blocked[0] is ready.best():  # fmt: skip
+                examined = self._owed_first(s, examined, stimulus_id)
+            if (self._idle or (self._free and self._parked_kept)) and self._parked \
+                    and not ready.has_roots() \
+                    and examined < WINDOW and looked < 4 * WINDOW:  # fmt: skip
+                self._split(s, stimulus_id)
+        finally:
+            for ts in skipped:
+                if ts.state == "queued" and ts not in self._parked and ts not in copies:
+                    ready.add(ts)
+
+    def _owed_first(self, s, examined: int, stimulus_id) -> int:
+        """The scan stopped at a root nobody may take (``_blocked``: no worker free for
+        roots when it was asked, and it is still the best queued): a root reserved
+        (``books._owed``) on a worker now free for roots is asked out of line when its
+        opener was one of dask's own offers of a new graph (``_offered``: dask transitions
+        a graph's roots in an order its sets decide, so a root of the last pairs can open
+        a meeting first), its opener's data is loaded and waits for it, a thread of that
+        worker is idle, and it lacks no other root and feeds few meetings (it opens none).
+        Its slot is counted already (reserved), so starting it takes none more. Left in
+        line behind the blocked head, it waited for the queue to reach it in priority
+        order, and its opener's data and the reservation held two of a 2-thread worker's
+        three slots the whole run (twin open -> read -> select 2 x 2: one thread idle
+        through every combine, 1.25-1.45x queuing's makespan; stack-sum 2 x 2 1.09-1.17x).
+        Without the first three conditions (session 24's form) it also moved vorticity,
+        whose openers start in line or whose blocked head waits for other reasons (sim
+        fingerprints' vorticity 8x2 3.08 -> 3.50 s). Returns the examined count."""
+        books, ready, free = self.books, self._ready, self._free_key
+        tasks = s.tasks
+        for r, (w, opener) in list(books._owed.items()):
+            if examined >= WINDOW:
+                break
+            if w not in free or r not in books._owed:
+                continue
+            ts = tasks.get(r)
+            if ts is None or ts.state != "queued" or ts not in ready:
+                continue
+            if opener in books._processing or opener not in books._live:
+                # Its opener still loads (or its data went): the pair goes on in line as
+                # usual (asked out of line then too, sim fingerprints' store-form
+                # vorticity 4x2 took 1.13x the time; 1.02x with this).
+                continue
+            if opener not in self._offered:
+                continue  # its opener started in line: so does it, soon after
+            wst = s.workers.get(w)
+            if wst is None or len(wst.processing) >= wst.nthreads:
+                # No thread of its worker waits for it: started now, it would only
+                # queue there beside the roots in line (twin stack-sum, offset-slices
+                # and rechunk 2 x 2: one more 8 MB block held, no time gained)
+                continue
+            examined += 1
+            plan = self._plan(ts)
+            if plan.meetings:
+                lacks, spread = self._walk(ts, plan)[1::3]
+                if lacks or spread:
+                    # It would open meetings of its own (a stencil's neighbour block:
+                    # out of line, it pulled in more, twin stencil 20x4 peak 1.30x).
+                    continue
+            addr, _ = self._place(ts, stimulus_id)
+            if addr is None:
+                continue
+            ws = s.workers.get(addr)
+            if ws in s.running:
+                self._start(ts, ws, stimulus_id)
+                self._wake_lacked(self._lacked)
+            if ts in ready:
+                ready.discard(ts)
+                if ts.state == "queued":
+                    ready.add(ts)
+            self._update()
+        return examined
+
+    def _still_blocked(self) -> bool:
+        """Would poke's scan stop at its first root, the one nobody could take last time
+        (``_blocked``)? Yes while no worker opened or became free since and that root is
+        still the best queued task. Asked only when nothing but roots waits (no limits,
+        copies or held readers), so the scan would have ended there too. Why: on the twin's
+        stack-sum 8 pokes in 10 (one per task end) found just that, through the scan's
+        setup (100 bytecodes a poke)."""
+        blocked = self._blocked
+        if blocked is None or blocked[1] != self._epoch:
+            return False
+        ready, ts = self._ready, blocked[0]
+        if blocked[2] == ready.added:
+            # Nothing queued since ts was found the best: taking tasks out of line makes
+            # none better, so it still is while it is in line (no look at both lines'
+            # heads: 80 bytecodes a poke on the twin's stack-sum).
+            return ts.state == "queued" and ts in ready
+        if ready.best() is ts and ts.state == "queued":
+            self._blocked = (ts, self._epoch, ready.added)  # the best again: from now on
+            return True
+        return False
+
+    def _split(self, s, stimulus_id) -> None:
+        """Every queued root left waits for a partner's busy worker while some workers have
+        nothing processing: the best waiting roots start there, one per idle worker. Their
+        data meets its partners' by a transfer, but waiting idles a thread with nothing
+        else to run: the zarr anomaly at 2x1 loaded a whole partial mean's chunks on one
+        worker while the other idled (twin: peak 448 MB, 4.5 s against queuing's 416 MB,
+        3.9 s). Cost: O(parked) when it applies (the queue is down to waiting roots)."""
+        running, workers, books = s.running, s.workers, self.books
+        idle = sorted(a for a in self._idle if workers.get(a) in running
+                      and books.workers.get(a) is not None
+                      and books.workers[a].processing == 0)  # fmt: skip
+        # Roots waiting for their own reduction (policy.waits_for_own_reduction) may also
+        # start on a busy worker open for roots, least loaded first: their loads stay
+        # where they are loaded until the reduction is whole, so waiting for the
+        # partners' worker piles them there.
+        free = [a for a in self._free_iter() if a not in self._idle] \
+            if self._parked_kept else []  # fmt: skip
+        if not idle and not free:
+            return
+        if idle:
+            waiting = [ts for ts, on in self._parked.items()
+                       if ts.state == "queued" and on and not isinstance(on[0], tuple)]
+        else:
+            waiting = [ts for ts in self._parked_kept if ts.state == "queued"]
+        # Workers given a root here (processing now, so passed over below): skipped in C,
+        # not met again by every later root (1,000 idle workers: quadratic, 8% of the
+        # plugin's bytecodes on the twin's anomaly).
+        taken: set = set()
+        for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=lambda t: t.priority):
+            lacks: set = set()
+            kept = ts in self._parked_kept
+            partners, allowed = self._broadcast.restrict(
+                s, ts, self._partners(ts, lacks, {}, None),
+                idle + free if kept else idle, stimulus_id)  # fmt: skip
+            for addr in filterfalse(taken.__contains__, allowed):
+                book = books.workers.get(addr)
+                if book is None or (book.processing and not kept):
+                    continue
+                if kept and self._heavier(ts, addr):
+                    continue  # it waits for a worker holding less (_by_held)
+                got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
+                                  {r.key for r in lacks})  # fmt: skip
+                if got is not None:
+                    self._unpark(ts)
+                    self._start(ts, workers[got], stimulus_id)
+                    taken.add(got)
+                    self._update()
+                break
+
+    def _look_held(self, s, ts, looked, examined):
+        """Look, best first, at the woken held readers better than ``ts`` (the best other
+        queued task, or None) while the window lasts, each as ``Broadcast.place`` would:
+        held anew if its worker still runs and gate would hold it without starting a copy.
+        Nothing else happens meanwhile, so each shared input is checked once per run.
+        Returns ``(the first reader that is not so, or None; looked; examined)``.
+
+        After a reader found held by ``blocked``, the readers that would be held the same
+        way are passed over in bulk (:meth:`_covered`, ``Held.skip``), counted as looked
+        at: the same window, the same readers held, the same stamps, found without a look
+        at each (anomaly, 1,000 workers: each copy of the mean woke every reader)."""
+        b, copies = self._broadcast, self._copies
+        held, workers, running = b.held, s.workers, s.running
+        everyone = len(running) == len(workers)  # (nothing else changes in this run)
+        blocked = b.blocker(s)
+        bound = None if ts is None else ts.priority
+        covered = None  # where a held reader may go; False: no bulk look in this run
+        while True:
+            for c in copies.woken():
+                if bound is not None and not c.priority < bound:
+                    return None, looked, examined
+                if examined >= WINDOW or looked >= 4 * WINDOW:
+                    return None, looked, examined
+                if c.state != "queued":
+                    return c, looked, examined
+                addr, gen = held.get(c.key, (None, -1))
+                ws = None if addr is None else workers.get(addr)
+                # (every worker running: a current one is, without hashing it in Python)
+                if ws is None or not (everyone or ws in running):
+                    return c, looked, examined
+                checked = False
+                # Held at this generation: by its own stamp, or by a bulk one (Held.skip;
+                # the generation compared first: no call while there is none)
+                if gen != b.generation and not (
+                        copies._ranges_gen == b.generation
+                        and copies.stamped_key(c.key, b.generation)):  # fmt: skip
+                    if blocked is None or not blocked(c, ws):
+                        return c, looked, examined
+                    checked = True
+                held[c.key] = (addr, b.generation)
+                copies.repark_first(c)
+                looked += 1
+                examined += 1
+                if checked and covered is not False:
+                    if covered is None:
+                        covered = self._covered(s, blocked)
+                    if covered is not False:
+                        n = copies.skip(covered, bound, min(WINDOW - examined,
+                                                            4 * WINDOW - looked),
+                                        b.generation)  # fmt: skip
+                        if n:
+                            looked += n
+                            examined += n
+                            break  # on from the new mark
+            else:
+                return None, looked, examined
+
+    def _covered(self, s, blocked):
+        """The workers with held readers where one may go now, for a bulk look
+        (``Held.skip``), or False when readers must be looked at one by one. A bulk look
+        needs every held reader to wait for the same shared inputs (``Held.only_sig``),
+        each still shared and with every holder sending (``blocked``'s findings in this
+        run), and every worker running: then a reader is held again unless its worker
+        holds or awaits each of those inputs (this set). Cost: set operations in C over
+        the holders, once per run of looks."""
+        copies = self._copies
+        sig = copies.only_sig()
+        on = copies.addresses()
+        # (dict.keys: a SortedDict's own keys() view compares in Python, one step per key)
+        if not sig or len(s.running) != len(s.workers) or not on <= dict.keys(s.workers):
+            return False
+        memo = blocked.memo
+        covered = None
+        for k in sig:
+            info = memo.get(k)
+            if not info or not info[2]:  # not shared now, or a holder could send: look
+                return False
+            who, flight, _ = info
+            here = (on & self._broadcast.addresses(k, who)) | (on & flight.keys())
+            covered = here if covered is None else covered & here
+        return covered

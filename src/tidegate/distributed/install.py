@@ -1,0 +1,404 @@
+"""Putting the plugin into a dask ``SchedulerState`` and taking it out again.
+
+``install`` replaces the methods in ``STATE_HOOKS`` (and the replica hooks) on the
+instance, never the class, each behind a guard that falls back to dask's original for a
+call that raises (``_guard``); ``uninstall`` restores dask's, and ``_resync`` rebuilds the
+books from the scheduler's state after an error in the bookkeeping.
+
+A mixin of :class:`tidegate.distributed.hooks.Plugin`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import traceback
+from types import MethodType
+
+import dask.config
+
+from ..annotations import check_limits
+from ..books import Books, Limits
+from . import broadcast, holders, restricted, trim
+from .broadcast import Broadcast
+from .held import Held
+from .lines import _Lines
+
+logger = logging.getLogger("tidegate.distributed")
+
+_MISSING = object()
+# SchedulerState methods replaced on the instance, with the parameters we expect (after
+# self). "*name": keyword-only; "name=": has a default.
+STATE_HOOKS = {
+    "is_rootish": ("ts",),
+    "decide_worker_rootish_queuing_enabled": (),
+    "check_idle_saturated": ("ws", "occ="),
+    "decide_worker_non_rootish": ("ts",),
+}
+# dask's methods that change where a task is held besides its transitions (a copy landing,
+# a replica dropped): the plugin's versions stamp the task (Plugin._moves) and call dask's.
+REPLICA_HOOKS = ("add_replica", "remove_replica", "remove_all_replicas")
+
+
+
+class Install:
+    """Plugin's install / uninstall methods."""
+
+
+    # -- install / uninstall --------------------------------------------------------------
+    def install(self, scheduler, apply=None) -> None:
+        """Replace the scheduler's decision points with tidegate's (idempotent).
+
+        ``scheduler``: a live ``distributed.Scheduler``, or any ``SchedulerState`` (the
+        twin). ``apply(recommendations, stimulus_id)`` executes the moves ``poke`` decides;
+        default: ``scheduler.transitions`` (a live scheduler). A bare ``SchedulerState`` has
+        none: the caller routes the messages, so it must pass ``apply``."""
+        from . import check_compatible
+
+        check_compatible(scheduler)
+        previous = scheduler.__dict__.get("_tidegate")
+        if previous is self:
+            return
+        other = self.scheduler
+        if other is not None and other is not scheduler and other.__dict__.get("_tidegate") is self:
+            # One plugin's books and hooks serve one scheduler: installed on a second, the
+            # first's hooks decided with the second's state, and its computes hung (review21).
+            raise ValueError(
+                "this tidegate Plugin is installed on another scheduler; give each scheduler "
+                "its own tidegate.distributed.Plugin(...)"
+            )
+        if apply is None:
+            apply = getattr(scheduler, "transitions", None)
+            if apply is None:
+                raise TypeError(
+                    "this scheduler has no transitions(); pass apply(recommendations, "
+                    "stimulus_id) to install()"
+                )
+        if self._limits_arg is None:  # the config where the scheduler runs: refused before
+            self._limits_arg = check_limits(dask.config.get("tidegate.limits", None) or {})
+        if previous is not None:  # (put back below if this install fails)
+            previous.uninstall()
+        self.scheduler = scheduler
+        self._apply = apply
+        self._server = False
+        self._task_to_msg = None
+        self._listed = None  # holders.listing's kept copies, by id of a task's holders
+        self._saved_idle_task_count = None
+        self._held = set()
+        self._pokes = itertools.count()
+        self._saved = {name: scheduler.__dict__.get(name, _MISSING)
+                       for name in (*STATE_HOOKS, *REPLICA_HOOKS)}
+        self._saved_saturation = scheduler.WORKER_SATURATION
+        try:
+            self._install(scheduler)
+        except BaseException:
+            # Nothing half-installed (review21: a timer tornado refused left the hooks in
+            # and no timer): dask's own methods back, then the error.
+            scheduler._tidegate = self
+            try:
+                self.uninstall()
+            except Exception as exc:
+                logger.exception("tidegate: undoing a failed install failed too: %r", exc)
+            if previous is not None:  # the plugin this one was to replace runs on (review22:
+                try:  # a replacement refused left the scheduler with none, dask's own)
+                    previous.install(scheduler, previous._apply)
+                except Exception as exc:
+                    logger.exception("tidegate: putting the previous plugin back failed: %r",
+                                     exc)  # fmt: skip
+            raise
+
+    def _install(self, scheduler) -> None:
+        self._fallback = False
+        self._registered = None  # the name dask keeps the plugin under, found on a tick
+        self._logged: set = set()
+        self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
+        self._context = None  # (ts, ws or None): the task the next placement is for
+        self._queue_new = False  # queue every new root until the next poke
+        self._offered: set = set()  # roots dask offered that reserved partners (_owed_first)
+        self._resync()
+        scheduler.WORKER_SATURATION = self.policy.saturation
+        scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
+        scheduler.decide_worker_rootish_queuing_enabled = self._guard(
+            "decide_worker_rootish_queuing_enabled", self._decide_worker
+        )
+        # tidegate owns the queue: dask's count of workers with queue slots stays empty,
+        # and dask's check_idle_saturated (twice per task) runs without the statement
+        # that fills it, where that statement is as expected (trim.py), else as it is.
+        trimmed = None
+        if "check_idle_saturated" not in scheduler.__dict__:  # (not another's override)
+            fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
+            trimmed = None if fn is None else MethodType(fn, scheduler)
+        self._check_idle = trimmed or self._orig["check_idle_saturated"]
+        if self.memory_limit is not None:  # a busy worker over its budget is not idle
+            scheduler.check_idle_saturated = self._guard(
+                "check_idle_saturated", self._check_idle_saturated
+            )
+        elif trimmed is not None:
+            scheduler.check_idle_saturated = trimmed
+        # dask's compute-task message with widely held inputs' holders listed from a kept
+        # copy while unchanged (holders.py): the same message, its largest cost cut.
+        if "_task_to_msg" not in scheduler.__dict__:  # (not another's override)
+            make = holders.task_to_msg(type(scheduler)._task_to_msg)
+            if make is not None:
+                listed = holders.listing(self.books.audited if self.books.audit else None)
+                self._listed = listed.kept  # (dropped by the replica hooks: _replicas)
+                self._task_to_msg = MethodType(make(listed), scheduler)
+                scheduler._task_to_msg = self._task_to_msg
+        idle_task_count = scheduler.idle_task_count
+        self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
+            else idle_task_count  # fmt: skip
+        scheduler.idle_task_count = _NoWorkers()
+        scheduler.decide_worker_non_rootish = self._guard(
+            "decide_worker_non_rootish", self._decide_worker_non_rootish
+        )
+        scheduler._tidegate = self
+        for name in REPLICA_HOOKS:
+            setattr(scheduler, name, self._replicas(getattr(scheduler, name)))
+        from . import server
+
+        if server.is_server(scheduler):
+            self._server = True
+            server.attach(self, scheduler)
+        broadcast.watch(self, scheduler)
+        for ws in scheduler.workers.values():
+            scheduler.check_idle_saturated(ws)
+        logger.info("tidegate installed: %s", self.describe())
+        self.poke("tidegate-install")
+
+    def uninstall(self) -> None:
+        """Put dask's own methods back; tasks withheld by tidegate go to dask's queue."""
+        s = self.scheduler
+        if s is None:
+            return
+        self.scheduler = None
+        if s.__dict__.get("_tidegate") is not self:
+            return
+        del s._tidegate
+        broadcast.unwatch(s)
+        if self._saved_idle_task_count is not None:  # (None: an install that failed first)
+            s.idle_task_count = self._saved_idle_task_count  # refilled below
+            self._saved_idle_task_count.clear()
+        if self._task_to_msg is not None and s.__dict__.get("_task_to_msg") is self._task_to_msg:
+            del s._task_to_msg
+        for name, saved in self._saved.items():
+            if saved is _MISSING:
+                s.__dict__.pop(name, None)
+            else:
+                setattr(s, name, saved)
+        if self._server:
+            from . import server
+
+            server.detach(self, s)
+        s.WORKER_SATURATION = self._saved_saturation
+        for ws in s.workers.values():
+            s.check_idle_saturated(ws)
+        stimulus_id = f"tidegate-uninstall-{next(self._pokes)}"
+        if s.queued:
+            if math.isinf(s.WORKER_SATURATION):
+                # dask without queuing has no queue: let the tasks be decided afresh.
+                self._apply({ts.key: "released" for ts in s.queued.sorted()}, stimulus_id)
+            elif hasattr(s, "stimulus_queue_slots_maybe_opened"):
+                s.stimulus_queue_slots_maybe_opened(stimulus_id=stimulus_id)
+        restricted.hand_back(self, s, stimulus_id)  # held in no-worker by a limit
+        logger.info("tidegate uninstalled")
+
+    def _resync(self) -> None:
+        """Books rebuilt from the scheduler's state (install, restart, after an error).
+        Until one completes (``_whole``), poke releases the queue as dask does: tasks
+        queued meanwhile may be in no line of ours, and a queue nobody releases hangs."""
+        s = self.scheduler
+        self._whole = False
+        self.books = Books(self.policy)
+        self.books.count_passes = True
+        # Tree-reduction combines one level up from partials done on a worker: address ->
+        # {combine key: its TaskState} (noted by _note_combine, read and pruned by
+        # _combines_of: books.combines).
+        self._combines: dict = {}
+        self.books.combines = self._combines_of
+        self.books.loads_data = self._unreserve_readers_of
+        self.books.noted = self._combines
+        # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
+        # reduces to one read (_refresh does it inline; a budget of inf measures alike).
+        self._plain = self.memory_limit is None and not self.count_unmanaged
+        self.limits = Limits(self._limits_arg or {})
+        self._limit_cache: dict = {}
+        self._shared_pids = None
+        self._is_root_cache: dict = {}
+        # Queued roots' meeting plans (policy.meeting_plan), key -> (ts, plan): what their
+        # meeting walks find in the graph, kept while no graph is added and no task is
+        # forgotten (either may change the edges), each until its root starts; and the
+        # chains they walked, shared by the roots of one meeting (at most CHAINS_KEPT).
+        self._plans: dict = {}
+        self._chains: dict = {}
+        # Refused roots' walks (meeting_partners, further_meeting), key -> [ts, [partners'
+        # answers, further's or None], stamp, keys looked at]: kept while none of the
+        # tasks the walks look at moved (a transition, a replica added or dropped: stamped
+        # in _moves when it happens, _moved the last stamp). Why: a root refused is placed
+        # again at every wake of its worker (twin rechunk-add 100x4: 6,161 refused
+        # placements for 6,252 tasks, each walking its meetings).
+        self._walks: dict = {}
+        self._moves: dict = {}  # key looked at by a kept walk -> when it last moved
+        self._moved = 0
+        self._entry = None  # the walks of the root being placed (_walk, _further)
+        # Roots _decide parked on their further meeting's busy worker (policy.
+        # passes_for_further), key -> (ts, kept walks entry, lacked keys, meeting plan;
+        # the plan is structural: dropped with it, in _forget_walks): placed again
+        # while those walks hold, the answer is books.place's over the same hint
+        # (_waits_again), without _decide's way there. Why: such a root is woken at about
+        # every task end on that worker and parked again (twin rechunk-add 100x4: 6,161
+        # placements for 6,252 tasks).
+        self._further_parks: dict = {}
+        self._parks_further = None  # the root _decide just parked so (for _place)
+        self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
+        self._fplans: dict = {}  # key -> (ts, policy.further_plan), kept like _plans
+        self._lacked: set = set()  # the last placed root's lacked roots (_wake_lacked)
+        # The last root _decide withheld for "free workers" with no partners and no hint
+        # from its kept walks: (ts, kept walks entry, lacked keys, plan.further, _kept(ts)).
+        # Placed again while what that answer read is unchanged, the answer is the same
+        # (_still_withheld), without _decide's way there. Why: the best queued root,
+        # refused so, is placed again at every poke while the scan stops at it (twin
+        # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
+        self._withheld = None
+        # Roots in flight whose small results counted as data beside the largest root
+        # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
+        self._judged_small: dict = {}
+        self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
+        self._context = None
+        self._open: set = set()  # addresses that may take a root (books.may_take_some)
+        self._held = set() if s is None else restricted.held_by_limits(self, s)
+        self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
+        # Workers that may take a root without partners (in flight below the count, under
+        # budget, or idle) as (load, address): the least loaded first, without a sort per
+        # decision. _free_key: address -> its entry. A plain sorted list: its add and remove
+        # are one bisect and one memmove in C, where a SortedList's cost ~45 bytecodes
+        # (a worker's load changes at nearly every task start and end).
+        self._free: list = []
+        self._free_key: dict = {}
+        # Of the free workers, each one's (free_thread, slots used - cap) and how many have
+        # each (policy.may_fit_count): a root without partners that none could admit by
+        # the count is refused without asking each (_place).
+        self._count: dict = {}
+        self._counts: dict = {}
+        # Queued tasks poke may try, best first: dask's queue minus the parked ones.
+        self._ready = _Lines(self._root)
+        # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
+        # full limit), indexed by what they wait for ({address or ("limit", name): {ts}}),
+        # woken when that worker may take a root again (or a task of that limit ends).
+        # poke never looks at a parked task: its cost is the roots it can decide, not the
+        # roots waiting.
+        self._parked: dict = {}  # ts -> what it waits for
+        # of those, roots waiting for their own reduction that may start on a busy worker
+        # (_splits): _split looks at them when no worker is idle
+        self._parked_kept: dict = {}
+        self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
+        # root group -> {worker: compute seconds of its last two roots there} (_paced), for
+        # the groups whose roots _by_held placed (policy.clearly_slower)
+        self._pace: dict = {}
+        self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
+        self._waiting_on: dict = {}
+        # Queued readers held for a copy of a shared input (broadcast.py), apart: all are
+        # woken whenever a copy starts, lands or is dropped (and by the timer and a worker
+        # leaving), and nearly all stay held. A worker they are held on is not idle
+        # (Books.expecting): they run there once the copy lands.
+        self._copies = Held(self.books.changed)
+        self.books.expecting = self._copies.addresses()
+        # A root without partners that nobody could take, and the count of workers that
+        # opened or became free so far: until another does, poke stops at it again
+        # without walking its graph (slot openings far outnumber workers opening).
+        self._epoch = 0
+        self._blocked = None
+        self._looked: dict = {}  # address -> running when last looked at (_refresh)
+        self._idle: set = set()  # addresses open for roots with nothing processing
+        self._copies_seen = -1  # the broadcast generation the parked held readers saw
+        if s is None:
+            return
+        for ts in s.queued:
+            self._ready.add(ts)
+        for ws in s.workers.values():
+            self._book(ws)
+        for ts in s.tasks.values():
+            if ts.state == "processing" and ts.processing_on is not None:
+                ws = ts.processing_on
+                self.books.on_run(ts.key, ws.address, self._root(ts), ts.group.name, math.nan,
+                                  "tidegate-resync")  # fmt: skip
+                if self.limits and self._limit_names(ts):
+                    self.limits.on_run(ts.key, self._limit_names(ts))
+        for ts in s.tasks.values():
+            # Root outputs no consumer has used yet count as loaded data in flight.
+            if ts.state == "memory" and ts.who_has and ts.dependents and self._root(ts):
+                if not any(d.state in ("memory", "erred") for d in ts.dependents):
+                    ws = min(ts.who_has, key=lambda w: w.address)
+                    self.books.on_run(ts.key, ws.address, True, ts.group.name, math.nan,
+                                      "tidegate-resync")  # fmt: skip
+                    self.books.on_finished(ts.key, max(ts.nbytes, 0), (), False, True,
+                                           "tidegate-resync")  # fmt: skip
+        self._refresh_all()
+        self._whole = True
+
+    # -- safety ---------------------------------------------------------------------------
+    def _guard(self, name, fn, original=None):
+        """``fn`` in place of dask's ``name``; dask's original for a call that raises.
+        The hooks dask calls per task take their arguments as dask passes them (no
+        ``*args``/``**kwargs`` packing: tens of thousands of calls per graph)."""
+        original = original if original is not None else self._orig[name]
+        plugin = self
+
+        def failed(exc, args, kwargs):
+            plugin._context = None
+            plugin._error(name, exc)
+            return original(*args, **kwargs)
+
+        if name in ("is_rootish", "decide_worker_non_rootish"):
+            def guarded(ts):
+                if plugin._fallback or plugin.scheduler is None:
+                    return original(ts)
+                try:
+                    return fn(ts)
+                except Exception as exc:
+                    return failed(exc, (ts,), {})
+        elif name == "decide_worker_rootish_queuing_enabled":
+            def guarded():
+                if plugin._fallback or plugin.scheduler is None:
+                    return original()
+                try:
+                    return fn()
+                except Exception as exc:
+                    return failed(exc, (), {})
+        elif name == "stimulus_queue_slots_maybe_opened":
+            def guarded(*, stimulus_id):
+                if plugin._fallback or plugin.scheduler is None:
+                    return original(stimulus_id=stimulus_id)
+                try:
+                    return fn(stimulus_id=stimulus_id)
+                except Exception as exc:
+                    return failed(exc, (), {"stimulus_id": stimulus_id})
+        else:
+            def guarded(*args, **kwargs):
+                if plugin.scheduler is None or plugin._fallback:
+                    return original(*args, **kwargs)
+                try:
+                    return fn(*args, **kwargs)
+                except Exception as exc:
+                    return failed(exc, args, kwargs)
+
+        guarded.__name__ = name
+        guarded.__wrapped__ = fn
+        return guarded
+
+    def _error(self, where, exc) -> None:
+        self.errors.append((where, repr(exc), traceback.format_exc()))
+        del self.errors[:-100]
+        if (where, type(exc)) not in self._logged:
+            self._logged.add((where, type(exc)))
+            logger.error("tidegate: %s failed; dask's own behaviour used for this call",
+                         where, exc_info=exc)  # fmt: skip
+
+
+class _NoWorkers(set):
+    """The scheduler's ``idle_task_count`` while tidegate owns the queue: always empty."""
+
+    __slots__ = ()
+
+    def add(self, ws) -> None:
+        pass

@@ -1,0 +1,740 @@
+"""Where a task runs: the plugin's placement of roots (co-assignment by meeting plans,
+admission through the books) and of the tasks after them (``decide_worker_non_rootish``).
+
+A mixin of :class:`tidegate.distributed.hooks.Plugin`; the decisions are policy.py's and
+books.py's, these methods gather their inputs from dask's ``TaskState``s and keep the
+walks and plans they reuse (bounded: ``CHAINS_KEPT``, ``WALKS_KEPT``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from itertools import chain
+import math
+
+from . import restricted
+from ..policy import (
+    SHARED_FANOUT,
+    further_by_plan,
+    further_meeting,
+    further_plan,
+    further_plan_tasks,
+    further_tasks,
+    walked_tasks,
+    halo_depth,
+    joins_started_fan_in,
+    may_fit_count,
+    meeting_plan,
+    place_consumer,
+    own_input,
+    frees_slot,
+    frees_slot_on,
+    sole_holder,
+    passes_for_group,
+    places_by_held,
+    reduced_enough,
+    waits_for_own_reduction,
+)
+from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
+from .tasks import (
+    _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _frees, _group, _keys, _nbytes,
+    _partners, _returned, _where,
+)
+
+CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
+WALKS_KEPT = 4096  # queued roots' walks kept (Plugin._walks), at most
+
+
+
+class Placement:
+    """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
+
+
+    def _decide_worker(self):
+        s = self.scheduler
+        context, self._context = self._context, None
+        if context is None:
+            return None  # not asked after is_rootish: stays queued for poke
+        ts, ws = context
+        if ws is not None:  # poke's choice
+            return ws if ws in s.running else None
+        if self._queue_new and ts.state == "waiting":
+            return None  # a new graph with priorities: poke starts its roots in order
+        names = self._limit_names(ts) if self.limits.caps else ()
+        if names and self.limits.full(names):
+            return None  # queued until a task of that limit ends
+        if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
+            # dask's own placement, by its inputs (held while a shared input is not there)
+            return self._broadcast.place(s, ts, s.decide_worker_non_rootish)
+        if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
+            return None  # strict priority: queue behind better withheld roots
+        self._update()
+        if not self._open:
+            return None  # O(1) once every worker is full: a big graph queues cheaply
+        addr, _ = self._place(ts)
+        ws = None if addr is None else s.workers.get(addr)
+        if ws in s.running:
+            if ts.state == "waiting" and ts.key in self.books._owing:
+                # dask offers a new graph's roots in an order its sets decide: this one
+                # opened a meeting out of priority order (see _owed_first)
+                self._offered.add(ts.key)
+            return ws
+        return None
+
+    def _decide_worker_non_rootish(self, ts):
+        """dask's choice, unless another worker holds more of the task's own input bytes
+        (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out).
+        None (``no-worker``) for a restricted task whose limit is full."""
+        s = self.scheduler
+        if self.limits.caps and restricted.restricted(ts) and restricted.hold(self, ts):
+            return None
+        decide = self._orig["decide_worker_non_rootish"]
+        if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
+                or ts.host_restrictions:  # fmt: skip
+            return decide(ts)
+        running = s.running
+        everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
+        deps = ts.dependencies
+        if len(deps) == 1:
+            # One input held on one running worker: sole_holder's answer, found without
+            # the dict (most single-input tasks: a chain's next step, a store). Its holder
+            # whatever it weighs (not policy.own_input's tiny-root test: a read follows
+            # its open's handle).
+            for d in deps:
+                who = d.who_has
+                if who and len(who) == 1 and d.nbytes > 0 \
+                        and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
+                    for h in who:
+                        if everyone or h in running:
+                            return s.workers[h.address]
+        local: dict = {}
+        roots_max = None
+        for d in deps:  # its own inputs (policy.own_input; the size and readers tests
+            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:  # inlined: hot)
+                continue
+            if not d.dependencies:  # computed from nothing: an indexer?
+                if roots_max is None:
+                    roots_max = self.books._roots_max
+                if not own_input(d.nbytes, len(d.dependents), True, roots_max):
+                    continue
+            for h in d.who_has or ():
+                if everyone or h in running:
+                    local[h.address] = local.get(h.address, 0) + d.nbytes
+        sole = sole_holder(local)
+        if sole is not None:
+            return s.workers[sole]
+        if not local and deps and everyone and not any(
+                d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
+                and self._orig["is_rootish"](ts):  # fmt: skip
+            # Only widely shared inputs (a model every run of a sweep reads): dask's choice
+            # is among their holders, so every reader piled onto the one worker that
+            # computed them (review21: 300 readers of one 4 MB input on 4 x 1, 250 on one
+            # worker, makespan 2.50 s against queuing's 0.77, which takes them as rootish).
+            # The least loaded worker instead, as queuing would where dask's own rule takes
+            # it for rootish (a large group reading few tasks: not a stencil's halo slices,
+            # which read many blocks, each by its 9 pieces): the input is copied there,
+            # in waves when it is a broadcast (.broadcast: one that holds it or has a copy
+            # on its way; asking another starts its copy). A few are asked, for one with a
+            # free thread. A queued reader (a broadcast's) that finds none waits for the
+            # copies started (their arrival pokes) rather than queue behind the holders'
+            # work (then 145 and 150 of 300 readers went to two workers: 1.52 s).
+            self._update()
+            gate, books = self._broadcast.gate, self.books.workers
+            allowed = None
+            for addr in itertools.islice(self._free_iter(), 8):
+                ws = s.workers[addr]
+                if gate(s, ts, ws):
+                    book = books.get(addr)
+                    if book is None or book.processing < book.threads:
+                        return ws
+                    allowed = allowed or ws
+            if self._broadcast.active and self._broadcast.shared(ts):
+                return None  # (queued: .broadcast.place keeps it in the queue)
+            if allowed is not None:
+                book = books.get(allowed.address)
+                if book is not None and book.processing >= 2 * book.threads \
+                        and self._broadcast.shared(ts):  # fmt: skip
+                    # Its threads' worth waits there already: queued (poke asks again at
+                    # the next task end), as queuing keeps its rootish tasks. Each reader
+                    # went to the one free worker, all ten at a copy's landing, where
+                    # stealing leaves them (their inputs are all there), while the other
+                    # worker, its slots held by the grid it made, idled from its first
+                    # reader's end (twin seed weighted's graph, 2 x 1: 0.85 s of 1.30,
+                    # 1.54x queuing's makespan).
+                    return None
+                return allowed
+        ws = decide(ts)
+        if ws is None:
+            return ws
+        addr = place_consumer(local, ws.address)
+        return ws if addr == ws.address else s.workers[addr]
+
+    def _place(self, ts, stimulus_id=None):
+        """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
+        root refused are kept (``_walks``): it will be placed again."""
+        self._entry = None
+        parks = self._further_parks
+        if parks:
+            kept = parks.get(ts.key)
+            if kept is not None:
+                if kept[0] is ts:
+                    out = self._waits_again(ts, kept, stimulus_id)
+                    if out is not None:
+                        if out[0] is not None:
+                            del parks[ts.key]
+                        return out
+                del parks[ts.key]
+                self._entry = None
+        self._parks_further = None
+        withheld = self._withheld
+        if withheld is not None and withheld[0] is ts:
+            out = self._still_withheld(ts, withheld, stimulus_id)
+            if out is not None:
+                return out
+        addr, partners = self._decide(ts, stimulus_id)
+        if addr is None:
+            entry = self._entry
+            if entry is not None and entry[0] is ts:
+                if entry[3] is None:
+                    self._keep_walk(entry)
+                if self._parks_further is ts and entry[3] is not None \
+                        and self._walks.get(ts.key) is entry:  # fmt: skip
+                    parks[ts.key] = (ts, entry, self._lacked, self._plan(ts))
+        return addr, partners
+
+    def _waits_again(self, ts, kept, stimulus_id):
+        """_decide's answer for root ts, parked on its further meeting's busy worker the
+        last time (``kept``: ``_further_parks``' entry), found without its way there while
+        the walks it read hold; None when they do not, or when the answer may be another
+        than books.place's over the same hint (then _decide finds it). What _decide reads
+        on its way: the walks (kept: unchanged since, none of their tasks moved), the
+        meeting plan (kept with them), no partners and no broadcast input (restrict
+        unchanged), plan.wide None, and these, asked again: some worker free for roots,
+        the hint's workers open for roots, one of them busy (so books.place asks none of
+        the candidates: ``listed`` unread, as here)."""
+        entry = self._kept_walk(ts)
+        if entry is not kept[1] or not self._free:
+            return None
+        hint, whole = entry[1][1]
+        if not whole:
+            return None
+        open_ = self._open
+        hint = {w: n for w, n in hint.items() if w in open_}
+        books = self.books
+        workers = books.workers
+        if not hint or not any(workers[w].processing for w in hint if w in workers):
+            return None
+        s = self.scheduler
+        if self._broadcast.restricts(s, ts):
+            return None
+        plan = kept[3]
+        if books.audit:  # (tests: the walks kept are the walks found anew)
+            assert plan is self._plan(ts), ts.key
+            lacks, shared, complete, spread = set(), {}, set(), []
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            assert not found and {r.key for r in lacks} == kept[2], ts.key
+            assert entry[1][1] == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            assert plan.wide is None and plan.pair, ts.key
+            self._audited("further park")
+        self._entry = entry
+        lacks = self._lacked = kept[2]
+        addr = books.place(ts.key, math.nan, ts.group.name, hint, (), stimulus_id, lacks,
+                           None, hint.keys(), commits=plan.further, further=plan.pair)
+        return (addr, {}) if addr is not None else (None, hint)
+
+    def _still_withheld(self, ts, withheld, stimulus_id):
+        """_decide's answer for root ts, withheld the last time for "free workers" with
+        no partners and no hint (``_withheld``), when it is that again; else None (then
+        _decide finds it). What _decide reads on its way there, asked again: some worker
+        free, none idle, no books changed, ts not reserved, its walks kept and unmoved
+        (its partners, lacks and hint as then), not split (``_splits``), no broadcast
+        input (restrict leaves all as it is), no count fitting (``may_fit_count``). The
+        plan's parts it reads (``wide`` None, ``further``) and ``_kept`` hold while the
+        graph does (a new one drops ``_withheld``). Logged as _decide logs it, with the
+        same state left behind (_entry, _lacked)."""
+        if not self._free or self._idle:
+            return None
+        _, entry, lacks, further, first = withheld
+        books = self.books
+        if books.changed or ts.key in books._owed:  # (books.reserved, without its call)
+            return None
+        if self._kept_walk(ts) is not entry or entry[1][1] is None or entry[1][1][0]:
+            return None
+        if (first is not None and self._splits(ts)) \
+                or self._broadcast.restricts(self.scheduler, ts) \
+                or may_fit_count(self._counts, books.opens(lacks) if further else 0):  # fmt: skip
+            return None
+        if books.audit:  # (tests: _decide's way there gives the same answer)
+            self._withheld = None
+            out = self._decide(ts, stimulus_id)
+            assert out == (None, {}) and out[1] is entry[1][0][0], ts.key
+            assert books.log[-1] == (ts.key, "withheld", "free workers", stimulus_id), ts.key
+            assert self._lacked == lacks and self._entry is entry, ts.key
+            self._audited("still withheld")
+            self._withheld = withheld
+            return out
+        self._entry = entry
+        self._lacked = lacks
+        books.log.append((ts.key, "withheld", "free workers", stimulus_id))
+        return None, entry[1][0][0]
+
+    def _decide(self, ts, stimulus_id=None):
+        """``(worker or None, partners)`` for root ts: books.place with its partners; a
+        root without any tries the workers of its further partners first (a hint: it
+        never waits for them), then the free workers. A root that reads a widely shared
+        input goes only where it is or a copy is on its way (:mod:`.broadcast`)."""
+        books = self.books
+        free = self._free_iter
+        listed = free()
+        lacks: set = set()  # roots its meetings lack besides ts (books reserves them)
+        shared: dict = {}  # partners through inputs other tasks read too (a grid)
+        complete: set = set()  # workers where ts's data completes a consumer
+        spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
+        plan = self._plan(ts)
+        # A root whose data meets nothing (a final task reading broadcast weights) has no
+        # partners, lacks none and no further meeting: neither walk is made for it.
+        if plan.meetings:
+            # (frees_slot's tops recorded by the walk if made now: since busy29 frees_slot
+            # holds on every worker and a second walk for them cost 2-7.5% of the plugin's
+            # bytecodes, plugin_ops)
+            tops: dict | None = {} if not plan.deep and policy_module.FREES_SLOT & 1 else None
+            found, lacks, shared, complete, spread = self._walk(ts, plan, tops)
+            if complete and not plan.deep and policy_module.BUSY_PASS:
+                # (policy.passes_busy; one28-, busy28-, busy29-findings.txt)
+                workers = books.workers
+                widest = max(len(m.dependencies) for m, _ in plan.meetings)
+                complete = {w for w in complete if w not in workers or policy_module.passes_busy(
+                    workers[w].processing, workers[w].threads, widest)}  # fmt: skip
+            if complete and not plan.deep and policy_module.FREES_SLOT & 1:
+                # A pass past the count only where completing frees a slot there
+                # (policy.frees_slot): a reduction's result waiting frees none.
+                workers = books.workers
+                one = [w for w in complete
+                       if w not in workers or frees_slot_on(workers[w].threads)]
+                if one:  # (the walk again for its tops where the walk was kept)
+                    if None not in tops:
+                        _partners(ts, set(), {}, set(), self._size, [], plan, tops)
+                    carries, reduces = _frees(books)
+                    complete = complete.difference(
+                        [w for w in one if not frees_slot(tops.get(w, ()), carries, reduces)])
+        else:
+            found = {}
+        partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
+                                                     stimulus_id)  # fmt: skip
+        lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
+        narrowed = allowed is not listed
+        if narrowed:
+            def free():
+                return iter(allowed)
+            listed = free()
+        # (listed: not read yet, the first placement's candidates; a second reads afresh)
+        if not narrowed and self._kept(ts) is not None and self._splits(ts):
+            placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
+            if placed is not None:
+                return placed
+        if partners:
+            # (partners through a final gather only, policy.gathers_only: none to wait for;
+            # refused, it stays in line, not parked on their workers)
+            own = {} if plan.gather else {w: n for w, n in partners.items()
+                                          if n > shared.get(w, 0)}
+            return books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                               stimulus_id, lacks, shared, complete, bool(spread),
+                               plan.further, deep=plan.deep, gather=plan.gather), own  # fmt: skip
+        if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
+            # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
+            # for roots may take it past its count, the free ones (least loaded) first.
+            open_ = self._open
+            if not narrowed:  # (narrowed: only where a shared input is, see .broadcast)
+                listed = chain(listed, (a for a in sorted(open_) if a not in self._free_key))
+            return books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                               stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
+        if not self._free:
+            return None, partners  # nobody may take a root without partners
+        hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
+        # Where a root without partners may go anyway (free), or, when its side is all
+        # the further meeting lacks, any worker open for roots (books.admits decides):
+        # rechunk-add's other side found its worker's in-flight count filled by the first
+        # side's loads, and every add moved one merge (twin 20x4: 1.15x queuing's bytes).
+        # Any open worker for every hint piled a tree reduction's loads there (anomaly
+        # 100x4: peak 1.24x, time 1.15x; with ``whole`` 1.05x and 1.11x, still 0.96x and
+        # 0.58x queuing's).
+        if hint:
+            # (the allowed workers are listed only for a hint: reading them all cost a
+            # pass over the free workers per root, twin weighted, which has none)
+            if narrowed:
+                ok = set(allowed)
+            else:
+                ok = self._open if whole else self._free_key
+            hint = {w: n for w, n in hint.items() if w in ok}
+        if hint:
+            # A worker of the further meeting counts as completing it only when ``whole``
+            # (this root's side is all it lacks). Else the hint was a pass too: the first
+            # root of a tree reduction's next group of 4 passed the count on the worker
+            # of the previous group (twin anomaly 100x4: 8 roots in flight against a cap of
+            # 5, peak 0.92x queuing's; as a hint only, with ``commits``, 0.79x).
+            if not whole:
+                done = ()
+            elif plan.pair or not policy_module.FREES_SLOT & 2 or self._kept(ts) is not None:
+                done = hint.keys()
+            else:  # (policy.FREES_SLOT: not behind readers on one thread, nor behind
+                # a load on every thread: policy.passes_for_group)
+                workers = books.workers
+                widest = max(len(m.dependencies) for m, _ in plan.meetings)
+                done = {w for w in hint if w in workers and passes_for_group(
+                    workers[w].roots_processing, workers[w].threads, widest)}
+            addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
+                               stimulus_id, lacks, None, done,
+                               commits=plan.further, further=whole and plan.pair)  # fmt: skip
+            if addr is not None:
+                return addr, partners
+            if whole and plan.pair and any(books.workers[w].processing for w in hint
+                                           if w in books.workers):  # fmt: skip
+                # All its further meeting lacks, refused there while that worker is busy
+                # (policy.passes_for_further): it waits for it (parked there, as a root
+                # waits for a partner's busy worker: policy.place_root), not opening its
+                # meeting on another worker, which would move one side's merge to the
+                # other's (twin rechunk-add 20x4: 183 GB moved against 0.4).
+                if not narrowed and plan.wide is None:
+                    self._parks_further = ts  # (_place keeps the way here: _waits_again)
+                return None, hint
+            listed = free()
+        if not partners and not self._idle and not books.changed \
+                and not books.reserved(ts.key) \
+                and not may_fit_count(self._counts, books.opens(lacks) if plan.further else 0):
+            # No free worker is idle, none could admit it by the count: each would refuse
+            # (books.place's answer, without asking each; refused workers are logged).
+            if books.audit:
+                assert books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                                   stimulus_id, lacks, commits=plan.further) is None, ts.key
+                self._audited("free")
+            books.log.append((ts.key, "withheld", "free workers", stimulus_id))
+            entry = self._entry
+            if plan.wide is None and not narrowed and entry is not None and entry[0] is ts \
+                    and entry[1][1] is not None and not entry[1][1][0]:  # fmt: skip
+                # (no hint, kept with the walks: _still_withheld asks the rest again)
+                self._withheld = (ts, entry, lacks, plan.further, self._kept(ts))
+            return None, partners
+        return books.place(ts.key, math.nan, ts.group.name, partners, listed,
+                           stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
+
+    def _walk(self, ts, plan, tops=None):
+        """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
+        and what it fills in; kept from a placement before if none of the tasks it looked
+        at moved since (``_walks``). ``tops``: filled in by a walk made now (left empty
+        when the walk is kept: kept walks do not record them)."""
+        entry = self._kept_walk(ts)
+        if entry is not None:
+            if self.books.audit:
+                lacks, shared, complete, spread = set(), {}, set(), []
+                found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+                assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+                self._audited("walk")
+            self._entry = entry
+            return entry[1][0]
+        lacks: set = set()
+        shared: dict = {}
+        complete: set = set()
+        spread: list = []
+        out = (_partners(ts, lacks, shared, complete, self._size, spread, plan, tops), lacks,
+               shared, complete, spread)  # fmt: skip
+        if tops is not None:
+            tops[None] = True  # (walked now: its tops are in)
+        if plan.further:
+            # Kept if ts is refused (_place). Only where its meetings' output meets further
+            # data: those walks are long (a tree reduction's opener, rechunk-add's sides);
+            # a pair's is shorter than keeping it (twin stack-sum: 1.17 -> 1.22x queuing's
+            # scheduler CPU when kept).
+            self._entry = [ts, [out, None], self._moved, None]
+        return out
+
+    def _further(self, ts, plan) -> tuple:
+        """policy.further_meeting of root ts, kept beside its ``_walk``."""
+        entry = self._entry
+        if entry is not None and entry[0] is ts and entry[1][1] is not None:
+            if self.books.audit:
+                assert entry[1][1] == further_meeting(
+                    ts, _dependents, _dependencies, _where, constant=_constant,
+                    nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                self._audited("further")
+            return entry[1][1]
+        out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
+        if self.books.audit:
+            assert out == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            self._audited("further plan")
+        if entry is not None and entry[0] is ts:
+            if entry[3] is None:  # walked now: kept with it if ts is refused
+                entry[1][1] = out
+            else:  # kept: looked at now, kept from its stamp on (if one moved since, both go)
+                further = self._looked_at(ts, plan, True)[1]
+                if further is not None:
+                    entry[1][1] = out
+                    entry[3] = entry[3] + further  # (a new list: the kept one is shared)
+                    self._watch(further)
+        return out
+
+    def _further_plan(self, ts, plan) -> tuple:
+        """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
+        kept = self._fplans.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            kept = self._fplans[ts.key] = (ts, further_plan(
+                plan.meetings, _dependents, _dependencies, constant=_constant,
+                chains=self._chains))  # fmt: skip
+        return kept[1]
+
+    def _keep_walk(self, entry) -> None:
+        """Keep a refused root's walks (``_entry``) until a task they looked at moves."""
+        ts = entry[0]
+        walked, further = self._looked_at(ts, self._plan(ts), entry[1][1] is not None)
+        if walked is None:
+            return
+        if further is None:
+            entry[1][1] = None
+        else:
+            walked = walked + further
+        if len(self._walks) >= WALKS_KEPT:
+            self._forget_walks()
+        entry[3] = walked
+        self._walks[ts.key] = entry
+        self._watch(walked)
+
+    def _watch(self, keys) -> None:
+        """Stamp these tasks when they move (transition, replica): kept walks read them."""
+        moves = self._moves
+        # (those not watched yet, as not moved: one pass in C, not a step per key)
+        moves.update(dict.fromkeys(set(keys).difference(moves), 0))
+
+    def _looked_at(self, ts, plan, further=False) -> list:
+        """``[keys _walk looks at, keys _further looks at]`` of root ts, each None while
+        a size it reads is not the task's own (not measured yet: Plugin._size answers
+        from its group then, which changes without the task moving)."""
+        kept = self._lookups.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            kept = self._lookups[ts.key] = (ts, _keys(walked_tasks(plan)), None)
+        if further and kept[2] is None:
+            looked = further_plan_tasks(self._further_plan(ts, plan))
+            if self.books.audit:
+                assert looked == further_tasks(
+                    plan.meetings, _dependents, _dependencies, constant=_constant,
+                    chains=self._chains), ts.key  # fmt: skip
+                self._audited("further tasks")
+            kept = self._lookups[ts.key] = (ts, kept[1], _keys(looked))
+        return [None if part is None or min(map(_nbytes, part[1]), default=0) < 0
+                else part[0] for part in kept[1:]]
+
+    def _kept_walk(self, ts):
+        """ts's kept walks if none of the tasks they looked at moved since, or if only
+        tasks its further meeting's walk looked at did (that walk then redone,
+        ``_further_anew``), else None."""
+        entry = self._walks.get(ts.key)
+        if entry is None or entry[0] is not ts:
+            return None
+        looked = entry[3]
+        if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2] \
+                and not self._further_anew(ts, entry):  # fmt: skip
+            del self._walks[ts.key]
+            return None
+        return entry
+
+    def _further_anew(self, ts, entry) -> bool:
+        """Kept walks ``entry`` of root ts, a task they looked at moved: when none of
+        those ``_walk`` looked at did (only the further meeting's: rechunk-add's other side,
+        a load of it starting), its further meeting is found anew (policy.further_by_plan)
+        and kept in ``entry``, stamped now (the same entry: _further_parks and _withheld
+        hold it); True. Else False (then both go). Why: a root parked on its further
+        meeting's busy worker had its walks dropped at each start of a load of the other
+        side, then was woken, put back in line, walked whole and parked again (twin
+        rechunk-add 100x4 scale 0.5: 1,529 times, ~2,100 bytecodes each, where the
+        meetings' walk had not moved once)."""
+        if entry[1][1] is None:
+            return False  # (no further meeting kept: the moved task was _walk's)
+        plan = self._plan(ts)
+        walked, further = self._looked_at(ts, plan, True)
+        if walked is None or further is None:
+            return False  # (a size read is not the task's own now)
+        if walked and max(map(self._moves.get, walked, _NO_MOVE)) > entry[2]:
+            return False
+        out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
+        if self.books.audit:  # (tests: the walks kept now are the walks found anew)
+            lacks, shared, complete, spread = set(), {}, set(), []
+            found = _partners(ts, lacks, shared, complete, self._size, spread, plan)
+            assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
+            assert out == further_meeting(
+                ts, _dependents, _dependencies, _where, constant=_constant,
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+            self._audited("further anew")
+        entry[1][1] = out
+        entry[2] = self._moved
+        return True
+
+    def _audited(self, kind) -> None:
+        audited = self.books.audited
+        audited[kind] = audited.get(kind, 0) + 1
+
+    def _forget_walks(self) -> None:
+        self._walks.clear()
+        self._moves.clear()
+        self._further_parks.clear()
+
+    def _replicas(self, original):
+        """dask's ``original`` (add_replica, remove_replica: ``(ts, ws)``;
+        remove_all_replicas: ``(ts)``), and the task stamped as moved if a kept walk looked
+        at it. The holders' listing kept for compute messages (holders.listing) is
+        dropped first: the set changes."""
+        plugin = self
+        listed = self._listed if self._listed is not None else {}
+
+        if original.__name__ == "remove_all_replicas":
+            def stamped(ts):
+                if listed:
+                    listed.pop(id(ts.who_has), None)
+                original(ts)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+        elif original.__name__ == "add_replica":
+            def stamped(ts, ws):
+                # (a task finishing on its worker: still "processing", no holder yet; it
+                # is where it ran, as before: see transition)
+                same = ts.state == "processing" and not ts.who_has
+                if listed and not same:
+                    listed.pop(id(ts.who_has), None)
+                original(ts, ws)
+                if not same and ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+        else:
+            def stamped(ts, ws):
+                if listed:
+                    listed.pop(id(ts.who_has), None)
+                original(ts, ws)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+
+        stamped.__name__ = original.__name__
+        stamped.__wrapped__ = original
+        return stamped
+
+    def _partners(self, ts, lacks=None, shared=None, complete=None, spread=None) -> dict:
+        """_partners by ts's kept plan."""
+        return _partners(ts, lacks, shared, complete, self._size, spread, self._plan(ts))
+
+    def _plan(self, ts):
+        """ts's meeting plan: kept, else walked now and kept."""
+        entry = self._plans.get(ts.key)
+        if entry is not None and entry[0] is ts:
+            return entry[1]
+        if len(self._chains) > CHAINS_KEPT:
+            self._chains.clear()  # a big graph's: those of roots placed long ago
+        if not ts.dependents:
+            return _NO_MEETINGS  # (the walk's answer, without one: a final task)
+        plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
+                            chains=self._chains, group=_group,
+                            halo_depth=halo_depth(self.scheduler.total_nthreads,
+                                                  len(self.scheduler.workers)))
+        self._plans[ts.key] = (ts, plan)
+        return plan
+
+    def _kept(self, ts):
+        """policy.waits_for_own_reduction of root ts (its reduction's first task, or
+        None), kept like its plan."""
+        entry = self._kept_cache.get(ts.key)
+        if entry is not None and entry[0] is ts:
+            return entry[1]
+        first = waits_for_own_reduction(ts, _dependents, _dependencies)
+        self._kept_cache[ts.key] = (ts, first)
+        return first
+
+    def _splits(self, ts) -> bool:
+        """May root ts, parked for its partners, start on a busy worker open for roots
+        (policy.reduced_enough: its reduction's first task keeps at most half its load,
+        by the sizes their groups returned so far)?"""
+        first = self._kept(ts)
+        if first is None:
+            return False
+        return reduced_enough(_returned(first.group), self._size(ts))
+
+    def _held_here(self, addr, book, owner, est) -> float:
+        """Bytes worker addr holds or will, for ``_by_held``: held and estimated, plus the
+        roots reserved there (but the one being placed, reserved by ``owner``)."""
+        return book.held + book.estimated + (book.owed - (addr == owner)) * est
+
+    def _by_held(self, ts, partners, lacks, plan, stimulus_id):
+        """Root ts waits for its own reduction and may load away from its meeting's
+        partners (``_splits``): where it goes when the worker it would go to holds more
+        than another (policy.places_by_held; its partners' worker, else the least loaded
+        free one): the running worker holding least, past the in-flight count (its load
+        stays until the reduction is whole wherever it goes), or, when that worker may
+        take no root now (its cap, its budget), it waits for it (parked there, as for a
+        partner's busy worker). ``(worker or None, partners)``; None: placed as any root.
+        Cost: one look at every worker, for such roots only."""
+        books = self.books
+        est = books.estimate(math.nan, ts.group.name)
+        if not est:
+            return None
+        if ts.group.name not in self._pace:  # its roots' paces are kept from now on
+            self._pace[ts.group.name] = {}
+        owner = books._owed.get(ts.key, (None,))[0]
+        s = self.scheduler
+        running, workers = s.running, s.workers
+        if partners:
+            p = max(partners, key=partners.__getitem__)
+        else:
+            p = next(iter(self._free_iter()), None)
+        held_p = None
+        least = least_key = None
+        for addr, book in books.workers.items():
+            if workers.get(addr) not in running:
+                continue
+            h = self._held_here(addr, book, owner, est)
+            if addr == p:
+                held_p = h
+            key = (h, addr != p, book.processing / book.threads, addr)
+            if least_key is None or key < least_key:
+                least, least_key = addr, key
+        if least is None or least == p or held_p is None \
+                or not places_by_held(held_p, least_key[0], est):  # fmt: skip
+            return None
+        got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
+                          complete={least}, commits=plan.further)  # fmt: skip
+        if got is None and self._slower(ts.group.name, least, p):
+            return None  # it would wait for a worker clearly slower: placed as any root
+        return got, ({} if got is not None else {least: 1})
+
+    def _heavier(self, ts, addr) -> bool:
+        """Does worker addr hold more than half a load more than the least holding running
+        worker (policy.places_by_held), for root ts placed by ``_by_held``?"""
+        books = self.books
+        est = books.estimate(math.nan, ts.group.name)
+        if not est or addr not in books.workers:
+            return False
+        owner = books._owed.get(ts.key, (None,))[0]
+        s = self.scheduler
+        running, workers = s.running, s.workers
+        least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()
+                         if workers.get(a) in running), default=(math.inf, None))  # fmt: skip
+        if at is not None and at != addr and self._slower(ts.group.name, at, addr):
+            return False  # it would wait for a worker clearly slower than addr
+        return places_by_held(self._held_here(addr, books.workers[addr], owner, est), least, est)
+
+    def _forget_plans(self) -> None:
+        """The graph changed (a graph added, a task forgotten): no kept walk holds."""
+        self._kept_cache.clear()
+        self._plans.clear()
+        self._chains.clear()
+        self._lookups.clear()
+        self._fplans.clear()
+        self._withheld = None
+        self._forget_walks()
+
+    def _start(self, ts, ws, stimulus_id) -> None:
+        self._context = (ts, ws)
+        try:
+            self._apply({ts.key: "processing"}, stimulus_id)
+        finally:
+            self._context = None
