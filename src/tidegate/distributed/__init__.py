@@ -6,9 +6,11 @@ from dask.config ``tidegate.distributed.*``). Two ways out, both restoring dask'
 behaviour: ``tidegate.distributed.uninstall(client)`` or
 ``client.unregister_scheduler_plugin("tidegate")``.
 
-Layout: hooks.py holds the plugin and everything that touches ``SchedulerState`` (the
-twin installs it on a bare state); server.py the parts that need a live ``Scheduler``
-(timer, stimulus, stealing, noticing removal). Decisions: books.py and policy.py.
+Layout: the plugin and everything that touches ``SchedulerState`` (the twin installs it
+on a bare state) is one class, ``hooks.Plugin``, written in hooks.py (events), install.py,
+admission.py and placement.py, with tasks.py and lines.py beside them; server.py holds the
+parts that need a live ``Scheduler`` (timer, stimulus, stealing, noticing removal).
+Decisions: books.py and policy.py.
 """
 
 from __future__ import annotations
