@@ -22,11 +22,12 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from ..policy import footprint_refused
-from .install import _MISSING, _NoWorkers
+from .trim import _NoWorkers
 from .tasks import _second
 
 logger = logging.getLogger("tidegate.distributed")
 
+_MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
 
 

@@ -21,6 +21,7 @@ import dask.config
 from ..annotations import check_limits
 from ..books import Books, Limits
 from . import broadcast, holders, restricted, trim
+from .trim import _NoWorkers
 from .broadcast import Broadcast
 from .held import Held
 from .lines import _Lines
@@ -393,12 +394,3 @@ class Install:
             self._logged.add((where, type(exc)))
             logger.error("tidegate: %s failed; dask's own behaviour used for this call",
                          where, exc_info=exc)  # fmt: skip
-
-
-class _NoWorkers(set):
-    """The scheduler's ``idle_task_count`` while tidegate owns the queue: always empty."""
-
-    __slots__ = ()
-
-    def add(self, ws) -> None:
-        pass

@@ -70,3 +70,12 @@ def _mentions(fdef, dropped) -> bool:
             if isinstance(node, ast.Attribute) and node.attr == "idle_task_count":
                 return True
     return False
+
+
+class _NoWorkers(set):
+    """The scheduler's ``idle_task_count`` while tidegate owns the queue: always empty."""
+
+    __slots__ = ()
+
+    def add(self, ws) -> None:
+        pass
