@@ -779,7 +779,7 @@ class Books:
         stencil's block) by its own books, whatever the root (its reservation on w
         aside)? Such a root passes the count otherwise only by completing a meeting, which
         takes its neighbours' data on w: the plugin wakes the spread roots parked on w
-        when this holds or a neighbour is placed (hooks._wake_lacked), not at every task
+        when this holds or a neighbour is placed (admission._wake_lacked), not at every task
         end there, where each walked its meetings again to be refused (twin stencil
         6000^2, 2 x 1: 3,595 placements for 36 roots, the run's CPU 0.37 s against
         queuing's 0.10; now 447 and 0.18 s). Not woken by a halo

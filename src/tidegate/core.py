@@ -255,7 +255,7 @@ class Scheduler:
         self._ndeps = ndeps.tolist()
         # A consumer's inputs as the policy counts them, in both bodies: data embedded in
         # the graph (``graph.constant``: a DataNode, a store handle) is not a second input
-        # (the plugin's ``single`` and ``_chained``, distributed/hooks.py). ``_single``: one
+        # (the plugin's ``single`` and ``_chained``, distributed/hooks.py, tasks.py). ``_single``: one
         # input, or one besides constants (a read of an open's handle and a DataNode).
         owner = np.repeat(np.arange(n), ndeps)
         data_in = np.bincount(owner, weights=~graph.constant[graph.dep_idx], minlength=n)
@@ -277,7 +277,7 @@ class Scheduler:
         chained[graph.dep_idx[data_in[owner] <= 1]] = True
         self._chained = chained.tolist().__getitem__  # (books.root_holds_data's chained(i))
         # Joins of pieces of one array (a rechunk's merge): their inputs' bytes are passed
-        # to the books, as the plugin passes them (``hooks._pieces``).
+        # to the books, as the plugin passes them (``tasks._pieces``).
         self._joins = graph.joins().tolist()
         self._constant = graph.constant.tolist()
         self.waiting_on = list(self._ndeps)
@@ -1084,7 +1084,7 @@ class Scheduler:
         questions, where the plugin's walk said yes 213 in 471). ``frees`` (admission's
         question): a completed meeting counts only where completing it frees a slot
         (policy.frees_slot), where policy.FREES_SLOT and policy.frees_slot_on say so, as
-        the plugin's hooks._decide asks after its walk."""
+        the plugin's placement._decide asks after its walk."""
         complete: set = set()
         constant = self._constant.__getitem__
         plan = meeting_plan(i, self._dependents, self._dependencies, constant=constant)
@@ -1101,7 +1101,7 @@ class Scheduler:
     def _reduces(self, u: int, c: int) -> bool:
         """``policy.frees_slot``'s ``reduces``: has u's group so far kept less than
         ``chain_keep`` of c's bytes (``policy.reduces``, on the average its finished tasks
-        returned, as the plugin reads dask's TaskGroup: hooks._returned; none finished:
+        returned, as the plugin reads dask's TaskGroup: tasks._returned; none finished:
         no)? Found when asked (rarely: a pass past the count on a worker where
         policy.frees_slot_on holds), not kept per task end."""
         g = self._group[u]

@@ -276,7 +276,7 @@ def free_thread(processing: int, threads: int) -> bool:
 def passes_for_group(roots_processing: int, threads: int, widest: int) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
-    (``hooks._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
+    (``placement._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
     waits behind that worker's readers, nor where every thread loads a root: it would wait
     in that worker's queue a whole load while other workers' threads free up and find
     nothing to take. Passing wherever a worker has more than one thread, the twin's
@@ -1455,10 +1455,11 @@ def _top_task(tops, inner, where, nbytes):
     return None
 
 
-# On a one-thread worker, the plugin lets a root pass the in-flight count by completing a
+# On a worker of at most FREES_SLOT_THREADS threads (every worker since busy29; one-thread
+# workers before), both bodies let a root pass the in-flight count by completing a
 # consumer only where that frees a slot (frees_slot: bit 1), and a further meeting that is no
 # pair counts as completed there only for a root waiting for its own reduction (bit 2;
-# hooks._decide; since session 28 not where every thread loads a root either:
+# placement._decide; since session 28 not where every thread loads a root either:
 # passes_for_group). A pass sent to a one-thread worker waits behind its queued readers and
 # only adds memory (as passes_for_halo's ``free``). Both bits: resample("7D").mean()
 # .to_zarr over 30-day chunks, LocalCluster 2 x 1, managed 40.5 MB against main's 67.2 and
@@ -1473,7 +1474,7 @@ FREES_SLOT_THREADS = 99
 
 def frees_slot_on(threads: int) -> bool:
     """Does :data:`FREES_SLOT` apply on a worker of ``threads`` threads (at most
-    ``FREES_SLOT_THREADS``: one)? On one thread a pass past the count waits behind the
+    ``FREES_SLOT_THREADS``: 99 since busy29, every worker; 1 before)? On one thread a pass past the count waits behind the
     worker's queued readers and only adds memory unless completing frees a slot (as
     :func:`passes_for_halo`'s ``free``). On every worker alone the twin's resample at 2 x 2
     rose to 1.38x queuing's peak (res27; one28's model 1.25 -> 1.62x): passes to busy
