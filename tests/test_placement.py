@@ -954,6 +954,21 @@ def _loads_per_worker(result) -> list:
                    for w in {t.worker for t in result.trace.tasks}), reverse=True)  # fmt: skip
 
 
+def test_a_running_reduction_counts_as_done_in_the_held_measure():
+    """policy.after_reduction: what places_by_held's measure takes off a worker for a task
+    processing there: the inputs only it needs, less its output, for a reduction only
+    (tests/test_small_cluster_twin.py has the twin case)."""
+    from tidegate.policy import after_reduction, places_by_held
+
+    assert after_reduction(32e6, 16e6) == 16e6  # 4 chunk-means of 8 MB into 16 MB
+    assert after_reduction(32e6, float("nan")) == 0.0  # output not known yet: no credit
+    assert after_reduction(8e6, 16e6) == 0.0  # grows: no credit (nor a charge)
+    assert after_reduction(0.0, 16e6) == 0.0
+    # the seed anomaly's case: 208 against 160 + 32 held, 16 of it going: now placed there
+    assert not places_by_held(208e6, 192e6, 32e6)
+    assert places_by_held(208e6, 192e6 - after_reduction(32e6, 16e6), 32e6)
+
+
 @pytest.mark.parametrize("slow", [2.0, 3.0])
 def test_twin_a_fast_worker_does_not_pile_the_last_reduction_group(slow):
     """With one reduction group's loads 2-3x slower, the faster worker finished its own

@@ -981,6 +981,26 @@ def places_by_held(partners_held: float, least_held: float, estimate: float) -> 
     return least_held + estimate / 2 < partners_held
 
 
+def after_reduction(freed: float, returned: float) -> float:
+    """Bytes a task processing on a worker will have freed there once it ends, for
+    :func:`places_by_held`'s measure of what a worker holds: ``freed``, the bytes of its
+    inputs held there that no other task still needs (a combine's chunk-means), less what
+    it returns (``returned``: its group's average so far; NaN unknown). Only a task that
+    keeps less than it frees counts (a reduction): unknown or growing, nothing.
+
+    Why: held bytes seen while a combine runs count its inputs, gone a few milliseconds
+    later. Twin seed anomaly 2 x 2 (12 loads of 32 MB, 3 groups of 4; every load read again
+    by a store after the mean): the last group's loads were placed while one worker's
+    combine still held its 4 chunk-means (160 MB against the other's 144 after its own
+    combine), so two of them stayed beside their partners by half a load, 7 loads against
+    5, and the stores followed: 1.070x queuing's makespan and 1.09x its peak (median of 15:
+    3 namings x 5 seeds, 10 ms overrun); counted after the combine, 6 / 6: 1.037x, peak
+    0.97x (bench/results/small30-findings.txt)."""
+    if returned == returned and returned < freed:
+        return freed - returned
+    return 0.0
+
+
 SLOWER = 2.5  # clearly_slower: times the other worker's root duration
 
 

@@ -32,13 +32,14 @@ from ..policy import (
     sole_holder,
     passes_for_group,
     places_by_held,
+    after_reduction,
     reduced_enough,
     waits_for_own_reduction,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
-    _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _frees, _group, _keys, _nbytes,
-    _partners, _returned, _where,
+    _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
+    _nbytes, _partners, _returned, _where,
 )
 
 CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
@@ -661,8 +662,17 @@ class Placement:
 
     def _held_here(self, addr, book, owner, est) -> float:
         """Bytes worker addr holds or will, for ``_by_held``: held and estimated, plus the
-        roots reserved there (but the one being placed, reserved by ``owner``)."""
-        return book.held + book.estimated + (book.owed - (addr == owner)) * est
+        roots reserved there (but the one being placed, reserved by ``owner``), less what
+        the reductions processing there will have freed when they end
+        (policy.after_reduction). Cost: addr's processing tasks' inputs."""
+        held = book.held + book.estimated + (book.owed - (addr == owner)) * est
+        ws = self.scheduler.workers.get(addr)
+        if ws is not None:
+            for ts in ws.processing:
+                freed = _freed_on(ts, ws)
+                if freed:
+                    held -= after_reduction(freed, _returned(ts.group))
+        return held
 
     def _by_held(self, ts, partners, lacks, plan, stimulus_id):
         """Root ts waits for its own reduction and may load away from its meeting's

@@ -258,6 +258,20 @@ def _returned(group) -> float:
     return group.nbytes_total / done if done and group.nbytes_total > 0 else math.nan
 
 
+_DONE = frozenset(("memory", "released", "forgotten", "erred"))
+
+
+def _freed_on(ts, ws) -> float:
+    """Bytes of ts's inputs held on worker ws that no task but ts still needs (every other
+    dependent done, no client wants them): freed there when ts ends."""
+    freed = 0.0
+    for d in ts.dependencies:
+        if ws in d.who_has and not d.who_wants and all(
+                u is ts or u.state in _DONE for u in d.dependents):  # fmt: skip
+            freed += d.nbytes
+    return freed
+
+
 def _partners(ts, lacks=None, shared=None, complete=None, nbytes=None, spread=None,
               plan=None, tops=None) -> dict:
     """{worker address: inputs held or processing there of the tasks ts's data meets}."""
