@@ -633,8 +633,11 @@ def _prefix(k):
     # (base 8dc497b: 0.78x queuing's peak, 0.052x its bytes moved; now 0.61x, 0)
     ("rechunk-add", 120, 20, 0.7, 0.01),
     # (base: 0.95x; now 0.82x; bytes 0.33 -> 0.38x queuing's. With a further meeting's
-    # hint passing the count again, hooks._place: 0.86x)
-    ("anomaly", 200, 20, 0.85, 0.5),
+    # hint passing the count again, hooks._place: 0.86x. Over ten namings of the keys
+    # (_namings) now 18-19 chunks against queuing's 21-22, 0.818-0.905x, base 20-21,
+    # 0.909-1.0x: no bound on one naming tells them apart; on five summed now 0.860x, base
+    # 0.981x)
+    ("anomaly", 200, 20, 0.91, 0.5),
 ])
 def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, peak, moved):
     """A root opening a meeting whose output meets further data commits its worker to the
@@ -644,7 +647,10 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
     passed the count too). 1,000 steps, 1 GB/s: rechunk-add 0.89 -> 0.66x queuing's peak
     at 20x4, 0.84 -> 0.61 at 100x4; anomaly 100x4 0.92 -> 0.79."""
     pytest.importorskip("distributed")
+    from _namings import NAMINGS, renamed
+
     from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
     w = build(name, steps, 190e6, store=False)
@@ -654,13 +660,18 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
         # sum + count, two: sim/model._arrays_returned). This checks the commitment rule
         # it was written for; at the real size see the next test.
         sizes = {**(sizes or {}), "mean_combine-partial": 190_000_000}
-    queue, tide = simulate(w.graph, keys=w.keys, sizes=sizes, durations=w.durations,
-                           workers=workers, threads_per_worker=4, bandwidth="1GB/s",
-                           policy=["queue", "tidegate"])
-    ratio = max(tide.peak_memory_per_worker) / max(queue.peak_memory_per_worker)
+    model = build_model(w.graph, w.keys, sizes=sizes, durations=w.durations)
+    peaks = {"queue": 0, "tidegate": 0}
+    for salt in NAMINGS:  # peaks summed over five namings of the keys
+        queue, tide = simulate(renamed(model, salt), workers=workers, threads_per_worker=4,
+                               bandwidth="1GB/s", policy=["queue", "tidegate"],
+                               record_memory=False)  # fmt: skip
+        assert tide.makespan <= 1.05 * queue.makespan, salt
+        assert tide.bytes_transferred <= moved * queue.bytes_transferred, salt
+        peaks["queue"] += max(queue.peak_memory_per_worker)
+        peaks["tidegate"] += max(tide.peak_memory_per_worker)
+    ratio = peaks["tidegate"] / peaks["queue"]
     assert ratio <= peak, ratio
-    assert tide.makespan <= 1.05 * queue.makespan
-    assert tide.bytes_transferred <= moved * queue.bytes_transferred
 
 
 def test_twin_anomaly_with_real_partials_peaks_no_higher_than_queuing():
