@@ -374,8 +374,8 @@ def test_twin_stencil_one_thread_workers_wait_no_longer_than_queuings():
     4-6 of 30 namings (2 x 1 s7: tidegate 0-0.095 s, queuing 0-0.139 s), its makespan
     up to 1.061x, its peak up to one block + halo + 0.01 over queuing's, so the idle and
     time are summed (now 0.57 s against queuing's 1.22, makespan 1.015x; before 290227f
-    1.70 s against 1.19; before 2475ac6 1.217 s against 1.187, a narrow 1.025x) and the peak bound is two
-    blocks and halos per naming."""
+    1.70 s against 1.19; before 2475ac6 1.217 s against 1.187, a narrow 1.025x) and the
+    peak bound is two blocks and halos per naming."""
     from _namings import NAMINGS, renamed
 
     idle = {"queue": 0.0, "tidegate": 0.0}
@@ -387,8 +387,8 @@ def test_twin_stencil_one_thread_workers_wait_no_longer_than_queuings():
             for name, r in (("queue", queue), ("tidegate", tide)):
                 idle[name] += _long_idle(r)
                 span[name] += r.makespan
-            assert max(tide.peak_memory_per_worker) <= \
-                max(queue.peak_memory_per_worker) + 2 * (BLOCK + 4 * ROW), (workers, seed, salt)  # fmt: skip
+            assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) \
+                + 2 * (BLOCK + 4 * ROW), (workers, seed, salt)  # fmt: skip
     assert idle["tidegate"] <= idle["queue"], idle
     assert span["tidegate"] <= 1.05 * span["queue"], span["tidegate"] / span["queue"]
 
