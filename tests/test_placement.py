@@ -633,8 +633,11 @@ def _prefix(k):
     # (base 8dc497b: 0.78x queuing's peak, 0.052x its bytes moved; now 0.61x, 0)
     ("rechunk-add", 120, 20, 0.7, 0.01),
     # (base: 0.95x; now 0.82x; bytes 0.33 -> 0.38x queuing's. With a further meeting's
-    # hint passing the count again, hooks._place: 0.86x)
-    ("anomaly", 200, 20, 0.85, 0.5),
+    # hint passing the count again, hooks._place: 0.86x. Over ten namings of the keys
+    # (_namings) now 18-19 chunks against queuing's 21-22, 0.818-0.905x, base 20-21,
+    # 0.909-1.0x: no bound on one naming tells them apart; on five summed now 0.860x, base
+    # 0.981x)
+    ("anomaly", 200, 20, 0.91, 0.5),
 ])
 def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, peak, moved):
     """A root opening a meeting whose output meets further data commits its worker to the
@@ -644,7 +647,10 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
     passed the count too). 1,000 steps, 1 GB/s: rechunk-add 0.89 -> 0.66x queuing's peak
     at 20x4, 0.84 -> 0.61 at 100x4; anomaly 100x4 0.92 -> 0.79."""
     pytest.importorskip("distributed")
+    from _namings import NAMINGS, renamed
+
     from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
     w = build(name, steps, 190e6, store=False)
@@ -654,13 +660,18 @@ def test_twin_a_meeting_opens_only_where_its_roots_fit(name, steps, workers, pea
         # sum + count, two: sim/model._arrays_returned). This checks the commitment rule
         # it was written for; at the real size see the next test.
         sizes = {**(sizes or {}), "mean_combine-partial": 190_000_000}
-    queue, tide = simulate(w.graph, keys=w.keys, sizes=sizes, durations=w.durations,
-                           workers=workers, threads_per_worker=4, bandwidth="1GB/s",
-                           policy=["queue", "tidegate"])
-    ratio = max(tide.peak_memory_per_worker) / max(queue.peak_memory_per_worker)
+    model = build_model(w.graph, w.keys, sizes=sizes, durations=w.durations)
+    peaks = {"queue": 0, "tidegate": 0}
+    for salt in NAMINGS:  # peaks summed over five namings of the keys
+        queue, tide = simulate(renamed(model, salt), workers=workers, threads_per_worker=4,
+                               bandwidth="1GB/s", policy=["queue", "tidegate"],
+                               record_memory=False)  # fmt: skip
+        assert tide.makespan <= 1.05 * queue.makespan, salt
+        assert tide.bytes_transferred <= moved * queue.bytes_transferred, salt
+        peaks["queue"] += max(queue.peak_memory_per_worker)
+        peaks["tidegate"] += max(tide.peak_memory_per_worker)
+    ratio = peaks["tidegate"] / peaks["queue"]
     assert ratio <= peak, ratio
-    assert tide.makespan <= 1.05 * queue.makespan
-    assert tide.bytes_transferred <= moved * queue.bytes_transferred
 
 
 def test_twin_anomaly_with_real_partials_peaks_no_higher_than_queuing():
@@ -690,21 +701,32 @@ def test_twin_a_step_pairs_sides_load_one_after_the_other():
     still to cut (policy.read_on) and a merge starting frees none of its pieces' slots
     (books.on_consuming). Before, a pair's four loads took every thread ahead of the
     previous pair's adds, beside its four merges: 11 chunks on a worker (2.09 GB, 0.667x
-    queuing's peak); now at most 10 (1.90 GB, 0.606x)."""
+    queuing's peak); now at most 10 (1.90 GB, 0.606x). Over five namings of the keys
+    (_namings): tidegate 10 chunks in each (the code before 11 in each), queuing's peak
+    15.5-18 chunks by naming (one naming in ten read 0.645x, past the 0.62 once judged on
+    one), so the share of queuing's is judged on the sum (now 0.617x, before 0.679x)."""
     pytest.importorskip("distributed")
+    from _namings import NAMINGS, renamed
+
     from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
     w = build("rechunk-add", 200, 190e6, store=False)
-    queue, tide = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations,
-                           workers=20, threads_per_worker=4, bandwidth="1GB/s",
-                           policy=["queue", "tidegate"], record_memory=False)
-    chunk = max(w.model().sizes.values())
-    assert max(tide.peak_memory_per_worker) <= 10.01 * chunk, \
-        max(tide.peak_memory_per_worker) / chunk  # fmt: skip
-    assert max(tide.peak_memory_per_worker) <= 0.62 * max(queue.peak_memory_per_worker)
-    assert tide.makespan <= 1.05 * queue.makespan
-    assert tide.bytes_transferred <= queue.bytes_transferred
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    chunk = max(model.sizes.values())
+    peaks = {"queue": 0, "tidegate": 0}
+    for salt in NAMINGS:
+        queue, tide = simulate(renamed(model, salt), workers=20, threads_per_worker=4,
+                               bandwidth="1GB/s", policy=["queue", "tidegate"],
+                               record_memory=False)  # fmt: skip
+        assert max(tide.peak_memory_per_worker) <= 10.01 * chunk, \
+            (salt, max(tide.peak_memory_per_worker) / chunk)  # fmt: skip
+        assert tide.makespan <= 1.05 * queue.makespan, salt
+        assert tide.bytes_transferred <= queue.bytes_transferred, salt
+        peaks["queue"] += max(queue.peak_memory_per_worker)
+        peaks["tidegate"] += max(tide.peak_memory_per_worker)
+    assert peaks["tidegate"] <= 0.65 * peaks["queue"], peaks["tidegate"] / peaks["queue"]
 
 
 @pytest.mark.parametrize("name", ["slice-add", "stack-sum"])
@@ -1043,14 +1065,27 @@ def test_twin_a_fast_worker_does_not_wait_for_a_clearly_slower_one(slow):
     waited for the slow one's slot at every load (6/6, 5.62 s at 3x against queuing's 4.77
     and 9/3; 6.58 s at 4x against 5.12). Both of the slow worker's last two loads took
     more than 2.5x the fast one's (policy.clearly_slower, hooks._by_held / _heavier): the
-    load is placed as any root, 8/4, within 1.12x queuing's time, peak below queuing's."""
+    load is placed as any root, 8/4, peak below queuing's. Over five namings of the keys
+    (_namings): tidegate's 8/4 and time are the same in each, queuing's time moves by
+    naming (3x: 4.52-5.13 s, and 1.127x past the 1.12 bound judged on one naming in eight
+    of ten; 4x: 1.1195x in nine of ten), so the time is judged on the sum: now 1.114x
+    (3x) and 1.104x (4x), the code before 017dafa 1.23x and 1.27x."""
     pytest.importorskip("distributed")
-    out = _twin_slow_worker_bench().run(slow, mode="worker")
-    tide, queue = out["tidegate"], out["queue"]
-    assert tide["loads_per_worker"] == [8, 4]
-    assert tide["makespan"] <= 1.12 * queue["makespan"]
-    assert tide["peak"] < queue["peak"]
-    assert tide["bytes_transferred"] < queue["bytes_transferred"]
+    from _namings import NAMINGS, renamed
+
+    bench = _twin_slow_worker_bench()
+    simulate = bench.simulate
+    spans = {"queue": 0.0, "tidegate": 0.0}
+    for salt in NAMINGS:
+        bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
+        out = bench.run(slow, mode="worker")
+        tide, queue = out["tidegate"], out["queue"]
+        assert tide["loads_per_worker"] == [8, 4], salt
+        assert tide["peak"] < queue["peak"], salt
+        assert tide["bytes_transferred"] < queue["bytes_transferred"], salt
+        spans["queue"] += queue["makespan"]
+        spans["tidegate"] += tide["makespan"]
+    assert spans["tidegate"] <= 1.15 * spans["queue"], spans["tidegate"] / spans["queue"]
 
 
 @pytest.mark.parametrize("mode", ["group", "worker"])
