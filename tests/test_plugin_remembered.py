@@ -13,9 +13,7 @@ found anew), and further meetings are found from a kept plan of the graph's edge
 ``Books.place`` answers at once for a root refused by its one partner's busy worker
 ("waits": the per-worker lists and ``policy.place_root`` also asked). Since session 29:
 the holders listed in a compute message are kept per holders' set until the plugin's
-replica hooks see it change ("holders": listed anew and compared). Since session 30: a further plan's entry per input
-(``policy.further_plan``'s, kept beside the chains) serves every root meeting that input
-further ("further entries": the plan walked anew without them). With ``Books.audit``
+replica hooks see it change ("holders": listed anew and compared). With ``Books.audit``
 set, every answer taken from those is also found anew and compared (an assertion inside the plugin, which its guard records in
 ``plugin.errors``). These twin runs cover the workloads where they are used most.
 """
@@ -54,13 +52,10 @@ def audited(monkeypatch):
     # a refusal repeated within one wake of their worker, "further memo")
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
                                   "further plan", "still waits", "still withheld",
-                                  "further anew", "further memo", "further entries"}),
+                                  "further anew", "further memo"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times)
-    # (a further meeting's inputs' entries kept for every root meeting them further:
-    # "further entries", the further plan walked anew)
-    ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld",
-                                "further entries"}),
+    ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld"}),
     # held bytes and budgets in the books
     # (a root still refused stays parked, "still waits": here "further park" is asked
     # 16 times, 1,378 before session 26)

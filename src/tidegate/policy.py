@@ -1264,29 +1264,16 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     by more than ``fanout`` tasks (no meeting place). It holds while the graph does, as a
     :class:`MeetingPlan`; :func:`further_by_plan` is the live part. Why: a root parked on
     its further meeting's busy worker is placed again at about every task end there
-    (twin rechunk-add 100x4), each walk reading the graph's edges anew.
-
-    With ``chains``, each input's entry is kept there too, under -id(t) (ids are
-    positive: no chain's key), under the same terms as the chains: the roots whose
-    meetings meet t further each read the same (a tree reduction's openers of the groups
-    of one next-level combine: each reads the other groups' combines, 4 chains each;
-    rechunk-add's two roots of one side, parked on the other side's worker)."""
+    (twin rechunk-add 100x4), each walk reading the graph's edges anew."""
     out: list = []
     for t in _further_inputs(meetings, dependents, dependencies, fanout):
-        kept = None if chains is None else chains.get(-id(t))
-        if kept is not None and kept[0] is t:
-            out.append(kept[1])
-            continue
         if len(dependents(t)) > fanout:
-            entry = None
-        else:
-            ins = dependencies(t)
-            entry = (t, tuple([_chain_of(u, dependents, dependencies, depth, fanout,
-                                         constant, chains) for u in ins])
-                     if len(ins) <= fanout else ())  # fmt: skip
-        if chains is not None:
-            chains[-id(t)] = (t, entry)
-        out.append(entry)
+            out.append(None)
+            continue
+        ins = dependencies(t)
+        out.append((t, tuple(_chain_of(u, dependents, dependencies, depth, fanout,
+                                       constant, chains) for u in ins)
+                    if len(ins) <= fanout else ()))  # fmt: skip
     return tuple(out)
 
 
