@@ -30,7 +30,8 @@ def _refusal_inputs(plugin, k):
     inputs there), written out here apart from the plugin's own (_wake's ``sig``)."""
     books = plugin.books
     b = books.workers[k]
-    return (b.roots_processing, b.roots_untouched + b.owed, b.passes,
+    rp = b.roots_processing
+    return (rp >= b.cap, rp > 0, rp + b.roots_untouched + b.owed, b.passes,
             b.processing < b.threads or b.threads == 1, b.processing == 0,
             (b.held + b.estimated, b.budget) if b.budget < float("inf") else 0,
             bool(books._roots_max), k in books.noted and books.awaits(k))

@@ -261,11 +261,10 @@ class Admission:
 
         A root parked on its further meeting's busy worker (``_further_parks``) stays
         parked while k refuses it (:meth:`_still_waits`). One that stayed is not asked
-        again while what that refusal reads of k is as it was then (``sig``:
-        may_admit_root's inputs from k's book, the body's view of a combine awaited
-        there) and some worker is free for roots: k's books change at every task end
-        there, and most ends free no slot a root could take (twin rechunk-add 250 steps
-        50x4: 1,404 of 3,152 asks met k as at the root's last ask). Not asked so, a
+        again while what that refusal reads of k is as it was then
+        (``books.refusal_inputs``) and some worker is free for roots: k's books change at
+        every task end there, and most ends free no slot a root could take (twin
+        rechunk-add 500 steps 100x4: 4,238 of 6,450 asks met k so). Not asked so, a
         change of the root's own side (its group's estimate, the roots it would open, a
         reservation on k) waits for k's next change: a decision change in principle
         (none seen in the twin's runs; bench/results/park30-findings.txt)."""
@@ -279,13 +278,7 @@ class Admission:
             # mostly ask alike (twin rechunk-add 100x4: 3,705 of 6,050 asks repeated one
             # in their wake)
             memo: dict = {}
-            sig = None if book is None else (
-                book.roots_processing, book.roots_untouched + book.owed, book.passes,
-                book.processing < book.threads or book.threads == 1,  # (free_thread)
-                book.processing == 0,
-                (book.held + book.estimated, book.budget) if book.budget < math.inf else 0,
-                bool(books._roots_max),  # (the probe's refusal)
-                books.combines is not None and k in books.noted and books.awaits(k))
+            sig = books.refusal_inputs(k)
             stays = self._stays.get(k)
             if stays is None or stays[0] != sig or not self._free:
                 stays = self._stays[k] = (sig, {})  # {root: its park entry then}
