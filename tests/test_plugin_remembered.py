@@ -55,7 +55,8 @@ def audited(monkeypatch):
     # asked again while its worker is as at its last ask, "stays kept": still refused)
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
                                   "further plan", "still waits", "still withheld",
-                                  "further anew", "further memo", "stays kept"}),
+                                  "further anew", "further memo", "stays kept",
+                                  "stays kept, all"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld"}),

@@ -11,6 +11,7 @@ A mixin of :class:`tidegate.distributed.hooks.Plugin`.
 from __future__ import annotations
 
 import heapq
+import itertools
 from bisect import bisect_left, insort
 import logging
 from itertools import compress, filterfalse
@@ -24,6 +25,9 @@ from . import restricted
 from ..policy import footprint_refused, further_by_plan
 from .install import _MISSING, _NoWorkers
 from .tasks import _NO_MOVE, _second, _where
+
+_KEY = operator.attrgetter("key")
+_NONE_KEPT = itertools.repeat(False)  # (a root that did not stay: never its park entry)
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -269,9 +273,8 @@ class Admission:
         reservation on k) waits for k's next change: a decision change in principle
         (none seen in the twin's runs; bench/results/park30-findings.txt)."""
         books = self.books
-        book = books.workers.get(k)
-        spread_ok = book is None or books.may_take_spread(k)
         parks = self._further_parks
+        waiting = self._waiting_on.get(k, ())
         if parks:
             # k's refusals during this wake, by what refuses_further's answer reads of a
             # root (nothing in the books changes meanwhile): roots parked on one worker
@@ -282,8 +285,18 @@ class Admission:
             stays = self._stays.get(k)
             if stays is None or stays[0] != sig or not self._free:
                 stays = self._stays[k] = (sig, {})  # {root: its park entry then}
+            elif all(map(operator.is_, map(stays[1].get, waiting, _NONE_KEPT),
+                         map(parks.get, map(_KEY, waiting)))):  # fmt: skip
+                # Every root parked on k stayed so, as it is (found in C: the timer wakes
+                # every open worker with parked roots)
+                if not books.audit:
+                    return
+                for ts in waiting:  # (tests: each would be passed over below)
+                    assert stays[1][ts] is parks[ts.key], (ts.key, k)
+                self._audited("stays kept, all")
             stayed = stays[1]
-        for ts in list(self._waiting_on.get(k, ())):
+        spread_ok = k not in books.workers or books.may_take_spread(k)
+        for ts in list(waiting):
             if not spread_ok and self._spread(ts):
                 continue
             if parks:
