@@ -93,3 +93,29 @@ def test_a_root_refused_by_its_worker_stays_parked_without_its_walks_asked(monke
     _twin_rechunk_add()
     assert stays[0] >= 100, stays
     assert inside[1] == 0, inside
+
+
+def test_roots_that_stayed_go_when_their_worker_leaves(monkeypatch):
+    """A worker leaving (remove_worker: no longer open for roots, then woken) lets every
+    root parked there go, those that stayed at its last wake too: it would never be woken
+    again (the timer forgets a gone worker)."""
+    wake = hooks.Plugin._wake
+    checked = []
+
+    def waking(self, k):
+        wake(self, k)
+        stays = self._stays.get(k)
+        if checked or k not in self._open or not stays or not stays[1] \
+                or not self._waiting_on.get(k):  # fmt: skip
+            return
+        parked = set(self._waiting_on[k])
+        stayed = len(parked & set(stays[1]))
+        self._open.discard(k)  # as remove_worker does before it wakes them
+        wake(self, k)
+        # (asserted after the run: the plugin's guard would catch it here)
+        checked.append((stayed, len(self._waiting_on.get(k, ())), k in self._stays))
+
+    monkeypatch.setattr(hooks.Plugin, "_wake", waking)
+    _twin_rechunk_add(100, 20)
+    ((stayed, left, kept),) = checked
+    assert stayed > 0 and left == 0 and not kept, checked

@@ -283,7 +283,10 @@ class Admission:
             memo: dict = {}
             sig = books.refusal_inputs(k)
             stays = self._stays.get(k)
-            if stays is None or stays[0] != sig or not self._free:
+            if k not in self._open:  # (leaving: remove_worker wakes its roots)
+                self._stays.pop(k, None)
+                stays = (sig, {})
+            elif stays is None or stays[0] != sig or not self._free:
                 stays = self._stays[k] = (sig, {})  # {root: its park entry then}
             elif all(map(operator.is_, map(stays[1].get, waiting, _NONE_KEPT),
                          map(parks.get, map(_KEY, waiting)))):  # fmt: skip
@@ -318,8 +321,8 @@ class Admission:
     def _still_waits(self, ts, k, kept, memo=None) -> bool:
         """Does root ts, parked on its further meeting's busy worker k (``kept``: its
         ``_further_parks`` entry), stay parked there? Yes while books.refuses_further says
-        k refuses it (k busy), some worker is free for roots and no limit applies (else
-        poke's scan may place it otherwise). It then stays parked, not woken to be placed
+        k refuses it (k busy and open for roots: not leaving), some worker is free for
+        roots and no limit applies (else poke's scan may place it otherwise). It then stays parked, not woken to be placed
         and parked again (twin rechunk-add: once a task end, ~900 plugin bytecodes a task).
         Asked when k's books change (:meth:`_wake`), not in poke's scan: what changes
         elsewhere before the scan reaches it (another root started, its lacks placed) is
@@ -332,7 +335,8 @@ class Admission:
         while k refused: in principle a decision change, a root whose further meeting
         moved to another worker waits for k (bench/results/park30-findings.txt).
         ``memo``: books.refuses_further's, for the roots asked in one wake of k."""
-        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps:
+        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps \
+                or k not in self._open:  # fmt: skip
             return False  # (limits: poke's scan may park it on a full limit instead)
         plan = kept[3]
         if not plan.pair:
