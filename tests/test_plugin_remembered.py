@@ -13,7 +13,9 @@ found anew), and further meetings are found from a kept plan of the graph's edge
 ``Books.place`` answers at once for a root refused by its one partner's busy worker
 ("waits": the per-worker lists and ``policy.place_root`` also asked). Since session 29:
 the holders listed in a compute message are kept per holders' set until the plugin's
-replica hooks see it change ("holders": listed anew and compared). With ``Books.audit``
+replica hooks see it change ("holders": listed anew and compared). Since session 30 a root parked so is not asked
+again while its worker's refusal inputs are as at its last ask ("stays kept": that worker
+still refuses it, unless the root's own side moved, which is counted). With ``Books.audit``
 set, every answer taken from those is also found anew and compared (an assertion inside the plugin, which its guard records in
 ``plugin.errors``). These twin runs cover the workloads where they are used most.
 """
@@ -49,10 +51,12 @@ def audited(monkeypatch):
 @pytest.mark.parametrize("name, steps, workers, options, used", [
     # roots parked for a further meeting, woken often
     # (their walks' further meeting found anew where only its tasks moved, "further anew";
-    # a refusal repeated within one wake of their worker, "further memo")
+    # a refusal repeated within one wake of their worker, "further memo"; a root not
+    # asked again while its worker is as at its last ask, "stays kept": still refused)
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
                                   "further plan", "still waits", "still withheld",
-                                  "further anew", "further memo"}),
+                                  "further anew", "further memo", "stays kept",
+                                  "stays kept, all"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld"}),
@@ -61,7 +65,7 @@ def audited(monkeypatch):
     # 16 times, 1,378 before session 26)
     ("rechunk-add", 150, 10, {"memory_limit": 0.5}, {"refused", "walk", "further",
                                                      "still waits", "further plan",
-                                                     "waits"}),
+                                                     "waits", "stays kept"}),
     # inputs held widely (weighted's grids): their holders listed in compute messages
     # from a copy kept while the set is unchanged (holders.listing, "holders")
     ("weighted", 100, 20, {}, {"holders"}),

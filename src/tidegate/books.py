@@ -757,6 +757,29 @@ class Books:
             self.audited["still waits"] = self.audited.get("still waits", 0) + 1
         return refused
 
+    def refusal_inputs(self, w):
+        """What :meth:`refuses_further` reads of worker w (None: no such worker), as far as
+        its answer can tell them apart: for any one root (its estimate, the roots it would
+        open, whether w reserved it) the answer is the same while this is. From w's book:
+        whether a root is processing and whether roots fill the cap (``passes_for_further``,
+        ``may_admit_root``), roots processing + untouched + owed (the count, whatever mix of
+        them), passes, a free thread (``committed``), idle, held bytes against a finite
+        budget; whether any root size is known (the probe's refusal) and whether a combine
+        is awaited there (the body's view). The plugin keeps it per wake of w, and a root
+        that stayed parked there is not asked again while it holds (hooks' ``_wake``):
+        w's books change at every task end there, a load ending (roots processing down,
+        untouched up) mostly not at all in these terms."""
+        book = self.workers.get(w)
+        if book is None:
+            return None
+        rp = book.roots_processing
+        return (rp >= book.cap, rp > 0, rp + book.roots_untouched + book.owed, book.passes,
+                book.processing < book.threads or book.threads == 1,  # (free_thread)
+                book.processing == 0,
+                (book.held + book.estimated, book.budget) if book.budget < math.inf else 0,
+                bool(self._roots_max),
+                self.combines is not None and w in self.noted and self.awaits(w))
+
     def awaits(self, w) -> bool:
         """Is w the place of a tree reduction's combine whose inputs are all on their way
         (policy.awaits_combine)? Then it opens no new meeting of roots (``_admits``,

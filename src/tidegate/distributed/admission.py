@@ -11,6 +11,7 @@ A mixin of :class:`tidegate.distributed.hooks.Plugin`.
 from __future__ import annotations
 
 import heapq
+import itertools
 from bisect import bisect_left, insort
 import logging
 from itertools import compress, filterfalse
@@ -21,15 +22,17 @@ from dask.utils import key_split
 from sortedcontainers import SortedDict
 
 from . import restricted
-from ..policy import footprint_refused
+from ..policy import footprint_refused, further_by_plan
 from .trim import _NoWorkers
-from .tasks import _second
+from .tasks import _NO_MOVE, _second, _where
+
+_KEY = operator.attrgetter("key")
+_NONE_KEPT = itertools.repeat(False)  # (a root that did not stay: never its park entry)
 
 logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
-
 
 
 class Admission:
@@ -258,55 +261,135 @@ class Admission:
     def _wake(self, k) -> None:
         """What tasks parked on ``k`` waited for may have happened: back in line. Roots
         whose data feeds many meetings stay parked on a worker that could admit none
-        (books.may_take_spread): nothing their walk would find there can change that."""
+        (books.may_take_spread): nothing their walk would find there can change that.
+
+        A root parked on its further meeting's busy worker (``_further_parks``) stays
+        parked while k refuses it (:meth:`_still_waits`). One that stayed is not asked
+        again while what that refusal reads of k is as it was then
+        (``books.refusal_inputs``) and some worker is free for roots: k's books change at
+        every task end there, and most ends free no slot a root could take (twin
+        rechunk-add 500 steps 100x4: 4,238 of 6,450 asks met k so). Not asked so, a
+        change of the root's own side (its group's estimate, the roots it would open, a
+        reservation on k) waits for k's next change: a decision change in principle
+        (none seen in the twin's runs; bench/results/park30-findings.txt)."""
         books = self.books
-        spread_ok = k not in books.workers or books.may_take_spread(k)
         parks = self._further_parks
-        # k's refusals during this wake, by what refuses_further's answer reads of a root
-        # (nothing in the books changes meanwhile): roots parked on one worker mostly ask
-        # alike (twin rechunk-add 100x4: 3,705 of 6,050 asks repeated one in their wake)
-        memo: dict = {}
-        for ts in list(self._waiting_on.get(k, ())):
+        waiting = self._waiting_on.get(k, ())
+        if parks:
+            # k's refusals during this wake, by what refuses_further's answer reads of a
+            # root (nothing in the books changes meanwhile): roots parked on one worker
+            # mostly ask alike (twin rechunk-add 100x4: 3,705 of 6,050 asks repeated one
+            # in their wake)
+            memo: dict = {}
+            sig = books.refusal_inputs(k)
+            stays = self._stays.get(k)
+            if k not in self._open:  # (leaving: remove_worker wakes its roots)
+                self._stays.pop(k, None)
+                stays = (sig, {})
+            elif stays is None or stays[0] != sig or not self._free:
+                stays = self._stays[k] = (sig, {})  # {root: its park entry then}
+            elif all(map(operator.is_, map(stays[1].get, waiting, _NONE_KEPT),
+                         map(parks.get, map(_KEY, waiting)))):  # fmt: skip
+                # Every root parked on k stayed so, as it is (found in C: the timer wakes
+                # every open worker with parked roots)
+                if not books.audit:
+                    return
+                for ts in waiting:  # (tests: each would be passed over below)
+                    assert stays[1][ts] is parks[ts.key], (ts.key, k)
+                self._audited("stays kept, all")
+            stayed = stays[1]
+        spread_ok = k not in books.workers or books.may_take_spread(k)
+        for ts in list(waiting):
             if not spread_ok and self._spread(ts):
                 continue
-            if parks and ts.key in parks and self._still_waits(ts, k, parks[ts.key], memo):
-                continue
+            if parks:
+                kept = parks.get(ts.key)
+                if kept is not None:
+                    if stayed.get(ts) is kept:
+                        if books.audit:  # (tests: k still refuses it, but by its own side)
+                            self._audit_stayed(ts, k, kept)
+                        continue
+                    if self._still_waits(ts, k, kept, memo):
+                        stayed[ts] = kept
+                        if books.audit:
+                            self._stay_sides[ts.key, k] = self._root_side(ts, k, kept)
+                        continue
             self._unpark(ts)
             if ts.state == "queued":
                 self._ready.add(ts)
 
     def _still_waits(self, ts, k, kept, memo=None) -> bool:
-        """Would root ts, parked on its further meeting's busy worker k (``kept``: its
-        ``_further_parks`` entry), be parked there again if put back in line now? Yes when
-        _place would find it by ``_waits_again`` (its walks kept, some worker free for
-        roots, no broadcast input) with k the one worker of its hint open for roots, and
-        books.refuses_further says k refuses it (k busy). It then stays parked, not woken
-        to be placed and parked again (twin rechunk-add: once a task end, ~900 plugin
-        bytecodes a task). Asked when k's books change, not in poke's scan: what changes
+        """Does root ts, parked on its further meeting's busy worker k (``kept``: its
+        ``_further_parks`` entry), stay parked there? Yes while books.refuses_further says
+        k refuses it (k busy and open for roots: not leaving), some worker is free for
+        roots and no limit applies (else poke's scan may place it otherwise). It then stays parked, not woken to be placed
+        and parked again (twin rechunk-add: once a task end, ~900 plugin bytecodes a task).
+        Asked when k's books change (:meth:`_wake`), not in poke's scan: what changes
         elsewhere before the scan reaches it (another root started, its lacks placed) is
         seen at k's next change; a decision change (see bench/results/cpu26-findings.txt).
+        What else its placement read is asked once k admits it (``_waits_again`` or
+        ``_decide``, placing it): its walks (a task they looked at moved: the other side's
+        load starting, a further meeting refreshed), the hint's other workers, a broadcast
+        input. Until session 29 asked here too (_kept_walk with its refreshes, the hint,
+        restricts: ~200 plugin bytecodes an ask) and in the twin's runs never the answer
+        while k refused: in principle a decision change, a root whose further meeting
+        moved to another worker waits for k (bench/results/park30-findings.txt).
         ``memo``: books.refuses_further's, for the roots asked in one wake of k."""
-        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps:
+        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps \
+                or k not in self._open:  # fmt: skip
             return False  # (limits: poke's scan may park it on a full limit instead)
-        entry = self._kept_walk(ts)
-        if entry is not kept[1]:
-            return False
-        hint, whole = entry[1][1]
-        if not whole or not hint.get(k, 0) > 0:
-            return False
-        open_ = self._open
-        if k not in open_:
-            return False
-        for w in hint:
-            if w != k and w in open_:
-                return False
-        if self._broadcast.restricts(self.scheduler, ts):
-            return False
         plan = kept[3]
         if not plan.pair:
             return False
-        return self.books.refuses_further(ts.key, ts.group.name, k, kept[2], plan.further,
-                                          True, memo)  # fmt: skip
+        refused = self.books.refuses_further(ts.key, ts.group.name, k, kept[2], plan.further,
+                                             True, memo)  # fmt: skip
+        if refused and self.books.audit:
+            self._audit_walks(ts, k, kept)
+        return refused
+
+    def _root_side(self, ts, k, kept) -> tuple:
+        """What books.refuses_further reads of root ts parked on k (tests' audit)."""
+        books = self.books
+        return (books.estimate(math.nan, ts.group.name),
+                books.opens(kept[2]) if kept[3].further else 0,
+                books._owed.get(ts.key, (None,))[0] == k)
+
+    def _audit_stayed(self, ts, k, kept) -> None:
+        """(tests) Root ts, not asked again at k's wake (_wake: k as at its last ask, when
+        it stayed): k still refuses it, unless its own side changed meanwhile (then the
+        ask would have woken it: counted, a decision change)."""
+        books = self.books
+        self._audited("stays kept")
+        if not books.refuses_further(ts.key, ts.group.name, k, kept[2], kept[3].further, True):
+            assert self._root_side(ts, k, kept) != self._stay_sides[ts.key, k], (ts.key, k)
+            self._audited("stays kept, its side moved")
+
+    def _audit_walks(self, ts, k, kept) -> None:
+        """(tests) Root ts stays parked on k, which refuses it: would the asks made before
+        session 30 (_kept_walk: its walks unmoved, or only its further meeting's moved and
+        found anew; k the one open worker of that hint; no broadcast input) have woken
+        it? Counted, not asserted (a decision change by design); found as _kept_walk
+        would, without its side effects (no walk dropped or refreshed here)."""
+        self._audited("stays refused")
+        entry = self._walks.get(ts.key)
+        if entry is not kept[1] or entry[0] is not ts:
+            self._audited("stays refused, walks moved")
+            return
+        further = entry[1][1]
+        looked = entry[3]
+        if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2]:
+            walked, looked = self._looked_at(ts, kept[3], True) if further is not None \
+                else (None, None)  # fmt: skip
+            if walked is None or looked is None \
+                    or (walked and max(map(self._moves.get, walked, _NO_MOVE)) > entry[2]):
+                self._audited("stays refused, walks moved")
+                return
+            further = further_by_plan(self._further_plan(ts, kept[3]), _where, self._size)
+        hint, whole = further
+        open_ = self._open
+        if not whole or not hint.get(k, 0) > 0 or any(w != k and w in open_ for w in hint) \
+                or self._broadcast.restricts(self.scheduler, ts):  # fmt: skip
+            self._audited("stays refused, hint or input moved")
 
     def _spread(self, ts) -> bool:
         """Does root ts's data feed many meetings (its kept plan's ``spread``)?"""

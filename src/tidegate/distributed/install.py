@@ -250,6 +250,11 @@ class Install:
         # every task end on that worker and parked again (twin rechunk-add 100x4: 6,161
         # placements for 6,252 tasks).
         self._further_parks: dict = {}
+        # Of those, per worker k they are parked on: (what their refusal read of k's book at
+        # its last wake, {root: its park entry} that stayed then): not asked again until k
+        # changes so (Admission._wake); _stay_sides: the tests' audit's record of them.
+        self._stays: dict = {}
+        self._stay_sides: dict = {}
         self._parks_further = None  # the root _decide just parked so (for _place)
         self._lookups: dict = {}  # key -> (ts, walked_tasks, further_tasks or None)
         self._fplans: dict = {}  # key -> (ts, policy.further_plan), kept like _plans

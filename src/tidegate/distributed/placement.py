@@ -580,6 +580,8 @@ class Placement:
         self._walks.clear()
         self._moves.clear()
         self._further_parks.clear()
+        self._stays.clear()  # (admission: the parked roots that stayed, by worker)
+        self._stay_sides.clear()
 
     def _replicas(self, original):
         """dask's ``original`` (add_replica, remove_replica: ``(ts, ws)``;
