@@ -607,3 +607,21 @@ def test_core_judges_an_early_tiny_root_again_as_the_plugin_does():
         rejudged = {g.keys[e[0]] for e in core.books.log
                     if e[1] == "landed" and e[4] == "tidegate-rejudged"}  # fmt: skip
         assert rejudged and "take0" not in rejudged, (seed, rejudged)
+
+
+def test_a_body_naming_its_root_by_key_has_it_judged_again_by_key():
+    """The plugin passes its TaskState as root_holds_data's ``task`` (what its ``chained``
+    reads) and the books' name as ``key``: the result is noted and judged again by key
+    (noted under the TaskState, it was never found in flight: tests/test_probe25.py's
+    early takers stayed)."""
+    from types import SimpleNamespace
+
+    b = books(threads=2)
+    asked = []
+    b.leads_on = lambda k: asked.append(k) or False
+    ts = SimpleNamespace(key="take")
+    b.on_run("take", "a", True, "take", NAN)
+    assert b.root_holds_data(ts, "take", 280.0, True, lambda t: t is not ts, key="take")
+    b.on_finished("take", 280.0, (), False, True)
+    _early_taker(b, taker="t1", chunk="chunk")
+    assert "take" in asked and not b.in_flight("take")

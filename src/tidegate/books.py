@@ -608,7 +608,7 @@ class Books:
         return opener
 
     def root_holds_data(self, task, group, nbytes: float, feeds: bool,
-                        chained: Callable) -> bool:  # fmt: skip
+                        chained: Callable, key=None) -> bool:  # fmt: skip
         """Does root ``task``'s result (``nbytes``) count as data in flight until a consumer
         uses it (``policy.holds_data``, against the largest root result before it)?
         ``feeds``: some task needs it (else no); ``chained(task)``: does a single-input
@@ -616,7 +616,9 @@ class Books:
         ``root_results`` and ``largest_root`` (and tells ``loads_data`` of a group whose
         roots turn out to load data). A result counted as data only for want of a larger
         one yet (``policy.judged_again``) is judged again when a larger one finishes
-        (``_rejudge``). Both bodies ask it as a root finishes, before ``on_finished``."""
+        (``_rejudge``). ``key``: task's name in the books (``on_run``'s), when the body
+        passes its own record as ``task`` (the plugin: a TaskState; None: ``task``). Both
+        bodies ask it as a root finishes, before ``on_finished``."""
         largest = self._largest_root
         small = False
         if feeds:
@@ -636,7 +638,7 @@ class Books:
         if self._judged_small and self._largest_root > largest:
             self._rejudge(self._largest_root)
         if small:  # (after _rejudge: its own result is no smaller than the largest)
-            self._judged_small[task] = nbytes
+            self._judged_small[task if key is None else key] = nbytes
         return feeds
 
     def _rejudge(self, largest: float) -> None:

@@ -343,7 +343,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # A handle-sized result counted as data only for want of a larger root
                 # result yet is judged again when one finishes (policy.judged_again, grp29;
                 # in the books, which ask _leads_on).
-                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained)
+                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
