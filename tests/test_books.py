@@ -524,3 +524,104 @@ def test_a_worker_awaiting_a_combine_opens_no_new_meeting_even_idle():
     assert awaits_combine(2, 2, True) and awaits_combine(3, 1, True)
     assert not awaits_combine(1, 1, True) and not awaits_combine(2, 3, True)
     assert not awaits_combine(3, 3, False)
+
+
+def _early_taker(b, taker="take", chunk="chunk", chunk_bytes=8e6):
+    """A tiny root (a groupby's shuffle-taker, 280 B) finishes before any chunk: beside
+    nothing larger it counts as data (policy.holds_data); then a chunk finishes."""
+    for task, nbytes in ((taker, 280.0), (chunk, chunk_bytes)):
+        b.on_run(task, "a", True, task, NAN)
+        feeds = b.root_holds_data(task, task, nbytes, True, lambda t: False)
+        b.on_finished(task, nbytes, (), False, feeds)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_a_root_result_judged_data_beside_nothing_is_judged_again(threads):
+    """policy.judged_again in the books (grp29, both bodies): a handle-sized root result
+    that counted as data only for want of a larger one is judged again when a larger one
+    finishes; tiny beside it, its slot frees (on workers of 2+ threads:
+    policy.rejudged_on), unless the body says it leads on to data (books.leads_on); a body
+    with no such view (leads_on None) judges nothing again."""
+    from tidegate.policy import rejudged_on
+
+    def left(leads_on):
+        b = books(threads=threads)
+        b.leads_on = leads_on
+        _early_taker(b)
+        b.validate()
+        return b.in_flight("take"), b.workers["a"].roots_untouched
+
+    freed = rejudged_on(threads)
+    assert left(lambda t: False) == ((False, 1) if freed else (True, 2))
+    assert left(lambda t: True) == (True, 2)  # a reader about to run, or a root
+    assert left(None) == (True, 2)
+
+
+def test_a_root_result_judged_again_only_if_it_counted_for_want_of_a_larger():
+    """Results that never counted as data, chained ones (a handle a single-input task
+    reads) and results of HANDLE_MAX_BYTES or more are not judged again."""
+    from tidegate.policy import HANDLE_MAX_BYTES
+
+    asked = []
+
+    def leads_on(t):
+        asked.append(t)
+        return False
+
+    b = books(threads=2)
+    b.leads_on = leads_on
+    b.on_run("open", "a", True, "open", NAN)
+    assert b.root_holds_data("open", "open", 100.0, True, lambda t: True)  # chained
+    b.on_finished("open", 100.0, (), False, True)
+    _early_taker(b, taker=("big", 0), chunk="c0", chunk_bytes=4e6)
+    b.on_run("big", "a", True, "big", NAN)
+    b.root_holds_data(("big", 1), "big", float(HANDLE_MAX_BYTES), True, lambda t: False)
+    _early_taker(b, taker="t2", chunk="c1", chunk_bytes=16e9)  # tiny beside 4 MB: no data
+    assert "open" not in asked and ("big", 1) not in asked and "t2" not in asked
+    assert asked == [("big", 0)]  # 280 B beside 4 MB
+    assert b.in_flight("open")
+
+
+def test_core_judges_an_early_tiny_root_again_as_the_plugin_does():
+    """The core asks books.root_holds_data, so the judged-again step is the plugin's
+    (grp29) and the core has its view of readers (books.leads_on: core._leads_on). Four
+    tiny takers run first (priority), each read by a cut with a chunk loaded later, so
+    each counts as data beside nothing; once the first chunk finishes, the takers whose
+    chunk is not loaded or running yet are tiny beside it and their slots free (2
+    threads); take0, whose cut is about to run (chunk0 loaded), keeps its slot."""
+    n = 4
+    deps = {**{f"take{i}": [] for i in range(n)}, **{f"chunk{i}": [] for i in range(n)},
+            **{f"cut{i}": [f"chunk{i}", f"take{i}"] for i in range(n)},
+            "sum": [f"cut{i}" for i in range(n)]}  # fmt: skip
+    g = make_graph(deps, ["sum"])
+    first = {**{f"take{i}": i for i in range(n)}, **{f"chunk{i}": n + i for i in range(n)}}
+    g.priority[:] = [first.get(k, 2 * n + i) for i, k in enumerate(g.keys)]
+
+    def size(i):
+        k = g.keys[i]
+        return 280.0 if k.startswith("take") else 8e6 if k.startswith("chunk") else 1e6
+
+    for seed in range(5):
+        core = Scheduler(g, [(2, math.inf)], Policy("tidegate", 1.0), validate=True)
+        drive(core, seed=seed, size=size)
+        rejudged = {g.keys[e[0]] for e in core.books.log
+                    if e[1] == "landed" and e[4] == "tidegate-rejudged"}  # fmt: skip
+        assert rejudged and "take0" not in rejudged, (seed, rejudged)
+
+
+def test_a_body_naming_its_root_by_key_has_it_judged_again_by_key():
+    """The plugin passes its TaskState as root_holds_data's ``task`` (what its ``chained``
+    reads) and the books' name as ``key``: the result is noted and judged again by key
+    (noted under the TaskState, it was never found in flight: tests/test_probe25.py's
+    early takers stayed)."""
+    from types import SimpleNamespace
+
+    b = books(threads=2)
+    asked = []
+    b.leads_on = lambda k: asked.append(k) or False
+    ts = SimpleNamespace(key="take")
+    b.on_run("take", "a", True, "take", NAN)
+    assert b.root_holds_data(ts, "take", 280.0, True, lambda t: t is not ts, key="take")
+    b.on_finished("take", 280.0, (), False, True)
+    _early_taker(b, taker="t1", chunk="chunk")
+    assert "take" in asked and not b.in_flight("take")

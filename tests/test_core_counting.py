@@ -154,7 +154,7 @@ def _taskstates(deps: dict, constants: set) -> dict:
 def _plugin_single(tasks: dict, key) -> bool:
     """The ``single`` the plugin passes to books.on_finished when ``key`` finishes."""
     got = []
-    books = SimpleNamespace(_carriers={"someone": 1}, _roots_max=0.0,
+    books = SimpleNamespace(carrying={"someone": 1}, roots_max=0.0,
                             on_finished=lambda *a: got.append(a[3]))
     plugin = SimpleNamespace(
         books=books,

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .policy import (
-    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data, join_slot, joins_pieces, keeps_data, may_admit_root, may_load_beside,
-    pass_cap, passes_for_further, passes_for_halo, place_root,
+    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data, join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
+    pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
 )
 
 LOG_SIZE = 100_000
@@ -153,6 +153,9 @@ class Books:
         # reserved root -> (worker, opening root); opening root -> roots it reserved.
         self._owed: dict = {}
         self._owing: dict = {}
+        # _owed, read-only, for the bodies (never rebound): reserved root -> (worker,
+        # opening root). A view, as ``carrying``: the plugin reads it where a call costs.
+        self.owed = MappingProxyType(self._owed)
         self._roots_max = 0.0  # largest data any root loaded (over the groups kept)
         # Largest result a root of each group returned (kept while the group is, as
         # _loaded_max) and the largest over them (``largest_root``): a root's result far
@@ -166,6 +169,16 @@ class Books:
         # HANDLE_MAX_BYTES or more after smaller ones) while roots are owed: the plugin
         # moves reservations made for a handle's readers to the blocks (rereserve).
         self.loads_data: Callable | None = None
+        # Root results that counted as data only for want of a larger root result then
+        # (policy.judged_again: handle-sized, no single-input reader): root -> bytes. Each
+        # is judged again when a larger root result finishes (``_rejudge``): tiny beside
+        # it, its slot frees (on workers policy.rejudged_on names) unless ``leads_on``.
+        self._judged_small: dict = {}
+        # The body's: does root ``task``'s result lead to data anyway, although tiny (a
+        # reader of it is about to run: a running total's first carry; or a reader of it
+        # is a root: a handle its loads read)? None: the body has no such view, and no
+        # root result is judged again.
+        self.leads_on: Callable | None = None
         # Roots ``place`` was refused for: task -> (its task-wide inputs, expecting, {worker:
         # that worker's inputs when it refused}). Asked again with the same inputs,
         # a worker gives the same answer without the policy's calls: a root nobody admits
@@ -595,16 +608,24 @@ class Books:
         return opener
 
     def root_holds_data(self, task, group, nbytes: float, feeds: bool,
-                        chained: Callable) -> bool:  # fmt: skip
+                        chained: Callable, key=None) -> bool:  # fmt: skip
         """Does root ``task``'s result (``nbytes``) count as data in flight until a consumer
         uses it (``policy.holds_data``, against the largest root result before it)?
         ``feeds``: some task needs it (else no); ``chained(task)``: does a single-input
-        task take it on (asked only of a tiny result). Notes the result in ``root_results``
-        and ``largest_root`` (and tells ``loads_data`` of a group whose roots turn out to
-        load data). Both bodies ask it as a root finishes, before ``on_finished``."""
+        task take it on (asked only of a handle-sized result). Notes the result in
+        ``root_results`` and ``largest_root`` (and tells ``loads_data`` of a group whose
+        roots turn out to load data). A result counted as data only for want of a larger
+        one yet (``policy.judged_again``) is judged again when a larger one finishes
+        (``_rejudge``). ``key``: task's name in the books (``on_run``'s), when the body
+        passes its own record as ``task`` (the plugin: a TaskState; None: ``task``). Both
+        bodies ask it as a root finishes, before ``on_finished``."""
         largest = self._largest_root
-        if feeds and not holds_data(nbytes, largest, False):  # tiny: only then ask chained
-            feeds = holds_data(nbytes, largest, chained(task))
+        small = False
+        if feeds:
+            if not holds_data(nbytes, largest, False):  # tiny: only then ask chained
+                feeds = holds_data(nbytes, largest, chained(task))
+            elif nbytes < HANDLE_MAX_BYTES and self.leads_on is not None:
+                small = judged_again(nbytes, chained(task))  # data for want of a larger?
         if nbytes > largest:
             self._largest_root = nbytes
             self.largest_root_task = task
@@ -614,7 +635,32 @@ class Books:
             if self._owed and before < HANDLE_MAX_BYTES <= nbytes \
                     and self.loads_data is not None:  # fmt: skip
                 self.loads_data(group)
+        if self._judged_small and self._largest_root > largest:
+            self._rejudge(self._largest_root)
+        if small:  # (after _rejudge: its own result is no smaller than the largest)
+            self._judged_small[task if key is None else key] = nbytes
         return feeds
+
+    def _rejudge(self, largest: float) -> None:
+        """A root result larger than any so far finished: the roots whose results counted
+        as data beside the smaller ones (``policy.judged_again``) and are tiny beside this
+        one are no data in flight (``policy.holds_data``): their slots free (``unload``),
+        on workers ``policy.rejudged_on`` names, unless the body says their result
+        ``leads_on`` to data. grp29: xarray's groupby shuffle-takers, run at startup."""
+        judged, live, workers = self._judged_small, self._live, self.workers
+        leads_on = self.leads_on
+        gone = []
+        for task, nbytes in list(judged.items()):
+            rec = live.get(task)
+            if rec is None:
+                del judged[task]  # its data landed, or it left
+            elif not holds_data(nbytes, largest, False):
+                del judged[task]
+                book = workers.get(rec[0])
+                if book is not None and rejudged_on(book.threads) and not leads_on(task):
+                    gone.append(task)
+        if gone:
+            self.unload(gone, "tidegate-rejudged")
 
     def _loaded(self, group, nbytes: float) -> None:
         if nbytes > self._loaded_max.get(group, 0):
@@ -1036,6 +1082,26 @@ class Books:
         """The largest data any root loaded, through its chain (over the groups kept):
         what ``policy.second_input``, ``joins_pieces`` and ``pulls_consumer`` compare to."""
         return self._roots_max
+
+    @property
+    def keeps_groups(self) -> bool:
+        """Are size statistics of some group kept (``root_results``, loaded sizes, joins)?
+        The plugin asks before looking whether a forgotten task's group goes."""
+        return bool(self.root_results or self._loaded_max or self._join_groups)
+
+    def keeps_group(self, group) -> bool:
+        """Are size statistics of ``group`` kept (``forget_groups`` would drop some)?"""
+        return group in self.root_results or group in self._loaded_max \
+            or group in self._join_groups  # fmt: skip
+
+    def opened(self, root) -> bool:
+        """Does ``root``, placed, hold reservations of roots its meetings lack?"""
+        return root in self._owing
+
+    def data_waits(self, root) -> bool:
+        """Has ``root`` finished with its data still in flight (loaded, not yet used by a
+        consumer), and is it not running again?"""
+        return root in self._live and root not in self._processing
 
     def processing_on(self, task):
         """The worker ``task`` is booked processing on (``on_run``), or None."""

@@ -192,6 +192,7 @@ class Scheduler:
         self.policy = policy or Policy()
         self.validate = validate
         self.books = Books(self.policy, log_size)
+        self.books.leads_on = self._leads_on
         for w, (t, b) in enumerate(workers):
             if int(t) < 1:
                 raise ValueError(f"a worker needs at least one thread, got {t}")
@@ -659,6 +660,30 @@ class Scheduler:
             lambda d: state[d] in (WAITING, READY, PROCESSING),
             self._priority.__getitem__, roots[0][0] if roots else math.inf,
         )  # fmt: skip
+
+    def _leads_on(self, i: int) -> bool:
+        """``books.leads_on``: does root i's result, tiny beside a larger root result now,
+        lead to data anyway (the books then leave its slot)? When a reader of it is a root
+        (a handle its loads read) or is about to run: its other inputs all finished,
+        running, constants, or ready and no root (none still to admit), as the plugin's
+        hooks._read_soon (dask's "processing" is the core's running, or ready and no root:
+        a root still ready waits for admission)."""
+        state, root, constant = self.state, self._root, self._constant
+        readers = self._dependents(i)
+        for d in readers:
+            if root[d]:
+                return True
+        for d in readers:
+            if state[d] in _FINISHED or state[d] == ERRED:
+                continue
+            for x in self._dependencies(d):
+                s = state[x]
+                if x != i and not constant[x] and s != MEMORY and s != PROCESSING \
+                        and s != SPILLED and (s != READY or root[x]):  # fmt: skip
+                    break
+            else:
+                return True
+        return False
 
     def _pieces(self, i: int) -> float:
         """The bytes of join i's inputs together, constants aside (``books.on_finished``'s

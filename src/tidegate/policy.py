@@ -395,7 +395,7 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
 # thread the freed slots let loads run ahead: 4 x 1 peak 0.96 / 1.22 -> 1.03 / 1.52 (time
 # 0.981 -> 0.971), 2 x 1 peak 0.90 / 1.35 -> 0.90 / 1.31 (time 1.015 / 1.086 -> 0.989 /
 # 1.027): bit 2 is off. The body exempts a root a reader of which is about to run or is a
-# root (hooks.Plugin._rejudge: a running total's first carry, weighted's array handles).
+# root (the body's books.leads_on: a running total's first carry, weighted's array handles).
 REJUDGE_SMALL = 1
 
 

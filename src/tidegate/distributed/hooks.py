@@ -49,7 +49,7 @@ from .. import config
 from ..annotations import LIMIT, check_limits, merge
 from ..books import Limits
 from . import restricted
-from ..policy import HANDLE_MAX_BYTES, Policy, clearly_slower, holds_data, judged_again, rejudged_on
+from ..policy import Policy, clearly_slower
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -248,7 +248,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     self._began(key, stimulus_id)
             elif start == "memory":
                 books = self.books
-                if key in books._carriers:  # (books.on_released, without its call: hot)
+                if key in books.carrying:  # (books.on_released, without its call: hot)
                     books.on_released(key, stimulus_id)
                 if finish == "forgotten":
                     self._forgotten(key)
@@ -290,8 +290,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
-        if self.books.root_results or self.books._loaded_max or self.books._join_groups \
-                or self._pace:  # fmt: skip
+        if self.books.keeps_groups or self._pace:
             ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
             if ts is not None:
                 self._group_going(ts.group)
@@ -302,8 +301,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         group of the same name (every dask.delayed call of one function is group "load"),
         made before update_graph runs, and was judged by the old group's sizes."""
         name, books = tg.name, self.books
-        if name not in books.root_results and name not in books._loaded_max \
-                and name not in books._join_groups and name not in self._pace:  # fmt: skip
+        if not books.keeps_group(name) and name not in self._pace:
             return
         states = tg.states
         if states.get("forgotten", 0) != sum(states.values()):
@@ -325,9 +323,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 books.on_stopped(key, stimulus_id)
                 return
             deps = ts.dependencies
-            if books._carriers:  # else no input carries anything: neither matters
+            if books.carrying:  # else no input carries anything: neither matters
                 # data embedded in the graph (a DataNode, a handle) is not a second input
-                single = len(deps) == 1 or (len(deps) > 1 and _one_data_input(ts, books._roots_max))
+                single = len(deps) == 1 or (len(deps) > 1 and _one_data_input(ts, books.roots_max))
                 inputs = list(map(_key, deps))
             else:
                 single, inputs = False, ()
@@ -343,15 +341,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # core.py asks it (its group's first result of HANDLE_MAX_BYTES or more
                 # calls _unreserve_readers_of: books.loads_data).
                 # A handle-sized result counted as data only for want of a larger root
-                # result yet is judged again when one finishes (policy.judged_again, grp29).
-                largest = books.largest_root
-                small = feeds and nbytes < HANDLE_MAX_BYTES and holds_data(nbytes, largest, False) \
-                    and judged_again(nbytes, _chained(ts))  # fmt: skip
-                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained)
-                if self._judged_small and books.largest_root > largest:
-                    self._rejudge(books.largest_root)
-                if small:  # (after _rejudge: its own result is no smaller than the largest)
-                    self._judged_small[key] = nbytes
+                # result yet is judged again when one finishes (policy.judged_again, grp29;
+                # in the books, which ask _leads_on).
+                feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
@@ -362,7 +354,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     self._note_combine(ts, worker)
             # (read_on is asked only of an input that carries data: no closure otherwise)
             read_on = partial(_read_on_key, ts, books, worker) \
-                if single and not books._carriers.keys().isdisjoint(inputs) else None  # fmt: skip
+                if single and not books.carrying.keys().isdisjoint(inputs) else None  # fmt: skip
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
@@ -397,7 +389,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         inputs on their way: _on_their_way). Those placed (processing: dask chose their
         worker; gating there too, twin anomaly 100x4 1,200 steps peaked 1.03x queuing's
         against 0.90x) or done are dropped. Asked only for a root opening a meeting there
-        (books._admits)."""
+        (books.admits)."""
         combs = self._combines.get(addr)
         if not combs:
             return []
@@ -426,30 +418,17 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         paces = self._pace.get(group)
         return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
 
-    def _rejudge(self, largest) -> None:
-        """A root result larger than any so far finished: the roots whose results counted
-        as data beside the smaller ones (policy.judged_again) and are tiny beside this one
-        are no data in flight (policy.holds_data): their slots free."""
-        books, tasks = self.books, self.scheduler.tasks
-        judged, live, workers = self._judged_small, books._live, books.workers
-        gone = []
-        for key, nbytes in list(judged.items()):
-            rec = live.get(key)
-            if rec is None:
-                del judged[key]  # its data landed, or it left
-            elif not holds_data(nbytes, largest, False):
-                del judged[key]
-                book = workers.get(rec[0])
-                ts = tasks.get(key)
-                if book is not None and rejudged_on(book.threads) and ts is not None \
-                        and not _read_soon(ts) and not self._feeds_roots(ts):  # fmt: skip
-                    gone.append(key)
-        if gone:
-            books.unload(gone, "tidegate-rejudged")
+    def _leads_on(self, key) -> bool:
+        """books.leads_on: does root key's result, tiny beside a larger root result now,
+        lead to data anyway (the books' _rejudge leaves its slot)? When a reader of it is
+        about to run (_read_soon: a running total's first carry) or is a root
+        (_feeds_roots)."""
+        ts = self.scheduler.tasks.get(key)
+        return ts is None or _read_soon(ts) or self._feeds_roots(ts)
 
     def _feeds_roots(self, ts) -> bool:
         """Is a reader of ts a root (ts a handle its loads read: twin weighted's
-        original-open-u, read by its 100 chunk loads)? Then _rejudge leaves its slot:
+        original-open-u, read by its 100 chunk loads)? Then books._rejudge leaves its slot:
         freed at the first load, a grid copy queued behind the other grid's into one
         worker (tests/test_small_cluster_twin.py, 8 x 4: 1.024x queuing's time)."""
         cache = self._is_root_cache
@@ -501,7 +480,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             self._fplans.pop(key, None)
         books.on_run(key, addr, root, ts.group.name, math.nan, stimulus_id)
         deps = ts.dependencies
-        if not root and len(deps) > 1 and books._carriers:  # (one input: never a consumer)
+        if not root and len(deps) > 1 and books.carrying:  # (one input: never a consumer)
             # (_constant inlined: once per task)
             inputs = [d for d in deps
                       if d.run_spec is not None and not isinstance(d.run_spec, DataNode)]

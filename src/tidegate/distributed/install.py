@@ -218,6 +218,7 @@ class Install:
         self._combines: dict = {}
         self.books.combines = self._combines_of
         self.books.loads_data = self._unreserve_readers_of
+        self.books.leads_on = self._leads_on
         self.books.noted = self._combines
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
@@ -266,9 +267,6 @@ class Install:
         # refused so, is placed again at every poke while the scan stops at it (twin
         # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
-        # Roots in flight whose small results counted as data beside the largest root
-        # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
-        self._judged_small: dict = {}
         self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)

@@ -75,7 +75,7 @@ class Placement:
         addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
         if ws in s.running:
-            if ts.state == "waiting" and ts.key in self.books._owing:
+            if ts.state == "waiting" and self.books.opened(ts.key):
                 # dask offers a new graph's roots in an order its sets decide: this one
                 # opened a meeting out of priority order (see _owed_first)
                 self._offered.add(ts.key)
@@ -115,7 +115,7 @@ class Placement:
                 continue
             if not d.dependencies:  # computed from nothing: an indexer?
                 if roots_max is None:
-                    roots_max = self.books._roots_max
+                    roots_max = self.books.roots_max
                 if not own_input(d.nbytes, len(d.dependents), True, roots_max):
                     continue
             for h in d.who_has or ():
@@ -260,7 +260,7 @@ class Placement:
             return None
         _, entry, lacks, further, first = withheld
         books = self.books
-        if books.changed or ts.key in books._owed:  # (books.reserved, without its call)
+        if books.changed or ts.key in books.owed:  # (books.reserved, without its call)
             return None
         if self._kept_walk(ts) is not entry or entry[1][1] is None or entry[1][1][0]:
             return None
@@ -691,7 +691,7 @@ class Placement:
             return None
         if ts.group.name not in self._pace:  # its roots' paces are kept from now on
             self._pace[ts.group.name] = {}
-        owner = books._owed.get(ts.key, (None,))[0]
+        owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
         if partners:
@@ -725,7 +725,7 @@ class Placement:
         est = books.estimate(math.nan, ts.group.name)
         if not est or addr not in books.workers:
             return False
-        owner = books._owed.get(ts.key, (None,))[0]
+        owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
         least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()

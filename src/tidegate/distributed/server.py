@@ -133,7 +133,7 @@ def _inputs_all_here(ts, plugin) -> bool:
         if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
             continue
         if not d.dependencies and not own_input(d.nbytes, len(d.dependents), True,
-                                                plugin.books._roots_max):  # fmt: skip
+                                                plugin.books.roots_max):  # fmt: skip
             continue
         if ws in (d.who_has or ()):
             here += 1

@@ -124,7 +124,7 @@ def _read_on_key(ts, books, worker, x) -> bool:
         if d.key == x:
             book = books.workers.get(worker)
             return read_on(d.dependents, ts, partial(
-                _one_data_input, roots_max=books._roots_max,
+                _one_data_input, roots_max=books.roots_max,
                 sized=book is not None and sized_by_prefix(book.threads)), _pending)
     return False
 
@@ -133,7 +133,7 @@ def _read_soon(ts) -> bool:
     """Has ts a reader still to run whose other inputs are all done or processing (no
     root of them still to admit)? A running total's first carry (a tiny root added to the
     first block, loaded at once) is so; a groupby indexer whose month cut waits for a chunk
-    dask.order loads late is not (_rejudge)."""
+    dask.order loads late is not (Plugin._leads_on)."""
     for d in ts.dependents:
         if d.state in _DONE:
             continue
