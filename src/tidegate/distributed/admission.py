@@ -352,7 +352,7 @@ class Admission:
         books = self.books
         return (books.estimate(math.nan, ts.group.name),
                 books.opens(kept[2]) if kept[3].further else 0,
-                books._owed.get(ts.key, (None,))[0] == k)
+                books.owed.get(ts.key, (None,))[0] == k)
 
     def _audit_stayed(self, ts, k, kept) -> None:
         """(tests) Root ts, not asked again at k's wake (_wake: k as at its last ask, when
