@@ -49,7 +49,10 @@ from .. import config
 from ..annotations import LIMIT, check_limits, merge
 from ..books import Limits
 from . import restricted
-from ..policy import HANDLE_MAX_BYTES, Policy, clearly_slower, holds_data, judged_again, rejudged_on
+from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
+from ..policy import (
+    HANDLE_MAX_BYTES, Policy, clearly_slower, holds_data, judged_again, rejudged_on, tiny_prefix,
+)
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -310,6 +313,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
+        if self._tiny_prefixes:  # (a prefix's sizes go with its groups: a next graph's judged anew)
+            self._tiny_prefixes.discard(tg.prefix.name)
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -348,6 +353,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 small = feeds and nbytes < HANDLE_MAX_BYTES and holds_data(nbytes, largest, False) \
                     and judged_again(nbytes, _chained(ts))  # fmt: skip
                 feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained)
+                if policy_module.TINY_PREFIX_NO_ROOT:
+                    self._tiny_seen(ts, deps, nbytes, books.largest_root)
                 if self._judged_small and books.largest_root > largest:
                     self._rejudge(books.largest_root)
                 if small:  # (after _rejudge: its own result is no smaller than the largest)
@@ -627,8 +634,37 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
-            r = self._is_root_cache[ts.key] = _structural_root(ts)
+            r = self._is_root_cache[ts.key] = _structural_root(ts) and not self._tiny_task(ts)
         return r
+
+    def _tiny_task(self, ts) -> bool:
+        """Is ts, computed from nothing, of a prefix whose results are all tiny
+        (policy.tiny_prefix, noted by _tiny_seen) and taken on by no single-input task?"""
+        return bool(self._tiny_prefixes) and not ts.dependencies \
+            and ts.prefix.name in self._tiny_prefixes and not _chained(ts)  # fmt: skip
+
+    def _tiny_seen(self, ts, deps, nbytes, largest) -> None:
+        """Root ts finished with ``nbytes``: note its prefix's largest result if it was
+        computed from nothing and no single-input task takes it on; every noted prefix
+        whose results are tiny beside ``largest`` (policy.tiny_prefix) has no roots from
+        now on: its queued tasks leave the roots' line and are placed as dask places any
+        other task at the next poke (_tiny_pending)."""
+        seen = self._tiny_most
+        if not deps and not _chained(ts):
+            name = ts.prefix.name
+            if name not in self._tiny_prefixes and nbytes >= seen.get(name, 0):
+                seen[name] = nbytes
+        if not seen:
+            return
+        for name in [n for n, most in seen.items() if tiny_prefix(most, largest)]:
+            del seen[name]
+            self._tiny_prefixes.add(name)
+            for t, _ in list(self._ready._roots._live.values()):
+                if not t.dependencies and t.prefix.name == name and t.state == "queued" \
+                        and not _chained(t):  # fmt: skip
+                    self._is_root_cache[t.key] = False
+                    self._ready.discard(t)
+                    self._tiny_pending.append(t)
 
     # -- the replaced scheduler methods ---------------------------------------------------
     def _is_rootish(self, ts) -> bool:
@@ -637,7 +673,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
         root = cache.get(ts.key)
         if root is None:
-            root = cache[ts.key] = _structural_root(ts)
+            root = cache[ts.key] = _structural_root(ts) and not self._tiny_task(ts)
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip

@@ -263,6 +263,12 @@ class Install:
         # Roots in flight whose small results counted as data beside the largest root
         # result then (policy.judged_again): key -> bytes; judged again by _rejudge.
         self._judged_small: dict = {}
+        # Prefixes computed from nothing whose results are tiny (policy.tiny_prefix): no
+        # roots. _tiny_most: prefix -> its largest result so far, until judged tiny;
+        # _tiny_pending: its queued tasks, out of the roots' line, for the next poke.
+        self._tiny_most: dict = {}
+        self._tiny_prefixes: set = set()
+        self._tiny_pending: list = []
         self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
