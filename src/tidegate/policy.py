@@ -11,7 +11,7 @@ import math
 import operator
 from dataclasses import dataclass
 from itertools import compress, islice
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -420,15 +420,20 @@ def judged_again(nbytes: float, chained: bool) -> bool:
 # Over 6 builds x 6 seeds (bench/grp27_twin.py --folder /tmp/grp30), tidegate / queuing's
 # median / max: 2 x 2 peak 0.96 / 1.32 -> 0.94 / 1.23, time 1.003 / 1.070 -> 0.976 /
 # 1.039; 2 x 1 peak 0.98 / 1.35 -> 0.94 / 1.23, time 1.011 / 1.086 -> 0.968 / 1.020;
-# 4 x 1 peak 0.97 / 1.27 -> 0.98 / 1.40, time 0.992 / 1.059 -> 0.980 / 1.072.
+# 4 x 1 peak 0.97 / 1.27 -> 0.98 / 1.40 (5 namings at 1.28-1.40 against main's 1.22 at
+# most), time 0.992 / 1.059 -> 0.980 / 1.072. Bit 1: on clusters with a worker of two
+# threads or more; bit 2: on one-thread clusters too (off: 4 x 1's peak tail; 2 x 1 would
+# gain the numbers above).
 TINY_PREFIX_NO_ROOT = 1
 
 
-def tiny_prefix(most: float, largest_root: float) -> bool:
+def tiny_prefix(most: float, largest_root: float, threads: Callable[[], int]) -> bool:
     """Are the tasks of a prefix computed from nothing, whose largest result so far is
     ``most`` bytes, no roots (:data:`TINY_PREFIX_NO_ROOT`)? When ``most`` is tiny beside
-    the largest root result (``holds_data``'s ratio)."""
-    return bool(TINY_PREFIX_NO_ROOT) and NOT_DATA_RATIO * most < largest_root
+    the largest root result (``holds_data``'s ratio), on a cluster whose workers have at
+    most ``threads()`` threads (asked only then)."""
+    return bool(TINY_PREFIX_NO_ROOT & 3) and NOT_DATA_RATIO * most < largest_root \
+        and bool(TINY_PREFIX_NO_ROOT & (1 if threads() > 1 else 2))  # fmt: skip
 
 
 def rejudged_on(threads: int) -> bool:

@@ -51,7 +51,8 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, Policy, clearly_slower, holds_data, judged_again, rejudged_on, tiny_prefix,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, holds_data, judged_again, rejudged_on,
+    tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -313,8 +314,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
-        if self._tiny_prefixes:  # (a prefix's sizes go with its groups: a next graph's judged anew)
+        if self._tiny_prefixes or self._tiny_most:  # (a prefix's sizes go with its groups)
             self._tiny_prefixes.discard(tg.prefix.name)
+            self._tiny_most.pop(tg.prefix.name, None)
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -656,7 +658,15 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 seen[name] = nbytes
         if not seen:
             return
-        for name in [n for n, most in seen.items() if tiny_prefix(most, largest)]:
+        workers = self.books.workers
+
+        def threads():  # (asked once per prefix found tiny: O(workers) then only)
+            return max((b.threads for b in workers.values()), default=1)
+
+        for name in [n for n, most in seen.items() if NOT_DATA_RATIO * most < largest]:
+            if not tiny_prefix(seen[name], largest, threads):
+                seen[name] = math.inf  # (not on this cluster: not asked again)
+                continue
             del seen[name]
             self._tiny_prefixes.add(name)
             for t, _ in list(self._ready._roots._live.values()):
