@@ -268,6 +268,7 @@ class Install:
         # _tiny_pending: its queued tasks, out of the roots' line, for the next poke.
         self._tiny_most: dict = {}
         self._tiny_prefixes: set = set()
+        self._tiny_not: set = set()  # prefixes judged once not tiny (data, or read by roots)
         self._tiny_pending: list = []
         self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
