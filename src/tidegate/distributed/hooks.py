@@ -639,7 +639,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
-            r = self._is_root_cache[ts.key] = _structural_root(ts) and not self._tiny_task(ts)
+            r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
+                self._tiny_prefixes and self._tiny_task(ts))
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -672,8 +673,15 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             elif nbytes >= HANDLE_MAX_BYTES:  # (only a handle-sized result can turn tiny)
                 seen.pop(name, None)
                 self._tiny_not.add(name)
-            elif nbytes >= seen.get(name, (0,))[0] and not _chained(ts):
-                seen[name] = (nbytes, ts)
+            elif nbytes >= seen.get(name, (0,))[0]:
+                # (read by a root asked first: 4 readers; _chained walks every reader, and
+                # asked again of a handle read by 100 loads it cost weighted 100 x 4 +6%
+                # of the plugin's bytecodes, plugin_ops)
+                if self._reads_as_root(ts) or _chained(ts):
+                    seen.pop(name, None)
+                    self._tiny_not.add(name)
+                else:
+                    seen[name] = (nbytes, ts)
         if not seen:
             return
         workers = self.books.workers
@@ -683,7 +691,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
 
         for name in [n for n, (most, _) in seen.items() if NOT_DATA_RATIO * most < largest]:
             most, one = seen.pop(name)
-            if not tiny_prefix(most, largest, threads) or self._reads_as_root(one):
+            if not tiny_prefix(most, largest, threads):
                 self._tiny_not.add(name)  # (not asked again)
                 continue
             self._tiny_prefixes.add(name)
@@ -701,7 +709,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
         root = cache.get(ts.key)
         if root is None:
-            root = cache[ts.key] = _structural_root(ts) and not self._tiny_task(ts)
+            root = cache[ts.key] = _structural_root(ts) and not (
+                self._tiny_prefixes and self._tiny_task(ts))
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
