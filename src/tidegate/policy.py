@@ -11,7 +11,7 @@ import math
 import operator
 from dataclasses import dataclass
 from itertools import compress, islice
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -406,6 +406,34 @@ def judged_again(nbytes: float, chained: bool) -> bool:
     result can turn tiny beside a chunk) and no single-input task takes it on
     (``chained``: then it leads to data whatever its size)."""
     return bool(REJUDGE_SMALL & 3) and nbytes < HANDLE_MAX_BYTES and not chained
+
+
+# A task computed from nothing whose task prefix's results so far (dask's key_split: every
+# xarray groupby shuffle-taker, each its own one-task group) are all tiny beside the largest
+# root result, and that no single-input task takes on, is no root from then on: it is placed
+# at once as dask places any other ready task, not withheld in line with the loads (1; 0:
+# session 29's decisions). grp30: the takers and shuffle-sorters (~0-280 B indexers) waited
+# in dask.order's line behind chunk loads, and with them the month cuts they index and the
+# month's climatology, while the month's day merges (0.5 MB each) waited for it: twin
+# clim-anom-store 2 x 2 g2 s5, month 2's climatology done at 1.36 s though its chunks
+# loaded by 0.59 s (queuing: 1.22 s, its takers run late in the same order); now 0.78 s.
+# Over 6 builds x 6 seeds (bench/grp27_twin.py --folder /tmp/grp30), tidegate / queuing's
+# median / max: 2 x 2 peak 0.96 / 1.32 -> 0.94 / 1.23, time 1.003 / 1.070 -> 0.976 /
+# 1.039; 2 x 1 peak 0.98 / 1.35 -> 0.94 / 1.23, time 1.011 / 1.086 -> 0.968 / 1.020;
+# 4 x 1 peak 0.97 / 1.27 -> 0.98 / 1.40 (5 namings at 1.28-1.40 against main's 1.22 at
+# most), time 0.992 / 1.059 -> 0.980 / 1.072. Bit 1: on clusters with a worker of two
+# threads or more; bit 2: on one-thread clusters too (off: 4 x 1's peak tail; 2 x 1 would
+# gain the numbers above).
+TINY_PREFIX_NO_ROOT = 1
+
+
+def tiny_prefix(most: float, largest_root: float, threads: Callable[[], int]) -> bool:
+    """Are the tasks of a prefix computed from nothing, whose largest result so far is
+    ``most`` bytes, no roots (:data:`TINY_PREFIX_NO_ROOT`)? When ``most`` is tiny beside
+    the largest root result (``holds_data``'s ratio), on a cluster whose workers have at
+    most ``threads()`` threads (asked only then)."""
+    return bool(TINY_PREFIX_NO_ROOT & 3) and NOT_DATA_RATIO * most < largest_root \
+        and bool(TINY_PREFIX_NO_ROOT & (1 if threads() > 1 else 2))  # fmt: skip
 
 
 def rejudged_on(threads: int) -> bool:

@@ -503,6 +503,15 @@ class Admission:
                 s.check_idle_saturated(ws)
 
     def _poke(self, s, stimulus_id) -> None:
+        if self._tiny_pending:  # (queued tasks that are no roots now: Plugin._tiny_seen)
+            pending, self._tiny_pending = self._tiny_pending, []
+            for t in pending:
+                if t.state == "queued":
+                    ws = s.decide_worker_non_rootish(t)
+                    if ws is not None:
+                        self._start(t, ws, stimulus_id)
+                    else:
+                        self._ready.add(t)
         if self._held:
             restricted.release(self, s, stimulus_id)
         copies = self._copies

@@ -39,6 +39,7 @@ from __future__ import annotations
 import logging
 import math
 from functools import partial
+from itertools import islice
 
 import dask.config
 from dask._task_spec import DataNode
@@ -49,7 +50,8 @@ from .. import config
 from ..annotations import LIMIT, check_limits, merge
 from ..books import Limits
 from . import restricted
-from ..policy import Policy, clearly_slower
+from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
+from ..policy import HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, tiny_prefix
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -308,6 +310,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
+        if self._tiny_prefixes or self._tiny_most or self._tiny_not:  # (with its groups)
+            self._tiny_prefixes.discard(tg.prefix.name)
+            self._tiny_most.pop(tg.prefix.name, None)
+            self._tiny_not.discard(tg.prefix.name)
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -344,6 +350,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # result yet is judged again when one finishes (policy.judged_again, grp29;
                 # in the books, which ask _leads_on).
                 feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
+                if (not deps and nbytes < HANDLE_MAX_BYTES or self._tiny_most) \
+                        and policy_module.TINY_PREFIX_NO_ROOT:  # fmt: skip
+                    self._tiny_seen(ts, deps, nbytes, books.largest_root)
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
@@ -606,8 +615,68 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
-            r = self._is_root_cache[ts.key] = _structural_root(ts)
+            r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
+                self._tiny_prefixes and self._tiny_task(ts))
         return r
+
+    def _tiny_task(self, ts) -> bool:
+        """Is ts, computed from nothing, of a prefix whose results are all tiny
+        (policy.tiny_prefix, noted by _tiny_seen), taken on by no single-input task and
+        read by no root?"""
+        return bool(self._tiny_prefixes) and not ts.dependencies \
+            and ts.prefix.name in self._tiny_prefixes and not _chained(ts) \
+            and not self._reads_as_root(ts)  # fmt: skip
+
+    def _reads_as_root(self, ts) -> bool:
+        """Is one of ts's first readers a root (ts a handle its loads read)? A few asked,
+        by _root (kept): _feeds_roots asks all and keeps none, which on a handle read by
+        100 loads not yet classified cost the plugin 6% of its bytecodes (twin weighted
+        100 x 4, plugin_ops)."""
+        return any(self._root(d) for d in islice(ts.dependents, 4))
+
+    def _tiny_seen(self, ts, deps, nbytes, largest) -> None:
+        """Root ts finished with ``nbytes``: note its prefix's largest result if it was
+        computed from nothing and no single-input task takes it on; every noted prefix
+        whose results are tiny beside ``largest`` (policy.tiny_prefix) and whose task read
+        by no root (a handle its loads read stays a root: twin weighted's original-open-u)
+        has no roots from now on: its queued tasks leave the roots' line and are placed as
+        dask places any other task at the next poke (_tiny_pending)."""
+        seen = self._tiny_most  # prefix -> (largest result, a task of it)
+        if not deps:
+            name = ts.prefix.name
+            if name in self._tiny_prefixes or name in self._tiny_not:
+                pass
+            elif nbytes >= HANDLE_MAX_BYTES:  # (only a handle-sized result can turn tiny)
+                seen.pop(name, None)
+                self._tiny_not.add(name)
+            elif nbytes >= seen.get(name, (0,))[0]:
+                # (read by a root asked first: 4 readers; _chained walks every reader, and
+                # asked again of a handle read by 100 loads it cost weighted 100 x 4 +6%
+                # of the plugin's bytecodes, plugin_ops)
+                if self._reads_as_root(ts) or _chained(ts):
+                    seen.pop(name, None)
+                    self._tiny_not.add(name)
+                else:
+                    seen[name] = (nbytes, ts)
+        if not seen:
+            return
+        workers = self.books.workers
+
+        def threads():  # (asked once per prefix found tiny: O(workers) then only)
+            return max((b.threads for b in workers.values()), default=1)
+
+        for name in [n for n, (most, _) in seen.items() if NOT_DATA_RATIO * most < largest]:
+            most, one = seen.pop(name)
+            if not tiny_prefix(most, largest, threads):
+                self._tiny_not.add(name)  # (not asked again)
+                continue
+            self._tiny_prefixes.add(name)
+            for t, _ in list(self._ready._roots._live.values()):
+                if not t.dependencies and t.prefix.name == name and t.state == "queued" \
+                        and not _chained(t) and not self._reads_as_root(t):  # fmt: skip
+                    self._is_root_cache[t.key] = False
+                    self._ready.discard(t)
+                    self._tiny_pending.append(t)
 
     # -- the replaced scheduler methods ---------------------------------------------------
     def _is_rootish(self, ts) -> bool:
@@ -616,7 +685,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
         root = cache.get(ts.key)
         if root is None:
-            root = cache[ts.key] = _structural_root(ts)
+            root = cache[ts.key] = _structural_root(ts) and not (
+                self._tiny_prefixes and self._tiny_task(ts))
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip

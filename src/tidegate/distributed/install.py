@@ -267,6 +267,13 @@ class Install:
         # refused so, is placed again at every poke while the scan stops at it (twin
         # rechunk-add 100x4: one root 1,600 times, ~480 bytecodes each).
         self._withheld = None
+        # Prefixes computed from nothing whose results are tiny (policy.tiny_prefix): no
+        # roots. _tiny_most: prefix -> its largest result so far, until judged tiny;
+        # _tiny_pending: its queued tasks, out of the roots' line, for the next poke.
+        self._tiny_most: dict = {}
+        self._tiny_prefixes: set = set()
+        self._tiny_not: set = set()  # prefixes judged once not tiny (data, or read by roots)
+        self._tiny_pending: list = []
         self._footprint_seen = 0.0  # books.largest_root when _check_footprint last looked
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
