@@ -256,8 +256,9 @@ class Scheduler:
         self._ndeps = ndeps.tolist()
         # A consumer's inputs as the policy counts them, in both bodies: data embedded in
         # the graph (``graph.constant``: a DataNode, a store handle) is not a second input
-        # (the plugin's ``single`` and ``_chained``, distributed/hooks.py, tasks.py). ``_single``: one
-        # input, or one besides constants (a read of an open's handle and a DataNode).
+        # (the plugin's ``single`` and ``_chained``: distributed/hooks.py, tasks.py).
+        # ``_single``: one input, or one besides constants (a read of an open's handle and
+        # a DataNode).
         owner = np.repeat(np.arange(n), ndeps)
         data_in = np.bincount(owner, weights=~graph.constant[graph.dep_idx], minlength=n)
         single = (ndeps == 1) | (data_in == 1)

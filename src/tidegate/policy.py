@@ -1522,15 +1522,14 @@ FREES_SLOT_THREADS = 99
 
 def frees_slot_on(threads: int) -> bool:
     """Does :data:`FREES_SLOT` apply on a worker of ``threads`` threads (at most
-    ``FREES_SLOT_THREADS``: 99 since busy29, every worker; 1 before)? On one thread a pass past the count waits behind the
-    worker's queued readers and only adds memory unless completing frees a slot (as
-    :func:`passes_for_halo`'s ``free``). On every worker alone the twin's resample at 2 x 2
-    rose to 1.38x queuing's peak (res27; one28's model 1.25 -> 1.62x): passes to busy
-    multi-thread workers are the rest of the loss (see :func:`passes_busy`). One rule for
-    every body: the hooks ask it per worker completing a consumer (and where it applies
-    :func:`passes_for_group` passes only roots whose meetings are pairs), the core of its one worker
-    (where, on one thread, a root is asked for only when the worker is idle: the rule
-    decides nothing there)."""
+    ``FREES_SLOT_THREADS``: 99 since busy29, every worker; 1 before)? On one thread a pass past the
+    count waits behind the worker's queued readers and only adds memory unless completing frees a
+    slot (as :func:`passes_for_halo`'s ``free``). On every worker alone the twin's resample at 2 x 2
+    rose to 1.38x queuing's peak (res27; one28's model 1.25 -> 1.62x): passes to busy multi-thread
+    workers are the rest of the loss (see :func:`passes_busy`). One rule for every body: the hooks
+    ask it per worker completing a consumer (and where it applies :func:`passes_for_group` passes
+    only roots whose meetings are pairs), the core of its one worker (where, on one thread, a root
+    is asked for only when the worker is idle: the rule decides nothing there)."""
     return threads <= FREES_SLOT_THREADS
 
 

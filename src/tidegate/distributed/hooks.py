@@ -672,8 +672,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 continue
             self._tiny_prefixes.add(name)
             for t, _ in list(self._ready._roots._live.values()):
-                if not t.dependencies and t.prefix.name == name and t.state == "queued" \
-                        and not _chained(t) and not self._reads_as_root(t):  # fmt: skip
+                if t.prefix.name == name and t.state == "queued" and self._tiny_task(t):
                     self._is_root_cache[t.key] = False
                     self._ready.discard(t)
                     self._tiny_pending.append(t)
