@@ -7,8 +7,10 @@ at the graph's arrival and the twin's ties follow the names); n = 0 is wall24_tw
     python bench/wall29_small.py [--only seed-weighted] [--shapes 2x2,2x1,4x1]
         [--lags 0.002,0.01] [--namings 3] [--seeds 5] [--outgoing BYTES/S] [-v]
         [--patch FILE.py: exec'd before the runs, e.g. to switch a rule off]
+        [--out FILE.json: every run's ratios] [--markdown: a table of the medians at the end]
 """
 import argparse
+import json
 import math
 import os
 import statistics
@@ -27,6 +29,9 @@ ap.add_argument("--outgoing", type=float, default=math.inf,
                 help="bytes/s out of each worker (default: senders free, as wall24_twin)")
 ap.add_argument("-v", action="store_true")
 ap.add_argument("--patch", action="append", default=[])
+ap.add_argument("--out", help="write every run's ratios (per cell) to this JSON file")
+ap.add_argument("--markdown", action="store_true",
+                help="end with a markdown table: makespan / peak medians per cell, max of each")
 a = ap.parse_args()
 for p in a.patch:
     exec(open(p).read())
@@ -45,6 +50,7 @@ def renamed(model, n):
             {ren[k]: v for k, v in model.durations.items()})
 
 
+cells = {}  # (name, shape, lag) -> [(makespan ratio, peak ratio, moved tidegate, moved queue)]
 bd = W._bench()
 bd._INPUTS["steps"] = 48
 for name in a.only.split(","):
@@ -72,6 +78,7 @@ for name in a.only.split(","):
                               f"peak {max(d.peak_memory_per_worker) / 1e6:.1f}/"
                               f"{max(q.peak_memory_per_worker) / 1e6:.1f} moved "
                               f"{d.bytes_transferred / 1e6:.1f}/{q.bytes_transferred / 1e6:.1f}")
+            cells[name, shape, lag] = rows
             ms = sorted(r[0] for r in rows)
             ps = sorted(r[1] for r in rows)
             mv = sorted(r[2] / r[3] if r[3] else 1.0 for r in rows)
@@ -80,3 +87,25 @@ for name in a.only.split(","):
                   f"{statistics.mean(ms):.3f}  peak {statistics.median(ps):.2f} "
                   f"[{ps[0]:.2f}-{ps[-1]:.2f}]  moved {statistics.median(mv):.2f} "
                   f"[{mv[0]:.2f}-{mv[-1]:.2f}]", flush=True)
+
+if a.out:
+    Path(a.out).write_text(json.dumps(
+        [dict(workload=n, shape=s, lag=lg, runs=[dict(zip(("makespan", "peak", "moved",
+                                                           "moved_queue"), r)) for r in rows])
+         for (n, s, lg), rows in cells.items()], indent=1))
+if a.markdown:
+    # One row per workload, one column per shape and lag: makespan / peak ratio medians, and
+    # the worst run's of each in brackets (the spread is the point: namings x seeds).
+    order = a.shapes.split(",")
+    cols = sorted({(s, lg) for _, s, lg in cells}, key=lambda c: (c[1], order.index(c[0])))
+    print("\n| workload | " + " | ".join(f"{s}, {lg * 1e3:g} ms" for s, lg in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for name in a.only.split(","):
+        out = []
+        for s, lg in cols:
+            rows = cells[name, s, lg]
+            m = [r[0] for r in rows]
+            p = [r[1] for r in rows]
+            out.append(f"{statistics.median(m):.2f} / {statistics.median(p):.2f} "
+                       f"({max(m):.2f} / {max(p):.2f})")
+        print(f"| {name} | " + " | ".join(out) + " |")
