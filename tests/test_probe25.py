@@ -280,7 +280,7 @@ def _tiny_prefix_waits(tmp_path, monkeypatch, token):
         largest[0] = self._roots_max
 
     def poked(self, sched, stimulus_id):
-        waits.extend(t.key for t, _ in self._ready._roots._live.values()
+        waits.extend(t.key for t in self._ready.roots()
                      if t.key in free and key_split(t.key) in most
                      and 1000 * most[key_split(t.key)] < largest[0])
         return poke(self, sched, stimulus_id)
