@@ -93,3 +93,23 @@ def test_the_policy_layers_import_only_downward():
         assert not outside, (name, outside)
         up = {m[1:] for m in found if m.startswith(".")} - allowed
         assert not up, (name, up)
+
+
+# The house's line limit (pyproject's ruff line-length), checked here too: CI runs no ruff.
+LINE_LIMIT = 100
+
+
+def long_lines(source: str, limit: int = LINE_LIMIT) -> list[int]:
+    """Line numbers of ``source``'s lines longer than ``limit`` columns."""
+    return [n for n, line in enumerate(source.splitlines(), 1) if len(line) > limit]
+
+
+def test_the_check_finds_a_long_line():
+    assert long_lines("x = 1\n" + "y = " + "1" * 97 + "\n") == [2]
+    assert long_lines("y = " + "1" * 96 + "\n") == []
+
+
+def test_src_lines_stay_within_the_limit():
+    found = [f"{p.relative_to(SRC)}:{n}" for p in sorted(SRC.rglob("*.py"))
+             for n in long_lines(p.read_text())]  # fmt: skip
+    assert not found, f"lines over {LINE_LIMIT} columns (rewrap them):\n" + "\n".join(found)

@@ -9,10 +9,11 @@ Every task moves through::
     waiting --inputs held--> ready --chosen--> processing --Finished--> memory --unused--> released
                                                           --Failed---> erred     |  ^
                                                                    over budget  v  | needed
-                                                                               spilled --unused--> released
+                                                                               spilled
+    spilled --unused--> released
     memory --over budget, a root cheaper to run again than to spill--> dropped --needed--> ready
            (or a view of a held input: made again from it, nothing written)
-    ready --a piece of such a root's output not cut yet, with the root--> dropped --root woken--> waiting
+    ready --a piece of such a root's output not cut yet, with it--> dropped --root woken--> waiting
     waiting --reading such a piece alone, with it--> dropped --piece woken--> waiting
 
 A dropped root's output is discarded instead of written to disk; it is made ready again
@@ -1086,8 +1087,8 @@ class Scheduler:
         free some: making room by spilling to start it early thrashes once the working set
         exceeds the budget, a write and a read per chunk to keep one more thread busy.)"""
         return self.books.admits(
-            w, i, self._known_size[i], self._group[i], lambda: self._completes_consumer(i, w, True), sid,
-            progress, waiting=self._waiting(w),
+            w, i, self._known_size[i], self._group[i],
+            lambda: self._completes_consumer(i, w, True), sid, progress, waiting=self._waiting(w),
         )
 
     def _waiting(self, w: int) -> int:
