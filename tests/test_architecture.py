@@ -64,7 +64,14 @@ LAYERS = {
     "graph": set(),
     "policy": set(),
     "books": {"policy"},
-    "core": {"books", "graph", "policy"},
+    "core_states": set(),
+    # core.py's Scheduler, written in five files: its mixins beneath it
+    "core_admission": {"core_states", "policy"},
+    "core_eviction": {"core_states", "policy"},
+    "core_pulls": {"core_states"},
+    "core_validation": {"core_states"},
+    "core": {"books", "graph", "policy", "core_states", "core_admission", "core_eviction",
+             "core_pulls", "core_validation"},
 }
 
 
