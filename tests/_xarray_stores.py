@@ -30,6 +30,20 @@ def named(path, token):
         {"time": 30}, name_prefix="open_dataset-", token=token)
 
 
+def measured(x):
+    """x's graph as compute sends it (finalized), as a twin Model whose sizes are each
+    task's sizeof(result) on one dask.local run: the sizes follow no key name, so tests
+    judge renamings of it (tests/_namings.renamed) rather than measure each naming."""
+    import dask
+
+    from tidegate.sim.model import build_model, graph_of
+
+    dsk, out, _, _ = graph_of(x, finalize=True)
+    with Sizes() as s:
+        dask.local.get_sync(dsk, out)
+    return build_model(dsk, out, sizes=lambda k, size=s.size: size.get(k, 0))
+
+
 class Sizes(Callback):
     """Each task's sizeof(result), by key, of a dask.local run inside ``with``."""
 

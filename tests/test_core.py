@@ -613,7 +613,7 @@ def test_spilling_passes_over_results_that_share_a_buffer():
     alone: a result that does free memory goes first, whatever their next uses."""
     from tidegate.core import Spill
     from tidegate.policy import spill_candidates
-    from tidegate.core import _PENDING
+    from tidegate.core_states import _PENDING
 
     # 0, 2 and 6 load; 1 views 0; 3 needs 2 and 6, then 4 needs 0, 1 and 3.
     deps = {0: [], 1: [0], 2: [], 3: [2, 6], 4: [1, 0, 3], 5: [4], 6: []}

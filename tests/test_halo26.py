@@ -71,9 +71,11 @@ def test_twin_rolling_mean_2x2_at_queuings_pace(tmp_path):
     median 1.073x queuing's time at session 26 (fails there); now 0.92x, peaks 0.86x.
     Also the bound roll25b's join slots met first (median <= 1.085x, peaks <= queuing's:
     1.10-1.14x before them), on the same runs."""
-    from test_probe25 import _rolling_twins
+    from _xarray_stores import store
+    from test_probe25 import _rolling, _rolling_twins
 
-    runs = _rolling_twins(tmp_path / "in.zarr", 2, 2)
+    store(tmp_path / "in.zarr")
+    runs = _rolling_twins(_rolling(tmp_path / "in.zarr"), 2, 2)
     for queue, tide in runs:
         assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker), (
             tide.peak_memory_per_worker, queue.peak_memory_per_worker)

@@ -10,6 +10,7 @@ restricted / resourced / retried tasks, ``client.restart()``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -104,6 +105,7 @@ def workload(seed):
     return [pairs_graph(seed=seed), stencil_graph(seed)]
 
 
+@functools.cache  # (the same answer for each of the faults: computed once, not 20 times)
 def expected(seed):
     return dask.compute(*workload(seed), scheduler="sync")
 

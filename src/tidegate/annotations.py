@@ -69,7 +69,8 @@ def _hlgs(expr) -> list:
             out.append(e)  # a HighLevelGraph itself
             continue
         stack.extend(op for op in operands or () if plain(op, "operands") is not None
-                     or plain(op, "hlg") is not None or plain(op, "layers") is not None)  # fmt: skip
+                     or plain(op, "hlg") is not None
+                     or plain(op, "layers") is not None)  # fmt: skip
     return out
 
 

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .policy import (
-    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data, join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
+    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
+    join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
 )
 
@@ -837,10 +838,10 @@ class Books:
 
     def may_progress(self, book: WorkerBook, w=None) -> bool:
         """Progress rule: a worker with nothing processing and nothing on its way
-        (``expecting``) may start a root past its count and budget. Tried and reverted: refusing while twice the count of data waits there
-        and tasks run elsewhere bounded a running total (selects alive per worker 14-18 ->
-        8 against a cap of 3) but serialised a tree reduction whose combines need roots not
-        yet loaded (twin anomaly, 300 steps, 20x4: 28 s -> 163 s)."""
+        (``expecting``) may start a root past its count and budget. Tried and reverted: refusing
+        while twice the count of data waits there and tasks run elsewhere bounded a running total
+        (selects alive per worker 14-18 -> 8 against a cap of 3) but serialised a tree reduction
+        whose combines need roots not yet loaded (twin anomaly, 300 steps, 20x4: 28 s -> 163 s)."""
         return book.processing == 0 and w not in self.expecting
 
     def may_take_spread(self, w) -> bool:
@@ -1142,7 +1143,8 @@ class Books:
             if x not in self._passed:
                 counts[r] = counts.get(r, 0) + 1
         for r, (w, n, _) in self._live.items():
-            assert counts.get(r, 0) == n > 0, f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"
+            assert counts.get(r, 0) == n > 0, \
+                f"root {r!r}: {n} carriers booked, {counts.get(r)} kept"  # fmt: skip
             if w is not None:
                 untouched[w] += self._join_weight.get(r, 1)
         for w, book in self.workers.items():
@@ -1153,7 +1155,8 @@ class Books:
             consuming = [t for t, ww in self._consuming.items() if ww == w]
             assert book.consuming == len(consuming) <= book.threads, (w, book.consuming)
             for t in (*consuming, *self._queued_consumers.get(w, ())):
-                assert self._processing.get(t, (None,))[0] == w, f"consumer {t!r} not processing on {w!r}"
+                assert self._processing.get(t, (None,))[0] == w, \
+                    f"consumer {t!r} not processing on {w!r}"  # fmt: skip
             assert book.processing >= 0 and book.roots_untouched >= 0
         owed = {w: 0 for w in self.workers}
         for r, (w, opener) in self._owed.items():
@@ -1264,5 +1267,6 @@ class Limits:
                 counts[name] += 1
         for name, cap in self.caps.items():
             assert self.count[name] == counts[name], (name, self.count[name], counts[name])
-            assert 0 <= self.count[name] <= cap, f"limit {name!r} exceeded: {self.count[name]} > {cap}"
+            assert 0 <= self.count[name] <= cap, \
+                f"limit {name!r} exceeded: {self.count[name]} > {cap}"  # fmt: skip
         assert self.n_held == sum(len(h) for h in self._held.values()) == len(self._held_names)

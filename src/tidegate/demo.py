@@ -205,7 +205,8 @@ def main(args) -> int:
             t0 = time.perf_counter()
             results = twin_runs(args.workload, args.twin_steps, args.twin_workers)
         for r in results:
-            label = {"eager": "dask eager", "queue": "dask queuing"}.get(r.policy, "tidegate plugin")
+            label = {"eager": "dask eager", "queue": "dask queuing"}.get(
+                r.policy, "tidegate plugin")
             rows.append(("twin", label, None, max(r.peak_memory_per_worker), r.makespan,
                          r.bytes_transferred, 0))
             r.trace.meta["name"] = f"twin: {label}"

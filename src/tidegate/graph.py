@@ -71,8 +71,9 @@ class TaskGraph:
     ``priority[i]`` is a rank (0 runs first); ``root[i]`` marks tasks that load data;
     ``constant[i]`` marks data embedded in the graph (a DataNode: a store handle, an embedded
     chunk), which the policy does not count as a consumer's input (``Scheduler``'s single
-    inputs and chains, as the dask plugin counts them); ``size[i]`` and ``duration[i]`` are estimates, NaN where unknown; ``group[i]`` indexes
-    ``group_names`` (used for reports and size estimates, never to decide rootness).
+    inputs and chains, as the dask plugin counts them); ``size[i]`` and ``duration[i]`` are
+    estimates, NaN where unknown; ``group[i]`` indexes ``group_names`` (used for reports and size
+    estimates, never to decide rootness).
     """
 
     keys: list

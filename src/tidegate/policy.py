@@ -194,8 +194,8 @@ def may_admit_root(
     one, called only when it matters) may exceed that count, never the
     processing cap, and only while fewer than ``pass_cap`` roots that came in by such a
     pass are in flight there (``passes``; see :data:`PASSES`), but for a wide fan-in
-    (``completes_consumer`` answers ``WIDE_PASS``). ``owed``: roots that meetings opened here still lack (see
-    :func:`meeting_partners`), counted as in flight for a root that does not complete a
+    (``completes_consumer`` answers ``WIDE_PASS``). ``owed``: roots that meetings opened here still
+    lack (see :func:`meeting_partners`), counted as in flight for a root that does not complete a
     consumer: each opened meeting holds its data until they arrive. ``beside``
     (:func:`may_load_beside`) passes the count within the budget. ``queued``: ready
     tasks that a free thread would run instead of this root; a root completes a consumer
@@ -207,8 +207,8 @@ def may_admit_root(
     the core, which asks as a thread frees and starts the root as soon as nothing else is
     ready. The plugin passes none, but for the load a one-thread worker runs (a root
     would wait behind it: books._queues_behind_a_load): dask sends ready tasks to their
-    worker's queue at once, and a root it withholds is placed anew later, maybe elsewhere (tried, counting
-    the tasks queued past a worker's threads: twin rechunk-add 20x4 moved 54 GB against
+    worker's queue at once, and a root it withholds is placed anew later, maybe elsewhere (tried,
+    counting the tasks queued past a worker's threads: twin rechunk-add 20x4 moved 54 GB against
     6.5, peak 2.66 GB against 2.09). ``idle`` (nothing
     processing on the worker) always admits: progress is guaranteed even when a single root
     does not fit the budget.

@@ -322,10 +322,10 @@ class Admission:
         """Does root ts, parked on its further meeting's busy worker k (``kept``: its
         ``_further_parks`` entry), stay parked there? Yes while books.refuses_further says
         k refuses it (k busy and open for roots: not leaving), some worker is free for
-        roots and no limit applies (else poke's scan may place it otherwise). It then stays parked, not woken to be placed
-        and parked again (twin rechunk-add: once a task end, ~900 plugin bytecodes a task).
-        Asked when k's books change (:meth:`_wake`), not in poke's scan: what changes
-        elsewhere before the scan reaches it (another root started, its lacks placed) is
+        roots and no limit applies (else poke's scan may place it otherwise). It then stays parked,
+        not woken to be placed and parked again (twin rechunk-add: once a task end, ~900 plugin
+        bytecodes a task). Asked when k's books change (:meth:`_wake`), not in poke's scan: what
+        changes elsewhere before the scan reaches it (another root started, its lacks placed) is
         seen at k's next change; a decision change (see bench/results/cpu26-findings.txt).
         What else its placement read is asked once k admits it (``_waits_again`` or
         ``_decide``, placing it): its walks (a task they looked at moved: the other side's

@@ -12,8 +12,9 @@ input or has a copy on its way; for the other candidates, copies start as holder
 room (:func:`tidegate.policy.broadcast_pairs`: one copy at a time per holder) with dask's
 own ``acquire-replicas`` message naming one holder. A copy is done when the receiver shows
 up in the input's ``who_has`` (its ``add-keys``, which pokes the plugin: the next wave
-starts then, not at the next task's end), so holders double per transfer time. The consumers sent meanwhile to a worker
-whose copy is on its way wait for that copy (dask's worker does not fetch twice).
+starts then, not at the next task's end), so holders double per transfer time. The consumers sent
+meanwhile to a worker whose copy is on its way wait for that copy (dask's worker does not fetch
+twice).
 
 Only placement among the workers open for roots is restricted; a holder is always
 allowed, so roots never wait for a copy when a holder has room. Non-root consumers

@@ -109,4 +109,5 @@ def _lists_addresses(node) -> bool:
     comp = gen.generators[0]
     return (isinstance(comp.target, ast.Name) and not comp.ifs and not comp.is_async
             and isinstance(gen.elt, ast.Attribute) and gen.elt.attr == "address"
-            and isinstance(gen.elt.value, ast.Name) and gen.elt.value.id == comp.target.id)  # fmt: skip
+            and isinstance(gen.elt.value, ast.Name)
+            and gen.elt.value.id == comp.target.id)  # fmt: skip

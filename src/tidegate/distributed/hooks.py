@@ -671,7 +671,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._tiny_not.add(name)  # (not asked again)
                 continue
             self._tiny_prefixes.add(name)
-            for t, _ in list(self._ready._roots._live.values()):
+            for t in self._ready.roots():
                 if t.prefix.name == name and t.state == "queued" and self._tiny_task(t):
                     self._is_root_cache[t.key] = False
                     self._ready.discard(t)

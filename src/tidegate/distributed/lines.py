@@ -46,6 +46,10 @@ class _Lines:
     def has_roots(self) -> bool:
         return bool(self._roots)
 
+    def roots(self) -> list:
+        """The queued roots, a copy in no order (the line may change while it is walked)."""
+        return [ts for ts, _ in self._roots._live.values()]
+
     def best(self, roots: bool = True):
         """The best task of both lines (``roots=False``: of the others only), or None."""
         # (the lines' dicts, not their __len__: asked at every poke)

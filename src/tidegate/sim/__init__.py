@@ -87,16 +87,16 @@ def simulate(
     per message batch and per transfer, twice per task (the hand-off to the worker's thread
     pool and back). A list of lags (s) instead: each event draws one of them, seeded by
     ``seed`` (see :mod:`.lag`). ``thread_lag`` (s, or a list each task draws from): how
-    much longer than its duration a task holds its thread, instead of ``2 x loop_lag``. ``worker_memory_limit``: each worker's memory_limit
-    (what dask's transfer throttle and a fractional tidegate budget refer to); no spilling
-    or pausing is simulated. ``stealing``: dask's work stealing (default: dask.config).
-    ``plugin_options`` go to :class:`tidegate.distributed.Plugin` (``saturation``,
-    ``memory_limit``: the budget of held bytes per worker, ...). ``validate``: dask's own
-    checks on the scheduler and every worker after each event, and their transition logs
-    (``story()``); without it they keep none (see :mod:`.quiet`). ``record_memory``: keep a
-    memory sample per change in the trace (peaks are kept either way). ``seed``: where
-    ties between equally good workers fall. dask breaks them by iterating sets of workers,
-    whose order follows each worker's random id (a uuid); the twin salts its workers'
+    much longer than its duration a task holds its thread, instead of ``2 x loop_lag``.
+    ``worker_memory_limit``: each worker's memory_limit (what dask's transfer throttle and a
+    fractional tidegate budget refer to); no spilling or pausing is simulated. ``stealing``: dask's
+    work stealing (default: dask.config). ``plugin_options`` go to
+    :class:`tidegate.distributed.Plugin` (``saturation``, ``memory_limit``: the budget of held bytes
+    per worker, ...). ``validate``: dask's own checks on the scheduler and every worker after each
+    event, and their transition logs (``story()``); without it they keep none (see :mod:`.quiet`).
+    ``record_memory``: keep a memory sample per change in the trace (peaks are kept either way).
+    ``seed``: where ties between equally good workers fall. dask breaks them by iterating sets of
+    workers, whose order follows each worker's random id (a uuid); the twin salts its workers'
     hashes with ``seed`` instead (0: unsalted). Lags given as lists of observed values are
     drawn from generators seeded by ``seed`` too; there is no other randomness (dask's
     workers seed their own). Results

@@ -5,7 +5,8 @@ the server class ``Scheduler`` that only touch state; only ``add_worker`` (async
 a comm) is rewritten, in :meth:`SimScheduler.add_sim_worker`. Messages travel through
 :class:`SimCluster` on dask's batched streams (:mod:`.streams`): worker -> scheduler
 after the latency, then through a single scheduler "CPU" that spends ``scheduler_time``
-per message; scheduler -> worker after the latency. Work stealing is dask's own extension, balancing on a virtual tick.
+per message; scheduler -> worker after the latency. Work stealing is dask's own extension, balancing
+on a virtual tick.
 
 ``loop_lag``: a real server notices a message, a finished task or a transfer only when its
 event loop next runs; on a loaded machine (or with the scheduler and workers sharing one
@@ -346,7 +347,8 @@ class SimCluster:
         s.clients[CLIENT] = ClientState(CLIENT)
         kwargs = dict(
             start=0.0, dsk=model.dsk, keys=set(model.keys), ordered=priorities, client=CLIENT,
-            annotations_by_type=model.annotations, global_annotations=None, stimulus_id="update-graph-0",
+            annotations_by_type=model.annotations, global_annotations=None,
+            stimulus_id="update-graph-0",
             submitting_task=None, span_metadata={}, user_priority=0, actors=None,
             fifo_timeout=0.0, code=(),
         )

@@ -6,8 +6,8 @@ of its members; ``hash()`` of a string changes with PYTHONHASHSEED. That order d
 placements: under eager, which of a task's inputs (a set) the scheduler assigns first, hence
 which worker each batch of co-assigned roots lands on, so a real cluster's placement changes
 with its scheduler's PYTHONHASHSEED. The twin's ``seed`` stands for it: a seed other than 0
-salts the scheduler's task hashes (and its worker addresses, for a real worker's random id). The twin gives what it
-creates hashes of their text (crc32): worker addresses (:class:`StableStr`), the
+salts the scheduler's task hashes (and its worker addresses, for a real worker's random id). The
+twin gives what it creates hashes of their text (crc32): worker addresses (:class:`StableStr`), the
 scheduler's TaskStates and WorkerStates (``cluster.py``), the workers' TaskStates, which
 dask hashes by id() (``worker.py``); the keys dask.order sees are numbered
 (:func:`stable_order`). Same text, same comparisons: dask cannot tell the difference.

@@ -19,8 +19,8 @@ durations (per thread, seconds)
     input however small its output). Slices never cost their input's bytes: Python's
     ``getitem`` by slices and integers (a halo: numpy returns a view) costs
     ``TASK_OVERHEAD`` only; dask's own ``chunk.getitem`` (a rechunk's split) copies a
-    selection of at most half its input, which costs its output's bytes. A slice's output, when the array metadata does not
-    give it, is sized from the sliced chunk's shape.
+    selection of at most half its input, which costs its output's bytes. A slice's output, when the
+    array metadata does not give it, is sized from the sliced chunk's shape.
     Loads slower than a 1 GB/s network and stores slower than loads, as from object storage.
 """
 
