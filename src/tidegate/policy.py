@@ -355,6 +355,12 @@ def waits_for_further(whole: bool, pair: bool, busy: bool) -> bool:
     return bool(FURTHER_WAITS) and whole and pair and busy
 
 
+# The plugin's idle-worker split (admission._split) starts first the roots parked for their
+# further meeting whose own meeting is not opened (reserved nowhere), then the rest by
+# priority; 0: by priority only (before side31).
+SPLIT_OPENS = 1
+
+
 def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
     """May a root that completes a meeting found only by a deep plan
     (:attr:`MeetingPlan.deep`: a chunk's halo meeting with its neighbour, 6 steps down)
