@@ -375,6 +375,8 @@ class Placement:
                     whole, plan.pair, any(books.workers[w].processing for w in found_hint
                                           if w in books.workers)):  # fmt: skip
                 # (none of them open for roots: it waits for them all the same, as below)
+                for w in found_hint:
+                    books.log.append((ts.key, "withheld", w, stimulus_id))
                 self._parks_further = ts  # (kept as below: _split may open it elsewhere)
                 return None, found_hint
         if hint:
