@@ -328,3 +328,76 @@ def test_a_running_combines_inputs_do_not_weigh_on_where_the_last_group_loads():
     assert busiest <= 6 * len(namings) + 1, busiest
     assert t_peak <= q_peak, (t_peak, q_peak)
     assert t_make <= 1.0 * q_make, (t_make, q_make)
+
+
+# seed rechunk-add's stores as bench/distributed.py's zarr inputs make them (two arrays of 12
+# chunks of 32 MB, each split in two 16 MB pieces, merged by pairs of chunks into 12 chunks
+# of 32 MB per array, and 12 stores each reading one merge of each array), with the
+# durations its tasks take on a LocalCluster (bench/results/wall24-measured.json)
+RA_STORE = [0.1399, 0.0581, 0.0581, 0.0667, 0.0589, 0.0795, 0.0755, 0.0679, 0.0563, 0.0582,
+            0.0573, 0.0786]
+
+
+def _rechunk_add_stores(n: str = ""):
+    """(graph, final key, durations, sizes); ``n`` appended to every name (a naming)."""
+    from dask._task_spec import DataNode, Task, TaskRef
+
+    dsk: dict = {}
+    durations: dict = {}
+    sizes: dict = {}
+    for side in "ab":
+        h = f"original-from-zarr-{side}{n}"
+        dsk[h] = DataNode(h, f"{side}.zarr")
+        sizes[h] = 56
+        for r in range(12):
+            load = (f"from-zarr-{side}{n}", r, 0, 0)
+            dsk[load] = Task(load, str, TaskRef(h), _data_producer=True)
+            durations[load], sizes[load] = 0.0098, 32_000_000
+        for i in range(6):
+            for j in range(2):
+                parts = []
+                for r in (2 * i, 2 * i + 1):  # merge (i, j): a piece of chunks 2i and 2i + 1
+                    s = (f"rechunk-split-{side}{n}", 2 * i + 2 * j + r)
+                    dsk[s] = Task(s, str, TaskRef((f"from-zarr-{side}{n}", r, 0, 0)))
+                    durations[s], sizes[s] = 0.002, 16_000_000
+                    parts.append(TaskRef(s))
+                m = (f"rechunk-merge-{side}{n}", i, j, 0)
+                dsk[m] = Task(m, max, *parts)
+                durations[m], sizes[m] = 0.0071, 32_000_000
+    for i in range(6):
+        for j in range(2):
+            st = (f"store-map{n}", i, j, 0)
+            dsk[st] = Task(st, max, TaskRef((f"rechunk-merge-a{n}", i, j, 0)),
+                           TaskRef((f"rechunk-merge-b{n}", i, j, 0)))
+            durations[st], sizes[st] = RA_STORE[2 * i + j], 16
+    final = f"finalize{n}"
+    dsk[final] = Task(final, max, *(TaskRef((f"store-map{n}", i, j, 0))
+                                    for i in range(6) for j in range(2)))
+    durations[final] = 0.0002
+    return dsk, final, durations, sizes
+
+
+def test_rechunk_adds_second_side_waits_for_the_first_sides_workers():
+    """seed rechunk-add at 4 x 1, 10 ms overrun: one array's first loads fill two idle
+    workers' counts (two each, no partners yet); the other array's first loads, whose side is
+    all their add lacks there, found none of those workers open for roots and opened their
+    merges on the other two workers. Each store there then waited for a 32 MB merge copy
+    while that worker loaded on: 256 MB against queuing's 224-288 in most namings (summed
+    over four, 0.94x queuing's peak). Now they wait for the first side's workers
+    (policy.waits_for_further): 0.62x. The idle-worker split (admission._split) then opens
+    the last units' parked sides whole on the idle workers before splitting a placed pair
+    (policy.SPLIT_OPENS): without it the makespan rose from 0.71 to 0.81x queuing's; 0.74x
+    with it. Judged summed over four namings."""
+    t_make = q_make = t_peak = q_peak = 0
+    for n in ("", "-n1", "-n2", "-n3"):
+        dsk, final, durations, sizes = _rechunk_add_stores(n)
+        q, t = simulate(dsk, keys=[final], workers=4, threads_per_worker=1,
+                        policy=["queue", "tidegate"], durations=lambda k: durations.get(k, 0.0),
+                        sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=0,
+                        processes=1, record_memory=False, **NET)  # fmt: skip
+        t_make, q_make = t_make + t.makespan, q_make + q.makespan
+        t_peak += max(t.peak_memory_per_worker)
+        q_peak += max(q.peak_memory_per_worker)
+    # before: peak 0.94x, makespan 0.71x; FURTHER_WAITS alone: 0.62x, 0.81x
+    assert t_peak <= 0.8 * q_peak, (t_peak, q_peak)
+    assert t_make <= 0.78 * q_make, (t_make, q_make)

@@ -338,6 +338,29 @@ def passes_for_further(roots_processing: int) -> bool:
     return roots_processing == 0
 
 
+# A root whose side is all its further meeting (a pair) lacks waits for the other side's
+# busy workers also when none of them is open for roots (their count of roots processing
+# at the cap), rather than opening its meeting on another worker (waits_for_further);
+# 0: before side31 (then it waited only where a hint worker was open).
+FURTHER_WAITS = 1
+
+
+def waits_for_further(whole: bool, pair: bool, busy: bool) -> bool:
+    """Does a root without partners wait for its further meeting's workers, none of them
+    open for roots? Only when its side is all that meeting lacks (``whole``), the meeting
+    joins two sides (``pair``) and one of those workers is busy (``busy``): as when a hint
+    worker is open but refuses it (:func:`passes_for_further`). Placed elsewhere, its side's
+    merges run away from the other side's and each meeting (rechunk-add's add) waits for a
+    merge's copy while that worker loads on: twin seed rechunk-add 4x1 (side31)."""
+    return bool(FURTHER_WAITS) and whole and pair and busy
+
+
+# The plugin's idle-worker split (admission._split) starts first the roots parked for their
+# further meeting whose own meeting is not opened (reserved nowhere), then the rest by
+# priority; 0: by priority only (before side31).
+SPLIT_OPENS = 1
+
+
 def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
     """May a root that completes a meeting found only by a deep plan
     (:attr:`MeetingPlan.deep`: a chunk's halo meeting with its neighbour, 6 steps down)

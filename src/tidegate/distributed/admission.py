@@ -22,6 +22,7 @@ from dask.utils import key_split
 from sortedcontainers import SortedDict
 
 from . import restricted
+from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
 from ..policy import footprint_refused, further_by_plan
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _second, _where
@@ -734,7 +735,19 @@ class Admission:
         # not met again by every later root (1,000 idle workers: quadratic, 8% of the
         # plugin's bytecodes on the twin's anomaly).
         taken: set = set()
-        for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=lambda t: t.priority):
+        def best(t):
+            return t.priority
+        parks = self._further_parks
+        if parks and policy_module.SPLIT_OPENS:
+            # Roots parked for their further meeting only (their own meeting not opened:
+            # reserved nowhere) first: started on an idle worker they open their meeting
+            # there whole, where a root whose partner is placed would split its meeting
+            # (policy.SPLIT_OPENS).
+            owed = books.owed
+
+            def best(t):
+                return (t.key not in parks or t.key in owed, t.priority)
+        for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=best):
             lacks: set = set()
             kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(

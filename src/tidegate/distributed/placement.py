@@ -20,6 +20,7 @@ from ..policy import (
     further_plan,
     further_plan_tasks,
     further_tasks,
+    waits_for_further,
     walked_tasks,
     halo_depth,
     joins_started_fan_in,
@@ -369,7 +370,15 @@ class Placement:
                 ok = set(allowed)
             else:
                 ok = self._open if whole else self._free_key
-            hint = {w: n for w, n in hint.items() if w in ok}
+            found_hint, hint = hint, {w: n for w, n in hint.items() if w in ok}
+            if not hint and not narrowed and plan.wide is None and waits_for_further(
+                    whole, plan.pair, any(books.workers[w].processing for w in found_hint
+                                          if w in books.workers)):  # fmt: skip
+                # (none of them open for roots: it waits for them all the same, as below)
+                for w in found_hint:
+                    books.log.append((ts.key, "withheld", w, stimulus_id))
+                self._parks_further = ts  # (kept as below: _split may open it elsewhere)
+                return None, found_hint
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
