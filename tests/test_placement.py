@@ -1101,3 +1101,23 @@ def test_twin_the_balance_holds_up_to_twice_slower(mode, workers):
         tide, queue = out["tidegate"], out["queue"]
         assert tide["loads_per_worker"] == [12 // workers] * workers, (f, tide)
         assert tide["peak"] <= queue["peak"], f
+
+
+def test_a_handle_whose_loads_meet_only_each_other_meets_nothing_of_its_own():
+    """policy.handle_meets over a plan's meeting inputs ((tops, end, ...) per input): a
+    store handle whose every chain ends at itself or at a task of several inputs (end
+    None) meets nothing of its own; one chain ending at another root (a stencil's
+    neighbour block) meets."""
+    from collections import namedtuple
+
+    from tidegate import policy
+
+    Plan = namedtuple("Plan", "inputs")
+    h, other = object(), object()
+    own = ((("chunk", "load", h), h, None, None, False, True),)
+    reduced = ((("aggregate",), None, None, None, False, True),)
+    assert not policy.handle_meets(h, Plan((own, own + reduced)))
+    assert policy.handle_meets(h, Plan((own, ((("slice", other), other, None, None, False,
+                                                True),))))
+    assert policy.handle_meets(h, Plan((reduced,)))  # (nothing of its own reached: as walked)
+    assert policy.handle_plan_on(4) and not policy.handle_plan_on(1)

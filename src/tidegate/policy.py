@@ -30,6 +30,11 @@ HANDLE_MAX_BYTES = 1 << 16
 # An input read by more tasks than this has no single meeting place: it is copied to every
 # worker that uses it (a grid, broadcast weights, a store handle).
 MEETING_FANOUT = 16
+# A root that is itself a shared handle whose loads meet no other root's data has no
+# meetings of its own (handle_meets, handle_plan_on): bit 1 on clusters averaging more than
+# one thread per worker, bit 2 on one-thread clusters too (measured: 2 x 1 better, 4 x 1
+# worse; anom31-findings.txt). 0: main's decisions, its readers' meetings walked from it.
+HANDLE_PLAN = 1
 
 # Data whose root feeds more meetings than this (a 2-D stencil's block, read by 9 overlaps)
 # is held until the last of them: completing one frees none of it.
@@ -117,6 +122,42 @@ def _is_one_handle(data_inputs: int, readers: int, nbytes: float) -> bool:
     """:func:`is_handle` for one task, without numpy (1.4 us a call on scalars: the plugin
     asks it of most tasks' first input, through :func:`is_root`)."""
     return data_inputs == 0 and readers >= SHARED_FANOUT and not nbytes >= HANDLE_MAX_BYTES
+
+
+def handle_meets(task, plan) -> bool:
+    """Does root ``task``, a shared handle by structure (:func:`is_handle`: no data inputs,
+    read by ``SHARED_FANOUT`` or more tasks, its size unknown before it runs), meet other
+    roots' data where it runs? ``plan``: its :func:`meeting_plan` within ``depth`` (no
+    halo walk). Not when no input of the meetings it reaches comes up a single-input
+    chain from another root (each such chain ends at ``task``; the others start at a task
+    of several inputs, a reduction): an opened store whose loads meet only each other or
+    reductions. It is copied to every worker that reads it, and its readers are the
+    roots, each placed by its own meetings. Walked as data, its meetings lacked all its
+    readers and the books reserved them on its worker (the seed anomaly's zarr array, 12
+    loads: twin 2 x 4, that worker's in-flight count full of reservations, the other took
+    a fifth root, which opened a reduction group, and its partners followed: 8 loads
+    against 4, peak 1.24x queuing's; anom31-findings.txt). A stencil's block (8 MB, read by
+    its 9 overlap pieces, unknown until it ran) meets its neighbours' blocks: yes. Asked
+    where :func:`handle_plan_on` says."""
+    own = False
+    for inputs in plan.inputs:
+        for entry in inputs:
+            end = entry[1]
+            if end is task:  # (identity, as meeting_plan's halo test)
+                own = True
+            elif end is not None:
+                return True  # another root's data
+    return not own
+
+
+def handle_plan_on(threads: float) -> bool:
+    """Is :func:`handle_meets` asked on a cluster of ``threads`` threads per worker
+    (``HANDLE_PLAN``'s bits 1 and 2; 0: never, main's decisions)? On one-thread workers
+    the walked handle's reservations, all made on one worker, hid a reduction group's
+    partners from the other workers' counts (its opener reserved none anew, so they came
+    in by the count): without them the seed anomaly took 1.01x queuing's time at 4 x 1
+    against 0.95x (0.99x against 1.02x at 2 x 1)."""
+    return bool(HANDLE_PLAN & (1 if threads > 1 else 2))
 
 
 def may_load_beside(threads: int, roots_processing: int, processing: int) -> bool:

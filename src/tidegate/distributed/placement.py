@@ -14,6 +14,7 @@ import math
 
 from . import restricted
 from ..policy import (
+    HANDLE_MAX_BYTES,
     SHARED_FANOUT,
     further_by_plan,
     further_meeting,
@@ -23,6 +24,8 @@ from ..policy import (
     waits_for_further,
     walked_tasks,
     halo_depth,
+    handle_meets,
+    handle_plan_on,
     joins_started_fan_in,
     may_fit_count,
     meeting_plan,
@@ -643,12 +646,23 @@ class Placement:
             return entry[1]
         if len(self._chains) > CHAINS_KEPT:
             self._chains.clear()  # a big graph's: those of roots placed long ago
-        if not ts.dependents:
+        deps = ts.dependents
+        if not deps:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
+        s = self.scheduler
+        if len(deps) >= SHARED_FANOUT and not ts.nbytes >= HANDLE_MAX_BYTES \
+                and all(map(_constant, ts.dependencies)) \
+                and handle_plan_on(s.total_nthreads / max(1, len(s.workers))) \
+                and not handle_meets(ts, meeting_plan(ts, _dependents, _dependencies,
+                                                      constant=_constant,
+                                                      chains=self._chains)):  # fmt: skip
+            # A store handle whose loads meet only each other: its readers are the roots
+            # (policy.handle_meets; kept as its plan)
+            self._plans[ts.key] = (ts, _NO_MEETINGS)
+            return _NO_MEETINGS
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
                             chains=self._chains, group=_group,
-                            halo_depth=halo_depth(self.scheduler.total_nthreads,
-                                                  len(self.scheduler.workers)))
+                            halo_depth=halo_depth(s.total_nthreads, len(s.workers)))
         self._plans[ts.key] = (ts, plan)
         return plan
 
