@@ -600,6 +600,9 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
+OWN_PARTNERS_FIRST = True  # place_root: shared partners alone do not beat waiting; False: old
+
+
 def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """Which worker should a root go to now? Index into the per-worker sequences, or None
     (keep it withheld).
@@ -625,9 +628,13 @@ def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """
     n = len(admissible)
     own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
+    # With partners of its own somewhere, only their workers are ranked here (shared ones
+    # rank among those): a worker holding shared inputs only is no partner's.
+    ranked = own if OWN_PARTNERS_FIRST and shared is not None and any(
+        p > 0 for p in own) else partner
     best = None
     for w in range(n):
-        if admissible[w] and partner[w] > 0:
+        if admissible[w] and ranked[w] > 0:
             if best is None or (partner[w], -load[w]) > (partner[best], -load[best]):
                 best = w
     if best is not None:
