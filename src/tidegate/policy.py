@@ -651,6 +651,38 @@ def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     return best
 
 
+SPLIT_HELD = True  # split_gains: a root splits from a busy partner only by held data; False: old
+
+
+def split_gains(meetings, dependencies, held, readers) -> bool:
+    """May a root parked for its partners' busy worker start on an idle worker instead
+    (the plugin's ``Admission._split``)? Not for a pair whose partner is still to be
+    computed: where every meeting has two inputs of its own (``readers``: read by fewer
+    than ``SHARED_FANOUT`` tasks; a shared grid is no partner's), none of them held
+    (``held``: in memory). The partner then waits on its busy worker (queued behind its
+    running task): the meeting waits for it wherever the root loads, and the split adds a
+    copy of one side to that wait. A meeting of more inputs still splits (its partners
+    load side by side, not one after another on the busy worker). Why:
+    twin vorticity-files 4 x 1 (bench/results/tail31-findings.txt): the last step's first
+    read was sent to a busy one-thread worker, queued behind a 160 ms vorticity; an idle
+    worker took the step's second read (the split), and the meeting waited for the first
+    read and then a 32 MB copy (160 ms at 200 MB/s): 1.21 s against 1.07 waiting. The split
+    was made for a reduction's held chunk means (zarr anomaly 2 x 1, admission._split):
+    there the partners are held. ``meetings``: the root's (``MeetingPlan.meetings``)."""
+    if not SPLIT_HELD:
+        return True
+    for m, _ in meetings:
+        own = 0
+        for d in dependencies(m):
+            if readers(d) < SHARED_FANOUT:
+                if held(d):
+                    return True
+                own += 1
+        if own > 2:
+            return True  # several partners to compute: split, they load side by side
+    return False
+
+
 def place_consumer(local: dict, chosen):
     """Where should a task that is not a root run? ``local``: {worker: bytes of its inputs
     held there, inputs read by many tasks left out}; ``chosen``: the runtime's own choice

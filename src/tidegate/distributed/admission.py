@@ -22,9 +22,9 @@ from dask.utils import key_split
 from sortedcontainers import SortedDict
 
 from . import restricted
-from ..policy import footprint_refused, further_by_plan
+from ..policy import footprint_refused, further_by_plan, split_gains
 from .trim import _NoWorkers
-from .tasks import _NO_MOVE, _second, _where
+from .tasks import _NO_MOVE, _dependencies, _second, _where
 
 _KEY = operator.attrgetter("key")
 _NONE_KEPT = itertools.repeat(False)  # (a root that did not stay: never its park entry)
@@ -33,6 +33,16 @@ logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
+
+
+def _held(ts) -> bool:
+    """Is ts's result in memory (policy.split_gains' ``held``)?"""
+    return ts.state == "memory"
+
+
+def _readers(ts) -> int:
+    """How many tasks read ts (policy.split_gains' ``readers``)."""
+    return len(ts.dependents)
 
 
 class Admission:
@@ -740,6 +750,9 @@ class Admission:
             partners, allowed = self._broadcast.restrict(
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
+            if not kept and not split_gains(self._plan(ts).meetings, _dependencies, _held,
+                                            _readers):
+                continue  # its partners are still to be computed: it waits for them
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
                 if book is None or (book.processing and not kept):
