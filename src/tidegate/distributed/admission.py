@@ -751,8 +751,8 @@ class Admission:
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
             if not kept and not split_gains(self._plan(ts).meetings, _dependencies, _held,
-                                            _readers):
-                continue  # its partners are still to be computed: it waits for them
+                                            _readers, self._saturated(s, self._parked[ts])):
+                continue  # its partner is still to be computed there: it waits for it
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
                 if book is None or (book.processing and not kept):
@@ -767,6 +767,16 @@ class Admission:
                     taken.add(got)
                     self._update()
                 break
+
+    @staticmethod
+    def _saturated(s, on) -> bool:
+        """Has every worker of ``on`` (a parked root's partners' workers) no thread free,
+        its tasks processing more than its threads (policy.split_gains' ``saturated``)?"""
+        for addr in on:
+            ws = s.workers.get(addr)
+            if ws is not None and len(ws.processing) <= ws.nthreads:
+                return False
+        return True
 
     def _look_held(self, s, ts, looked, examined):
         """Look, best first, at the woken held readers better than ``ts`` (the best other
