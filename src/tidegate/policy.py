@@ -669,7 +669,7 @@ def split_gains(meetings, dependencies, held, readers, saturated: bool = True) -
     twin vorticity-files 4 x 1 (bench/results/tail31-findings.txt): the last step's first
     read was sent to a busy one-thread worker, queued behind a 160 ms vorticity; an idle
     worker took the step's second read (the split), and the meeting waited for the first
-    read and then a 32 MB copy (160 ms at 200 MB/s): 1.21 s against 1.07 waiting. The split
+    read and then a 32 MB copy (160 ms at 200 MB/s): 1.211 s, 1.086 waiting. The split
     was made for a reduction's held chunk means (zarr anomaly 2 x 1, admission._split):
     there the partners are held. ``meetings``: the root's (``MeetingPlan.meetings``)."""
     if not SPLIT_HELD or not saturated:
@@ -681,8 +681,8 @@ def split_gains(meetings, dependencies, held, readers, saturated: bool = True) -
                 if held(d):
                     return True
                 own += 1
-        if own > 2:
-            return True  # several partners to compute: split, they load side by side
+        if own != 2:
+            return True  # no pair (several partners load side by side): split
     return False
 
 
