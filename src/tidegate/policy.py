@@ -664,6 +664,9 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
+OWN_PARTNERS_FIRST = True  # place_root: shared partners alone do not beat waiting; False: old
+
+
 def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """Which worker should a root go to now? Index into the per-worker sequences, or None
     (keep it withheld).
@@ -689,9 +692,13 @@ def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     """
     n = len(admissible)
     own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
+    # With partners of its own somewhere, only their workers are ranked here (shared ones
+    # rank among those): a worker holding shared inputs only is no partner's.
+    ranked = own if OWN_PARTNERS_FIRST and shared is not None and any(
+        p > 0 for p in own) else partner
     best = None
     for w in range(n):
-        if admissible[w] and partner[w] > 0:
+        if admissible[w] and ranked[w] > 0:
             if best is None or (partner[w], -load[w]) > (partner[best], -load[best]):
                 best = w
     if best is not None:
@@ -706,6 +713,41 @@ def place_root(partner, admissible, idle, load, shared=None) -> int | None:
         if admissible[w] and (best is None or load[w] < load[best]):
             best = w
     return best
+
+
+SPLIT_HELD = True  # split_gains: a root splits from a busy partner only by held data; False: old
+
+
+def split_gains(meetings, dependencies, held, readers, saturated: bool = True) -> bool:
+    """May a root parked for its partners' busy worker start on an idle worker instead
+    (the plugin's ``Admission._split``)? Not for a pair whose partner is still to be
+    computed: where every meeting has two inputs of its own (``readers``: read by fewer
+    than ``SHARED_FANOUT`` tasks; a shared grid is no partner's), none of them held
+    (``held``: in memory). The partner then waits on its busy worker (queued behind its
+    running task): the meeting waits for it wherever the root loads, and the split adds a
+    copy of one side to that wait. A meeting of more inputs still splits (its partners
+    load side by side, not one after another on the busy worker), and so does a root whose
+    partners' workers are not ``saturated`` (some has a thread free: it refuses the root for
+    another reason, a memory budget, that may hold long after the partner is computed;
+    twin vorticity 8 x 2 under a 200 MB budget: waiting, 4.133 s against 3.982). Why:
+    twin vorticity-files 4 x 1 (bench/results/tail31-findings.txt): the last step's first
+    read was sent to a busy one-thread worker, queued behind a 160 ms vorticity; an idle
+    worker took the step's second read (the split), and the meeting waited for the first
+    read and then a 32 MB copy (160 ms at 200 MB/s): 1.211 s, 1.086 waiting. The split
+    was made for a reduction's held chunk means (zarr anomaly 2 x 1, admission._split):
+    there the partners are held. ``meetings``: the root's (``MeetingPlan.meetings``)."""
+    if not SPLIT_HELD or not saturated:
+        return True
+    for m, _ in meetings:
+        own = 0
+        for d in dependencies(m):
+            if readers(d) < SHARED_FANOUT:
+                if held(d):
+                    return True
+                own += 1
+        if own != 2:
+            return True  # no pair (several partners load side by side): split
+    return False
 
 
 def place_consumer(local: dict, chosen):

@@ -23,17 +23,28 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import footprint_refused, further_by_plan
+from ..policy import footprint_refused, further_by_plan, split_gains
 from .trim import _NoWorkers
-from .tasks import _NO_MOVE, _second, _where
+from .tasks import _NO_MOVE, _dependencies, _second, _where
 
 _KEY = operator.attrgetter("key")
+_PRIORITY = operator.attrgetter("priority")
 _NONE_KEPT = itertools.repeat(False)  # (a root that did not stay: never its park entry)
 
 logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
+
+
+def _held(ts) -> bool:
+    """Is ts's result in memory (policy.split_gains' ``held``)?"""
+    return ts.state == "memory"
+
+
+def _readers(ts) -> int:
+    """How many tasks read ts (policy.split_gains' ``readers``)."""
+    return len(ts.dependents)
 
 
 class Admission:
@@ -735,8 +746,6 @@ class Admission:
         # not met again by every later root (1,000 idle workers: quadratic, 8% of the
         # plugin's bytecodes on the twin's anomaly).
         taken: set = set()
-        def best(t):
-            return t.priority
         parks = self._further_parks
         if parks and policy_module.SPLIT_OPENS:
             # Roots parked for their further meeting only (their own meeting not opened:
@@ -747,12 +756,17 @@ class Admission:
 
             def best(t):
                 return (t.key not in parks or t.key in owed, t.priority)
+        else:
+            best = _PRIORITY
         for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=best):
             lacks: set = set()
             kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
+            if not kept and not split_gains(self._plan(ts).meetings, _dependencies, _held,
+                                            _readers, self._saturated(s, self._parked[ts])):
+                continue  # its partner is still to be computed there: it waits for it
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
                 if book is None or (book.processing and not kept):
@@ -767,6 +781,16 @@ class Admission:
                     taken.add(got)
                     self._update()
                 break
+
+    @staticmethod
+    def _saturated(s, on) -> bool:
+        """Has every worker of ``on`` (a parked root's partners' workers) no thread free,
+        its tasks processing more than its threads (policy.split_gains' ``saturated``)?"""
+        for addr in on:
+            ws = s.workers.get(addr)
+            if ws is not None and len(ws.processing) <= ws.nthreads:
+                return False
+        return True
 
     def _look_held(self, s, ts, looked, examined):
         """Look, best first, at the woken held readers better than ``ts`` (the best other
