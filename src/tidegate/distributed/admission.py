@@ -764,8 +764,12 @@ class Admission:
             partners, allowed = self._broadcast.restrict(
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
-            if not kept and not split_gains(self._plan(ts).meetings, _dependencies, _held,
-                                            _readers, self._saturated(s, self._parked[ts])):
+            # A root that opens its meeting here (SPLIT_OPENS' first ones: reserved nowhere,
+            # so its partner is not waiting on a busy worker) splits nothing.
+            opens = best is not _PRIORITY and ts.key in parks and ts.key not in owed
+            if not kept and not opens and not split_gains(
+                    self._plan(ts).meetings, _dependencies, _held, _readers,
+                    self._saturated(s, self._parked[ts])):
                 continue  # its partner is still to be computed there: it waits for it
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
