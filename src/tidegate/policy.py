@@ -1234,10 +1234,12 @@ def partners_on_one(task, entries, w, where, nbytes=None):
     for chain_tops, end, handle, inner, others, _ in entries:
         if inner is not None or others:
             return None
+        i = 0
         for c in chain_tops:
             held = where(c)
             if held:
                 break
+            i += 1
         else:
             r = chain_tops[-1] if handle is not None and _sized_as_handle(handle, nbytes) \
                 else end  # fmt: skip
@@ -1247,47 +1249,48 @@ def partners_on_one(task, entries, w, where, nbytes=None):
         if len(held) != 1 or held[0] != w:
             return None
         count += 1
-        tops.append(_below(chain_tops, c))
+        tops.append((c, chain_tops[:i]))  # (_below's, without its search)
     if not count:
         return None
     return count, lacks, tops
 
 
-def mirrored_inputs(task, opener, plan: MeetingPlan, dependents, dependencies,
+def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
                     fanout: int = MEETING_FANOUT, constant=None,
-                    chains: dict | None = None, depth: int = 4):
-    """The entries of root ``task``'s plan as its ``opener``'s ``plan`` mirrors them: of the
-    one meeting of ``plan`` with entries (other meetings read only inputs read by many),
-    the entries but task's own (exactly one holds task), with the opener's own input's
-    chain (its ``via``) instead; None when plan is not of that form. Task's plan is that
-    when the two roots meet in that meeting alone and task's other meetings read only
-    inputs read by many, as the opener's do (a tree reduction's group of 4: anomaly's
-    loads, each also subtracted from the mean): an assumption about the graph,
-    not checked here (see ``OWED_FAST``)."""
-    out = None
+                    chains: dict | None = None, depth: int = 4) -> dict | None:
+    """The entries of the plans of the roots an opener's ``plan`` lacks, as the opener's
+    plan mirrors them: ``{id(t): (t, entries)}`` for each task t of the chains of the one
+    meeting of ``plan`` with entries (its other meetings read only inputs read by many):
+    that meeting's entries but the one of t's chain, with the opener's own input's chain
+    (its ``via``) instead; a task of two chains: ``(t, None)``. None when plan is not of
+    that form. A root's plan is that when it and the opener meet in that meeting alone and
+    its other meetings read only inputs read by many, as the opener's do (a tree
+    reduction's group of 4: anomaly's loads, each also subtracted from the mean): an
+    assumption about the graph, not checked here (see ``OWED_FAST``). Cost: once per
+    opener, its lacked roots then read it."""
+    ins = via = None
     inputs = iter(plan.inputs)
-    for m, via in plan.meetings:
+    for m, v in plan.meetings:
         if len(dependencies(m)) > fanout:
             continue  # (no entry: _meeting_plan's skip)
-        ins = next(inputs)
-        if not ins:
+        entries = next(inputs)
+        if not entries:
             continue
-        if out is not None:
+        if ins is not None:
             return None
-        out = []
-        hit = 0
-        for e in ins:
-            for c in e[0]:
-                if c is task:
-                    hit += 1
-                    break
-            else:
-                out.append(e)
-        n = len(dependents(via))
-        if hit != 1 or n > fanout:
-            return None
-        chain = _chain_of(via, dependents, dependencies, depth, fanout, constant, chains)
-        out.append(chain + (n > 1, not (constant is not None and constant(via))))
+        ins, via = entries, v
+    if ins is None:
+        return None
+    n = len(dependents(via))
+    if n > fanout:
+        return None
+    own = _chain_of(via, dependents, dependencies, depth, fanout, constant, chains) \
+        + (n > 1, not (constant is not None and constant(via)))  # fmt: skip
+    out: dict = {}
+    for i, e in enumerate(ins):
+        rest = ins[:i] + ins[i + 1:] + (own,)
+        for c in e[0]:
+            out[id(c)] = (c, None if id(c) in out else rest)
     return out
 
 

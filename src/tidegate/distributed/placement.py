@@ -45,6 +45,11 @@ from .tasks import (
     _nbytes, _partners, _returned, _where,
 )
 
+def _widest(plan) -> int:
+    """The most inputs of one of the plan's meetings (policy.passes_busy's ``widest``)."""
+    return max((len(m.dependencies) for m, _ in plan.meetings), default=0)
+
+
 CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 WALKS_KEPT = 4096  # queued roots' walks kept (Plugin._walks), at most
 
@@ -214,7 +219,7 @@ class Placement:
             # (an opener: its reserved roots' first placements read its plan, _owed_place)
             if len(self._opened) >= WALKS_KEPT:
                 self._opened.clear()
-            self._opened[ts.key] = (ts, self._plan(ts))
+            self._opened[ts.key] = [ts, self._plan(ts), False, None]
         return addr, partners
 
     def _waits_again(self, ts, kept, stimulus_id):
@@ -284,21 +289,26 @@ class Placement:
             plan = kept[1]
             entries = chain.from_iterable(plan.inputs)
             first = self._kept(ts)
+            widest = None
         elif policy_module.OWED_FAST == 2:
-            ots = s.tasks.get(opener)
             kept = self._opened.get(opener)
-            if ots is None or kept is None or kept[0] is not ots:
+            if kept is None:
                 return None
-            plan = kept[1]
-            entries = mirrored_inputs(ts, ots, plan, _dependents, _dependencies,
-                                      constant=_constant, chains=self._chains)  # fmt: skip
-            if entries is None:
+            ots, plan, mirrors, widest = kept
+            if mirrors is False:  # (read first now: once per opener)
+                mirrors = kept[2] = mirrored_inputs(plan, _dependents, _dependencies,
+                                                    constant=_constant, chains=self._chains)
+                widest = kept[3] = _widest(plan)
+            entries = mirrors and mirrors.get(id(ts))
+            if not entries or entries[0] is not ts or entries[1] is None:
                 return None
+            entries = entries[1]
             first = self._kept(ots)  # (its reduction's first task: of the same group)
         else:
             plan = self._plan(ts)
             entries = chain.from_iterable(plan.inputs)
             first = self._kept(ts)
+            widest = None
         if plan.deep or plan.gather or plan.spread or plan.wide is not None:
             return None
         walked = partners_on_one(ts, entries, w, _where, self._size)
@@ -311,8 +321,7 @@ class Placement:
         n, lacks, tops = walked
         complete = {w}
         if policy_module.BUSY_PASS and not passes_busy(
-                book.processing, book.threads,
-                max(len(m.dependencies) for m, _ in plan.meetings)):  # fmt: skip
+                book.processing, book.threads, _widest(plan) if widest is None else widest):
             complete = ()
         elif policy_module.FREES_SLOT & 1 and frees_slot_on(book.threads):
             carries, reduces = _frees(books)
