@@ -285,27 +285,24 @@ class Placement:
         if book is None or s.workers.get(w) not in s.running:
             return None
         kept = self._plans.get(ts.key)
-        if kept is not None and kept[0] is ts:
-            plan = kept[1]
-            entries = chain.from_iterable(plan.inputs)
-            first = self._kept(ts)
-            widest = None
-        elif policy_module.OWED_FAST == 2:
-            kept = self._opened.get(opener)
-            if kept is None:
-                return None
-            ots, plan, mirrors, widest = kept
-            if mirrors is False:  # (read first now: once per opener)
-                mirrors = kept[2] = mirrored_inputs(plan, _dependents, _dependencies,
-                                                    constant=_constant, chains=self._chains)
-                widest = kept[3] = _widest(plan)
-            entries = mirrors and mirrors.get(id(ts))
-            if not entries or entries[0] is not ts or entries[1] is None:
-                return None
-            entries = entries[1]
-            first = self._kept(ots)  # (its reduction's first task: of the same group)
-        else:
-            plan = self._plan(ts)
+        entries = None
+        if (kept is None or kept[0] is not ts) and policy_module.OWED_FAST == 2:
+            mirrored = self._opened.get(opener)
+            if mirrored is not None:
+                ots, plan, mirrors, widest = mirrored
+                if mirrors is False:  # (read first now: once per opener)
+                    mirrors = mirrored[2] = mirrored_inputs(
+                        plan, _dependents, _dependencies, constant=_constant,
+                        chains=self._chains)  # fmt: skip
+                    widest = mirrored[3] = _widest(plan)
+                entries = mirrors and mirrors.get(id(ts))
+                if entries and entries[0] is ts and entries[1] is not None:
+                    entries = entries[1]
+                    first = self._kept(ots)  # (its reduction's first task: of one group)
+                else:
+                    entries = None
+        if entries is None:  # its own plan (kept, else made now: _decide would)
+            plan = kept[1] if kept is not None and kept[0] is ts else self._plan(ts)
             entries = chain.from_iterable(plan.inputs)
             first = self._kept(ts)
             widest = None
