@@ -1321,6 +1321,85 @@ def meeting_partners(
     return scores
 
 
+def partners_on_one(task, entries, w, where, nbytes=None):
+    """:func:`meeting_partners`' walk of ``entries`` (a plan's inputs' entries, every
+    meeting's together) when its answer is worker ``w`` alone: ``(count, lacks, tops)``, the
+    partners' count on w, the roots lacked (their tasks) and the tops completing there
+    (``meeting_partners``' ``tops[w]``, in another order, found again where two meetings
+    complete); None when an input is read by other tasks (``shared``), has a handle read
+    by 8-16 tasks inside its chain (``_top``'s case), is held or processing on another
+    worker than w, or none is found on w. With no input shared or found elsewhere,
+    ``meeting_partners`` gives ``{w: count}``, ``complete`` {w} (an unshared input found
+    there: its data waits for task's alone), no ``shared`` and these lacks and tops (each
+    found input's top; a complete meeting's adds the same again). Read by a root's meetings
+    whose other inputs are on its opener's worker or nowhere: a tree reduction's group of
+    4 (anomaly), a pair's second root (rechunk-add's a-side)."""
+    lacks: set = set()
+    tops: list = []
+    count = 0
+    for chain_tops, end, handle, inner, others, _ in entries:
+        if inner is not None or others:
+            return None
+        i = 0
+        for c in chain_tops:
+            held = where(c)
+            if held:
+                break
+            i += 1
+        else:
+            r = chain_tops[-1] if handle is not None and _sized_as_handle(handle, nbytes) \
+                else end  # fmt: skip
+            if r is not None and r is not task:
+                lacks.add(r)
+            continue
+        if len(held) != 1 or held[0] != w:
+            return None
+        count += 1
+        tops.append((c, chain_tops[:i]))  # (_below's, without its search)
+    if not count:
+        return None
+    return count, lacks, tops
+
+
+def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
+                    fanout: int = MEETING_FANOUT, constant=None,
+                    chains: dict | None = None, depth: int = 4) -> dict | None:
+    """The entries of the plans of the roots an opener's ``plan`` lacks, as the opener's
+    plan mirrors them: ``{id(t): (t, entries)}`` for each task t of the chains of the one
+    meeting of ``plan`` with entries (its other meetings read only inputs read by many):
+    that meeting's entries but the one of t's chain, with the opener's own input's chain
+    (its ``via``) instead; a task of two chains: ``(t, None)``. None when plan is not of
+    that form. A root's plan is that when it and the opener meet in that meeting alone and
+    its other meetings read only inputs read by many, as the opener's do (a tree
+    reduction's group of 4: anomaly's loads, each also subtracted from the mean): an
+    assumption about the graph, not checked here (see ``OWED_FAST``). Cost: once per
+    opener, its lacked roots then read it."""
+    ins = via = None
+    inputs = iter(plan.inputs)
+    for m, v in plan.meetings:
+        if len(dependencies(m)) > fanout:
+            continue  # (no entry: _meeting_plan's skip)
+        entries = next(inputs)
+        if not entries:
+            continue
+        if ins is not None:
+            return None
+        ins, via = entries, v
+    if ins is None:
+        return None
+    n = len(dependents(via))
+    if n > fanout:
+        return None
+    own = _chain_of(via, dependents, dependencies, depth, fanout, constant, chains) \
+        + (n > 1, not (constant is not None and constant(via)))  # fmt: skip
+    out: dict = {}
+    for i, e in enumerate(ins):
+        rest = ins[:i] + ins[i + 1:] + (own,)
+        for c in e[0]:
+            out[id(c)] = (c, None if id(c) in out else rest)
+    return out
+
+
 def further_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     constant=None, nbytes=None,
@@ -1645,6 +1724,15 @@ def frees_slot_on(threads: int) -> bool:
 # passes_for_group keeping wall28/w44's pass for pairs' roots: (1, 0) restores main's
 # decisions (bench/results/busy29-findings.txt).
 BUSY_PASS = 2
+
+# A root reserved on a worker by the root that opened its meeting (books' ``owed``) is placed
+# by a walk of that meeting's other inputs alone when each is on that worker or nowhere, no
+# input is shared, gated or a handle read by 8-16, its plan is none of the rarer kinds, and its
+# reduction does not split (the plugin's Placement._owed_place): the answer _decide finds, with
+# fewer steps. 1: by the root's own plan (made if not kept); 2: on a first placement by its
+# opener's plan, the meeting's inputs but this root's own and with the opener's (the sibling's
+# plan assumed the opener's mirror: a decision change wherever it is not); 0: off.
+OWED_FAST = 1
 
 
 def passes_busy(processing: int, threads: int, widest: int) -> bool:

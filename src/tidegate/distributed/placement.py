@@ -39,12 +39,20 @@ from ..policy import (
     after_reduction,
     reduced_enough,
     waits_for_own_reduction,
+    mirrored_inputs,
+    partners_on_one,
+    passes_busy,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
     _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
     _nbytes, _partners, _returned, _where,
 )
+
+def _widest(plan) -> int:
+    """The most inputs of one of the plan's meetings (policy.passes_busy's ``widest``)."""
+    return max((len(m.dependencies) for m, _ in plan.meetings), default=0)
+
 
 CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 WALKS_KEPT = 4096  # queued roots' walks kept (Plugin._walks), at most
@@ -196,6 +204,12 @@ class Placement:
             out = self._still_withheld(ts, withheld, stimulus_id)
             if out is not None:
                 return out
+        if policy_module.OWED_FAST:
+            owed = self.books.owed.get(ts.key)
+            if owed is not None:
+                out = self._owed_place(ts, owed, stimulus_id)
+                if out is not None:
+                    return out
         addr, partners = self._decide(ts, stimulus_id)
         if addr is None:
             entry = self._entry
@@ -205,6 +219,11 @@ class Placement:
                 if self._parks_further is ts and entry[3] is not None \
                         and self._walks.get(ts.key) is entry:  # fmt: skip
                     parks[ts.key] = (ts, entry, self._lacked, self._plan(ts))
+        elif self._lacked and policy_module.OWED_FAST == 2:
+            # (an opener: its reserved roots' first placements read its plan, _owed_place)
+            if len(self._opened) >= WALKS_KEPT:
+                self._opened.clear()
+            self._opened[ts.key] = [ts, self._plan(ts), False, None]
         return addr, partners
 
     def _waits_again(self, ts, kept, stimulus_id):
@@ -249,6 +268,101 @@ class Placement:
         addr = books.place(ts.key, math.nan, ts.group.name, hint, (), stimulus_id, lacks,
                            None, hint.keys(), commits=plan.further, further=plan.pair)
         return (addr, {}) if addr is not None else (None, hint)
+
+    def _owed_place(self, ts, owed, stimulus_id):
+        """_decide's answer for root ts, reserved on worker w by the root that opened its
+        meeting (``owed``: ``(w, opener)``), when its meetings' other inputs are each on w
+        or nowhere (policy.partners_on_one); else None (then _decide finds it). What
+        _decide reads on its way there, asked here with fewer steps: its plan (kept, else
+        made now; with ``OWED_FAST`` 2 on a first placement its opener's mirrored,
+        policy.mirrored_inputs), none of the rarer kinds (deep, gather, wide, spread), the
+        walk of its inputs (``{w: n}``, complete {w}, no shared input: passes_busy and
+        frees_slot filter complete as there), no broadcast input (restrict leaves all as it
+        is), its reduction not split (``_splits``: else _by_held may choose), then
+        books.place as its partners' branch calls it. Why: anomaly's groups of 4 under a
+        tree reduction: 3 of 4 roots are reserved by their group's opener (75% of first
+        placements, all placed on its worker or waiting for it: walk30-findings.txt)."""
+        w, opener = owed
+        s = self.scheduler
+        books = self.books
+        book = books.workers.get(w)
+        if book is None or s.workers.get(w) not in s.running:
+            return None
+        kept = self._plans.get(ts.key)
+        entries = None
+        if (kept is None or kept[0] is not ts) and policy_module.OWED_FAST == 2:
+            mirrored = self._opened.get(opener)
+            if mirrored is not None:
+                ots, plan, mirrors, widest = mirrored
+                if mirrors is False:  # (read first now: once per opener)
+                    mirrors = mirrored[2] = mirrored_inputs(
+                        plan, _dependents, _dependencies, constant=_constant,
+                        chains=self._chains)  # fmt: skip
+                    widest = mirrored[3] = _widest(plan)
+                entries = mirrors and mirrors.get(id(ts))
+                if entries and entries[0] is ts and entries[1] is not None:
+                    entries = entries[1]
+                    first = self._kept(ots)  # (its reduction's first task: of one group)
+                else:
+                    entries = None
+        if entries is None:  # its own plan (kept, else made now: _decide would)
+            plan = kept[1] if kept is not None and kept[0] is ts else self._plan(ts)
+            entries = chain.from_iterable(plan.inputs)
+            first = self._kept(ts)
+            widest = None
+        if plan.deep or plan.gather or plan.spread or plan.wide is not None:
+            return None
+        walked = partners_on_one(ts, entries, w, _where, self._size)
+        if walked is None:
+            return None
+        if self._broadcast.restricts(s, ts):
+            return None
+        if first is not None and reduced_enough(_returned(first.group), self._size(ts)):
+            return None  # (_splits: _by_held may place it elsewhere)
+        n, lacks, tops = walked
+        complete = {w}
+        if policy_module.BUSY_PASS and not passes_busy(
+                book.processing, book.threads, _widest(plan) if widest is None else widest):
+            complete = ()
+        elif policy_module.FREES_SLOT & 1 and frees_slot_on(book.threads):
+            carries, reduces = _frees(books)
+            if not frees_slot(tops, carries, reduces):
+                complete = ()
+        lacks = self._lacked = {r.key for r in lacks} if lacks else set()
+        partners = {w: n}
+        if books.audit:  # (tests: _decide's way gives the same call of books.place)
+            self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan)
+        addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
+                           stimulus_id, lacks, {}, complete, False, plan.further)
+        return addr, partners
+
+    def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, plan) -> None:
+        """Tests: _decide, its books.place call caught (nothing placed), calls it with the
+        arguments _owed_place gives (its candidates listed alike) and answers its partners."""
+        books = self.books
+        calls = []
+
+        def caught(*args, **kwargs):
+            calls.append((args, kwargs))
+
+        books.place = caught
+        try:
+            out = self._decide(ts, stimulus_id)
+        finally:
+            del books.place
+        self._entry = None
+        self._parks_further = None
+        assert len(calls) == 1, (ts.key, calls)
+        args, kwargs = calls[0]
+        key, known, group, found, listed, sid, lacked, shared, done, spread, further = args
+        assert (key, group, sid) == (ts.key, ts.group.name, stimulus_id), ts.key
+        assert found == partners and out == (None, partners), (ts.key, found, out)
+        assert list(listed) == list(self._free_iter()), ts.key
+        assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
+        assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
+        assert further == plan.further and kwargs == {"deep": False, "gather": False}, ts.key
+        self._lacked = lacks
+        self._audited("owed")
 
     def _still_withheld(self, ts, withheld, stimulus_id):
         """_decide's answer for root ts, withheld the last time for "free workers" with
@@ -761,6 +875,7 @@ class Placement:
         """The graph changed (a graph added, a task forgotten): no kept walk holds."""
         self._kept_cache.clear()
         self._plans.clear()
+        self._opened.clear()
         self._chains.clear()
         self._lookups.clear()
         self._fplans.clear()
