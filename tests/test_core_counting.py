@@ -152,9 +152,10 @@ def _taskstates(deps: dict, constants: set) -> dict:
 
 
 def _plugin_single(tasks: dict, key) -> bool:
-    """The ``single`` the plugin passes to books.on_finished when ``key`` finishes."""
+    """The ``single`` the plugin passes to books.on_finished when ``key`` finishes, its
+    inputs carrying data (only then is it asked: the books read it for carriers alone)."""
     got = []
-    books = SimpleNamespace(carrying={"someone": 1}, roots_max=0.0,
+    books = SimpleNamespace(carrying=dict.fromkeys(tasks, 1), roots_max=0.0,
                             on_finished=lambda *a: got.append(a[3]))
     plugin = SimpleNamespace(
         books=books,

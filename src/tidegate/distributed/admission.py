@@ -66,29 +66,31 @@ class Admission:
             running = False
         self._looked[addr] = running
         if running:
-            book = self.books.workers.get(addr)
+            books = self.books
+            book = books.workers.get(addr)
             if book is None or not self._plain:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
-            if self.books.may_take_some(addr):
+            # (books.may_take_some and may_progress inlined, each field read once: hot)
+            processing = book.processing
+            idle = processing == 0 and addr not in books.expecting
+            rp = book.roots_processing
+            cap = book.cap
+            under = book.held + book.estimated < book.budget
+            if idle or (rp < cap and under):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                # (books.may_progress inlined: hot)
-                idle = book.processing == 0 and addr not in self.books.expecting
-                if idle or (
-                    book.roots_processing + book.roots_untouched < book.cap
-                    and book.held + book.estimated < book.budget
-                ):  # fmt: skip
+                flight = rp + book.roots_untouched
+                if idle or (flight < cap and under):
                     # Free, least loaded first; unchanged (most looks): no call
-                    key = ((book.roots_processing + book.roots_untouched + book.processing)
-                           / book.threads, addr)
+                    threads = book.threads
+                    key = ((flight + processing) / threads, addr)
                     if self._free_key.get(addr) != key:
                         self._set_free(addr, key)
-                    count = (book.processing < book.threads or book.threads == 1,
-                             book.roots_processing + book.roots_untouched + book.owed
-                             - book.cap)  # (policy.free_thread, inlined: hot)
+                    count = (processing < threads or threads == 1,
+                             flight + book.owed - cap)  # (policy.free_thread, inlined: hot)
                     if self._count.get(addr) != count:
                         self._set_count(addr, count)
                 elif addr in self._free_key:

@@ -329,12 +329,14 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 books.on_stopped(key, stimulus_id)
                 return
             deps = ts.dependencies
-            if books.carrying:  # else no input carries anything: neither matters
-                # data embedded in the graph (a DataNode, a handle) is not a second input
-                single = len(deps) == 1 or (len(deps) > 1 and _one_data_input(ts, books.roots_max))
-                inputs = list(map(_key, deps))
-            else:
-                single, inputs = False, ()
+            carrying = books.carrying
+            # Only the inputs that carry a root's data matter to on_finished (none carries
+            # once it is left out here: nothing before its loop makes a carrier of one);
+            # without such an input, neither does ``single`` (read for them alone).
+            inputs = list(filter(carrying.__contains__, map(_key, deps))) if carrying else ()
+            # data embedded in the graph (a DataNode, a handle) is not a second input
+            single = bool(inputs) and (
+                len(deps) == 1 or (len(deps) > 1 and _one_data_input(ts, books.roots_max)))
             nbytes = ts.nbytes
             if nbytes < 0:  # (max(nbytes, 0) without the builtin's call)
                 nbytes = 0
@@ -362,8 +364,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 if len(ts.dependents) == 1:
                     self._note_combine(ts, worker)
             # (read_on is asked only of an input that carries data: no closure otherwise)
-            read_on = partial(_read_on_key, ts, books, worker) \
-                if single and not books.carrying.keys().isdisjoint(inputs) else None  # fmt: skip
+            read_on = partial(_read_on_key, ts, books, worker) if single else None
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
         elif finish == "erred":
             ts = self.scheduler.tasks.get(key)
@@ -493,7 +494,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             # (_constant inlined: once per task)
             inputs = [d for d in deps
                       if d.run_spec is not None and not isinstance(d.run_spec, DataNode)]
-            if len(inputs) > 1:
+            # (books.on_consuming does nothing unless an input carries a root's data: asked
+            # first, in C; the holders' test hashes a WorkerState in Python per input)
+            if len(inputs) > 1 and not books.carrying.keys().isdisjoint(map(_key, inputs)):
                 for d in inputs:  # (a loop, not all() of a generator: once per task)
                     if ws not in d.who_has:
                         break
