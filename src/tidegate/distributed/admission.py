@@ -72,18 +72,17 @@ class Admission:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
-            # (books.may_take_some and may_progress inlined, each field read once: hot)
-            processing = book.processing
-            idle = processing == 0 and addr not in books.expecting
-            rp = book.roots_processing
-            cap = book.cap
-            under = book.held + book.estimated < book.budget
-            if idle or (rp < cap and under):
+            # Whether the worker may take a root is the books' question (one rule for every
+            # body: not inlined here); may_progress's own test below reads the fields once.
+            if books.may_take_some(addr):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
-                flight = rp + book.roots_untouched
-                if idle or (flight < cap and under):
+                processing = book.processing
+                idle = processing == 0 and addr not in books.expecting
+                cap = book.cap
+                flight = book.roots_processing + book.roots_untouched
+                if idle or (flight < cap and book.held + book.estimated < book.budget):
                     # Free, least loaded first; unchanged (most looks): no call
                     threads = book.threads
                     key = ((flight + processing) / threads, addr)
