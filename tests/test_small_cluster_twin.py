@@ -300,19 +300,14 @@ def _anomaly_stores(n: str = ""):
     return dsk, final, durations, sizes
 
 
-def test_a_running_combines_inputs_do_not_weigh_on_where_the_last_group_loads():
-    """seed anomaly at 2 x 2: the last reduction group's loads are placed by held bytes
-    (policy.places_by_held) while one worker's combine still held its 4 chunk-means, gone
-    0.4 ms later; by them that worker looked half a load heavier and two loads stayed with
-    their partners: 7 loads against 5 on every naming, the stores following them (peak 1.10x
-    queuing's summed over namings, 288 MB against 256-264). Now a worker's held bytes are
-    counted after the reductions running there (policy.after_reduction): 6 / 6, peak 0.98x,
-    makespan 1.009 -> 0.975x. Judged summed over four namings."""
+def _anomaly_stores_summed(namings, threads: int):
+    """Queue and tidegate on ``_anomaly_stores`` at 2 x ``threads``, 10 ms overrun, summed
+    over ``namings``: (loads on the busiest worker, tidegate's and queue's peaks, their
+    makespans)."""
     t_make = q_make = t_peak = q_peak = busiest = 0
-    namings = ("", "-n1", "-n2", "-n3")
     for n in namings:
         dsk, final, durations, sizes = _anomaly_stores(n)
-        q, t = simulate(dsk, keys=[final], workers=2, threads_per_worker=2,
+        q, t = simulate(dsk, keys=[final], workers=2, threads_per_worker=threads,
                         policy=["queue", "tidegate"], durations=lambda k: durations.get(k, 0.0),
                         sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=0,
                         processes=1, record_memory=False, **NET)  # fmt: skip
@@ -324,6 +319,19 @@ def test_a_running_combines_inputs_do_not_weigh_on_where_the_last_group_loads():
         t_make, q_make = t_make + t.makespan, q_make + q.makespan
         t_peak += max(t.peak_memory_per_worker)
         q_peak += max(q.peak_memory_per_worker)
+    return busiest, t_peak, q_peak, t_make, q_make
+
+
+def test_a_running_combines_inputs_do_not_weigh_on_where_the_last_group_loads():
+    """seed anomaly at 2 x 2: the last reduction group's loads are placed by held bytes
+    (policy.places_by_held) while one worker's combine still held its 4 chunk-means, gone
+    0.4 ms later; by them that worker looked half a load heavier and two loads stayed with
+    their partners: 7 loads against 5 on every naming, the stores following them (peak 1.10x
+    queuing's summed over namings, 288 MB against 256-264). Now a worker's held bytes are
+    counted after the reductions running there (policy.after_reduction): 6 / 6, peak 0.98x,
+    makespan 1.009 -> 0.975x. Judged summed over four namings."""
+    namings = ("", "-n1", "-n2", "-n3")
+    busiest, t_peak, q_peak, t_make, q_make = _anomaly_stores_summed(namings, threads=2)
     # before: 7 loads on one worker in every naming, peak 1.099x, makespan 1.009x
     assert busiest <= 6 * len(namings) + 1, busiest
     assert t_peak <= q_peak, (t_peak, q_peak)
@@ -412,22 +420,8 @@ def test_a_store_handle_reserves_none_of_its_loads_on_its_worker():
     namings; makespan 0.74x). A shared handle whose loads meet no other root's data has no
     meetings of its own (policy.handle_meets): 6 / 6, peak 0.94x, makespan 1.00x. Judged
     summed over four namings (fails with policy.HANDLE_PLAN = 0)."""
-    t_make = q_make = t_peak = q_peak = busiest = 0
     namings = ("", "-n1", "-n2", "-n3")
-    for n in namings:
-        dsk, final, durations, sizes = _anomaly_stores(n)
-        q, t = simulate(dsk, keys=[final], workers=2, threads_per_worker=4,
-                        policy=["queue", "tidegate"], durations=lambda k: durations.get(k, 0.0),
-                        sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=0,
-                        processes=1, record_memory=False, **NET)  # fmt: skip
-        loads: dict = {}
-        for s in t.trace.tasks:
-            if s.group.startswith("from-zarr"):
-                loads[s.worker] = loads.get(s.worker, 0) + 1
-        busiest += max(loads.values())
-        t_make, q_make = t_make + t.makespan, q_make + q.makespan
-        t_peak += max(t.peak_memory_per_worker)
-        q_peak += max(q.peak_memory_per_worker)
+    busiest, t_peak, q_peak, t_make, q_make = _anomaly_stores_summed(namings, threads=4)
     # before: 8 loads on one worker in every naming, peak 1.228x, makespan 0.737x
     assert busiest <= 6 * len(namings) + 1, busiest
     assert t_peak <= q_peak, (t_peak, q_peak)
