@@ -458,6 +458,23 @@ def _vorticity_files(n: str):
     return dsk, f"total{n}", durations, sizes
 
 
+def _vorticity_files_summed(workers: int):
+    """Queue and tidegate on ``_vorticity_files`` at ``workers`` x 1, 2 ms overrun, summed over
+    four namings x three seeds: (tidegate's makespan, queue's, tidegate's bytes moved)."""
+    t_make = q_make = t_moved = 0
+    for n in ("", "-n1", "-n2", "-n3"):
+        dsk, final, durations, sizes = _vorticity_files(n)
+        for seed in range(3):
+            q, t = simulate(dsk, keys=[final], workers=workers, threads_per_worker=1,
+                            policy=["queue", "tidegate"],
+                            durations=lambda k: durations.get(k, 0.0),
+                            sizes=lambda k: sizes.get(k, 16), thread_lag=0.002, seed=seed,
+                            processes=1, record_memory=False, **NET)  # fmt: skip
+            t_make, q_make = t_make + t.makespan, q_make + q.makespan
+            t_moved += t.bytes_transferred
+    return t_make, q_make, t_moved
+
+
 def test_a_pairs_second_read_waits_for_its_partner_not_for_the_grids_worker():
     """vorticity-files at 2 x 1: a step's second read, refused by its partner's busy worker,
     went to the other worker, which held only copies of the shared grids (policy.place_root
@@ -466,17 +483,7 @@ def test_a_pairs_second_read_waits_for_its_partner_not_for_the_grids_worker():
     waited. Now shared partners rank only among the workers of the root's own partners
     (policy.OWN_PARTNERS_FIRST). Judged summed over four namings x three seeds: makespan
     1.049x -> 0.893x queuing's, 672 -> 288 MB moved (queuing 1,792)."""
-    t_make = q_make = t_moved = 0
-    for n in ("", "-n1", "-n2", "-n3"):
-        dsk, final, durations, sizes = _vorticity_files(n)
-        for seed in range(3):
-            q, t = simulate(dsk, keys=[final], workers=2, threads_per_worker=1,
-                            policy=["queue", "tidegate"],
-                            durations=lambda k: durations.get(k, 0.0),
-                            sizes=lambda k: sizes.get(k, 16), thread_lag=0.002, seed=seed,
-                            processes=1, record_memory=False, **NET)  # fmt: skip
-            t_make, q_make = t_make + t.makespan, q_make + q.makespan
-            t_moved += t.bytes_transferred
+    t_make, q_make, t_moved = _vorticity_files_summed(workers=2)
     # before: 1.049x queuing's makespan, 672 MB moved (21 of its 32 MB reads, and grids)
     assert t_make <= 0.95 * q_make, (t_make, q_make)
     assert t_moved <= 400e6, t_moved
@@ -489,16 +496,6 @@ def test_a_pairs_root_does_not_split_from_a_partner_still_to_be_computed():
     32 MB copy (160 ms at 200 MB/s). A pair's root now waits for a partner still to be
     computed (policy.split_gains). Judged summed over four namings x three seeds:
     makespan 0.963x -> 0.888x queuing's, worst run 1.174x -> 1.007x, 1,088 -> 864 MB moved."""
-    t_make = q_make = t_moved = 0
-    for n in ("", "-n1", "-n2", "-n3"):
-        dsk, final, durations, sizes = _vorticity_files(n)
-        for seed in range(3):
-            q, t = simulate(dsk, keys=[final], workers=4, threads_per_worker=1,
-                            policy=["queue", "tidegate"],
-                            durations=lambda k: durations.get(k, 0.0),
-                            sizes=lambda k: sizes.get(k, 16), thread_lag=0.002, seed=seed,
-                            processes=1, record_memory=False, **NET)  # fmt: skip
-            t_make, q_make = t_make + t.makespan, q_make + q.makespan
-            t_moved += t.bytes_transferred
+    t_make, q_make, t_moved = _vorticity_files_summed(workers=4)
     assert t_make <= 0.93 * q_make, (t_make, q_make)
     assert t_moved <= 980e6, t_moved
