@@ -747,28 +747,25 @@ class Admission:
         # not met again by every later root (1,000 idle workers: quadratic, 8% of the
         # plugin's bytecodes on the twin's anomaly).
         taken: set = set()
-        parks = self._further_parks
-        if parks and policy_module.SPLIT_OPENS:
-            # Roots parked for their further meeting only (their own meeting not opened:
-            # reserved nowhere) first: started on an idle worker they open their meeting
-            # there whole, where a root whose partner is placed would split its meeting
-            # (policy.SPLIT_OPENS).
-            owed = books.owed
+        parks, owed = self._further_parks, books.owed
+        opening = bool(parks) and bool(policy_module.SPLIT_OPENS)
 
-            def best(t):
-                return (t.key not in parks or t.key in owed, t.priority)
-        else:
-            best = _PRIORITY
+        def opens(t) -> bool:
+            # Parked for its further meeting only, its own meeting not opened (reserved
+            # nowhere): started on an idle worker it opens its meeting there whole, where a
+            # root whose partner is placed would split its meeting (policy.SPLIT_OPENS).
+            return opening and t.key in parks and t.key not in owed
+
+        best = (lambda t: (not opens(t), t.priority)) if opening else _PRIORITY
         for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=best):
             lacks: set = set()
             kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(
                 s, ts, self._partners(ts, lacks, {}, None),
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
-            # A root that opens its meeting here (SPLIT_OPENS' first ones: reserved nowhere,
-            # so its partner is not waiting on a busy worker) splits nothing.
-            opens = best is not _PRIORITY and ts.key in parks and ts.key not in owed
-            if not kept and not opens and not split_gains(
+            # A root that opens its meeting (its partner waits on no busy worker) splits
+            # nothing: split_gains is not asked of it.
+            if not kept and not opens(ts) and not split_gains(
                     self._plan(ts).meetings, _dependencies, _held, _readers,
                     self._saturated(s, self._parked[ts])):
                 continue  # its partner is still to be computed there: it waits for it
