@@ -118,7 +118,7 @@ def is_handle(data_inputs, readers, nbytes):
         nbytes >= HANDLE_MAX_BYTES)
 
 
-def _is_one_handle(data_inputs: int, readers: int, nbytes: float) -> bool:
+def is_one_handle(data_inputs: int, readers: int, nbytes: float) -> bool:
     """:func:`is_handle` for one task, without numpy (1.4 us a call on scalars: the plugin
     asks it of most tasks' first input, through :func:`is_root`)."""
     return data_inputs == 0 and readers >= SHARED_FANOUT and not nbytes >= HANDLE_MAX_BYTES
@@ -659,7 +659,7 @@ def is_root(inputs, marked: bool = False) -> bool:
     if marked:
         return True
     for ndeps, ndependents, constant, nbytes in inputs:
-        if not (constant or _is_one_handle(ndeps, ndependents, nbytes)):
+        if not (constant or is_one_handle(ndeps, ndependents, nbytes)):
             return False
     return True
 

@@ -8,7 +8,7 @@ _o = B.Books.root_holds_data
 def root_holds_data(self, task, group, nbytes, feeds, chained, key=None):
     r = _o(self, task, group, nbytes, feeds, chained, key)
     if r and P.HANDLE_NO_DATA and hasattr(task, "dependents"):
-        if P._is_one_handle(sum(not _constant(d) for d in task.dependencies),
+        if P.is_one_handle(sum(not _constant(d) for d in task.dependencies),
                             len(task.dependents), nbytes):
             mode = P.HANDLE_NO_DATA
             # threads per worker: look at books

@@ -14,7 +14,6 @@ import math
 
 from . import restricted
 from ..policy import (
-    HANDLE_MAX_BYTES,
     SHARED_FANOUT,
     further_by_plan,
     further_meeting,
@@ -26,6 +25,7 @@ from ..policy import (
     halo_depth,
     handle_meets,
     handle_plan_on,
+    is_one_handle,
     joins_started_fan_in,
     may_fit_count,
     meeting_plan,
@@ -424,7 +424,7 @@ class Placement:
             if complete and not plan.deep and policy_module.BUSY_PASS:
                 # (policy.passes_busy; one28-, busy28-, busy29-findings.txt)
                 workers = books.workers
-                widest = max(len(m.dependencies) for m, _ in plan.meetings)
+                widest = _widest(plan)
                 complete = {w for w in complete if w not in workers or policy_module.passes_busy(
                     workers[w].processing, workers[w].threads, widest)}  # fmt: skip
             if complete and not plan.deep and policy_module.FREES_SLOT & 1:
@@ -509,7 +509,7 @@ class Placement:
             else:  # (policy.FREES_SLOT: not behind readers on one thread, nor behind
                 # a load on every thread: policy.passes_for_group)
                 workers = books.workers
-                widest = max(len(m.dependencies) for m, _ in plan.meetings)
+                widest = _widest(plan)
                 done = {w for w in hint if w in workers and passes_for_group(
                     workers[w].roots_processing, workers[w].threads, widest)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
@@ -760,12 +760,13 @@ class Placement:
             return entry[1]
         if len(self._chains) > CHAINS_KEPT:
             self._chains.clear()  # a big graph's: those of roots placed long ago
-        deps = ts.dependents
-        if not deps:
+        readers = len(ts.dependents)
+        if not readers:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         s = self.scheduler
-        if len(deps) >= SHARED_FANOUT and not ts.nbytes >= HANDLE_MAX_BYTES \
-                and all(map(_constant, ts.dependencies)) \
+        # (the readers' count first: most roots have few, and then no input is looked at)
+        if readers >= SHARED_FANOUT and is_one_handle(
+                0 if all(map(_constant, ts.dependencies)) else 1, readers, ts.nbytes) \
                 and handle_plan_on(s.total_nthreads / max(1, len(s.workers))) \
                 and not handle_meets(ts, meeting_plan(ts, _dependents, _dependencies,
                                                       constant=_constant,
