@@ -115,8 +115,9 @@ def _held_twice(n, total_gate=None, centre_gate=None):
 
 def test_concurrent_computes_share_one_budget():
     """Two threads compute at once under a 32 MB process limit, holding 20 and 16 MB: alone
-    neither spills; together each gets what the other leaves, and at least 4 MB are spilled. Barriers make
-    both hold their loads at once (one thread each: a run waits in its first centre task)."""
+    neither spills; together each gets what the other leaves, and at least 4 MB are spilled.
+    Barriers make both hold their loads at once (one thread each: a run waits in its first
+    centre task)."""
     with dask.config.set({"tidegate.memory-limit": 32e6}):
         # Alone, a run is governed by the process's measured memory (RSS): the first such
         # run in a process reads its own first-use imports and allocator growth as its

@@ -134,7 +134,8 @@ def test_demo_refuses_a_tmpdir_that_is_no_folder_before_any_work(tmp_path, where
 
 
 @pytest.mark.parametrize("argv", [
-    ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"], ["simulate", "--workers", "-1"],
+    ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"],
+    ["simulate", "--workers", "-1"],
     ["simulate", "--policy", ""], ["simulate", "--policy", "fifo"], ["simulate", "--chunk", "abc"],
     ["simulate", "--latency", "soon"], ["simulate", "--steps", "0"],
     ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],
