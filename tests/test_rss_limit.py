@@ -41,11 +41,12 @@ RUNNER = textwrap.dedent(
         return got, rss.peak_above_baseline, stats
 
     got, peak, stats = measured(scheduler="tidegate", memory_limit=limit)
-    want, threaded, _ = measured(scheduler="threads")
-    if case == "zarr":
+    if case == "zarr":  # tidegate's store, read before the threaded run writes over it
         import zarr
         got = np.asarray(zarr.open_array(out)[::97, ::31])
-        want = np.asarray(((x - x.mean(axis=0)) * 2)[::97, ::31])
+    want, threaded, _ = measured(scheduler="threads")
+    if case == "zarr":  # the threaded run's store is the reference (no third computation)
+        want = np.asarray(zarr.open_array(out)[::97, ::31])
     print(json.dumps({"close": bool(np.allclose(got, want)), "peak": peak, "threaded": threaded,
                       "spilled": stats.bytes_spilled, "governor": stats.peak_memory}))
     """
