@@ -162,7 +162,7 @@ def report(res):
         elif ROOT in k and s == "memory":
             byw[None].append(f"{t - t0:5.2f} -{short(k)}")
     for w, lines in byw.items():
-        print(f" scheduler's view, {w[-5:]} "
+        print(f" scheduler's view, {'any worker' if w is None else w[-5:]} "  # None: releases
               "(+ sent [rp, untouched, owed, passes, processing] before, = done):")
         for i in range(0, len(lines), 6):
             print("   " + "  ".join(lines[i:i + 6]))
