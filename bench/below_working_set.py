@@ -41,7 +41,8 @@ def main() -> None:
     p.add_argument("--json", default=os.path.join(HERE, "results", "below_working_set.json"))
     a = p.parse_args()
     limits = [parse_bytes(x) for x in a.limits.split(",")]
-    cells = [("threaded, 2 threads", "threads", 2, None), ("threaded, 1 thread", "threads", 1, None)]
+    cells = [("threaded, 2 threads", "threads", 2, None),
+             ("threaded, 1 thread", "threads", 1, None)]
     cells += [(f"tidegate {lim / 1e6:.0f} MB", "tidegate", 2, lim) for lim in limits]
     folder = tempfile.mkdtemp(prefix="tidegate-bench-")
     runs = []

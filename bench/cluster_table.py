@@ -63,14 +63,16 @@ def main(argv=None):
         if any(cells):
             print(f"| {name} | " + " | ".join(cells) + " |")
     print(f"\nspread: runs, peak RSS MB min-max and wall s min-max, {args.mode} | queue")
-    span = lambda rs, k, p: f"{min(r[k] for r in rs):.{p}f}-{max(r[k] for r in rs):.{p}f}"  # noqa: E731
+    span = lambda rs, k, p: (  # noqa: E731
+        f"{min(r[k] for r in rs):.{p}f}-{max(r[k] for r in rs):.{p}f}")
     for w, name in NAMES.items():
         for t, _ in columns:
             ms = data[t][0].get(w, {})
             a, q = ms.get(args.mode), ms.get("queue")
             if a and q:
                 print(f"  {name:24} {t:18} n={len(a)}/{len(q)}  RSS {span(a, 'peak_rss_mb', 0)} | "
-                      f"{span(q, 'peak_rss_mb', 0)}  wall {span(a, 'wall_s', 2)} | {span(q, 'wall_s', 2)}")
+                      f"{span(q, 'peak_rss_mb', 0)}  wall {span(a, 'wall_s', 2)} | "
+                      f"{span(q, 'wall_s', 2)}")
     print("load1 at the runs' starts: " + ", ".join(
         f"{t} {min(ls):.1f}-{max(ls):.1f}" for t, (_, ls) in data.items() if ls))
 

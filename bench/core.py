@@ -1,4 +1,5 @@
-"""Core cost alone: µs per task for the sans-I/O core, driven with no threads. CPU time (process_time): stable on a shared machine.
+"""Core cost alone: µs per task for the sans-I/O core, driven with no threads. CPU time
+(process_time): stable on a shared machine.
 
 The graph of bench/overhead.py (wide leaves, binary tree reduction) as a TaskGraph; the
 driver finishes running tasks in batches as the thread runtime does (one handle_many per

@@ -59,4 +59,7 @@ print(json.dumps(dict(name=name, threads=threads, limit=limit, src=tidegate.__fi
                       rss_peak_above_start_MB=round((peak[0] - base) / 1e6, 1),
                       wall_s=round(wall, 2), seed=sys.argv[4] if len(sys.argv) > 4 else None,
                       peak_roots=s.peak_roots_held, tasks=s.tasks,
-                      spilled_MB=round(s.bytes_spilled / 1e6, 1), core_s=round(s.core_time, 3), budget_MB=round(s.lowest_budget / 1e6, 1), dropped_MB=round(s.bytes_dropped / 1e6, 1), recomputed=s.tasks_recomputed, gate_refusals=s.gate_refusals, fewest_threads=s.fewest_threads)))
+                      spilled_MB=round(s.bytes_spilled / 1e6, 1), core_s=round(s.core_time, 3),
+                      budget_MB=round(s.lowest_budget / 1e6, 1),
+                      dropped_MB=round(s.bytes_dropped / 1e6, 1), recomputed=s.tasks_recomputed,
+                      gate_refusals=s.gate_refusals, fewest_threads=s.fewest_threads)))

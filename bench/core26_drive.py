@@ -10,8 +10,10 @@ views/buffers.
 PYTHONHASHSEED fixed (tidy27: without it two dumps of one seed gave rolling-max peaks of
 88/75/109 MB against 100/99/78: set iteration orders differ per process).
 
-    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py dump clim-anom-store 6 /tmp/core26/anom
-    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py drive /tmp/core26/anom 1x2.85e8,2x2e8
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py
+        dump clim-anom-store 6 /tmp/core26/anom
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/core26_drive.py
+        drive /tmp/core26/anom 1x2.85e8,2x2e8
 """
 import glob
 import json

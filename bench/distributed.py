@@ -272,7 +272,8 @@ def main(argv=None):
         for m, v in ms.items():
             table.add_row(w, m, spread(w, m, "peak_rss_mb", "{:.0f}"),
                           spread(w, m, "peak_managed_mb", "{:.0f}"),
-                          spread(w, m, "wall_s", "{:.2f}"), spread(w, m, "transferred_mb", "{:.0f}"),
+                          spread(w, m, "wall_s", "{:.2f}"),
+                          spread(w, m, "transferred_mb", "{:.0f}"),
                           f"{v['peak_rss_mb'] / q['peak_rss_mb']:.2f}" if q else "-",
                           f"{v['wall_s'] / q['wall_s']:.2f}" if q else "-",
                           f"{v['transferred_mb'] / q['transferred_mb']:.2f}"

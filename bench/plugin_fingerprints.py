@@ -129,7 +129,8 @@ def configs(form: str = "all"):
     for store in {"both": (False, True), "today": (False,), "store": (True,)}[form]:
         tag = "store:" if store else ""
         for name in sorted(WORKLOADS):
-            yield tag + name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s"), 300, {}, store
+            yield (tag + name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s"), 300, {},
+                   store)
             yield (tag + name, dict(workers=100, threads_per_worker=4, bandwidth="200MB/s"), 600,
                    {}, store)
             yield (tag + name, dict(workers=20, threads_per_worker=4, bandwidth="1GB/s",

@@ -115,7 +115,8 @@ def main(argv=None) -> None:
     for name in args.only or ["stack-sum", "anomaly"]:
         w = build(name, int(STEPS[name] * args.scale), 190e6, store=False)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-        q, t = count(model, args.workers, "queue"), count(model, args.workers, "tidegate", args.functions)
+        q = count(model, args.workers, "queue")
+        t = count(model, args.workers, "tidegate", args.functions)
         line = {"workload": name, "workers": args.workers, "scale": args.scale,
                 "tasks": t["tasks"], "queue": {k: round(v, 1) for k, v in q.items()},
                 "tidegate": {k: round(v, 1) for k, v in t.items() if k != "functions"},

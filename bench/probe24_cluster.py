@@ -27,7 +27,8 @@ import importlib.util
 
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location("bench_distributed", os.path.join(HERE, "distributed.py"))
+_spec = importlib.util.spec_from_file_location("bench_distributed",
+                                               os.path.join(HERE, "distributed.py"))
 bd = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bd)
 
@@ -65,7 +66,8 @@ def make_inputs(folder: str = FOLDER) -> None:
             n = 1_000_000
             pd.DataFrame({"station": rng.integers(0, 2000, n), "t": rng.standard_normal(n),
                           "q": rng.standard_normal(n), "p": rng.standard_normal(n),
-                          "w": rng.standard_normal(n)}).to_parquet(os.path.join(pq, f"part.{i}.parquet"))
+                          "w": rng.standard_normal(n)}).to_parquet(
+            os.path.join(pq, f"part.{i}.parquet"))
         open(os.path.join(folder, "table.done"), "w").close()
 
 

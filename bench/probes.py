@@ -53,7 +53,8 @@ out = {}
 try:
     with RSSSampler(0.002) as rss, collect_stats() as stats:
         if limit:  # negative: tidegate's default ("auto") limit
-            v = y.compute(scheduler="tidegate", num_workers=2, memory_limit=limit if limit > 0 else None)
+            v = y.compute(scheduler="tidegate", num_workers=2,
+                          memory_limit=limit if limit > 0 else None)
         else:
             v = y.compute(scheduler="threads", num_workers=2)
 except ValueError as e:  # refused before running: the limit it names
@@ -150,7 +151,8 @@ def _print(rows: list[dict]) -> None:
         lim = row["limit"]
         table.add_row(
             row["mode"], format_bytes(int(lim)) if lim > 0 else "auto" if lim else "-",
-            spread("peak", 1e6, "{:.0f}"), spread("peak", lim) if lim > 0 else "-", spread("wall", 1, "{:.1f}"),
+            spread("peak", 1e6, "{:.0f}"), spread("peak", lim) if lim > 0 else "-",
+            spread("wall", 1, "{:.1f}"),
             spread("wall", base), spread("written", INPUT), spread("faults", 1e3, "{:.0f}"),
             str(runs[0]["fewest_threads"] or 2),
         )  # fmt: skip

@@ -6,7 +6,8 @@ getitem+mean_chunk 1 ms and two planes; store-map 16 bytes), against the default
 (chain24's model, ``--model chain24``: every store-map and fused week a day's plane,
 which piles up to the end and hides the loads: bench/results/res27-findings.txt).
 
-    python bench/res27_twin.py [--builds 3] [--workers 2] [--threads 1] [--model real|chain24] [--frees-slot]
+    python bench/res27_twin.py [--builds 3] [--workers 2] [--threads 1] [--model real|chain24]
+        [--frees-slot]
 """
 import argparse
 import os

@@ -64,7 +64,8 @@ def main() -> None:
                     m.scheduler = s
                     runs.append(m)
                     if s == "threads" and w not in budgets:
-                        budgets[w] = a.budget or max(a.budget_fraction * m.peak_rss, 4 * CHUNK_BYTES)
+                        budgets[w] = a.budget or max(a.budget_fraction * m.peak_rss,
+                                                     4 * CHUNK_BYTES)
                     console.print(
                         f"  rep {rep} {w:13s} {s:15s} {m.wall_time:6.2f} s "
                         f"{m.peak_rss / 1e6:7.0f} MB peak, {m.spilled / 1e6:6.0f} MB spilled",
@@ -114,7 +115,8 @@ def main() -> None:
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(
-            {"args": vars(a), "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+            {"args": vars(a),
+             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
              "summary": summary, "runs": [vars(m) | {"samples": None} for m in runs]},
             f, indent=1,
         )  # fmt: skip

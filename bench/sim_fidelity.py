@@ -27,7 +27,8 @@ in one process (before session 10) all sampled one hash seed, the twin (seed 0) 
   transfer and (twice) task. (JSON also: "quiet", no lag at all.)
 Why: a task's overrun (thread hand-offs, the GIL) and a message's hop are different delays.
 The real runs time both: message hops, batching included, a median of 1-4 ms at load 3-8
-(up to 20 ms at load 10); tasks overran by a median of 4-17 ms. "old" put the task lag on every message. Drawing the delays
+(up to 20 ms at load 10); tasks overran by a median of 4-17 ms. "old" put the task lag on
+every message. Drawing the delays
 independently per event reproduces their spread but not its timing (a real cluster's slow
 moments come together, e.g. at start-up): its makespans ran up to 2.4x long, and it matched
 fewer peaks (bench/results/sim_fidelity.txt).

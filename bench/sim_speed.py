@@ -96,7 +96,8 @@ def child(args) -> dict:
         "tasks": len(model.dsk), "workers": args.workers, "threads": args.threads,
         "policy": args.policy, "model_s": round(t_model, 2), "simulate_s": round(t_sim, 2),
         "simulate_cpu_s": round(c_sim, 2), "model_cpu_s": round(c_model, 2),
-        "end_to_end_cpu_s": round(c_model + c_sim, 2), "tasks_per_cpu_s": round(len(model.dsk) / c_sim),
+        "end_to_end_cpu_s": round(c_model + c_sim, 2),
+        "tasks_per_cpu_s": round(len(model.dsk) / c_sim),
         "load_average": os.getloadavg()[0], "messages": r.messages,
         "virtual_makespan_s": round(r.makespan, 1),
         "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
@@ -223,11 +224,13 @@ def table(rows: list) -> None:
         print(f"{policy:8} {code:8} {len(rs):>4} {med('simulate_s'):>8.1f} "
               f"{med('simulate_cpu_s'):>8.1f} {med('model_cpu_s'):>9.1f} "
               f"{med('end_to_end_cpu_s'):>9.1f} {med('tasks_per_cpu_s'):>11.0f} "
-              f"{med('peak_rss_gb'):>7.2f} {med('messages'):>9.0f} {med('virtual_makespan_s'):>9.1f}")
+              f"{med('peak_rss_gb'):>7.2f} {med('messages'):>9.0f} "
+              f"{med('virtual_makespan_s'):>9.1f}")
         base.setdefault(policy, {})[code] = (med("simulate_cpu_s"), med("end_to_end_cpu_s"))
     for policy, b in base.items():
         if "against" in b:
-            print(f"{policy}: against / this: simulate CPU s {b['against'][0] / b['this'][0]:.2f}x, "
+            print(f"{policy}: against / this: simulate CPU s "
+                  f"{b['against'][0] / b['this'][0]:.2f}x, "
                   f"end to end {b['against'][1] / b['this'][1]:.2f}x")
 
 

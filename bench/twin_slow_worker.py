@@ -97,12 +97,14 @@ def main(argv=None):
     for f in map(float, args.factors.split(",")):
         res[f] = run(f, mode=args.mode, workers=args.workers, steps=args.steps)
         for p, v in res[f].items():
-            print(f"x{f:<5} {p:9} loads/worker {v['loads_per_worker']}  peak {v['peak'] / 1e6:4.0f} MB  "
+            print(f"x{f:<5} {p:9} loads/worker {v['loads_per_worker']}  "
+                  f"peak {v['peak'] / 1e6:4.0f} MB  "
                   f"makespan {v['makespan']:.2f} s  moved {v['bytes_transferred'] / 1e6:4.0f} MB",
                   flush=True)  # fmt: skip
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"command": "python bench/twin_slow_worker.py " + " ".join(argv or sys.argv[1:]),
+            json.dump({"command": "python bench/twin_slow_worker.py "
+                                  + " ".join(argv or sys.argv[1:]),
                        "results": res}, f, indent=1)  # fmt: skip
 
 

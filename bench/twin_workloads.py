@@ -83,8 +83,8 @@ def main(argv=None):
     forms = {"today": (False,), "store": (True,), "both": (False, True)}[args.form]
     table = Table(title=f"twin: {args.workers} workers x {args.threads} threads, "
                         f"{args.steps} steps of {args.chunk / 1e6:.0f} MB, {args.bandwidth}")
-    for col in ("workload", "form", "policy", "peak/worker GB", "vs queue", "makespan s", "vs queue",
-                "moved GB", "vs queue", "CPU µs/task", "vs queue"):
+    for col in ("workload", "form", "policy", "peak/worker GB", "vs queue", "makespan s",
+                "vs queue", "moved GB", "vs queue", "CPU µs/task", "vs queue"):
         table.add_column(col, justify="left" if col in ("workload", "form", "policy") else "right")
     if args.zarr:
         import tempfile

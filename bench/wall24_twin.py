@@ -200,9 +200,12 @@ def main(argv=None):
                 r = c["ratios"]
                 q = c["runs"]["queue"]
                 print(f"  {shape} lag {lag * 1e3:4.1f} ms  tidegate/queue makespan "
-                      f"{r['makespan']['median']:.3f} ({r['makespan']['min']:.3f}-{r['makespan']['max']:.3f})"
-                      f"  peak {r['peak']['median']:.2f} ({r['peak']['min']:.2f}-{r['peak']['max']:.2f})"
-                      f"  moved {r['moved']['median']:.2f} ({r['moved']['min']:.2f}-{r['moved']['max']:.2f})"
+                      f"{r['makespan']['median']:.3f} "
+                      f"({r['makespan']['min']:.3f}-{r['makespan']['max']:.3f})"
+                      f"  peak {r['peak']['median']:.2f} "
+                      f"({r['peak']['min']:.2f}-{r['peak']['max']:.2f})"
+                      f"  moved {r['moved']['median']:.2f} "
+                      f"({r['moved']['min']:.2f}-{r['moved']['max']:.2f})"
                       f"  queue makespan {statistics.median(v['makespan'] for v in q):.2f} s",
                       flush=True)
         out["workloads"][name] = res

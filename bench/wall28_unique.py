@@ -46,7 +46,8 @@ rows = []
 for n in range(a.namings):
     g = build(n)
     for seed in range(a.seeds):
-        kw = dict(keys=g.keys, sizes=g.sizes, durations=g.durations, workers=w, threads_per_worker=t, processes=1, seed=seed)
+        kw = dict(keys=g.keys, sizes=g.sizes, durations=g.durations, workers=w,
+                  threads_per_worker=t, processes=1, seed=seed)
         if a.thread_lag is not None:
             kw["thread_lag"] = a.thread_lag
         q, d = simulate(g.dsk, policy=["queue", "tidegate"], **kw)
@@ -54,6 +55,10 @@ for n in range(a.namings):
         mr = d.makespan / q.makespan
         rows.append((mr, pr))
         if a.v:
-            print(f"n{n} s{seed} tg {d.makespan:.3f} q {q.makespan:.3f} x{mr:.3f}  peak {max(d.peak_memory_per_worker)/1e6:.0f}/{max(q.peak_memory_per_worker)/1e6:.0f} moved {d.bytes_transferred/1e6:.0f}/{q.bytes_transferred/1e6:.0f}")
+            print(f"n{n} s{seed} tg {d.makespan:.3f} q {q.makespan:.3f} x{mr:.3f}  "
+                  f"peak {max(d.peak_memory_per_worker)/1e6:.0f}"
+                  f"/{max(q.peak_memory_per_worker)/1e6:.0f} "
+                  f"moved {d.bytes_transferred/1e6:.0f}/{q.bytes_transferred/1e6:.0f}")
 ms = sorted(r[0] for r in rows); ps = sorted(r[1] for r in rows)
-print(f"{a.shape} makespan ratio median {statistics.median(ms):.3f} [{ms[0]:.3f}-{ms[-1]:.3f}]  peak ratio median {statistics.median(ps):.3f} [{ps[0]:.3f}-{ps[-1]:.3f}]")
+print(f"{a.shape} makespan ratio median {statistics.median(ms):.3f} [{ms[0]:.3f}-{ms[-1]:.3f}]"
+      f"  peak ratio median {statistics.median(ps):.3f} [{ps[0]:.3f}-{ps[-1]:.3f}]")

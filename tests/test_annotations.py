@@ -299,7 +299,8 @@ def limited_runs(draw):
 @given(limited_runs())
 def test_limits_never_exceeded_never_deadlock(case):
     n, deps, caps, limited, user, workers, sizes, seed, fail = case
-    g = TaskGraph.from_dependencies(deps, [i for i in range(n) if not any(i in d for d in deps.values())])
+    g = TaskGraph.from_dependencies(
+        deps, [i for i in range(n) if not any(i in d for d in deps.values())])
     g.set_user_priority(np.asarray(user, dtype=float))
     g.set_limits(limited, caps)
     core = Scheduler(g, workers, validate=True)

@@ -5,8 +5,9 @@ twin in sim/ runs unchanged) read the books (books.py) only through their public
 ``books._x`` outside books.py, nor through a name bound to the books or ``getattr``. A body
 that reads a private field of the books decides with state the books do not promise to
 keep, and a change made in the books silently misses it. The decision layers import only
-downward, the standard library and numpy; src/ lines stay within 100 columns. Each rule's
-check is shown to fail on a violation planted in a real file.
+downward, the standard library and numpy; lines of src/, tests/ and bench/ (its scripts, not
+the records in bench/results/) stay within 100 columns. Each rule's check is shown to fail on
+a violation planted in a real file.
 """
 
 from __future__ import annotations
@@ -246,4 +247,24 @@ def test_the_check_finds_a_long_line():
 def test_src_lines_stay_within_the_limit():
     found = [f"{p.relative_to(SRC)}:{n}" for p in sorted(SRC.rglob("*.py"))
              for n in long_lines(p.read_text())]  # fmt: skip
+    assert not found, f"lines over {LINE_LIMIT} columns (rewrap them):\n" + "\n".join(found)
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def checked_scripts() -> list[Path]:
+    """tests/ and bench/'s scripts (Python and shell; bench/results/ holds past sessions'
+    records, kept as they were)."""
+    bench = REPO / "bench"
+    scripts = [p for ext in ("*.py", "*.sh") for p in bench.rglob(ext)
+               if bench / "results" not in p.parents]  # fmt: skip
+    return sorted((REPO / "tests").rglob("*.py")) + sorted(scripts)
+
+
+def test_tests_and_bench_lines_stay_within_the_limit():
+    files = checked_scripts()
+    assert REPO / "tests" / "test_architecture.py" in files
+    assert REPO / "bench" / "plugin_fingerprints.py" in files  # (not an empty glob)
+    found = [f"{p.relative_to(REPO)}:{n}" for p in files for n in long_lines(p.read_text())]
     assert not found, f"lines over {LINE_LIMIT} columns (rewrap them):\n" + "\n".join(found)

@@ -197,7 +197,8 @@ def test_dataframe_to_parquet_and_from_delayed(tmp_path, scheduler):
     """Reading a collection's layers never evaluates dask-expr's ``_meta`` (its
     ``__getattr__`` does, and raises for these two: review20, both failed before running)."""
     left, _ = _frames()
-    dd.from_pandas(left, npartitions=3).to_parquet(tmp_path / "p", compute_kwargs={"scheduler": scheduler})
+    dd.from_pandas(left, npartitions=3).to_parquet(
+        tmp_path / "p", compute_kwargs={"scheduler": scheduler})
     _same_frame(pd.read_parquet(tmp_path / "p").sort_values("x").reset_index(drop=True),
                 left.sort_values("x").reset_index(drop=True))  # fmt: skip
     parts = [delayed(pd.DataFrame)({"a": [i, i]}) for i in range(3)]

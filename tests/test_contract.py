@@ -638,7 +638,8 @@ def test_only_dask_reads_count_as_rereadable(tmp_path):
 
     from tidegate.bridge import to_taskgraph
 
-    z = zarr.open_array(str(tmp_path / "a.zarr"), mode="w", shape=(8, 10), chunks=(2, 10), dtype="f8")
+    z = zarr.open_array(str(tmp_path / "a.zarr"), mode="w", shape=(8, 10), chunks=(2, 10),
+                        dtype="f8")
     z[:] = 1.0
     base = da.from_zarr(str(tmp_path / "a.zarr"))
 

@@ -28,7 +28,8 @@ def draw_deps(draw, n, fan_in):
     deps = {}
     for i in range(n):
         k = draw(st.integers(0, min(i, fan_in)))
-        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) if i else []
+        deps[i] = sorted(set(draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k)))) \
+            if i else []
     return deps
 
 
@@ -503,7 +504,8 @@ def test_dropping_roots_keeps_every_invariant(dag, threads, budget, seed):
 
 VIEW_CASES = (
     dags(), st.integers(1, 3), st.sampled_from([1.0, 50.0, 150.0, 400.0]), st.integers(0, 10**6),
-    st.booleans(), st.sampled_from([math.inf, 20.0, 100.0, 300.0]), st.sampled_from([0.0, 5.0, 30.0]),
+    st.booleans(), st.sampled_from([math.inf, 20.0, 100.0, 300.0]),
+    st.sampled_from([0.0, 5.0, 30.0]),
 )  # fmt: skip
 
 

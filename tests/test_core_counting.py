@@ -335,7 +335,8 @@ def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
     deps, constants = GRAPHS["opened-path"]
     g = _graph(deps, constants)
     ix = {k: i for i, k in enumerate(g.keys)}
-    assert {g.keys[i] for i in np.flatnonzero(g.root)} == {"path", "h"} | {f"r{i}" for i in range(8)}
+    roots = {g.keys[i] for i in np.flatnonzero(g.root)}
+    assert roots == {"path", "h"} | {f"r{i}" for i in range(8)}
     tasks = _taskstates(deps, constants)
     assert all(plugin_tasks._structural_root(tasks[f"r{i}"]) for i in range(8))
 
@@ -353,7 +354,8 @@ def test_an_open_of_a_datanode_path_is_a_handle_for_roots_and_meetings():
     held = {tasks["h"]: ["a"], tasks["path"]: ["a"]}
     lacks = set()
     got = meeting_partners(tasks["r0"], plugin_tasks._dependents, plugin_tasks._dependencies,
-                           lambda t: held.get(t, []), lacks=lacks, constant=plugin_tasks._constant)  # fmt: skip
+                           lambda t: held.get(t, []), lacks=lacks,
+                           constant=plugin_tasks._constant)  # fmt: skip
     assert got == {} and lacks == {tasks["r1"]}
 
 

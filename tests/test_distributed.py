@@ -260,7 +260,8 @@ def test_a_fault_in_tidegate_falls_back_to_dask(client, where, caplog):
             scheduler="sync"
         )
     errors = client.run_on_scheduler(_heal, where=where)
-    expected = {"place": ["decide_worker_rootish_queuing_enabled", "poke"], "root": ["is_rootish", "resync", "steal_time_ratio", "tick", "transition"]}[where]
+    expected = {"place": ["decide_worker_rootish_queuing_enabled", "poke"],
+                "root": ["is_rootish", "resync", "steal_time_ratio", "tick", "transition"]}[where]
     assert set(errors) <= set(expected) and errors, errors
     logged = [r for r in caplog.records if r.name == "tidegate.distributed"]
     assert len(logged) == len(errors), [r.getMessage() for r in logged]  # once per method
@@ -298,7 +299,8 @@ def blocked_load(i):
 def test_roots_unstealable_while_installed_and_stealable_after(client):
     client.register_plugin(td.Plugin(saturation=SATURATION))
     names = _unique_names(4, 10)
-    futures = client.compute([delayed(blocked_load)(i, dask_key_name=k) for i, k in enumerate(names)])
+    futures = client.compute(
+        [delayed(blocked_load)(i, dask_key_name=k) for i, k in enumerate(names)])
 
     def processing_roots(dask_scheduler):
         steal = dask_scheduler.extensions["stealing"]
@@ -671,7 +673,8 @@ def test_preload_and_local_cluster():
             scheduler_kwargs={"preload": ["tidegate.distributed"]},
         ) as cluster, Client(cluster) as c:
             assert td.installed(c)
-            assert c.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.memory_limit) == 1e9
+            assert c.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler._tidegate.memory_limit) == 1e9
             assert loaders_graph(n=8).compute(scheduler=c) > 0
     with dask.config.set(CONFIG):
         with td.LocalCluster(

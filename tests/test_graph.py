@@ -121,7 +121,8 @@ def test_groups():
 
 
 def roots_of(deps, constant=(), marked=()):
-    g = TaskGraph.from_dependencies(deps, [k for k in deps if not any(k in v for v in deps.values())])
+    g = TaskGraph.from_dependencies(
+        deps, [k for k in deps if not any(k in v for v in deps.values())])
     c = np.array([k in constant for k in g.keys])
     m = np.array([k in marked for k in g.keys])
     r = find_roots(g.dep_ptr, g.dep_idx, g.ndependents, c, m)

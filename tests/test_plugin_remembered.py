@@ -13,11 +13,12 @@ found anew), and further meetings are found from a kept plan of the graph's edge
 ``Books.place`` answers at once for a root refused by its one partner's busy worker
 ("waits": the per-worker lists and ``policy.place_root`` also asked). Since session 29:
 the holders listed in a compute message are kept per holders' set until the plugin's
-replica hooks see it change ("holders": listed anew and compared). Since session 30 a root parked so is not asked
-again while its worker's refusal inputs are as at its last ask ("stays kept": that worker
-still refuses it, unless the root's own side moved, which is counted). With ``Books.audit``
-set, every answer taken from those is also found anew and compared (an assertion inside the plugin, which its guard records in
-``plugin.errors``). These twin runs cover the workloads where they are used most.
+replica hooks see it change ("holders": listed anew and compared). Since session 30 a root
+parked so is not asked again while its worker's refusal inputs are as at its last ask
+("stays kept": that worker still refuses it, unless the root's own side moved, which is
+counted). With ``Books.audit`` set, every answer taken from those is also found anew and
+compared (an assertion inside the plugin, which its guard records in ``plugin.errors``).
+These twin runs cover the workloads where they are used most.
 """
 
 from __future__ import annotations

@@ -199,8 +199,9 @@ def test_groupby_anomaly_early_indexers_hold_no_slot_once_a_chunk_is_seen(anomal
     larger root result finishes (policy.judged_again, REJUDGE_SMALL): no root result
     1000x smaller than one already seen stays in flight unless a single-input task takes
     it on or a reader of it is about to run (its other inputs started: hooks._read_soon,
-    a running total's first carry). grp29: probe24's store, twin 2 x 2 g3 s1, 3 of a worker's 3 slots held so from
-    0.3 to 1.5 s (1.144x queuing's time). Fails on main (early takers in flight)."""
+    a running total's first carry). grp29: probe24's store, twin 2 x 2 g3 s1, 3 of a
+    worker's 3 slots held so from 0.3 to 1.5 s (1.144x queuing's time). Fails on main (early
+    takers in flight)."""
     from tidegate import books as B
     from tidegate.sim import simulate
 

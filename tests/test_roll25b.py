@@ -31,7 +31,8 @@ def test_books_count_small_joins_by_their_share_and_return_to_zero():
         b.on_run(j, "w", False, "join", 0.0)
         b.on_finished(j, 1.6e6, ["r"], False, True, pieces=1.7e6)
     # the load landed (combined into the joins); nine joins of a tenth hold 9 * 10/64 slot
-    assert b.workers["w"].roots_untouched == 9 * 10 / JOIN_SLOT_STEPS, b.workers["w"].roots_untouched
+    untouched = b.workers["w"].roots_untouched
+    assert untouched == 9 * 10 / JOIN_SLOT_STEPS, untouched
     b.validate()
     for i, j in enumerate(joins):
         b.on_run(f"c{i}", "w", False, "use", 0.0)

@@ -57,7 +57,8 @@ def test_a_step_fed_by_file_reads_is_refused_below_what_it_holds(tmp_path):
     assert "cannot run task" in r.get("refused", ""), r
     assert r["written"] == [] and r["peak"] < 64e6, r  # refused before reading anything
     smallest = smallest_named(r["refused"])
-    assert 160e6 <= smallest <= 260e6, smallest  # two reads, three fields, a chunk and a temporary: 224 MB
+    # two reads, three fields, a chunk and a temporary: 224 MB
+    assert 160e6 <= smallest <= 260e6, smallest
     r = run(tmp_path / "named", smallest)
     assert "refused" not in r and r["written"], r
     assert r["peak"] <= 1.1 * smallest, r

@@ -41,11 +41,12 @@ RUNNER = textwrap.dedent(
         return got, rss.peak_above_baseline, stats
 
     got, peak, stats = measured(scheduler="tidegate", memory_limit=limit)
-    want, threaded, _ = measured(scheduler="threads")
-    if case == "zarr":
+    if case == "zarr":  # tidegate's store, read before the threaded run writes over it
         import zarr
         got = np.asarray(zarr.open_array(out)[::97, ::31])
-        want = np.asarray(((x - x.mean(axis=0)) * 2)[::97, ::31])
+    want, threaded, _ = measured(scheduler="threads")
+    if case == "zarr":  # the threaded run's store is the reference (no third computation)
+        want = np.asarray(zarr.open_array(out)[::97, ::31])
     print(json.dumps({"close": bool(np.allclose(got, want)), "peak": peak, "threaded": threaded,
                       "spilled": stats.bytes_spilled, "governor": stats.peak_memory}))
     """
@@ -249,7 +250,8 @@ def test_a_fused_task_is_sized_from_its_last_layer_before_it_runs(tmp_path):
     from tidegate.workloads import build, make_inputs
 
     y = build("stack-sum", make_inputs(str(tmp_path), 8), str(tmp_path))  # 32 MB chunks
-    with pytest.raises(ValueError, match=r"cannot run task .*sum-aggregate-store-map.* needs about 15[0-9]"):
+    with pytest.raises(ValueError,
+                       match=r"cannot run task .*sum-aggregate-store-map.* needs about 15[0-9]"):
         y.compute(scheduler="tidegate", num_workers=2, memory_limit="100MB")
     y.compute(scheduler="tidegate", num_workers=2, memory_limit="200MB")
     a, b = (zarr.open_array(str(tmp_path / f"{n}.zarr")) for n in "ab")
@@ -283,7 +285,8 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     gov.room, gov.overhead = 150e6, 65e6  # one thread's room kept
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, needs=[65e6, 65e6]) == 2
     assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=64e6, needs=[]) == 1  # unmeasured
-    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, needs=[65e6, 65e6]) == 1  # 150 - 65 < 90
+    # 150 - 65 < 90
+    assert _threads_that_fit(gov, 1, 2, 0, 32e6, held=90e6, needs=[65e6, 65e6]) == 1
     small = Governor(60e6, baseline=0, floor=15e6, chunk=8e6)
     small.room, small.overhead = 40e6, 10e6
     assert _threads_that_fit(small, 1, 2, 0, 8e6, held=8e6, needs=[10e6, 10e6]) == 2
@@ -548,7 +551,8 @@ def test_threads_follow_a_need_only_once_it_is_trusted():
 
     def fit(threads):
         need = gov.need(3, 32e6, {}, 32e6)
-        return _threads_that_fit(gov, threads, 2, 0, 32e6, needs=[gov.occupies(3, need, 32e6, {})] * 2)
+        return _threads_that_fit(gov, threads, 2, 0, 32e6,
+                                 needs=[gov.occupies(3, need, 32e6, {})] * 2)
 
     assert gov.need(3, 32e6, {}, 32e6) == 96e6 and fit(2) == 1  # the guess: the chunk rule
     for _ in range(2):  # two tasks of group 3 measured at 30 MB past their 32 MB output

@@ -1,6 +1,7 @@
 """A memory_limit that runs fewer tasks at once than the threads asked for says so (a logged
-warning), once per compute, naming the limit that would run them all (issue 10: vorticity per file at 300 MB
-fits one 218 MB step at a time, not two, and ran ~1.9x threaded's time without a word).
+warning), once per compute, naming the limit that would run them all (issue 10: vorticity
+per file at 300 MB fits one 218 MB step at a time, not two, and ran ~1.9x threaded's time
+without a word).
 Normal runs stay silent. The measured case runs in a fresh process (it reads RSS)."""
 
 import json

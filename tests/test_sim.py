@@ -577,7 +577,8 @@ def test_same_trace_in_processes_with_different_hash_seeds(tmp_path):
     moved = 0
     for name in traces:
         one = (tmp_path / f"1-{name}").read_text()
-        assert one == (tmp_path / f"2-{name}").read_text() == (tmp_path / f"3-{name}").read_text(), name
+        assert one == (tmp_path / f"2-{name}").read_text() \
+            == (tmp_path / f"3-{name}").read_text(), name
         moved += '"kind": "transfer"' in one
     assert moved >= 3  # placement mattered
 
@@ -660,7 +661,8 @@ def test_fast_dispatch_matches_dasks_own_handle_stimulus():
         for policy in POLICIES:
             fast, checked = (run_twin(g, policy, validate=v, **net) for v in (False, True))
             for part in ("tasks", "transfers", "memory", "spills", "meta"):
-                assert getattr(fast.trace, part) == getattr(checked.trace, part), (net, policy, part)
+                assert getattr(fast.trace, part) == getattr(checked.trace, part), \
+                    (net, policy, part)
             assert fast.bytes_transferred > 0 or policy == "tidegate"
 
 
@@ -711,7 +713,8 @@ def test_without_log_drops_only_the_log_appends():
     except ValueError as e:
         frame = traceback.extract_tb(e.__traceback__)[-1]
     lines, first = inspect.getsourcelines(Toy.step)
-    assert frame.filename == __file__ and lines[frame.lineno - first].strip() == "raise ValueError(x)"
+    assert frame.filename == __file__
+    assert lines[frame.lineno - first].strip() == "raise ValueError(x)"
 
 
 def test_quiet_classes_run_only_without_validation():

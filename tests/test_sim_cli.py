@@ -114,7 +114,6 @@ def test_same_result_in_processes_with_different_hash_seeds(tmp_path, workload, 
         outs.append(out.read_text())
     assert outs[0] == outs[1]
     assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
-    assert json.loads(outs[0])["queue"]["bytes_transferred"] > 0  # placement mattered
 
 
 @pytest.mark.parametrize("where, said", [
@@ -134,7 +133,8 @@ def test_demo_refuses_a_tmpdir_that_is_no_folder_before_any_work(tmp_path, where
 
 
 @pytest.mark.parametrize("argv", [
-    ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"], ["simulate", "--workers", "-1"],
+    ["simulate", "--threads", "0"], ["simulate", "--bandwidth", "0"],
+    ["simulate", "--workers", "-1"],
     ["simulate", "--policy", ""], ["simulate", "--policy", "fifo"], ["simulate", "--chunk", "abc"],
     ["simulate", "--latency", "soon"], ["simulate", "--steps", "0"],
     ["simulate", "--json", "/no/such/folder/out.json"], ["demo", "--steps", "0"],

@@ -15,7 +15,7 @@ Variants: ``base`` (the core as it is), ``halo`` (the core's meeting_plan given
 halo_depth=policy.halo_depth(threads, 1): a root completing a deep (halo) meeting counts as
 completing a consumer, bounded only by the core's own ``queued`` rule).
 
-    PYTHONHASHSEED=0 PYTHONPATH=src python bench/one29_core_halo.py [--roll DIR]
+    PYTHONHASHSEED=0 PYTHONPATH=src python bench/sessions/one29_core_halo.py [--roll DIR]
         [--shapes 2xinf,4xinf,2x1e8,4x2e8] [--seeds 0,1,2] [--out F.json]
 
 Per row: peak held MB median [min..max] over seeds (drive: tidegate.testing.drive, tasks
@@ -34,7 +34,7 @@ import pickle
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 
 
@@ -76,14 +76,15 @@ def rolls(folder):
 
 def run(graph, size, extra, threads, budget, seed, variant, lockstep):
     import tidegate.core as C
+    import tidegate.core_admission as A  # (meeting_plan's caller since the core split)
     from tidegate import policy as P
     from tidegate.testing import drive
 
     asked = [0, 0]
-    original_plan, original_completes = C.meeting_plan, C.Scheduler._completes_consumer
+    original_plan, original_completes = A.meeting_plan, C.Scheduler._completes_consumer
     if variant == "halo":
         depth = P.halo_depth(threads, 1)
-        C.meeting_plan = lambda *a, **k: P.meeting_plan(*a, halo_depth=depth, **k)
+        A.meeting_plan = lambda *a, **k: P.meeting_plan(*a, halo_depth=depth, **k)
 
     def completes(self, i, w, frees=False):
         yes = original_completes(self, i, w, frees)
@@ -106,7 +107,7 @@ def run(graph, size, extra, threads, budget, seed, variant, lockstep):
         return dict(peak=c.workers[0].peak_held / 1e6, roots=c.peak_roots_held,
                     asked=asked[0], yes=asked[1], spilled=c.bytes_spilled / 1e6)
     finally:
-        C.meeting_plan, C.Scheduler._completes_consumer = original_plan, original_completes
+        A.meeting_plan, C.Scheduler._completes_consumer = original_plan, original_completes
 
 
 def main():

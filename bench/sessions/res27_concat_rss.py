@@ -4,7 +4,8 @@ xarray's scipy engine; bench/probe24_cluster.py's concat_nc). A worker plugin sa
 count), peak RssFile (file-backed pages mapped into the process: scipy's netcdf_file
 mmaps the file) and peak VmRSS, on a fresh LocalCluster 2 x 1 per run, modes interleaved.
 
-    python bench/res27_concat_rss.py [--reps 2] [--modes queue,tidegate] [--workload concat-nc]
+    python bench/sessions/res27_concat_rss.py [--reps 2] [--modes queue,tidegate]
+        [--workload concat-nc]
 """
 import argparse
 import json
@@ -15,7 +16,7 @@ import time
 
 import tidegate.distributed as td  # (first: importing tidegate drops bench/ from sys.path)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 import dask  # noqa: E402
 import probe24_cluster as p  # noqa: E402
 from distributed import Client, LocalCluster, WorkerPlugin, wait  # noqa: E402

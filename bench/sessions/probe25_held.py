@@ -1,12 +1,13 @@
 """probe25: what a twin worker holds, by task group, at its peak (bench/probe25_twin.py's
-model of a probe24 pipeline), per policy.  python bench/probe25_held.py clim-anom-store [2x1]"""
+model of a probe24 pipeline), per policy.
+    python bench/sessions/probe25_held.py clim-anom-store [2x1]"""
 import collections
 import os
 import sys
 
 from dask.utils import key_split
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path.append(_here)  # (each bench script it imports takes bench/ off sys.path again)
 import probe25_twin as pt  # noqa: E402
 

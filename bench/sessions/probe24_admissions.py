@@ -1,10 +1,11 @@
 """What a worker holds at its peak managed bytes, by group (a WorkerPlugin), and a
 tidegate admission counter (which rule of policy.may_admit_root let each root in):
-    python bench/probe24_admissions.py resample-store tidegate,queue
-    BOUND=2 python bench/probe24_admissions.py resample-store tidegate   # past-count passes bounded at 2x cap
+    python bench/sessions/probe24_admissions.py resample-store tidegate,queue
+    BOUND=2 python bench/sessions/probe24_admissions.py resample-store tidegate
+        # (past-count passes bounded at 2x cap)
 """
 import sys, collections
-import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import os; sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 import probe24_held as diag, dask, time
 from distributed import Client, LocalCluster, wait
 import tidegate.distributed as td
@@ -13,10 +14,12 @@ COUNT = collections.Counter()
 import os
 BOUND = float(os.environ.get('BOUND', 0))
 orig = P.may_admit_root
-def may_admit_root(rp, ru, cap, cc, held, est, budget, idle, owed=0, beside=False, queued=0):
-    r = orig(rp, ru, cap, cc, held, est, budget, idle, owed, beside, queued)
+def may_admit_root(rp, ru, cap, cc, held, est, budget, idle, owed=0, beside=False, queued=0,
+                   *rest):  # rest: passes, pass_cap (since probe24)
+    r = orig(rp, ru, cap, cc, held, est, budget, idle, owed, beside, queued, *rest)
     import os
-    if r and BOUND and not idle and not beside and not (rp + ru + owed < cap) and rp + ru + owed >= BOUND * cap:
+    if r and BOUND and not idle and not beside and not (rp + ru + owed < cap) \
+            and rp + ru + owed >= BOUND * cap:
         COUNT["refused-by-bound"] += 1
         return False
     if r:
@@ -33,9 +36,14 @@ if __name__ == "__main__":
     for mode in modes.split(","):
         COUNT.clear()
         x = diag.p.WORKLOADS[name]()
-        with dask.config.set({**diag.QUIET_MEMORY}), LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0") as c, Client(c) as cl:
+        with dask.config.set({**diag.QUIET_MEMORY}), LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
+                dashboard_address=":0") as c, Client(c) as cl:
             cl.register_plugin(diag.Snap())
             if mode == "tidegate": cl.register_plugin(td.Plugin())
             t0 = time.time(); f = cl.compute(x); wait(f); wall = time.time() - t0
-            print("==", name, mode, "spread", P.MEETING_SPREAD, "bound", BOUND, f"wall {wall:.1f}", dict(COUNT))
-            for w, v in cl.run(diag.get).items(): print(" ", w[-5:], round(v["peak"]), v["snap"], "fetched", sum(v["fetched"].values()))
+            print("==", name, mode, "spread", P.MEETING_SPREAD, "bound", BOUND,
+                  f"wall {wall:.1f}", dict(COUNT))
+            for w, v in cl.run(diag.get).items():
+                print(" ", w[-5:], round(v["peak"]), v["snap"], "fetched",
+                      sum(v["fetched"].values()))

@@ -1,7 +1,7 @@
 """Tabulate bench/wall24_twin.py JSONs side by side: tidegate/queue makespan, peak, moved
 (median over seeds, [min-max]) per workload x cell, one column group per JSON.
 
-    python bench/wall24_table.py A.json [B.json ...]
+    python bench/sessions/wall24_table.py A.json [B.json ...]
 """
 import json
 import sys
@@ -9,7 +9,8 @@ import sys
 
 def main(paths):
     ds = [json.load(open(p)) for p in paths]
-    print("tidegate / queue over seeds: makespan median [min-max] | peak median [max] | moved median")
+    print("tidegate / queue over seeds: makespan median [min-max] | peak median [max] "
+          "| moved median")
     print("columns: " + " || ".join(paths))
     flagged = []
     for name in ds[0]["workloads"]:

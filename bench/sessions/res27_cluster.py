@@ -2,14 +2,15 @@
 decisions; unset: the code's). The LocalCluster's scheduler runs in this process, so the
 setting reaches the plugin.
 
-    RES27_BITS=0 python bench/res27_cluster.py --only resample-store --modes tidegate --reps 1 --out F.json
+    RES27_BITS=0 python bench/sessions/res27_cluster.py --only resample-store --modes tidegate
+        --reps 1 --out F.json
 """
 import os
 import sys
 
 import tidegate.policy  # noqa: E402  (first: importing tidegate drops bench/ from sys.path)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 
 if "RES27_BITS" in os.environ:
     tidegate.policy.FREES_SLOT = int(os.environ["RES27_BITS"])

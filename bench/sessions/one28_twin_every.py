@@ -6,7 +6,8 @@ thread workers only) and 99 (every worker), per graph build: busiest worker's pe
 it held then (loads in memory, by group), makespan, bytes moved, and, from the plugin's
 books log, how roots were admitted (refusals, completing passes).
 
-    python bench/one28_twin_every.py [--builds 3] [--workers 2] [--threads 2] [--most 1,99] [--busy 2]
+    python bench/sessions/one28_twin_every.py [--builds 3] [--workers 2] [--threads 2]
+        [--most 1,99] [--busy 2]
 """
 import argparse
 import collections
@@ -15,7 +16,7 @@ import statistics
 import sys
 import tempfile
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 sys.path.append(_here)
 
@@ -70,13 +71,15 @@ def main(argv=None):
             if not a.quiet:
                 top = ", ".join(f"{g} {n / 1e6:.1f}" for g, n in c.most_common(4))
                 print(f"build {b} {label:12} peak {peak / 1e6:6.1f} MB at t={snap[addr][1]:.2f} "
-                      f"makespan {r.makespan:.3f} moved {r.bytes_transferred / 1e6:6.1f} MB | {top}",
+                      f"makespan {r.makespan:.3f} "
+                      f"moved {r.bytes_transferred / 1e6:6.1f} MB | {top}",
                       flush=True)
     q = rows["queue"]
     for label, rs in rows.items():
         pr = [x[0] / y[0] for x, y in zip(rs, q)]
         tr = [x[1] / y[1] for x, y in zip(rs, q)]
-        print(f"{label:12} peak/queue median {statistics.median(pr):.2f} ({min(pr):.2f}-{max(pr):.2f})"
+        print(f"{label:12} peak/queue median {statistics.median(pr):.2f} "
+              f"({min(pr):.2f}-{max(pr):.2f})"
               f"  time/queue {statistics.median(tr):.3f} ({min(tr):.3f}-{max(tr):.3f})"
               f"  moved MB {statistics.median([x[2] for x in rs]):.1f}")
 

@@ -1,13 +1,14 @@
 """one28: a core_fingerprints seed workload driven over many drive seeds (moved.py core uses
 two): peak held MB median, mean and range, on the core PYTHONPATH points at.
 
-    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/one28_core_seeds.py running-total 4xinf,2xinf 20
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/sessions/one28_core_seeds.py
+        running-total 4xinf,2xinf 20
 """
 import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 sys.path.append(HERE)
 
@@ -32,5 +33,6 @@ for name in sys.argv[1].split(","):
             c = C.Scheduler(g, [(threads, budget)], Policy())
             drive(c, seed=seed, size=lambda i, g=g: float(model.get(g.keys[i], 8)))
             peaks.append(c.workers[0].peak_held / 1e6)
-        print(name, shape, f"median {statistics.median(peaks):.0f} mean {statistics.mean(peaks):.0f} "
+        print(name, shape, f"median {statistics.median(peaks):.0f} "
+              f"mean {statistics.mean(peaks):.0f} "
               f"[{min(peaks):.0f}..{max(peaks):.0f}]", flush=True)

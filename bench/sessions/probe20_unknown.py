@@ -1,9 +1,10 @@
-"""Tasks nothing sizes beforehand (issue 10, /tmp/review20/p51): N delayed tasks (one consumer of all,
-or each with its own ("sums"), or a bag's partitions) each allocating a 60 MB temporary and returning 1 MB, 4 threads, at a limit.
+"""Tasks nothing sizes beforehand (issue 10, /tmp/review20/p51): N delayed tasks (one consumer
+of all, or each with its own ("sums"), or a bag's partitions) each allocating a 60 MB temporary
+and returning 1 MB, 4 threads, at a limit.
 Each run a fresh process; the code under test and --against interleaved. Prints peak RSS
 above start and wall per run, and medians.
 
-    python bench/probe20_unknown.py --against /tmp/probe20-base/src --reps 3
+    python bench/sessions/probe20_unknown.py --against /tmp/probe20-base/src --reps 3
 """
 import argparse, json, os, statistics, subprocess, sys
 
@@ -40,7 +41,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
     a = ap.parse_args()
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src")
     codes = [("new", here)] + ([("base", a.against)] if a.against else [])
     out = {}
     for rep in range(a.reps):
@@ -52,7 +53,8 @@ def main():
                 r = json.loads(p.stdout.strip().splitlines()[-1])
                 key = f"{case[0]} {case[1]} n={case[2]} task={case[3]}s {name}"
                 out.setdefault(key, []).append(r)
-                print(f"rep {rep} {key}: peak {r['peak']/1e6:.0f} MB wall {r['wall']:.2f} s", flush=True)
+                print(f"rep {rep} {key}: peak {r['peak']/1e6:.0f} MB wall {r['wall']:.2f} s",
+                      flush=True)
     print("\nmedians (min-max)")
     for key, rs in out.items():
         pk = [r["peak"] / 1e6 for r in rs]; wl = [r["wall"] for r in rs]

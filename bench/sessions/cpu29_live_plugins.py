@@ -6,7 +6,7 @@ lists the plugins and calls each one's ``transition`` with ``**kwargs``, at ever
 The twin's scheduler has no extensions: its queue runs skip all of that, and its tidegate runs
 pay it for the tidegate plugin alone, which a live queue scheduler pays too (for "shuffle").
 
-    python bench/cpu29_live_plugins.py [plugin_cpu.py's arguments]
+    python bench/sessions/cpu29_live_plugins.py [plugin_cpu.py's arguments]
 
 (bench/results/cpu29-findings.txt, section 0.)
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path.insert(0, _here)  # plugin_cpu (it drops bench/ from the path for its own imports)
 
 import plugin_cpu  # noqa: E402

@@ -1,7 +1,7 @@
 """One run of a probe24 workload in one mode on 2x1: at each worker's peak managed bytes,
 what it holds, by group; and which worker ran how many tasks of each group."""
 import sys, os, time, collections
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 import probe24_cluster as p
 import dask
 from distributed import Client, LocalCluster, wait, WorkerPlugin
@@ -13,7 +13,8 @@ from tidegate.testing import QUIET_MEMORY
 class Snap(WorkerPlugin):
     name = "snap"
     def setup(self, worker):
-        self.w = worker; self.peak = 0; self.snap = None; self.ran = collections.Counter(); self.fetched = collections.Counter()
+        self.w = worker; self.peak = 0; self.snap = None
+        self.ran = collections.Counter(); self.fetched = collections.Counter()
     def transition(self, key, start, finish, **kw):
         st = self.w.state
         if finish == "memory":
@@ -33,13 +34,15 @@ class Snap(WorkerPlugin):
 
 def get(dask_worker):
     pl = dask_worker.plugins["snap"]
-    return {"peak": pl.peak / 2**20, "snap": pl.snap, "ran": dict(pl.ran), "fetched": dict(pl.fetched)}
+    return {"peak": pl.peak / 2**20, "snap": pl.snap, "ran": dict(pl.ran),
+            "fetched": dict(pl.fetched)}
 
 
 def main(name, mode, workers=2):
     x = p.WORKLOADS[name]()
-    with dask.config.set({**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}), LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0") as c, Client(c) as cl:
+    with dask.config.set({**QUIET_MEMORY, "distributed.scheduler.worker-saturation": 1.1}), \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
+                         dashboard_address=":0") as c, Client(c) as cl:
         cl.register_plugin(Snap())
         if mode == "tidegate":
             cl.register_plugin(td.Plugin())

@@ -2,7 +2,7 @@
 seconds, roots run, idle gaps (no task running while the run is not over), and the tasks
 around each gap; queue beside tidegate.
 
-    python bench/wall24_diag.py stencil --shape 4x1 --lag 0.005 --seed 0 [--gap 0.01]
+    python bench/sessions/wall24_diag.py stencil --shape 4x1 --lag 0.005 --seed 0 [--gap 0.01]
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 import os
 import sys
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 sys.path.insert(0, _here)
 

@@ -2,7 +2,8 @@
 (bench/probe25_twin.py's models), queue and tidegate with policy.FREES_SLOT 0 (main's
 decisions) and 3 (res27), at the shapes given.
 
-    PROBE24_FOLDER=... python bench/res27_probe_twin.py resample-store clim-anom-store --shape 2x1 --shape 2x2
+    PROBE24_FOLDER=... python bench/sessions/res27_probe_twin.py resample-store clim-anom-store
+        --shape 2x1 --shape 2x2
 """
 import argparse
 import importlib.util
@@ -10,7 +11,7 @@ import os
 
 import tidegate.policy as P
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 spec = importlib.util.spec_from_file_location("probe25_twin", os.path.join(here, "probe25_twin.py"))
 pt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pt)

@@ -2,7 +2,7 @@
 dask.order's ties) and sizes: tidegate's (and queuing's) peak GB per worker, makespan s,
 moved GB per naming, then the median of the ratios to queuing's (lvl27-findings.txt).
 
-    PYTHONPATH=src python bench/lvl27_anomaly_namings.py [--policies queue,tidegate]
+    PYTHONPATH=src python bench/sessions/lvl27_anomaly_namings.py [--policies queue,tidegate]
         [--sizes 20x200,100x1000] [--namings 5] [--workload anomaly]
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 import statistics
 import sys
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
 import dask.array as da  # noqa: E402

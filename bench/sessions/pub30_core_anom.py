@@ -4,7 +4,8 @@ driven without threads: per (build, threads x budget, seed) the seeded drive's p
 spill (tidegate.testing.drive, as core26_drive.py) and the lock-step waves' ticks and peak
 (moved.waves), and how many roots the books judged again (log "tidegate-rejudged").
 
-    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/pub30_core_anom.py DIR CFGS SEEDS > OUT.json
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/sessions/pub30_core_anom.py DIR CFGS SEEDS
+        > OUT.json
     (DIR: core26_drive.py dump's folder; CFGS e.g. 2xinf,4xinf,2x2e8; SEEDS e.g. 10)
 """
 import glob
@@ -13,7 +14,7 @@ import os
 import pickle
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bench/
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 sys.path.append(HERE)
 

@@ -7,7 +7,7 @@ Runs every configuration with the rule off (FREES_SLOT 0), on as the plugin's
 (FREES_SLOT_THREADS 1) and on every worker (FREES_SLOT_THREADS 99), plus Policy
 "priority" (dask threaded's strict order, no withholding) as the reference.
 
-    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/one28_core_passes.py DIR 1xinf,2xinf,2x1e8
+    PYTHONHASHSEED=0 PYTHONPATH=SRC python bench/sessions/one28_core_passes.py DIR 1xinf,2xinf,2x1e8
 """
 import glob
 import json
@@ -28,19 +28,19 @@ def main(folder, cfgs, seeds=(0, 1, 2)):
     asked = [0, 0, 0]
     ask = C.Scheduler._completes_consumer
 
-    def counted(self, i, w):
+    def counted(self, i, w, frees=False):  # (frees: admission's question, since one29)
         old = P.FREES_SLOT, P.FREES_SLOT_THREADS
         try:
             P.FREES_SLOT = 0
-            plain = ask(self, i, w)
+            plain = ask(self, i, w, True)
             P.FREES_SLOT, P.FREES_SLOT_THREADS = 3, 99
-            strict = ask(self, i, w)
+            strict = ask(self, i, w, True)
         finally:
             P.FREES_SLOT, P.FREES_SLOT_THREADS = old
         asked[0] += 1
         asked[1] += bool(plain)
         asked[2] += bool(plain) and not strict  # (frees_slot would say no, any variant)
-        return ask(self, i, w)
+        return ask(self, i, w, frees)
 
     C.Scheduler._completes_consumer = counted
     variants = {"off": ("tidegate", 0, 1), "plugin": ("tidegate", 3, 1),
@@ -71,7 +71,8 @@ def main(folder, cfgs, seeds=(0, 1, 2)):
         peaks = [r["peak_MB"] for r in rs]
         off = rows[(cfg, "off")]
         same = sum(a["order"] == b["order"] for a, b in zip(rs, off))
-        print(f"{cfg:10} {name:9} {statistics.median(peaks):7.1f} [{min(peaks):.1f}..{max(peaks):.1f}]"
+        print(f"{cfg:10} {name:9} {statistics.median(peaks):7.1f} "
+              f"[{min(peaks):.1f}..{max(peaks):.1f}]"
               f"{'':6} {statistics.median([r['roots'] for r in rs]):5} "
               f"{statistics.median([r['spilled_MB'] for r in rs]):6} "
               f"{sum(r['asked'] for r in rs):5} {sum(r['yes'] for r in rs):4} "

@@ -4,7 +4,7 @@ tests/test_chain24.py builds it), simulated at W x T with queue and tidegate, wi
 and durations measured on the real graph (since session 27; chain24's own numbers were made
 with every non-load task sized as a day's plane: ``res27_twin.py --model chain24``).
 
-    python bench/chain24_twin.py [W [T]]
+    python bench/sessions/chain24_twin.py [W [T]]
 """
 import os
 import sys
@@ -15,7 +15,8 @@ from tidegate.sim import simulate
 from tidegate.sim.workloads import resample, resample_durations, resample_sizes
 
 if __name__ == "__main__":
-    W, T = int(sys.argv[1]) if len(sys.argv) > 1 else 2, int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    W = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    T = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     cache = "/tmp/chain24/graph.pkl"  # one graph for every variant (the store's keys hold a uuid)
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     if not os.path.exists(cache):

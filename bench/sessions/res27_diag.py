@@ -8,7 +8,7 @@ over time, per worker:
   and for tidegate the books of the worker a root goes to when it is sent there
   (roots_processing, untouched, owed, passes), and why it was let in (the admission path).
 
-    python bench/res27_diag.py resample-store tidegate,queue [--workers 2] [--out F.json]
+    python bench/sessions/res27_diag.py resample-store tidegate,queue [--workers 2] [--out F.json]
 
 Prints a per-worker timeline of loads (start, end, released) and what was held at the peak.
 """
@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 import probe24_cluster as p  # noqa: E402
 import dask  # noqa: E402
 from dask.utils import key_split  # noqa: E402
@@ -145,9 +145,11 @@ def report(res):
     t0 = res["t0"]
     print(f"== {res['name']} {res['mode']} wall {res['wall']:.1f} s  admissions {res['why']}")
     for w, v in res["workers"].items():
-        print(f" worker {w[-5:]}: peak managed {v['peak'] / 2**20:.1f} MB; loads in memory at peak:",
+        print(f" worker {w[-5:]}: peak managed {v['peak'] / 2**20:.1f} MB; "
+              "loads in memory at peak:",
               [short(k) for k, _ in v["at_peak"] if ROOT in k],
-              "others:", collections.Counter(key_split(k) for k, _ in v["at_peak"] if ROOT not in k))
+              "others:",
+              collections.Counter(key_split(k) for k, _ in v["at_peak"] if ROOT not in k))
         mx = max((e[4] for e in v["events"]), default=0)
         print(f"   most loads in memory at once: {mx}")
     # timeline of loads per worker, from the scheduler: sent (processing), done (memory)
@@ -160,7 +162,8 @@ def report(res):
         elif ROOT in k and s == "memory":
             byw[None].append(f"{t - t0:5.2f} -{short(k)}")
     for w, lines in byw.items():
-        print(f" scheduler's view, {w[-5:]} (+ sent [rp, untouched, owed, passes, processing] before, = done):")
+        print(f" scheduler's view, {'any worker' if w is None else w[-5:]} "  # None: releases
+              "(+ sent [rp, untouched, owed, passes, processing] before, = done):")
         for i in range(0, len(lines), 6):
             print("   " + "  ".join(lines[i:i + 6]))
 
