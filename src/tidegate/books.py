@@ -908,7 +908,10 @@ class Books:
         only with a thread free: none is queued behind running work, so the roots bind
         to workers as threads free (tasks of unequal length: twin seed weighted 4 x 1,
         one queued behind each worker's running store, 1.053x queuing's makespan; bound
-        as threads free, 1.019x; bench/results/wall29-findings.txt).
+        as threads free, 1.019x; bench/results/wall29-findings.txt). ``by_load``:
+        ``policy.by_load``'s answer (the plugin's): with shared partners only, task goes
+        to the least loaded worker that admits (``place_root``'s ``by_load``), so the
+        least loaded candidate is examined too, also past its one partner's worker.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded

@@ -719,6 +719,11 @@ def place_root(partner, admissible, idle, load, shared=None, by_load=False) -> i
     are no reason to wait, since they are copied once per worker whatever happens: waiting
     for the grids' busy worker left the other worker of a 2-worker cluster idle for a whole
     vorticity-files run, and the first held every read.
+
+    ``by_load`` (:func:`by_load`: every input of its meetings is read by others too): with
+    shared partners only, the least loaded admissible worker, the fewest partners breaking
+    ties (:data:`SHARED_BY_LOAD`): seed weighted's second 8 MB chunk loaded beside the
+    first, doubling that worker's peak (bench/results/tail32-findings.txt).
     """
     n = len(admissible)
     own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
