@@ -361,7 +361,8 @@ class Placement:
         assert list(listed) == list(self._free_iter()), ts.key
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
-        assert further == plan.further and kwargs == {"deep": False, "gather": False}, ts.key
+        assert further == plan.further and kwargs == {"deep": False, "gather": False,
+                                                      "by_load": False}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
