@@ -1,8 +1,11 @@
 """bench/wall24_twin.py's cells (a bench/distributed.py workload in the twin with its
-measured durations, 200 MB/s into each worker, senders free, 1 ms latency) over key
+measured durations, 200 MB/s into each worker, 1 ms latency) over key
 namings x twin seeds: tidegate / queue makespan and peak per worker, median [min-max]
 (session 29, wall29). Naming n > 0 appends "-n<n>" to every key's name (dask's set order
 at the graph's arrival and the twin's ties follow the names); n = 0 is wall24_twin's cell.
+Senders are limited too by default (--outgoing 200e6, session 32: a real worker's NIC limits
+what it sends as well as what it receives, as the big twin's 1 GB/s in and out); --outgoing inf
+gives wall24_twin's free senders (the table's setting until session 31).
 
     python bench/wall29_small.py [--only seed-weighted] [--shapes 2x2,2x1,4x1]
         [--lags 0.002,0.01] [--namings 3] [--seeds 5] [--outgoing BYTES/S] [-v]
@@ -11,7 +14,6 @@ at the graph's arrival and the twin's ties follow the names); n = 0 is wall24_tw
 """
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -25,8 +27,9 @@ ap.add_argument("--lags", default="0.002,0.01")
 ap.add_argument("--namings", type=int, default=3)
 ap.add_argument("--seeds", type=int, default=5)
 ap.add_argument("--measured", default=str(Path(_here) / "results" / "wall24-measured.json"))
-ap.add_argument("--outgoing", type=float, default=math.inf,
-                help="bytes/s out of each worker (default: senders free, as wall24_twin)")
+ap.add_argument("--outgoing", type=float, default=200e6,
+                help="bytes/s out of each worker (default 200e6: senders limited, the table's "
+                "setting since session 32; inf: senders free, as wall24_twin)")
 ap.add_argument("-v", action="store_true")
 ap.add_argument("--patch", action="append", default=[])
 ap.add_argument("--out", help="write every run's ratios (per cell) to this JSON file")

@@ -231,6 +231,53 @@ def test_shared_partners_rank_workers_but_make_no_root_wait():
     assert b.place("r1", math.nan, "r", {"a": 1}, ["c"], shared={"a": 1}) == "c"
 
 
+def test_a_root_of_shared_data_goes_by_load_and_a_handle_is_no_partner():
+    """seed weighted's 8 MB chunks: every input of their meetings is read by many (the
+    other chunk's getitem, two store handles), so with shared partners only a chunk goes
+    to the least loaded worker, the fewest partners breaking ties (policy.by_load,
+    SHARED_BY_LOAD), not beside the other chunk; a store handle read by the meetings is no
+    partner (HANDLES_NO_PARTNERS). tail32-findings.txt."""
+    from tidegate import policy as P
+    from tidegate.policy import by_load, place_root
+
+    # worker 0 holds the other chunk (12 shared partners), both admit, equal loads
+    assert place_root([12, 0], [True, True], [False, False], [0.5, 0.5], [12, 0]) == 0
+    assert place_root([12, 0], [True, True], [False, False], [0.5, 0.5], [12, 0],
+                      by_load=True) == 1
+    assert place_root([12, 0], [True, True], [False, False], [0.25, 0.5], [12, 0],
+                      by_load=True) == 0  # less loaded first
+    # Books: the least loaded candidate is examined too, past the one partner's worker
+    b = Books(Policy("tidegate", 1.0))
+    for w in ("a", "c"):
+        b.add_worker(w, 2, math.inf)
+    b.on_run("r0", "a", True, "r", math.nan)
+    assert b.place("r1", math.nan, "r", {"a": 12}, ["c"], shared={"a": 12}) == "a"
+    assert b.place("r2", math.nan, "r", {"a": 12}, ["c"], shared={"a": 12},
+                   by_load=True) == "c"
+    # the graph: two chunks a, b -> ga, gb; handles h1, h2; 12 stores read all four
+    deps: dict = {"a": [], "b": [], "h1": [], "h2": [], "ga": ["a"], "gb": ["b"]}
+    for i in range(12):
+        deps[f"s{i}"] = ["ga", "gb", "h1", "h2"]
+    dependents: dict = {k: [] for k in deps}
+    for k, ins in deps.items():
+        for d in ins:
+            dependents[d].append(k)
+    where = {"ga": ["w0"], "h1": ["w1"], "h2": ["w1"]}
+    plan = meeting_plan("b", dependents.__getitem__, deps.__getitem__)
+    assert by_load(plan, 1, True, math.nan)  # a chunk: meetings of shared inputs only
+    assert not by_load(meeting_plan("h1", dependents.__getitem__, deps.__getitem__),
+                       12, True, math.nan)  # a handle by structure
+    args = (dependents.__getitem__, deps.__getitem__, lambda t: where.get(t, []))
+    assert meeting_partners("b", *args, plan=plan) == {"w0": 12}
+    old = P.HANDLES_NO_PARTNERS
+    try:
+        P.HANDLES_NO_PARTNERS = False
+        plan = meeting_plan("b", dependents.__getitem__, deps.__getitem__)
+        assert meeting_partners("b", *args, plan=plan) == {"w0": 12, "w1": 24}
+    finally:
+        P.HANDLES_NO_PARTNERS = old
+
+
 def test_place_consumer_follows_the_bytes_not_dasks_balance():
     assert place_consumer({}, "a") == "a"  # nothing local: dask's choice
     assert place_consumer({"a": 5, "b": 5}, "b") == "b"  # a tie: dask balances

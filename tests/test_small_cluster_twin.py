@@ -95,23 +95,26 @@ def test_a_grid_copy_does_not_queue_behind_another_into_one_worker():
     assert spans["tidegate"] <= 1.03 * spans["queue"], spans
 
 
-def _stores_of_two_grids():
+def _stores_of_two_grids(n: str = ""):
     """seed weighted as the plugin sees it: the 12 uses are da.store's per-chunk stores,
     which dask marks as data producers (roots, whatever their inputs), returning None into
-    one final task; the two store handles are constants (DataNodes)."""
+    one final task; the two store handles are constants (DataNodes). ``n`` appended to
+    every name (a naming: the twin's order of the four roots follows the names)."""
     from dask._task_spec import DataNode, Task, TaskRef
 
-    dsk = {"open-x": DataNode("open-x", "x"), "open-y": DataNode("open-y", "y"),
-           "load-a": Task("load-a", str, "a"), "load-b": Task("load-b", str, "b"),
-           "grid-a": Task("grid-a", str, TaskRef("load-a")),
-           "grid-b": Task("grid-b", str, TaskRef("load-b"))}
+    x, y, la, lb, ga, gb = (f"{k}{n}" for k in ("open-x", "open-y", "load-a", "load-b",
+                                                "grid-a", "grid-b"))
+    dsk = {x: DataNode(x, "x"), y: DataNode(y, "y"), la: Task(la, str, "a"),
+           lb: Task(lb, str, "b"), ga: Task(ga, str, TaskRef(la)),
+           gb: Task(gb, str, TaskRef(lb))}
     for i in range(len(USE)):
-        dsk[f"store-{i}"] = Task(f"store-{i}", max, TaskRef("grid-a"), TaskRef("open-x"),
-                                 TaskRef("grid-b"), TaskRef("open-y"), _data_producer=True)
-    dsk["total"] = Task("total", max, *(TaskRef(f"store-{i}") for i in range(len(USE))))
-    durations = {**GRIDS, **{f"store-{i}": d for i, d in enumerate(USE)}}
-    sizes = {"grid-a": 8_000_000, "grid-b": 8_000_000, "load-a": 8_000_000,
-             "load-b": 8_000_000, "open-x": 56, "open-y": 56}
+        dsk[f"store-{i}{n}"] = Task(f"store-{i}{n}", max, TaskRef(ga), TaskRef(x), TaskRef(gb),
+                                    TaskRef(y), _data_producer=True)
+    total = f"total{n}"
+    dsk[total] = Task(total, max, *(TaskRef(f"store-{i}{n}") for i in range(len(USE))))
+    durations = {**{f"{k}{n}": d for k, d in GRIDS.items()},
+                 **{f"store-{i}{n}": d for i, d in enumerate(USE)}}
+    sizes = {ga: 8_000_000, gb: 8_000_000, la: 8_000_000, lb: 8_000_000, x: 56, y: 56}
     return dsk, durations, sizes
 
 
@@ -257,6 +260,37 @@ def test_a_tree_reductions_next_group_may_queue_behind_four_loading_threads():
         assert t.makespan <= 1.05 * q.makespan, (seed, t.makespan, q.makespan)
         assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
         assert t.bytes_transferred <= q.bytes_transferred
+
+
+def test_two_shared_grids_load_apart_on_multi_thread_workers():
+    """seed weighted's two 8 MB chunks, each read by one getitem that all 12 stores read
+    beside the other's and two store handles, on 2 x 4, 3 x 2, 4 x 2 and 2 x 2 workers (10 ms
+    overrun, senders at 200 MB/s; 3 namings x 2 seeds summed). Such a chunk's partners are
+    all shared: copied to every worker that stores, wherever it loads. Ranked by its
+    partners, the second chunk loaded beside the first (or beside the handles, counted as
+    partners and as load): 24-32 MB on that worker against queuing's 16-24 (2 x 4: 32 MB
+    in every run). Now it goes to the least loaded worker, fewest partners first
+    (policy.by_load, SHARED_BY_LOAD), and a handle is no partner (HANDLES_NO_PARTNERS)."""
+    net = dict(NET, outgoing_bandwidth=200e6)
+    for workers, threads in ((2, 4), (3, 2), (4, 2), (2, 2)):
+        t_peak = q_peak = t_make = q_make = 0.0
+        over = 0
+        for n in ("", "-n1", "-n2"):
+            dsk, durations, sizes = _stores_of_two_grids(n)
+            for seed in (0, 1):
+                q, t = simulate(dsk, keys=[f"total{n}"], workers=workers,
+                                threads_per_worker=threads, policy=["queue", "tidegate"],
+                                durations=lambda k: durations.get(k, 0.0),
+                                sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=seed,
+                                processes=1, record_memory=False, **net)  # fmt: skip
+                tp, qp = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
+                over += tp > qp + 1000
+                t_peak, q_peak = t_peak + tp, q_peak + qp
+                t_make, q_make = t_make + t.makespan, q_make + q.makespan
+        shape = (workers, threads)
+        assert t_peak <= q_peak + 6000, (shape, t_peak, q_peak, over)  # (handles: 56 B)
+        assert over <= 1, (shape, over)
+        assert t_make <= 1.0 * q_make, (shape, t_make, q_make)
 
 
 # seed anomaly's graph (a - a.mean() stored): 12 loads of 32 MB (da.from_zarr's tasks, data

@@ -40,6 +40,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from . import policy as policy_module  # (switches read per decision: tests set them)
 from .policy import (
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
@@ -874,7 +875,7 @@ class Books:
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
-              gather=False):  # fmt: skip
+              gather=False, by_load=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -907,7 +908,10 @@ class Books:
         only with a thread free: none is queued behind running work, so the roots bind
         to workers as threads free (tasks of unequal length: twin seed weighted 4 x 1,
         one queued behind each worker's running store, 1.053x queuing's makespan; bound
-        as threads free, 1.019x; bench/results/wall29-findings.txt).
+        as threads free, 1.019x; bench/results/wall29-findings.txt). ``by_load``:
+        ``policy.by_load``'s answer (the plugin's): with shared partners only, task goes
+        to the least loaded worker that admits (``place_root``'s ``by_load``), so the
+        least loaded candidate is examined too, also past its one partner's worker.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -980,10 +984,13 @@ class Books:
         if len(partners) == 1:
             # One partner's worker (a pair's second root): place_root's answer when that
             # worker admits is that worker (admissible with partners: the best; nothing
-            # else is examined then), found without its per-worker lists.
+            # else is examined then), found without its per-worker lists. Not when every
+            # partner there is shared (policy.SHARED_BY_LOAD: the least loaded then).
             for w in partners:
                 book = self.workers.get(w)
-                if book is not None and partners[w] > 0:
+                if book is not None and partners[w] > 0 and not (
+                        by_load and policy_module.SHARED_BY_LOAD and shared
+                        and partners[w] <= shared.get(w, 0)):
                     if (not gather or book.processing < book.threads) and admits(book, w):
                         return self._placed(task, w, stimulus_id, lacks)
                     refused = w  # (not asked again below: one answer, one log entry)
@@ -1020,7 +1027,10 @@ class Books:
                 if partners[w] > shared.get(w, 0):
                     own = True
                     waits = waits or self.workers[w].processing > 0
-        if not found and not waits:  # else it waits for a partner's busy worker
+        # (else it waits for a partner's busy worker; with shared partners only, the
+        # least loaded candidate that admits is examined too: policy.SHARED_BY_LOAD)
+        if (not found or (not own and by_load and policy_module.SHARED_BY_LOAD)) \
+                and not waits:  # fmt: skip
             for w in candidates:
                 if w in partners:
                     continue
@@ -1032,7 +1042,7 @@ class Books:
                     break
         if not ws:
             return None
-        i = place_root(partner, admissible, idle, load, common)
+        i = place_root(partner, admissible, idle, load, common, by_load)
         if waited:
             assert i is None, task
             self.audited["waits"] = self.audited.get("waits", 0) + 1

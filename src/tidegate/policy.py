@@ -665,9 +665,39 @@ def is_root(inputs, marked: bool = False) -> bool:
 
 
 OWN_PARTNERS_FIRST = True  # place_root: shared partners alone do not beat waiting; False: old
+# place_root: a root whose partners are all shared goes to the least loaded admissible worker,
+# fewer partners breaking ties (2; 1: more partners break ties, tail31's; 0: main's)
+SHARED_BY_LOAD = 2
+# meeting_partners: a meeting's input that is a handle by structure (read by SHARED_FANOUT or
+# more, no data inputs, handle-sized or unknown) is no partner; False: old
+HANDLES_NO_PARTNERS = True
 
 
-def place_root(partner, admissible, idle, load, shared=None) -> int | None:
+def by_load(plan, readers: int, no_data: bool, nbytes: float) -> bool:
+    """Is a root whose partners are all shared placed by load (:func:`place_root`'s
+    ``by_load``, :data:`SHARED_BY_LOAD`)? When every other input of its meetings (``plan``:
+    :func:`meeting_plan`'s) is read by other tasks too: seed weighted's 8 MB zarr chunks,
+    each read by one getitem that 12 stores read beside the other chunk's and two store
+    handles. Wherever such a root goes, its data and its partners are copied to every
+    worker using them, so co-locating saves no copy; on its partners' worker it doubled
+    that worker's peak (twin 2 x 4: 32 MB against queuing's 16-24 in every run). Not a
+    meeting with an input of its own (vorticity-files: a step's reads meet the grids; the
+    grids and the first read of a step still go where the grids are), and not a handle by
+    structure (``readers`` of it, ``no_data``: no data inputs, ``nbytes`` its size so far;
+    :func:`is_one_handle`): copied everywhere, it takes no slot worth spreading, and spread
+    by load it filled the least loaded worker's count before the second chunk came."""
+    if readers >= SHARED_FANOUT and no_data and is_one_handle(0, readers, nbytes):
+        return False
+    found = False
+    for inputs in plan.inputs:
+        for entry in inputs:
+            if not entry[4]:
+                return False
+            found = True
+    return found
+
+
+def place_root(partner, admissible, idle, load, shared=None, by_load=False) -> int | None:
     """Which worker should a root go to now? Index into the per-worker sequences, or None
     (keep it withheld).
 
@@ -689,13 +719,29 @@ def place_root(partner, admissible, idle, load, shared=None) -> int | None:
     are no reason to wait, since they are copied once per worker whatever happens: waiting
     for the grids' busy worker left the other worker of a 2-worker cluster idle for a whole
     vorticity-files run, and the first held every read.
+
+    ``by_load`` (:func:`by_load`: every input of its meetings is read by others too): with
+    shared partners only, the least loaded admissible worker, the fewest partners breaking
+    ties (:data:`SHARED_BY_LOAD`): seed weighted's second 8 MB chunk loaded beside the
+    first, doubling that worker's peak (bench/results/tail32-findings.txt).
     """
     n = len(admissible)
     own = partner if shared is None else [p - s for p, s in zip(partner, shared)]
     # With partners of its own somewhere, only their workers are ranked here (shared ones
     # rank among those): a worker holding shared inputs only is no partner's.
-    ranked = own if OWN_PARTNERS_FIRST and shared is not None and any(
-        p > 0 for p in own) else partner
+    mine = shared is not None and any(p > 0 for p in own)
+    ranked = own if OWN_PARTNERS_FIRST and mine else partner
+    if SHARED_BY_LOAD and by_load and shared is not None and not mine:
+        # Shared partners only: copied to every worker using them wherever the root goes,
+        # so the least loaded admissible worker, the fewest partners breaking ties (the
+        # root's data is copied to them too: apart, each worker holds less at once).
+        sign = -1 if SHARED_BY_LOAD == 2 else 1
+        best = None
+        for w in range(n):
+            if admissible[w] and (best is None or (-load[w], sign * partner[w])
+                                  > (-load[best], sign * partner[best])):
+                best = w
+        return best
     best = None
     for w in range(n):
         if admissible[w] and ranked[w] > 0:
@@ -1001,7 +1047,13 @@ def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chain
             if n > fanout:
                 continue  # (a chain of no task: no score, no root, no bar; a mean, a grid)
             chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
-            plans.append(chain + (n > 1, not (constant is not None and constant(t))))
+            # (2: a handle by structure, read by SHARED_FANOUT or more without data inputs:
+            # no partner while its size says so, see HANDLES_NO_PARTNERS)
+            shared = n > 1
+            if n >= SHARED_FANOUT and HANDLES_NO_PARTNERS and _no_data(t, dependencies,
+                                                                     constant):
+                shared = 2
+            plans.append(chain + (shared, not (constant is not None and constant(t))))
         inputs.append(tuple(plans))
     wide = None
     # (read directly only: through a chain, a reduce of each load, withholding the root
@@ -1292,11 +1344,14 @@ def meeting_partners(
             if mine and held:
                 top = _below(chain_tops, c)
             if held:  # (then r is None)
-                for w in held:
-                    scores[w] = scores.get(w, 0) + 1
-                if others and shared is not None:  # read by others too
+                if others == 2 and _sized_as_handle(chain_tops[0], nbytes):
+                    pass  # a handle, copied to every worker reading it: no partner
+                else:
                     for w in held:
-                        shared[w] = shared.get(w, 0) + 1
+                        scores[w] = scores.get(w, 0) + 1
+                    if others and shared is not None:  # read by others too
+                        for w in held:
+                            shared[w] = shared.get(w, 0) + 1
                 if not others and not spread_ and complete is not None:
                     complete.update(held)  # data that waits for this root's alone
                     if mine:
@@ -1551,10 +1606,12 @@ def walked_tasks(plan: MeetingPlan) -> tuple[list, list]:
     placed: list = []
     sized: list = []
     for inputs in plan.inputs:
-        for tops, _, handle, inner, _, _ in inputs:
+        for tops, _, handle, inner, others, _ in inputs:
             placed.extend(tops)
             if handle is not None:
                 sized.append(handle)
+            if others == 2:  # (a handle by structure: no partner while handle-sized)
+                sized.append(tops[0])
             if inner is not None:
                 sized.extend(tops[i] for i in inner)
     return placed, sized

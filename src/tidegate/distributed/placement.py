@@ -26,6 +26,7 @@ from ..policy import (
     handle_meets,
     handle_plan_on,
     is_one_handle,
+    by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
     meeting_plan,
@@ -360,7 +361,8 @@ class Placement:
         assert list(listed) == list(self._free_iter()), ts.key
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
-        assert further == plan.further and kwargs == {"deep": False, "gather": False}, ts.key
+        assert further == plan.further and kwargs == {"deep": False, "gather": False,
+                                                      "by_load": False}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
@@ -459,9 +461,14 @@ class Placement:
             # refused, it stays in line, not parked on their workers)
             own = {} if plan.gather else {w: n for w, n in partners.items()
                                           if n > shared.get(w, 0)}
+            # (shared partners only, in meetings of shared inputs only: placed by load,
+            # policy.by_load; asked only then)
+            by_load = not own and policy_module.SHARED_BY_LOAD and by_load_of(
+                plan, len(ts.dependents), all(map(_constant, ts.dependencies)), ts.nbytes)
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
-                               plan.further, deep=plan.deep, gather=plan.gather), own  # fmt: skip
+                               plan.further, deep=plan.deep, gather=plan.gather,
+                               by_load=by_load), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
