@@ -494,6 +494,9 @@ def judged_again(nbytes: float, chained: bool) -> bool:
 # 1.29), its medians equal (0.975 -> 0.980 limited, 1.015 -> 1.020 free); 2 x 1 is
 # faster in 36 namings of 36 (time 1.011 / 1.086 -> 0.968 / 1.020): on one thread the
 # takers waited in line and the thread idled before them (g1 s1: 0.95 s idle vs 0.42).
+# At 200 MB/s in and out (the small-cluster table's setting), 18 namings: 2 x 1 peak
+# 0.995 / 1.14 -> 0.855 / 0.98, time 1.010 / 1.099 -> 0.977 / 1.008; 4 x 1 peak 1.09 /
+# 1.52 -> 0.97 / 1.33, time 1.000 / 1.185 -> 0.968 / 1.054.
 TINY_PREFIX_NO_ROOT = 3
 
 
