@@ -17,6 +17,11 @@ low naming with the other's high one).
     PYTHONPATH=src python bench/grp27_twin.py --shapes 2x1,2x2,4x1 --seeds 0,1,2
     PYTHONPATH=src python bench/grp27_twin.py --folder /tmp/grp30 --build 6   # grp30's six
     PYTHONPATH=src python bench/grp27_twin.py --folder /tmp/grp30 --shapes 2x2 --seeds 0,1,2,3,4,5
+    PYTHONPATH=src python bench/grp27_twin.py --folder /tmp/grp32/roll --name rolling-max --build 4
+    ... --outgoing inf                       # senders free (default: as --bandwidth, 1 GB/s)
+
+grp32: --name (any probe24 workload; builds differ in measured durations, and a store's in
+its keys), --bandwidth / --outgoing (the sender model: limited by default, inf = free).
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ def build(n: int) -> None:
                                                   os.path.join(_here, "probe25_twin.py"))
     p25 = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(p25)
+    p25.CACHE = os.path.join(FOLDER, "cache")  # (not probe25's own: others read it)
     os.makedirs(FOLDER, exist_ok=True)
     for i in range(1, n + 1):
         dest = os.path.join(FOLDER, f"g{i}.pkl")
@@ -70,7 +76,7 @@ def build(n: int) -> None:
 
 
 def main(argv=None):
-    global FOLDER
+    global FOLDER, NAME
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", type=int, default=0, help="make this many graph builds first")
     ap.add_argument("--shapes", default="2x1,2x2,4x1")
@@ -78,8 +84,13 @@ def main(argv=None):
     ap.add_argument("--graphs", default="", help="comma list of build names (g1,...)")
     ap.add_argument("--processes", type=int, default=1, help="simulate's processes")
     ap.add_argument("--folder", default=FOLDER, help="where the builds are (gN.pkl)")
+    ap.add_argument("--name", default=NAME, help="probe24 workload the builds are of (--build)")
+    ap.add_argument("--bandwidth", type=float, default=1e9, help="each worker's incoming B/s")
+    ap.add_argument("--outgoing", type=float, default=None,
+                    help="each worker's outgoing B/s (default: --bandwidth; inf: free senders)")
     a = ap.parse_args(argv)
     FOLDER = a.folder
+    NAME = a.name
     if a.build:
         build(a.build)
         return
@@ -98,6 +109,7 @@ def main(argv=None):
                     dsk, keys=out, workers=w, threads_per_worker=t,
                     policy=["queue", "tidegate"], sizes=lambda k: size.get(k, 0),
                     durations=lambda k: took.get(k, 1e-3), seed=seed,
+                    bandwidth=a.bandwidth, outgoing_bandwidth=a.outgoing,
                     processes=a.processes)}
                 q, d = rs["queue"], rs["tidegate"]
                 pq, pt = max(q.peak_memory_per_worker) / 1e6, max(d.peak_memory_per_worker) / 1e6

@@ -486,9 +486,18 @@ def judged_again(nbytes: float, chained: bool) -> bool:
 # 1.039; 2 x 1 peak 0.98 / 1.35 -> 0.94 / 1.23, time 1.011 / 1.086 -> 0.968 / 1.020;
 # 4 x 1 peak 0.97 / 1.27 -> 0.98 / 1.40 (5 namings at 1.28-1.40 against main's 1.22 at
 # most), time 0.992 / 1.059 -> 0.980 / 1.072. Bit 1: on clusters with a worker of two
-# threads or more; bit 2: on one-thread clusters too (off: 4 x 1's peak tail; 2 x 1 would
-# gain the numbers above).
-TINY_PREFIX_NO_ROOT = 1
+# threads or more; bit 2: on one-thread clusters too (3 since grp32; 1: session 31's
+# decisions). grp32: that 4 x 1 tail is naming noise, not the rule's: letting the twin's
+# senders go free (1 GB/s -> inf, no decision rule changed) moves each policy's own 4 x 1
+# peak per naming by 0.66-1.39x (queuing) and 0.72-1.22x (tidegate); with free senders
+# the rule's 4 x 1 max is lower (1.43 -> 1.30), on test_probe25's store too (1.41 ->
+# 1.29), its medians equal (0.975 -> 0.980 limited, 1.015 -> 1.020 free); 2 x 1 is
+# faster in 36 namings of 36 (time 1.011 / 1.086 -> 0.968 / 1.020): on one thread the
+# takers waited in line and the thread idled before them (g1 s1: 0.95 s idle vs 0.42).
+# At 200 MB/s in and out (the small-cluster table's setting), 18 namings: 2 x 1 peak
+# 0.995 / 1.14 -> 0.855 / 0.98, time 1.010 / 1.099 -> 0.977 / 1.008; 4 x 1 peak 1.09 /
+# 1.52 -> 0.97 / 1.33, time 1.000 / 1.185 -> 0.968 / 1.054.
+TINY_PREFIX_NO_ROOT = 3
 
 
 def tiny_prefix(most: float, largest_root: float, threads: Callable[[], int]) -> bool:
