@@ -233,7 +233,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return
         if self.scheduler is None:
             return
-        if key in self._moves and (start != "processing" or finish != "memory"):
+        if self._moves and key in self._moves and (start != "processing" or finish != "memory"):
             # A kept walk looked at it (_keep_walk) and where it is changed: not when it
             # finishes (processing -> memory: on the worker it ran on, its one holder), the
             # walks read only where the tasks they look at are (_where) and sizes measured

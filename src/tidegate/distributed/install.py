@@ -297,7 +297,7 @@ class Install:
         self._count: dict = {}
         self._counts: dict = {}
         # Queued tasks poke may try, best first: dask's queue minus the parked ones.
-        self._ready = _Lines(self._root)
+        self._ready = _Lines(self._root, self._is_root_cache)
         # Parked: queued roots waiting for a partner's busy worker (or tasks waiting for a
         # full limit), indexed by what they wait for ({address or ("limit", name): {ts}}),
         # woken when that worker may take a root again (or a task of that limit ends).
