@@ -50,7 +50,7 @@ def test_a_line_drops_stale_entries():
     for ts in tasks[:2900]:
         line.discard(ts)
     assert line.peek() is tasks[2999] and len(line) == 100
-    line.add(SimpleNamespace(key="x", priority=(0, 2)))  # a shorter priority: a prefix
+    line.add(SimpleNamespace(key="x", priority=(0, 1)))  # a prefix: before the others
     assert line.peek().key == "x"
 
 
