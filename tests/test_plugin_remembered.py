@@ -23,6 +23,8 @@ These twin runs cover the workloads where they are used most.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 pytest.importorskip("distributed")
@@ -99,14 +101,16 @@ def _run(name, steps, workers):
     assert len(r.trace.tasks) == len(model.dsk)
 
 
-@pytest.mark.parametrize("name, steps, workers", [("anomaly", 400, 40),
-                                                  ("rechunk-add", 200, 40)])
+@pytest.mark.parametrize("name, steps, workers, mode", [("anomaly", 400, 40, 2),
+                                                        ("rechunk-add", 200, 40, 2),
+                                                        ("anomaly", 400, 40, 1)])
 def test_owed_roots_placed_from_their_openers_plan(audited, monkeypatch, name, steps,
-                                                    workers):
-    """policy.OWED_FAST 2: a reserved root's first placement reads its opener's plan
-    mirrored (policy.mirrored_inputs), an assumption about the graph; here, as _decide
-    finds anew with the root's own plan (the "owed" audit)."""
-    monkeypatch.setattr(policy, "OWED_FAST", 2)
+                                                    workers, mode):
+    """policy.OWED_FAST 2 (the default): a reserved root's first placement reads its
+    opener's plan mirrored (policy.mirrored_inputs) where policy.mirror_holds proves it the
+    root's own; 1: the root's own plan. Here, as _decide finds anew with the root's own plan
+    (the "owed" audit)."""
+    monkeypatch.setattr(policy, "OWED_FAST", mode)
     _run(name, steps, workers)
     (plugin,) = audited
     assert plugin.errors == [], plugin.errors[0][2]
@@ -142,3 +146,102 @@ def test_owed_audit_finds_a_wrong_worker(audited, monkeypatch):
     _run("anomaly", 200, 20)
     (plugin,) = audited
     assert plugin.errors and "_owed_place" in plugin.errors[0][2], plugin.books.audited
+
+
+def _mirror_case(extra: bool):
+    """Loads a0..a3 combined in m (a tree's group of 4), each also read beside a mean M
+    read by 20 tasks; with ``extra`` a1 meets a load b in p too (an entry a0's plan lacks)."""
+    ins = {f"a{i}": [] for i in range(4)}
+    ins["m"] = [f"a{i}" for i in range(4)]
+    ins["top"] = ["m", "x"]
+    ins["x"] = []
+    ins["M"] = ["top"]
+    for i in range(4):
+        ins[f"s{i}"] = [f"a{i}", "M"]
+    for j in range(16):
+        ins[f"r{j}"] = ["M"]
+    if extra:
+        ins["b"] = []
+        ins["p"] = ["a1", "b"]
+    # (one object per task: the walks test identity)
+    ins = {sys.intern(t): [sys.intern(d) for d in ds] for t, ds in ins.items()}
+    outs: dict = {t: [] for t in ins}
+    for t, ds in ins.items():
+        for d in ds:
+            outs[d].append(t)
+    return outs.__getitem__, ins.__getitem__
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_mirror_holds_only_where_the_roots_own_plan_is_the_mirror(extra):
+    """policy.mirror_holds: a0 opened m; a1's own plan's entries are a0's mirrored
+    (policy.mirrored_inputs) when its other meetings give none, and then its further and
+    widest meeting are told; a1 meeting a load b elsewhere (resample's graph had such
+    roots: session 31's OWED_FAST 2, which assumed the mirror, reserved other roots there
+    than _decide) is no mirror: None."""
+    dependents, dependencies = _mirror_case(extra)
+    opener = policy.meeting_plan("a0", dependents, dependencies)
+    meeting, out = policy.mirrored_inputs(opener, dependents, dependencies)
+    assert meeting == "m"
+    _, entries, via = out[id(sys.intern("a1"))]
+    assert via == "a1"
+    proof = policy.mirror_holds("a1", meeting, via, dependents, dependencies)
+    own = policy.meeting_plan("a1", dependents, dependencies)
+    if extra:
+        assert proof is None
+        assert sorted(e for m in own.inputs for e in m) != sorted(entries)
+    else:
+        assert proof == (own.further, max(len(dependencies(m)) for m, _ in own.meetings))
+        assert sorted(e for m in own.inputs for e in m) == sorted(entries)
+        assert not (own.deep or own.gather or own.spread or own.wide is not None)
+
+
+def _unlike_tree(seed: int, n: int):
+    """Loads under a tree reduction of a random width, some reduced first by a task of
+    their own (their siblings not), each read again beside the reduction's result."""
+    import random
+
+    rng = random.Random(seed)
+
+    def inc(*a):
+        return 0
+
+    dsk, dur, size, level = {}, {}, {}, []
+    for i in range(n):
+        k = f"load-{i}"
+        dsk[k], dur[k], size[k] = (inc,), rng.choice([0.05, 0.1, 0.2]), 10**8
+        level.append(k)
+        if rng.random() < 0.5:
+            c = level[-1] = f"chunk-{i}"
+            dsk[c], dur[c], size[c] = (inc, k), 0.01, rng.choice([10**3, 10**8])
+    width, lv = rng.choice([2, 3, 4, 5]), 0
+    while len(level) > 1:
+        nxt = []
+        for j in range(0, len(level), width):
+            c = f"comb{lv}-{j}"
+            dsk[c], dur[c], size[c] = (inc, *level[j:j + width]), 0.01, 10**3
+            nxt.append(c)
+        level, lv = nxt, lv + 1
+    for i in range(n):
+        if rng.random() < 0.7:
+            k, s = f"sub-{i}", f"store-{i}"
+            dsk[k], dur[k], size[k] = (inc, f"load-{i}", level[0]), 0.05, 10**8
+            dsk[s], dur[s], size[s] = (inc, k), 0.02, 0
+    used = {d for v in dsk.values() for d in v[1:]}
+    return dsk, [k for k in dsk if k not in used], dur, size
+
+
+@pytest.mark.parametrize("seed, workers, threads", [(13, 4, 1), (33, 4, 2)])
+def test_owed_roots_of_unlike_siblings_as_decide_places_them(audited, monkeypatch, seed,
+                                                             workers, threads):
+    """policy.OWED_FAST 2 on trees whose siblings differ (one reduced by a task of its own,
+    its opener not): the fast path asks the root's own reduction (``_may_split``), not its
+    opener's as session 31's form did (which differed from _decide: 5-8 audit failures
+    here), and the "owed" audit passes."""
+    monkeypatch.setattr(policy, "OWED_FAST", 2)
+    dsk, keys, durations, sizes = _unlike_tree(seed, 24 + 8 * (seed % 5))
+    simulate(dsk, keys=keys, durations=durations, sizes=sizes, workers=workers,
+             threads_per_worker=threads, policy="tidegate", record_memory=False)
+    (plugin,) = audited
+    assert plugin.errors == [], plugin.errors[0][2]
+    assert plugin.books.audited.get("owed", 0) >= 10, plugin.books.audited

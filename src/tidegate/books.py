@@ -732,22 +732,21 @@ class Books:
         ):
             ok = False  # nothing seen yet: one root per busy worker finds out the size
         else:
+            # (committed and may_load_beside asked once, for the pass test below too;
+            # committed(0, ...) is 0: not asked)
+            more = committed(opens, book.processing, book.threads) if opens else 0
+            beside = spread and may_load_beside(book.threads, book.roots_processing,
+                                                book.processing)  # fmt: skip
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
-                book.owed - reserved + committed(opens, book.processing, book.threads),
-                spread and may_load_beside(book.threads, book.roots_processing,
-                                           book.processing),
-                waiting, book.passes, pass_cap(book.cap),
+                book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
             )  # fmt: skip
             # Came in past the count by completing a consumer (not a wide fan-in): counted
             # in book.passes from on_run until its data lands (policy.PASSES).
             if ok and self.count_passes and not idle and book.roots_processing \
-                    + book.roots_untouched + book.owed - reserved \
-                    + committed(opens, book.processing, book.threads) >= book.cap \
-                    and not (spread and may_load_beside(book.threads, book.roots_processing,
-                                                        book.processing)) \
-                    and answer[0] != WIDE_PASS:  # fmt: skip
+                    + book.roots_untouched + book.owed - reserved + more >= book.cap \
+                    and not beside and answer[0] != WIDE_PASS:  # fmt: skip
                 if len(self._pass_ok) > 4096:
                     self._pass_ok.clear()
                 self._pass_ok.setdefault(task, set()).add(w)

@@ -1427,18 +1427,21 @@ def partners_on_one(task, entries, w, where, nbytes=None):
 
 def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
                     fanout: int = MEETING_FANOUT, constant=None,
-                    chains: dict | None = None, depth: int = 4) -> dict | None:
+                    chains: dict | None = None, depth: int = 4) -> tuple | None:
     """The entries of the plans of the roots an opener's ``plan`` lacks, as the opener's
-    plan mirrors them: ``{id(t): (t, entries)}`` for each task t of the chains of the one
-    meeting of ``plan`` with entries (its other meetings read only inputs read by many):
-    that meeting's entries but the one of t's chain, with the opener's own input's chain
-    (its ``via``) instead; a task of two chains: ``(t, None)``. None when plan is not of
-    that form. A root's plan is that when it and the opener meet in that meeting alone and
-    its other meetings read only inputs read by many, as the opener's do (a tree
-    reduction's group of 4: anomaly's loads, each also subtracted from the mean): an
-    assumption about the graph, not checked here (see ``OWED_FAST``). Cost: once per
-    opener, its lacked roots then read it."""
-    ins = via = None
+    plan mirrors them: ``(meeting, {id(t): (t, entries, input)})`` for each task t of the
+    chains of the one ``meeting`` of ``plan`` with entries (its other meetings read only
+    inputs read by many): that meeting's entries but the one of t's chain (from
+    ``input``, an input of the meeting), with the opener's own input's chain (its ``via``)
+    instead; a task of two chains: ``(t, None, None)``. None when plan is not of that form
+    (or ``deep``: its chains are walked deeper than a sibling's). A root's plan is that
+    when it and the opener meet in that meeting alone and its other meetings read only
+    inputs read by many, as the opener's do (a tree reduction's group of 4: anomaly's
+    loads, each also subtracted from the mean): :func:`mirror_holds` checks it from the
+    root's own meetings. Cost: once per opener, its lacked roots then read it."""
+    if plan.deep:
+        return None
+    ins = via = meeting = None
     inputs = iter(plan.inputs)
     for m, v in plan.meetings:
         if len(dependencies(m)) > fanout:
@@ -1448,7 +1451,7 @@ def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
             continue
         if ins is not None:
             return None
-        ins, via = entries, v
+        ins, via, meeting = entries, v, m
     if ins is None:
         return None
     n = len(dependents(via))
@@ -1459,9 +1462,54 @@ def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
     out: dict = {}
     for i, e in enumerate(ins):
         rest = ins[:i] + ins[i + 1:] + (own,)
-        for c in e[0]:
-            out[id(c)] = (c, None if id(c) in out else rest)
-    return out
+        tops = e[0]
+        for c in tops:
+            out[id(c)] = (c, None, None) if id(c) in out else (c, rest, tops[0])
+    return meeting, out
+
+
+def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, group=None) -> tuple | None:
+    """Is root ``task``'s own :func:`meeting_plan` (``depth``, ``fanout``, ``group`` as
+    the body asks it) its opener's mirrored (:func:`mirrored_inputs`: ``meeting``, where
+    task's chain comes in through ``via``)? ``(further, widest)`` of task's own plan
+    (:attr:`MeetingPlan.further`, its widest meeting's inputs) when it is, and the plan is
+    none of the rarer kinds (spread, wide, gather, deep); else None. A proof from task's
+    own meetings (:func:`_meetings`), without its chains: its plan's entries are those of
+    its meetings with at most ``fanout`` inputs, each input but its ``via`` read by at
+    most ``fanout`` tasks giving one; so they are the mirror's when ``(meeting, via)`` is
+    one of its meetings and every other gives none (each input read by more, a mean, or
+    its ``via``): then ``meeting``'s entries are the chains of its inputs but ``via``,
+    which is what the mirror lists (the opener's entries, ``via``'s chain out, the
+    opener's own in), as a multiset (partners_on_one's answer is order-free). Not deep:
+    the opener's own chain is an entry without task (else task came into ``meeting``
+    twice, found below). Not wide: ``meeting`` has at most ``fanout`` inputs. Asked of a
+    root read by fewer than ``SHARED_FANOUT`` tasks only (a handle's plan is the body's
+    to make). Cost: the walk down to task's meetings and one look at each input of its
+    other meetings, no chain (twin anomaly: about a third of the plan's)."""
+    if len(dependents(task)) >= SHARED_FANOUT:
+        return None
+    meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    found = False
+    inputs = widest = 0
+    for m, v in meetings:
+        ins = dependencies(m)
+        n = len(ins)
+        if n > widest:
+            widest = n
+        if n > fanout:
+            continue  # (no entry)
+        inputs += 1
+        if m is meeting and v is via:
+            found = True
+            continue
+        for t in ins:
+            if not (t is v or t == v) and len(dependents(t)) <= fanout:
+                return None  # an entry the mirror does not list
+    if not found or inputs > MEETING_SPREAD \
+            or gathers_only(meetings, dependents, dependencies, group):  # fmt: skip
+        return None
+    return meets_further(meetings, dependents, dependencies, fanout), widest
 
 
 def further_partners(
@@ -1796,9 +1844,11 @@ BUSY_PASS = 2
 # input is shared, gated or a handle read by 8-16, its plan is none of the rarer kinds, and its
 # reduction does not split (the plugin's Placement._owed_place): the answer _decide finds, with
 # fewer steps. 1: by the root's own plan (made if not kept); 2: on a first placement by its
-# opener's plan, the meeting's inputs but this root's own and with the opener's (the sibling's
-# plan assumed the opener's mirror: a decision change wherever it is not); 0: off.
-OWED_FAST = 1
+# opener's plan mirrored (the meeting's inputs but this root's own and with the opener's:
+# mirrored_inputs) where mirror_holds proves the root's own plan that mirror, else as 1 (the
+# same decisions as 1; session 31's 2 assumed the mirror and differed on resample's graph and on
+# trees of unlike siblings: bench/results/cpu32a-findings.txt); 0: off (the same decisions).
+OWED_FAST = 2
 
 
 def passes_busy(processing: int, threads: int, widest: int) -> bool:

@@ -235,8 +235,8 @@ class Install:
         self._chains: dict = {}
         # With policy.OWED_FAST 2: the plans of roots placed opening meetings (reserving
         # the roots they lack), key -> [ts, plan, policy.mirrored_inputs or False (not
-        # read yet), its meetings' widest], kept like _plans but past their start (their
-        # reserved roots' placements read them), at most WALKS_KEPT.
+        # read yet), {id(root): (root, policy.mirror_holds)} or None], kept like _plans but
+        # past their start (their reserved roots' placements read them), at most WALKS_KEPT.
         self._opened: dict = {}
         # Refused roots' walks (meeting_partners, further_meeting), key -> [ts, [partners'
         # answers, further's or None], stamp, keys looked at]: kept while none of the

@@ -41,6 +41,7 @@ from ..policy import (
     reduced_enough,
     waits_for_own_reduction,
     mirrored_inputs,
+    mirror_holds,
     partners_on_one,
     passes_busy,
 )
@@ -275,14 +276,15 @@ class Placement:
         meeting (``owed``: ``(w, opener)``), when its meetings' other inputs are each on w
         or nowhere (policy.partners_on_one); else None (then _decide finds it). What
         _decide reads on its way there, asked here with fewer steps: its plan (kept, else
-        made now; with ``OWED_FAST`` 2 on a first placement its opener's mirrored,
-        policy.mirrored_inputs), none of the rarer kinds (deep, gather, wide, spread), the
-        walk of its inputs (``{w: n}``, complete {w}, no shared input: passes_busy and
-        frees_slot filter complete as there), no broadcast input (restrict leaves all as it
-        is), its reduction not split (``_splits``: else _by_held may choose), then
-        books.place as its partners' branch calls it. Why: anomaly's groups of 4 under a
-        tree reduction: 3 of 4 roots are reserved by their group's opener (75% of first
-        placements, all placed on its worker or waiting for it: walk30-findings.txt)."""
+        made now; with ``OWED_FAST`` 2 its opener's mirrored, policy.mirrored_inputs, where
+        policy.mirror_holds proves it ts's own: ``_mirrored``), none of the rarer kinds
+        (deep, gather, wide, spread), the walk of its inputs (``{w: n}``, complete {w}, no
+        shared input: passes_busy and frees_slot filter complete as there), no broadcast
+        input (restrict leaves all as it is), its reduction not split (``_may_split``: else
+        _by_held may choose), then books.place as its partners' branch calls it. Why:
+        anomaly's groups of 4 under a tree reduction: 3 of 4 roots are reserved by their
+        group's opener (75% of first placements, all placed on its worker or waiting for
+        it: walk30-findings.txt)."""
         w, opener = owed
         s = self.scheduler
         books = self.books
@@ -292,33 +294,19 @@ class Placement:
         kept = self._plans.get(ts.key)
         entries = None
         if (kept is None or kept[0] is not ts) and policy_module.OWED_FAST == 2:
-            mirrored = self._opened.get(opener)
-            if mirrored is not None:
-                ots, plan, mirrors, widest = mirrored
-                if mirrors is False:  # (read first now: once per opener)
-                    mirrors = mirrored[2] = mirrored_inputs(
-                        plan, _dependents, _dependencies, constant=_constant,
-                        chains=self._chains)  # fmt: skip
-                    widest = mirrored[3] = _widest(plan)
-                entries = mirrors and mirrors.get(id(ts))
-                if entries and entries[0] is ts and entries[1] is not None:
-                    entries = entries[1]
-                    first = self._kept(ots)  # (its reduction's first task: of one group)
-                else:
-                    entries = None
+            entries, further, widest = self._mirrored(ts, opener)
         if entries is None:  # its own plan (kept, else made now: _decide would)
             plan = kept[1] if kept is not None and kept[0] is ts else self._plan(ts)
+            if plan.deep or plan.gather or plan.spread or plan.wide is not None:
+                return None
             entries = chain.from_iterable(plan.inputs)
-            first = self._kept(ts)
-            widest = None
-        if plan.deep or plan.gather or plan.spread or plan.wide is not None:
-            return None
+            further, widest = plan.further, None
         walked = partners_on_one(ts, entries, w, _where, self._size)
         if walked is None:
             return None
         if self._broadcast.restricts(s, ts):
             return None
-        if first is not None and reduced_enough(_returned(first.group), self._size(ts)):
+        if self._may_split(ts):
             return None  # (_splits: _by_held may place it elsewhere)
         n, lacks, tops = walked
         complete = {w}
@@ -332,12 +320,69 @@ class Placement:
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
         if books.audit:  # (tests: _decide's way gives the same call of books.place)
-            self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan)
+            self._audit_owed(ts, stimulus_id, partners, lacks, complete, further)
         addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
-                           stimulus_id, lacks, {}, complete, False, plan.further)
+                           stimulus_id, lacks, {}, complete, False, further)
         return addr, partners
 
-    def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, plan) -> None:
+    def _mirrored(self, ts, opener) -> tuple:
+        """``(entries, further, widest)`` of root ts's own plan (its inputs' entries, every
+        meeting's together; ``plan.further``; its widest meeting), read from its opener's plan
+        (kept in ``_opened``) mirrored (policy.mirrored_inputs) where policy.mirror_holds
+        proves ts's plan that mirror, and none of the rarer kinds; else ``(None, None,
+        None)`` (then _owed_place reads ts's own plan). The proof is kept per root with the
+        opener's mirror (an again placement reads it)."""
+        mirrored = self._opened.get(opener)
+        if mirrored is None:
+            return None, None, None
+        mirrors = mirrored[2]
+        if mirrors is False:  # (read first now: once per opener)
+            mirrors = mirrored[2] = mirrored_inputs(
+                mirrored[1], _dependents, _dependencies, constant=_constant,
+                chains=self._chains)  # fmt: skip
+        if mirrors is None:
+            return None, None, None
+        meeting, out = mirrors
+        got = out.get(id(ts))
+        if got is None or got[0] is not ts or got[1] is None:
+            return None, None, None
+        proofs = mirrored[3]
+        if proofs is None:
+            proofs = mirrored[3] = {}
+        proof = proofs.get(id(ts))
+        if proof is None or proof[0] is not ts:
+            proof = proofs[id(ts)] = (ts, mirror_holds(ts, meeting, got[2], _dependents,
+                                                       _dependencies, group=_group))
+        if proof[1] is None:
+            return None, None, None
+        return got[1], proof[1][0], proof[1][1]
+
+    def _may_split(self, ts) -> bool:
+        """``_splits(ts)`` (ts's own reduction, not its opener's), found without ts's
+        reduction's first task (policy.waits_for_own_reduction, ``_kept``) where it has none
+        (ts has one dependent, or none reading two inputs) or no dependent of ts returned
+        little enough for it (that first task is one of them): false then whatever it is.
+        Not kept: the sizes returned change (twin anomaly 100x4: -110 bytecodes an owed
+        root's placement against _splits, rechunk-add -13)."""
+        entry = self._kept_cache.get(ts.key)
+        if entry is None or entry[0] is not ts:
+            deps = ts.dependents
+            if len(deps) < 2:
+                return False
+            for d in deps:
+                if len(d.dependencies) >= 2:
+                    break
+            else:
+                return False
+            size = self._size(ts)
+            for d in deps:
+                if reduced_enough(_returned(d.group), size):
+                    break
+            else:
+                return False
+        return self._splits(ts)
+
+    def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, further) -> None:
         """Tests: _decide, its books.place call caught (nothing placed), calls it with the
         arguments _owed_place gives (its candidates listed alike) and answers its partners."""
         books = self.books
@@ -355,14 +400,15 @@ class Placement:
         self._parks_further = None
         assert len(calls) == 1, (ts.key, calls)
         args, kwargs = calls[0]
-        key, known, group, found, listed, sid, lacked, shared, done, spread, further = args
+        assert len(args) == 11, (ts.key, "_decide called books.place otherwise", args, kwargs)
+        key, known, group, found, listed, sid, lacked, shared, done, spread, told = args
         assert (key, group, sid) == (ts.key, ts.group.name, stimulus_id), ts.key
         assert found == partners and out == (None, partners), (ts.key, found, out)
         assert list(listed) == list(self._free_iter()), ts.key
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
-        assert further == plan.further and kwargs == {"deep": False, "gather": False,
-                                                      "by_load": False}, ts.key
+        assert told == further and kwargs == {"deep": False, "gather": False,
+                                              "by_load": False}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
