@@ -36,6 +36,7 @@ from ..policy import (
     sole_holder,
     passes_for_group,
     places_by_held,
+    loads_before_reduced,
     after_reduction,
     reduced_enough,
     waits_for_own_reduction,
@@ -330,6 +331,12 @@ class Placement:
                 complete = ()
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
+        if complete and first is not None and policy_module.UNKNOWN_PASS \
+                and _returned(first.group) != _returned(first.group):  # fmt: skip
+            # (as _decide: its reduction unknown, it may load elsewhere, _unknown_pass)
+            placed = self._unknown_pass(ts, partners, complete, lacks, plan, stimulus_id)
+            if placed is not None:
+                return placed
         if books.audit:  # (tests: _decide's way gives the same call of books.place)
             self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan)
         addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
@@ -454,6 +461,12 @@ class Placement:
             placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
             if placed is not None:
                 return placed
+        elif not narrowed and complete and partners and policy_module.UNKNOWN_PASS:
+            first = self._kept(ts)
+            if first is not None and _returned(first.group) != _returned(first.group):
+                placed = self._unknown_pass(ts, partners, complete, lacks, plan, stimulus_id)
+                if placed is not None:
+                    return placed
         if partners:
             # (partners through a final gather only, policy.gathers_only: none to wait for;
             # refused, it stays in line, not parked on their workers)
@@ -855,6 +868,52 @@ class Placement:
         if got is None and self._slower(ts.group.name, least, p):
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
+
+    def _unknown_pass(self, ts, partners, complete, lacks, plan, stimulus_id):
+        """Root ts waits for its own reduction, none of whose first tasks returned yet, is
+        the last root its meeting lacks (``lacks`` empty), a load of its group returned
+        (the estimate is not a guess), and it would pass its partners' full worker's count
+        by completing the meeting there (``complete``): it loads instead on the worker open for roots with a thread free
+        holding least, when that holds a load less (policy.loads_before_reduced; held as
+        ``_held_here``, or its roots in flight and reserved counted whole if more: loads
+        started before any returned carry no estimate). ``(worker, {})`` or None: placed
+        as any root. Cost: one look at the open workers, for such roots only."""
+        if lacks or _returned(ts.group) != _returned(ts.group):
+            return None  # (a meeting still lacking others, or no load of its group seen)
+        books = self.books
+        est = books.estimate(math.nan, ts.group.name)
+        if not est:
+            return None
+        p = max(partners, key=partners.__getitem__)
+        workers = books.workers
+        book = workers.get(p)
+        if p not in complete or book is None:
+            return None
+        owner = books.owed.get(ts.key, (None,))[0]
+
+        def held(addr, book):
+            n = book.roots_processing + book.roots_untouched + book.owed - (addr == owner)
+            return n, max(self._held_here(addr, book, owner, est), n * est)
+
+        n, held_p = held(p, book)
+        if n < book.cap:
+            return None  # (its count admits it: no pass)
+        s = self.scheduler
+        running, sw = s.running, s.workers
+        least = least_key = None
+        for addr in self._open:
+            book = workers.get(addr)
+            if addr == p or book is None or sw.get(addr) not in running or (
+                    policy_module.UNKNOWN_PASS & 2 and book.processing >= book.threads):
+                continue
+            key = (held(addr, book)[1], book.processing / book.threads, addr)
+            if least_key is None or key < least_key:
+                least, least_key = addr, key
+        if least is None or not loads_before_reduced(held_p, least_key[0], est):
+            return None
+        got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
+                          complete={least}, commits=plan.further)  # fmt: skip
+        return None if got is None else (got, {})
 
     def _heavier(self, ts, addr) -> bool:
         """Does worker addr hold more than half a load more than the least holding running

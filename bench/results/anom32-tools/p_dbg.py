@@ -1,0 +1,9 @@
+import tidegate.distributed.placement as _P2
+_ou = _P2.Placement._unknown_pass
+def _up(self, ts, partners, complete, lacks, plan, sid):
+    r = _ou(self, ts, partners, complete, lacks, plan, sid)
+    b = self.books
+    print("   UNK", ts.key, partners, complete, b.estimate(float('nan'), ts.group.name),
+          {a[-4:-2]: (w.cap, w.roots_processing, w.roots_untouched, w.owed) for a, w in b.workers.items()}, "->", r)
+    return r
+_P2.Placement._unknown_pass = _up
