@@ -1115,26 +1115,31 @@ def places_by_held(partners_held: float, least_held: float, estimate: float) -> 
     return least_held + estimate / 2 < partners_held
 
 
-# A root waiting for its own reduction, before any of it returned, whose partners' worker is
-# full: it loads on a worker with a thread free holding a load less (bit 1), rather than
-# passing the count there by completing the meeting (anom32-findings.txt). 0: main's.
-UNKNOWN_PASS = 1
+# A reduction group's last root, before any of its reduction returned, waits rather than pass
+# its partners' full count while another worker holds a load less (bit 1; the plugin's
+# Placement._unknown_pass), and places_by_held's measure counts roots in flight whole (bit 2:
+# those started before any returned carry no estimate). anom32-findings.txt. 0: main's.
+UNKNOWN_PASS = 3
 
 
 def loads_before_reduced(partners_held: float, least_held: float, estimate: float) -> bool:
     """Should a root whose data waits for its own reduction (:func:`waits_for_own_reduction`),
     whose reduction's first task has not returned yet (:func:`reduced_enough` unknown), and
-    whose meeting's partners are on a worker whose in-flight count is full, load on another
-    worker open for roots with a thread free (``least_held``: what it holds, loads in
-    flight counted whole) rather than pass that count by completing the meeting there
-    (``partners_held``, the same measure)? Yes when that worker holds at least a load
-    (``estimate``) less: every such load stays where it is loaded until its reduction is
-    whole, so the busiest worker's peak is its count of loads.
+    whose meeting's partners are on a worker whose in-flight count is full, wait there
+    (parked, until its reduction is known and :func:`places_by_held` may place it) rather
+    than pass that count by completing the meeting (``partners_held``: what that worker
+    holds, roots in flight counted whole)? Yes when another worker open for roots holds at
+    least a load (``estimate``) less (``least_held``, the same measure): every such load
+    stays where it is loaded until its reduction is whole, so the busiest worker's peak is
+    its count of loads. Waiting, not loading there at once: a reduction that keeps all it
+    reads (the twin's anomaly, one time step per chunk) would move every such load (twin
+    anomaly 20 x 4: 12 loads of 190 MB moved, 0.36 -> 0.39x queuing's bytes, peak 0.86 ->
+    0.91x).
 
     Why: the twin's seed anomaly at 4 x 2 (3 reduction groups of 4 loads on 4 workers, cap
     3): each group's 4th load was decided ~1 ms before the first chunk-mean returned and
-    passed the count on its partners' worker, while the handle's worker held one load with
-    a thread free: 4 loads on three workers, 1.10x queuing's peak (anom31-findings.txt
+    passed the count on its partners' worker, while the handle's worker held one load:
+    4 loads on three workers, 1.10x queuing's peak; waiting, 0.95x (anom31-findings.txt
     section 2, anom32-findings.txt)."""
     return least_held + estimate * 0.75 < partners_held
 

@@ -331,10 +331,10 @@ class Placement:
                 complete = ()
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
-        if complete and first is not None and policy_module.UNKNOWN_PASS \
+        if complete and first is not None and policy_module.UNKNOWN_PASS & 1 \
                 and _returned(first.group) != _returned(first.group):  # fmt: skip
-            # (as _decide: its reduction unknown, it may load elsewhere, _unknown_pass)
-            placed = self._unknown_pass(ts, partners, complete, lacks, plan, stimulus_id)
+            # (as _decide: its reduction unknown, it may wait rather than pass, _unknown_pass)
+            placed = self._unknown_pass(ts, partners, complete, lacks, stimulus_id)
             if placed is not None:
                 return placed
         if books.audit:  # (tests: _decide's way gives the same call of books.place)
@@ -461,10 +461,10 @@ class Placement:
             placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
             if placed is not None:
                 return placed
-        elif not narrowed and complete and partners and policy_module.UNKNOWN_PASS:
+        elif not narrowed and complete and partners and policy_module.UNKNOWN_PASS & 1:
             first = self._kept(ts)
             if first is not None and _returned(first.group) != _returned(first.group):
-                placed = self._unknown_pass(ts, partners, complete, lacks, plan, stimulus_id)
+                placed = self._unknown_pass(ts, partners, complete, lacks, stimulus_id)
                 if placed is not None:
                     return placed
         if partners:
@@ -817,8 +817,13 @@ class Placement:
         """Bytes worker addr holds or will, for ``_by_held``: held and estimated, plus the
         roots reserved there (but the one being placed, reserved by ``owner``), less what
         the reductions processing there will have freed when they end
-        (policy.after_reduction). Cost: addr's processing tasks' inputs."""
+        (policy.after_reduction). Its roots in flight and reserved count whole if that is
+        more (``UNKNOWN_PASS`` bit 2): roots started before any of their group returned
+        carry no estimate. Cost: addr's processing tasks' inputs."""
         held = book.held + book.estimated + (book.owed - (addr == owner)) * est
+        if policy_module.UNKNOWN_PASS & 2:  # (roots started before any returned: no estimate)
+            held = max(held, (book.roots_processing + book.roots_untouched + book.owed
+                              - (addr == owner)) * est)
         ws = self.scheduler.workers.get(addr)
         if ws is not None:
             for ts in ws.processing:
@@ -869,17 +874,19 @@ class Placement:
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
 
-    def _unknown_pass(self, ts, partners, complete, lacks, plan, stimulus_id):
-        """Root ts waits for its own reduction, none of whose first tasks returned yet, is
-        the last root its meeting lacks (``lacks`` empty), a load of its group returned
-        (the estimate is not a guess), and it would pass its partners' full worker's count
-        by completing the meeting there (``complete``): it loads instead on the worker open for roots with a thread free
-        holding least, when that holds a load less (policy.loads_before_reduced; held as
-        ``_held_here``, or its roots in flight and reserved counted whole if more: loads
-        started before any returned carry no estimate). ``(worker, {})`` or None: placed
-        as any root. Cost: one look at the open workers, for such roots only."""
+    def _unknown_pass(self, ts, partners, complete, lacks, stimulus_id):
+        """Does root ts wait rather than pass its partners' full count (``UNKNOWN_PASS``
+        bit 1, policy.loads_before_reduced)? It waits for its own reduction, none of whose
+        first tasks returned yet (its split is unknown: ``_splits``), is the last root its
+        meeting lacks (``lacks`` empty), a load of its group returned (the estimate is no
+        guess), and it would pass its partners' worker's full count by completing the
+        meeting there (``complete``) while another running worker open for roots holds a
+        load less (held as ``_held_here``, or its roots in flight and reserved counted
+        whole if more: roots started before any returned carry no estimate). Then
+        ``(None, partners)``: parked there until its reduction is known and ``_by_held``
+        may place it; else None. Cost: one look at the open workers, for such roots only."""
         if lacks or _returned(ts.group) != _returned(ts.group):
-            return None  # (a meeting still lacking others, or no load of its group seen)
+            return None
         books = self.books
         est = books.estimate(math.nan, ts.group.name)
         if not est:
@@ -900,20 +907,15 @@ class Placement:
             return None  # (its count admits it: no pass)
         s = self.scheduler
         running, sw = s.running, s.workers
-        least = least_key = None
+        least = math.inf
         for addr in self._open:
             book = workers.get(addr)
-            if addr == p or book is None or sw.get(addr) not in running or (
-                    policy_module.UNKNOWN_PASS & 2 and book.processing >= book.threads):
-                continue
-            key = (held(addr, book)[1], book.processing / book.threads, addr)
-            if least_key is None or key < least_key:
-                least, least_key = addr, key
-        if least is None or not loads_before_reduced(held_p, least_key[0], est):
+            if addr != p and book is not None and sw.get(addr) in running:
+                least = min(least, held(addr, book)[1])
+        if not loads_before_reduced(held_p, least, est):
             return None
-        got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
-                          complete={least}, commits=plan.further)  # fmt: skip
-        return None if got is None else (got, {})
+        books.log.append((ts.key, "withheld", p, stimulus_id))
+        return None, partners
 
     def _heavier(self, ts, addr) -> bool:
         """Does worker addr hold more than half a load more than the least holding running
