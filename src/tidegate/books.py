@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .policy import (
+    counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
@@ -915,7 +916,10 @@ class Books:
         one admits (only idle ones when partners exist, as place_root would choose): the
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
         not the cluster's size."""
-        mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
+        owed = self._owed.get(task)
+        mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
+        # (policy.counts_own_group: its opener's other roots still reserved there)
+        group_owed = len(self._owing.get(owed[1], ())) if owed is not None else 0
         if gather and partners:
             shared = partners
         est = self.estimate(known, group)  # the same on every worker
@@ -934,6 +938,8 @@ class Books:
             nonlocal refusals
             completes = w in complete
             reserved = w == mine
+            if reserved and group_owed > 1 and counts_own_group(book.threads):
+                reserved = group_owed
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
             elif completes and wide:
@@ -942,7 +948,8 @@ class Books:
                 completes = passes_for_halo(book.roots_processing + book.roots_untouched
                                             + book.owed - reserved, book.cap, book.passes,
                                             book.threads > 1)
-            seen = 4 * book.version + 2 * bool(completes) + reserved
+            # (reserved's count is w's too: a reservation made or ended bumps its version)
+            seen = 4 * book.version + 2 * bool(completes) + bool(reserved)
             aw = None
             if awaited is not None:  # (the body's view may change while w's books do not)
                 aw = w in awaited and self.awaits(w)

@@ -780,7 +780,10 @@ class Placement:
         # (the readers' count first: most roots have few, and then no input is looked at)
         if readers >= SHARED_FANOUT and is_one_handle(
                 0 if all(map(_constant, ts.dependencies)) else 1, readers, ts.nbytes) \
-                and handle_plan_on(s.total_nthreads / max(1, len(s.workers))) \
+                and handle_plan_on(s.total_nthreads / max(1, len(s.workers)),
+                                   lambda: waits_for_own_reduction(
+                                       next(iter(ts.dependents)), _dependents, _dependencies)
+                                   is not None) \
                 and not handle_meets(ts, meeting_plan(ts, _dependents, _dependencies,
                                                       constant=_constant,
                                                       chains=self._chains)):  # fmt: skip
