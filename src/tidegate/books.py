@@ -875,7 +875,7 @@ class Books:
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
-              gather=False):  # fmt: skip
+              gather=False, own_group=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -908,7 +908,10 @@ class Books:
         only with a thread free: none is queued behind running work, so the roots bind
         to workers as threads free (tasks of unequal length: twin seed weighted 4 x 1,
         one queued behind each worker's running store, 1.053x queuing's makespan; bound
-        as threads free, 1.019x; bench/results/wall29-findings.txt).
+        as threads free, 1.019x; bench/results/wall29-findings.txt). ``own_group``: task
+        waits for its own reduction (``policy.waits_for_own_reduction``): where it is
+        reserved, its opener's other roots reserved there do not count against it
+        (``policy.counts_own_group``).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -919,7 +922,7 @@ class Books:
         owed = self._owed.get(task)
         mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
         # (policy.counts_own_group: its opener's other roots still reserved there)
-        group_owed = len(self._owing.get(owed[1], ())) if owed is not None else 0
+        group_owed = len(self._owing.get(owed[1], ())) if own_group and owed is not None else 0
         if gather and partners:
             shared = partners
         est = self.estimate(known, group)  # the same on every worker

@@ -176,8 +176,11 @@ OWN_GROUP = 1
 
 
 def counts_own_group(threads: int) -> bool:
-    """Is a reserved root admitted on its reserved worker by the count without the other
-    roots its opener still has reserved there (``OWN_GROUP``)? Each of them, admitted,
+    """Is a reserved root that waits for its own reduction (:func:`waits_for_own_reduction`;
+    the plugin says so: ``Books.place(own_group=)``) admitted on its reserved worker by the
+    count without the other roots its opener still has reserved there (``OWN_GROUP``)?
+    Asked of every reserved root, it moved the plugin's one-thread stencil (4 x 1: 1.02 ->
+    1.06x queuing's makespan) and zarr weighted (+1.7%). Each of them, admitted,
     turns a reservation into a root in flight: they only bar other meetings. Counted, a
     reduction group of 4 opened on a one-thread worker (cap 2) filled the count with its
     own 3 reservations and refused its own partners: they came only by an idle worker's

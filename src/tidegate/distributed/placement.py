@@ -340,7 +340,8 @@ class Placement:
         if books.audit:  # (tests: _decide's way gives the same call of books.place)
             self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan)
         addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
-                           stimulus_id, lacks, {}, complete, False, plan.further)
+                           stimulus_id, lacks, {}, complete, False, plan.further,
+                           own_group=first is not None)  # fmt: skip
         return addr, partners
 
     def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, plan) -> None:
@@ -474,7 +475,8 @@ class Placement:
                                           if n > shared.get(w, 0)}
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
-                               plan.further, deep=plan.deep, gather=plan.gather), own  # fmt: skip
+                               plan.further, deep=plan.deep, gather=plan.gather,
+                               own_group=self._kept(ts) is not None), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
