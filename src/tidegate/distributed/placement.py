@@ -885,10 +885,10 @@ class Placement:
         first tasks returned yet (its split is unknown: ``_splits``), is the last root its
         meeting lacks (``lacks`` empty), a load of its group returned (the estimate is no
         guess), and it would pass its partners' worker's full count by completing the
-        meeting there (``complete``) while a worker free for roots (its count not full)
-        among the least loaded holds a load less (held as ``_held_here``, or its roots in flight and reserved
-        counted whole if more: roots started before any returned carry no estimate; for
-        the two least loaded free workers, without the reductions running there). Then
+        meeting there (``complete``) while one of the two least loaded workers free for
+        roots (their counts not full) holds a load less (held as ``_held_here``, or its
+        roots in flight and reserved counted whole if more: roots started before any
+        returned carry no estimate; for the free ones without the reductions' look). Then
         ``(None, partners)``: parked there until its reduction is known and ``_by_held``
         may place it; else None. Cost: two free workers' books, for such roots only (every
         open worker's held measure: anomaly 100 x 4's plugin bytecodes +28%; every free
