@@ -338,13 +338,15 @@ class Placement:
             if placed is not None:
                 return placed
         if books.audit:  # (tests: _decide's way gives the same call of books.place)
-            self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan)
+            self._audit_owed(ts, stimulus_id, partners, lacks, complete, plan,
+                             first is not None)
         addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
                            stimulus_id, lacks, {}, complete, False, plan.further,
                            own_group=first is not None)  # fmt: skip
         return addr, partners
 
-    def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, plan) -> None:
+    def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, plan,
+                    own_group=False) -> None:
         """Tests: _decide, its books.place call caught (nothing placed), calls it with the
         arguments _owed_place gives (its candidates listed alike) and answers its partners."""
         books = self.books
@@ -368,7 +370,8 @@ class Placement:
         assert list(listed) == list(self._free_iter()), ts.key
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
-        assert further == plan.further and kwargs == {"deep": False, "gather": False}, ts.key
+        assert further == plan.further and kwargs == {
+            "deep": False, "gather": False, "own_group": own_group}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
