@@ -1167,4 +1167,6 @@ def test_a_handle_whose_loads_meet_only_each_other_meets_nothing_of_its_own():
     assert policy.handle_meets(h, Plan((own, ((("slice", other), other, None, None, False,
                                                 True),))))
     assert policy.handle_meets(h, Plan((reduced,)))  # (nothing of its own reached: as walked)
-    assert policy.handle_plan_on(4) and not policy.handle_plan_on(1)
+    assert policy.handle_plan_on(4, lambda: False)
+    # one thread (HANDLE_PLAN bit 2, bit 4: only for readers waiting for their own reduction)
+    assert policy.handle_plan_on(1, lambda: True) and not policy.handle_plan_on(1, lambda: False)

@@ -42,6 +42,7 @@ from types import MappingProxyType
 
 from . import policy as policy_module  # (switches read per decision: tests set them)
 from .policy import (
+    counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
     pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
@@ -874,7 +875,7 @@ class Books:
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
-              gather=False, by_load=False):  # fmt: skip
+              gather=False, by_load=False, own_group=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -911,6 +912,9 @@ class Books:
         ``policy.by_load``'s answer (the plugin's): with shared partners only, task goes
         to the least loaded worker that admits (``place_root``'s ``by_load``), so the
         least loaded candidate is examined too, also past its one partner's worker.
+        ``own_group``: task waits for its own reduction (``policy.waits_for_own_reduction``):
+        where it is reserved, its opener's other roots reserved there do not count against
+        it (``policy.counts_own_group``).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -918,7 +922,10 @@ class Books:
         one admits (only idle ones when partners exist, as place_root would choose): the
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
         not the cluster's size."""
-        mine = self._owed.get(task, (None,))[0]  # the worker that reserved a slot for task
+        owed = self._owed.get(task)
+        mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
+        # (policy.counts_own_group: its opener's other roots still reserved there)
+        group_owed = len(self._owing.get(owed[1], ())) if own_group and owed is not None else 0
         if gather and partners:
             shared = partners
         est = self.estimate(known, group)  # the same on every worker
@@ -937,6 +944,8 @@ class Books:
             nonlocal refusals
             completes = w in complete
             reserved = w == mine
+            if reserved and group_owed > 1 and counts_own_group(book.threads):
+                reserved = group_owed
             if completes and further:
                 completes = passes_for_further(book.roots_processing)
             elif completes and wide:
@@ -945,7 +954,8 @@ class Books:
                 completes = passes_for_halo(book.roots_processing + book.roots_untouched
                                             + book.owed - reserved, book.cap, book.passes,
                                             book.threads > 1)
-            seen = 4 * book.version + 2 * bool(completes) + reserved
+            # (reserved's count is w's too: a reservation made or ended bumps its version)
+            seen = 4 * book.version + 2 * bool(completes) + bool(reserved)
             aw = None
             if awaited is not None:  # (the body's view may change while w's books do not)
                 aw = w in awaited and self.awaits(w)

@@ -32,9 +32,10 @@ HANDLE_MAX_BYTES = 1 << 16
 MEETING_FANOUT = 16
 # A root that is itself a shared handle whose loads meet no other root's data has no
 # meetings of its own (handle_meets, handle_plan_on): bit 1 on clusters averaging more than
-# one thread per worker, bit 2 on one-thread clusters too (measured: 2 x 1 better, 4 x 1
-# worse; anom31-findings.txt). 0: main's decisions, its readers' meetings walked from it.
-HANDLE_PLAN = 1
+# one thread per worker, bit 2 on one-thread clusters too, bit 4 there only if its readers
+# wait for their own reduction (anom31/anom32-findings.txt). 0: main's decisions, its
+# readers' meetings walked from it; 1: main's at session 32's start.
+HANDLE_PLAN = 7
 
 # Data whose root feeds more meetings than this (a 2-D stencil's block, read by 9 overlaps)
 # is held until the last of them: completing one frees none of it.
@@ -150,14 +151,42 @@ def handle_meets(task, plan) -> bool:
     return not own
 
 
-def handle_plan_on(threads: float) -> bool:
+def handle_plan_on(threads: float, readers_reduce=None) -> bool:
     """Is :func:`handle_meets` asked on a cluster of ``threads`` threads per worker
-    (``HANDLE_PLAN``'s bits 1 and 2; 0: never, main's decisions)? On one-thread workers
-    the walked handle's reservations, all made on one worker, hid a reduction group's
-    partners from the other workers' counts (its opener reserved none anew, so they came
-    in by the count): without them the seed anomaly took 1.01x queuing's time at 4 x 1
-    against 0.95x (0.99x against 1.02x at 2 x 1)."""
-    return bool(HANDLE_PLAN & (1 if threads > 1 else 2))
+    (``HANDLE_PLAN``'s bits 1 and 2; 0: never, main's decisions)? With bit 4, on one-thread
+    workers only for a handle whose readers wait for their own reduction
+    (``readers_reduce()``: :func:`waits_for_own_reduction` of one reader; a load read
+    again beside its mean). anom31: on one-thread workers the walked handle's
+    reservations, all made on one worker, hid a reduction group's partners from the other
+    workers' counts (its opener reserved none anew, so they came in by the count): without
+    them the seed anomaly took 1.01x queuing's time at 4 x 1 against 0.95x (0.99x against
+    1.02x at 2 x 1). anom32: with :func:`counts_own_group` they come in by the count
+    anyway (4 x 1 0.805 -> 0.789x, 2 x 1 1.019 -> 0.986x queuing's time, sender model);
+    a rechunk's handle (seed rechunk-add 4 x 1, 10 ms overrun: 0.52 -> 0.65x queuing's
+    time, its worst peak 0.79 -> 0.86x) keeps its plan there (bit 4)."""
+    if not HANDLE_PLAN & (1 if threads > 1 else 2):
+        return False
+    return threads > 1 or not HANDLE_PLAN & 4 or readers_reduce is None or readers_reduce()
+
+
+# A root reserved on a worker by the root that opened its meeting is counted there without
+# its own meeting's other reservations (the opener's still owed there): bit 1 on one-thread
+# workers, bit 2 on others. 0: main's, only its own reservation (anom32-findings.txt).
+OWN_GROUP = 1
+
+
+def counts_own_group(threads: int) -> bool:
+    """Is a reserved root that waits for its own reduction (:func:`waits_for_own_reduction`;
+    the plugin says so: ``Books.place(own_group=)``) admitted on its reserved worker by the
+    count without the other roots its opener still has reserved there (``OWN_GROUP``)?
+    Asked of every reserved root, it moved the plugin's one-thread stencil (4 x 1: 1.02 ->
+    1.06x queuing's makespan) and zarr weighted (+1.7%). Each of them, admitted,
+    turns a reservation into a root in flight: they only bar other meetings. Counted, a
+    reduction group of 4 opened on a one-thread worker (cap 2) filled the count with its
+    own 3 reservations and refused its own partners: they came only by an idle worker's
+    split or by held bytes, and groups split three ways (twin seed anomaly 4 x 1 with
+    the handle's plan dropped, ``HANDLE_PLAN`` bit 2: anom31-findings.txt)."""
+    return bool(OWN_GROUP & (2 if threads > 1 else 1))
 
 
 def may_load_beside(threads: int, roots_processing: int, processing: int) -> bool:
@@ -1174,6 +1203,35 @@ def places_by_held(partners_held: float, least_held: float, estimate: float) -> 
     8 loads against 4, 305 MiB against 244; twin, one worker's loads 2x slower: 336 MB
     against queuing's 272)."""
     return least_held + estimate / 2 < partners_held
+
+
+# A reduction group's last root, before any of its reduction returned, waits rather than pass
+# its partners' full count while another worker holds a load less (bit 1; the plugin's
+# Placement._unknown_pass), and places_by_held's measure counts roots in flight whole (bit 2:
+# those started before any returned carry no estimate). anom32-findings.txt. 0: main's.
+UNKNOWN_PASS = 3
+
+
+def loads_before_reduced(partners_held: float, least_held: float, estimate: float) -> bool:
+    """Should a root whose data waits for its own reduction (:func:`waits_for_own_reduction`),
+    whose reduction's first task has not returned yet (:func:`reduced_enough` unknown), and
+    whose meeting's partners are on a worker whose in-flight count is full, wait there
+    (parked, until its reduction is known and :func:`places_by_held` may place it) rather
+    than pass that count by completing the meeting (``partners_held``: what that worker
+    holds, roots in flight counted whole)? Yes when another worker open for roots holds at
+    least a load (``estimate``) less (``least_held``, the same measure): every such load
+    stays where it is loaded until its reduction is whole, so the busiest worker's peak is
+    its count of loads. Waiting, not loading there at once: a reduction that keeps all it
+    reads (the twin's anomaly, one time step per chunk) would move every such load (twin
+    anomaly 20 x 4: 12 loads of 190 MB moved, 0.36 -> 0.39x queuing's bytes, peak 0.86 ->
+    0.91x).
+
+    Why: the twin's seed anomaly at 4 x 2 (3 reduction groups of 4 loads on 4 workers, cap
+    3): each group's 4th load was decided ~1 ms before the first chunk-mean returned and
+    passed the count on its partners' worker, while the handle's worker held one load:
+    4 loads on three workers, 1.10x queuing's peak; waiting, 0.95x (anom31-findings.txt
+    section 2, anom32-findings.txt)."""
+    return least_held + estimate * 0.75 < partners_held
 
 
 def after_reduction(freed: float, returned: float) -> float:

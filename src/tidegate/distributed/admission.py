@@ -765,9 +765,10 @@ class Admission:
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
             # A root that opens its meeting (its partner waits on no busy worker) splits
             # nothing: split_gains is not asked of it.
-            if not kept and not opens(ts) and not split_gains(
+            on = self._parked.get(ts)  # (None: unparked by an earlier start's _update)
+            if not kept and not opens(ts) and (on is None or not split_gains(
                     self._plan(ts).meetings, _dependencies, _held, _readers,
-                    self._saturated(s, self._parked[ts])):
+                    self._saturated(s, on))):  # fmt: skip
                 continue  # its partner is still to be computed there: it waits for it
             for addr in filterfalse(taken.__contains__, allowed):
                 book = books.workers.get(addr)
