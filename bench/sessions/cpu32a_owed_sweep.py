@@ -3,7 +3,7 @@ placement (Placement._owed_place: with mode 2 its opener's plan mirrored, where
 policy.mirror_holds proves it) is compared with _decide's call of books.place on the root's
 own plan (Books.audit's "owed"); plugin.errors counted per twin run.
 
-    PYTHONPATH=src python bench/cpu32a_owed_sweep.py seed|probe|random|all [MODE]
+    PYTHONPATH=src python bench/sessions/cpu32a_owed_sweep.py seed|probe|random|all [MODE]
 
 "probe" reads probe24's pipelines as twins from /tmp/probe25/*.pkl (bench/probe25_twin.py
 makes them). bench/results/cpu32a-findings.txt section 1 has the counts.
