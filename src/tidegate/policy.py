@@ -724,7 +724,7 @@ def by_load(plan, readers: int, no_data: bool, nbytes: float) -> bool:
     structure (``readers`` of it, ``no_data``: no data inputs, ``nbytes`` its size so far;
     :func:`is_one_handle`): copied everywhere, it takes no slot worth spreading, and spread
     by load it filled the least loaded worker's count before the second chunk came."""
-    if readers >= SHARED_FANOUT and no_data and is_one_handle(0, readers, nbytes):
+    if is_one_handle(0 if no_data else 1, readers, nbytes):
         return False
     found = False
     for inputs in plan.inputs:
