@@ -1666,13 +1666,14 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
         if len(ds) != 1:
             continue
         (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
-            inputs = dependencies(m2)
             part = chains[-id(m2)] = (m2, tuple(
                 (t, _further_entry(t, dependents, dependencies, depth, fanout, constant,
-                                   chains)) for t in inputs) if 1 < len(inputs) <= fanout
-                else ())  # fmt: skip
+                                   chains)) for t in inputs))  # fmt: skip
         for t, entry in part[1]:
             if not (t is m or t == m):  # (identity first, as _further_inputs)
                 out.append(entry)

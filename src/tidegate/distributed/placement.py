@@ -488,8 +488,7 @@ class Placement:
                 return iter(allowed)
             listed = free()
         # (listed: not read yet, the first placement's candidates; a second reads afresh)
-        first = None if narrowed else self._kept(ts)
-        if first is not None:
+        if not narrowed and (first := self._kept(ts)) is not None:
             # (_splits(ts) when its reduction's first task returned some, else, unknown,
             # _unknown_pass; what that group returned read once)
             returned = _returned(first.group)
