@@ -1170,3 +1170,33 @@ def test_a_handle_whose_loads_meet_only_each_other_meets_nothing_of_its_own():
     assert policy.handle_plan_on(4, lambda: False)
     # one thread (HANDLE_PLAN bit 2, bit 4: only for readers waiting for their own reduction)
     assert policy.handle_plan_on(1, lambda: True) and not policy.handle_plan_on(1, lambda: False)
+
+
+def test_further_plan_entries_kept_per_further_meeting_are_each_roots_own():
+    """policy.further_plan with ``chains`` keeps one further meeting's entries (every
+    input's) once, under -id(meeting), and each root's plan taken from them is the plan
+    built without them, entry for entry and in order: a tree reduction of 16 loads in 4
+    groups of 4, each group's combine read by one top combine (cpu33a-findings.txt)."""
+    from tidegate import policy
+
+    inputs: dict = {}
+    for g in range(4):
+        for j in range(4):
+            i = 4 * g + j
+            inputs[f"load{i}"] = ()
+            inputs[f"chunk{i}"] = (f"load{i}",)
+        inputs[f"combine{g}"] = tuple(f"chunk{4 * g + j}" for j in range(4))
+    inputs["top"] = tuple(f"combine{g}" for g in range(4))
+    readers: dict = {t: [] for t in inputs}
+    for t, ins in inputs.items():
+        for u in ins:
+            readers[u].append(t)
+    dependents, dependencies = readers.__getitem__, inputs.__getitem__
+    chains: dict = {}
+    for i in range(16):
+        meetings = policy._meetings(f"load{i}", dependents, dependencies, 4, 16)
+        fresh = policy.further_plan(meetings, dependents, dependencies)
+        kept = policy.further_plan(meetings, dependents, dependencies, chains=chains)
+        assert kept == fresh and len(kept) == 3, (i, kept)
+        assert [e[0] for e in kept] == [f"combine{g}" for g in range(4) if g != i // 4]
+    assert [k for k in chains if k < 0] == [-id("top")]  # one further meeting, kept once

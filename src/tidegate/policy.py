@@ -1647,17 +1647,47 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     by more than ``fanout`` tasks (no meeting place). It holds while the graph does, as a
     :class:`MeetingPlan`; :func:`further_by_plan` is the live part. Why: a root parked on
     its further meeting's busy worker is placed again at about every task end there
-    (twin rechunk-add 100x4), each walk reading the graph's edges anew."""
+    (twin rechunk-add 100x4), each walk reading the graph's edges anew.
+
+    ``chains``, when given, also keeps each further meeting's entries, every input's (the
+    root's own meeting's too), under ``-id(meeting)`` (ids are positive: no chain's key),
+    ``(meeting, ((t, entry), ...))`` in its inputs' order, on the chains' terms (they hold
+    while the graph does): a root's plan is the entries of its further meetings but its
+    own meetings'. Why: the roots whose meetings end in one further meeting built the same
+    entries each (anomaly's openers of the four groups under one next-level combine: each
+    the other three groups', 12 chains; cpu33a-findings.txt)."""
+    if chains is None:
+        return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
+                                    None)
+                     for t in _further_inputs(meetings, dependents, dependencies, fanout))
     out: list = []
-    for t in _further_inputs(meetings, dependents, dependencies, fanout):
-        if len(dependents(t)) > fanout:
-            out.append(None)
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
             continue
-        ins = dependencies(t)
-        out.append((t, tuple(_chain_of(u, dependents, dependencies, depth, fanout,
-                                       constant, chains) for u in ins)
-                    if len(ins) <= fanout else ()))  # fmt: skip
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        part = chains.get(-id(m2))
+        if part is None or part[0] is not m2:
+            part = chains[-id(m2)] = (m2, tuple(
+                (t, _further_entry(t, dependents, dependencies, depth, fanout, constant,
+                                   chains)) for t in inputs))  # fmt: skip
+        for t, entry in part[1]:
+            if not (t is m or t == m):  # (identity first, as _further_inputs)
+                out.append(entry)
     return tuple(out)
+
+
+def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains):
+    """:func:`further_plan`'s entry for further input t: None when t is read by more
+    than ``fanout`` tasks, else ``(t, chains of t's inputs)`` (none when t reads more)."""
+    if len(dependents(t)) > fanout:
+        return None
+    ins = dependencies(t)
+    return (t, tuple(_chain_of(u, dependents, dependencies, depth, fanout, constant, chains)
+                     for u in ins) if len(ins) <= fanout else ())
 
 
 def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:

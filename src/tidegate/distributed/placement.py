@@ -281,11 +281,11 @@ class Placement:
         policy.mirror_holds proves it ts's own: ``_mirrored``), none of the rarer kinds
         (deep, gather, wide, spread), the walk of its inputs (``{w: n}``, complete {w}, no
         shared input: passes_busy and frees_slot filter complete as there), no broadcast
-        input (restrict leaves all as it is), its reduction not split (``_may_split``: else
-        _by_held may choose), then books.place as its partners' branch calls it. Why:
-        anomaly's groups of 4 under a tree reduction: 3 of 4 roots are reserved by their
-        group's opener (75% of first placements, all placed on its worker or waiting for
-        it: walk30-findings.txt)."""
+        input (restrict leaves all as it is), its reduction not split (``_splits``, of ts's
+        own reduction, not its opener's: else _by_held may choose), then books.place as its
+        partners' branch calls it. Why: anomaly's groups of 4 under a tree reduction: 3 of
+        4 roots are reserved by their group's opener (75% of first placements, all placed
+        on its worker or waiting for it: walk30-findings.txt)."""
         w, opener = owed
         s = self.scheduler
         books = self.books
@@ -307,9 +307,13 @@ class Placement:
             return None
         if self._broadcast.restricts(s, ts):
             return None
-        if self._may_split(ts):
-            return None  # (_splits: _by_held may place it elsewhere)
         first = self._kept(ts)  # (its own reduction's first task, as _decide asks)
+        if first is not None:
+            # (_splits(ts), by the sizes its reduction's first task returned, read once:
+            # NaN, not returned yet, splits nothing, so ts's size is not read then)
+            returned = _returned(first.group)
+            if returned == returned and reduced_enough(returned, self._size(ts)):
+                return None  # (_splits: _by_held may place it elsewhere)
         n, lacks, tops = walked
         complete = {w}
         if policy_module.BUSY_PASS and not passes_busy(
@@ -322,7 +326,7 @@ class Placement:
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
         if complete and first is not None and policy_module.UNKNOWN_PASS & 1 \
-                and _returned(first.group) != _returned(first.group):  # fmt: skip
+                and returned != returned:  # fmt: skip
             # (as _decide: its reduction unknown, it may wait rather than pass, _unknown_pass)
             placed = self._unknown_pass(ts, partners, complete, lacks, stimulus_id)
             if placed is not None:
@@ -366,31 +370,6 @@ class Placement:
         if proof[1] is None:
             return None, None, None
         return got[1], proof[1][0], proof[1][1]
-
-    def _may_split(self, ts) -> bool:
-        """``_splits(ts)`` (ts's own reduction, not its opener's), found without ts's
-        reduction's first task (policy.waits_for_own_reduction, ``_kept``) where it has none
-        (ts has one dependent, or none reading two inputs) or no dependent of ts returned
-        little enough for it (that first task is one of them): false then whatever it is.
-        Not kept: the sizes returned change (twin anomaly 100x4: -110 bytecodes an owed
-        root's placement against _splits, rechunk-add -13)."""
-        entry = self._kept_cache.get(ts.key)
-        if entry is None or entry[0] is not ts:
-            deps = ts.dependents
-            if len(deps) < 2:
-                return False
-            for d in deps:
-                if len(d.dependencies) >= 2:
-                    break
-            else:
-                return False
-            size = self._size(ts)
-            for d in deps:
-                if reduced_enough(_returned(d.group), size):
-                    break
-            else:
-                return False
-        return self._splits(ts)
 
     def _audit_owed(self, ts, stimulus_id, partners, lacks, complete, further,
                     own_group=False) -> None:
@@ -509,13 +488,16 @@ class Placement:
                 return iter(allowed)
             listed = free()
         # (listed: not read yet, the first placement's candidates; a second reads afresh)
-        if not narrowed and self._kept(ts) is not None and self._splits(ts):
-            placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
-            if placed is not None:
-                return placed
-        elif not narrowed and complete and partners and policy_module.UNKNOWN_PASS & 1:
-            first = self._kept(ts)
-            if first is not None and _returned(first.group) != _returned(first.group):
+        if not narrowed and (first := self._kept(ts)) is not None:
+            # (_splits(ts) when its reduction's first task returned some, else, unknown,
+            # _unknown_pass; what that group returned read once)
+            returned = _returned(first.group)
+            if returned == returned:
+                if reduced_enough(returned, self._size(ts)):
+                    placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
+                    if placed is not None:
+                        return placed
+            elif complete and partners and policy_module.UNKNOWN_PASS & 1:
                 placed = self._unknown_pass(ts, partners, complete, lacks, stimulus_id)
                 if placed is not None:
                     return placed
@@ -949,7 +931,10 @@ class Placement:
         may place it; else None. Cost: two free workers' books, for such roots only (every
         open worker's held measure: anomaly 100 x 4's plugin bytecodes +28%; every free
         worker's books: +6%)."""
-        if lacks or _returned(ts.group) != _returned(ts.group):
+        if lacks:
+            return None
+        returned = _returned(ts.group)
+        if returned != returned:
             return None
         books = self.books
         est = books.estimate(math.nan, ts.group.name)
@@ -975,9 +960,18 @@ class Placement:
                                         + owes) * est))
         if least == math.inf:
             return None
-        held_p = max(self._held_here(p, book, owner, est), n * est)
-        if not loads_before_reduced(held_p, least, est):
-            return None
+        # (p's roots counted whole first: loads_before_reduced grows with what the partners'
+        # worker holds, and p's measure is at least that, so a count that says wait is the
+        # answer; what p holds, a look at its processing tasks' inputs, is read only when
+        # it does not: twin anomaly 100x4, every hold was decided by the count)
+        if not loads_before_reduced(n * est, least, est):
+            if not loads_before_reduced(max(self._held_here(p, book, owner, est), n * est),
+                                        least, est):
+                return None
+        elif books.audit:  # (tests: the whole measure gives the same answer)
+            assert loads_before_reduced(max(self._held_here(p, book, owner, est), n * est),
+                                        least, est), ts.key  # fmt: skip
+            self._audited("held by count")
         books.log.append((ts.key, "withheld", p, stimulus_id))
         return None, partners
 
