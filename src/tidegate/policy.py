@@ -650,6 +650,11 @@ def unrun_input_size(known: float, prefix_returned: float, sized: bool) -> float
     return prefix_returned
 
 
+# books.on_finished: a load that a single-input task takes on (a rechunk's half) stays in
+# flight itself too while another single-input task still has to read it (read_on); False: old
+READ_ON_KEEPS = True
+
+
 def read_on(readers, task, single_input, pending, priority=None, next_load=math.inf) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another
