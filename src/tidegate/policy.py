@@ -1239,6 +1239,32 @@ def loads_before_reduced(partners_held: float, least_held: float, estimate: floa
     return least_held + estimate * 0.75 < partners_held
 
 
+# A root waiting for its own reduction, before any of that reduction returned (the first
+# wave), goes by load rather than to its partners' worker once that worker has its even
+# share of the roots' group in flight and a free worker has less (the plugin's
+# Placement._first_share; tail33). 0: main's.
+FIRST_SHARE = 1
+
+
+def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
+    """Does a root whose data waits for its own reduction (:func:`waits_for_own_reduction`),
+    while none of that reduction's first tasks has returned (the first wave: sizes are the
+    books' guess), go to the least loaded free worker (``least`` roots in flight there)
+    rather than to its partners' worker (``count`` roots in flight)? When ``count`` has
+    reached the worker's even share of the ``group`` roots of its task group over
+    ``workers`` running workers and ``least`` has not. Such loads stay where they load
+    until the whole reduction is done, so a worker's peak is the count it took: twin seed
+    anomaly 4 x 4 (3 reduction groups of 4 loads, cap 5) put each group whole on a worker,
+    4 loads on three workers, none on the fourth (the store handle's): 1.15x queuing's
+    peak (anom32-findings.txt section 2). The share binds only where a group's roots are
+    few beside the workers (more workers than reduction groups); anomaly at 20 x 4 (1,000
+    loads, a share of 50 against a cap of 5) never meets it."""
+    if not FIRST_SHARE or workers < 2:
+        return False
+    share = -(-group // workers)
+    return count >= share > least
+
+
 def after_reduction(freed: float, returned: float) -> float:
     """Bytes a task processing on a worker will have freed there once it ends, for
     :func:`places_by_held`'s measure of what a worker holds: ``freed``, the bytes of its

@@ -38,6 +38,7 @@ from ..policy import (
     passes_for_group,
     places_by_held,
     loads_before_reduced,
+    over_first_share,
     after_reduction,
     reduced_enough,
     waits_for_own_reduction,
@@ -51,6 +52,18 @@ from .tasks import (
     _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
     _nbytes, _partners, _returned, _where,
 )
+
+def _of_group(ws, group) -> int:
+    """Tasks of ``group`` processing on worker ws or held there."""
+    n = 0
+    for t in ws.processing:
+        if t.group is group:
+            n += 1
+    for t in ws.has_what:
+        if t.group is group:
+            n += 1
+    return n
+
 
 def _widest(plan) -> int:
     """The most inputs of one of the plan's meetings (policy.passes_busy's ``widest``)."""
@@ -321,6 +334,12 @@ class Placement:
                 complete = ()
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
+        if first is not None and policy_module.FIRST_SHARE \
+                and _returned(first.group) != _returned(first.group):  # fmt: skip
+            # (as _decide: the first wave's share, _first_share)
+            placed = self._first_share(ts, partners, lacks, stimulus_id)
+            if placed is not None:
+                return placed
         if complete and first is not None and policy_module.UNKNOWN_PASS & 1 \
                 and _returned(first.group) != _returned(first.group):  # fmt: skip
             # (as _decide: its reduction unknown, it may wait rather than pass, _unknown_pass)
@@ -509,6 +528,12 @@ class Placement:
                 return iter(allowed)
             listed = free()
         # (listed: not read yet, the first placement's candidates; a second reads afresh)
+        if not narrowed and partners and policy_module.FIRST_SHARE:
+            first = self._kept(ts)
+            if first is not None and _returned(first.group) != _returned(first.group):
+                placed = self._first_share(ts, partners, lacks, stimulus_id)
+                if placed is not None:
+                    return placed
         if not narrowed and self._kept(ts) is not None and self._splits(ts):
             placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
             if placed is not None:
@@ -980,6 +1005,41 @@ class Placement:
             return None
         books.log.append((ts.key, "withheld", p, stimulus_id))
         return None, partners
+
+    def _first_share(self, ts, partners, lacks, stimulus_id):
+        """Root ts waits for its own reduction, none of whose first tasks returned yet (the
+        first wave): ``(worker, {})`` when its partners' worker (the most partners) has its
+        share of ts's task group processing or held and a worker free for roots has less
+        (policy.over_first_share): placed on the one with fewest, the least loaded first,
+        as a root without partners; else None. Counted by task group, not by the books'
+        roots in flight: a store handle's slot is no load of the group. Cost: the roots'
+        count in the books first (a worker under its share there is under it by group);
+        the group's tasks on the free workers only where that count reaches the share."""
+        books = self.books
+        group = ts.group
+        size, running = len(group), len(self.scheduler.running)
+        p = max(partners, key=partners.__getitem__)
+        book = books.workers.get(p)
+        flight = book.roots_processing + book.roots_untouched if book is not None else 0
+        if book is None or flight >= book.cap or not over_first_share(flight, 0, size, running):
+            # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS)
+            return None
+        workers = self.scheduler.workers
+        ws = workers.get(p)
+        if ws is None or not over_first_share(_of_group(ws, group), 0, size, running):
+            return None
+        least, listed = size, []
+        for i, addr in enumerate(self._free_iter()):
+            if addr != p:
+                n = _of_group(workers[addr], group)
+                if over_first_share(size, n, size, running):
+                    listed.append((n, i, addr))
+        if not listed:
+            return None
+        listed.sort()
+        addr = books.place(ts.key, math.nan, group.name, {}, [a for _, _, a in listed],
+                           stimulus_id, lacks)  # fmt: skip
+        return (addr, {}) if addr is not None else None
 
     def _heavier(self, ts, addr) -> bool:
         """Does worker addr hold more than half a load more than the least holding running
