@@ -97,5 +97,9 @@ for name in a.only.split(","):
             print(f"{name} {shape} lag{lag * 1e3:g} {tag}")
             for which in ("old", "new"):
                 r = rows[which]
+                over_p = sum(x[1] > 1.05 for x in r)
+                over_t = sum(x[0] > 1.05 for x in r)
+                over_b = sum(x[2] > 1.0 for x in r)
                 print(f"    {which}: time {med([x[0] for x in r])} peak "
-                      f"{med([x[1] for x in r])} moved {med([x[2] for x in r])}", flush=True)
+                      f"{med([x[1] for x in r])} moved {med([x[2] for x in r])} "
+                      f"over: peak {over_p} time {over_t} bytes {over_b}", flush=True)
