@@ -633,11 +633,12 @@ def test_a_first_waves_reduction_groups_spread_over_more_workers_than_groups():
     """seed anomaly at 4 x 4 (cap 5; 3 reduction groups of 4 loads on 4 workers): at the
     first wave, before any load returned, each group fit its opener's worker whole, and
     the store handle's worker took none: 4 loads on three workers in every naming (peak
-    1.15x queuing's summed over namings). A load waiting for its own reduction now goes
-    by load once its partners' worker holds its share of the group (3 of 12 on 4 workers:
-    policy.over_first_share, FIRST_SHARE): 3 loads a worker, peak 0.95x, makespan 0.87 ->
-    1.00x (free senders; 0.68 -> 0.79x with senders limited). Judged summed over four
-    namings (fails with policy.FIRST_SHARE = 0)."""
+    1.15x queuing's summed over namings). A load waiting for its own reduction now waits
+    for it once its partners' worker holds its share of the group (3 of 12 on 4 workers)
+    and a free worker holds less (policy.over_first_share, FIRST_SHARE); the reduction
+    known to reduce, it goes by held bytes (places_by_held): 3 loads a worker, peak 0.95x,
+    makespan 0.87 -> 1.01x (free senders; 0.68 -> 0.77x with senders limited). Judged
+    summed over four namings (fails with policy.FIRST_SHARE = 0)."""
     namings = ("", "-n1", "-n2", "-n3")
     busiest, t_peak, q_peak, t_make, q_make = _anomaly_stores_summed(namings, 4, workers=4)
     # before: 4 loads on the busiest worker in every naming, peak 1.150x, makespan 0.870x
