@@ -53,6 +53,7 @@ from .tasks import (
     _nbytes, _partners, _returned, _where,
 )
 
+
 def _of_group(ws, group) -> int:
     """Tasks of ``group`` processing on worker ws or held there."""
     n = 0
