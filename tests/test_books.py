@@ -455,6 +455,60 @@ def test_an_edge_split_leaves_its_load_in_flight_for_the_halves_still_to_cut():
     assert not read_on(["edge", "half0"], "edge", lambda r: True, lambda r: False)
 
 
+def test_a_load_cut_in_halves_stays_in_flight_until_its_second_half_is_cut_and_used():
+    """A rechunk cuts each load into two halves (each keeps half its bytes: the data goes
+    on). The first half took the load's data on and the load itself counted no more, so
+    the first half's merge, starting beside the other load's half, landed the load while
+    its second half was still to cut: the next root came in, ordered before that half,
+    and the load stayed held beside it (twin rechunk 4 x 1: 40 MB against queuing's 32).
+    Now the load stays in flight while a sibling single-input task still has to read it
+    (policy.read_on, READ_ON_KEEPS), and lands when both halves are used."""
+    from tidegate import policy
+    from tidegate.policy import read_on
+
+    readers = {"u": ["h0", "h1"], "v": ["g0", "g1"]}
+    pending = {"h0", "h1", "g0", "g1"}
+    b = books(threads=1)
+    a = b.workers["a"]
+    ran(b, "u", 100.0, root=True)
+    ran(b, "v", 100.0, root=True)
+
+    def on(task):
+        return lambda x: read_on(readers[x], task, lambda r: True, pending.__contains__)
+
+    for half, load in (("h0", "u"), ("g0", "v")):
+        b.on_run(half, "a", False, "split", NAN)
+        pending.discard(half)
+        b.on_finished(half, 50.0, [load], True, True, read_on=on(half))
+    assert a.roots_untouched == 2
+    b.on_run("m0", "a", False, "merge", NAN)
+    b.on_consuming("m0", ["h0", "g0"], "s1")  # a merge-and-reduce: no pieces kept
+    assert a.roots_untouched == 2  # before: 1, u landed with h1 still to cut from it
+    policy.READ_ON_KEEPS = False
+    try:
+        c = books(threads=1)
+        ran(c, "u", 100.0, root=True)
+        c.on_run("h0", "a", False, "split", NAN)
+        c.on_finished("h0", 50.0, ["u"], True, True, read_on=on("h0"))
+        c.on_run("m0", "a", False, "merge", NAN)
+        c.on_consuming("m0", ["h0", "x"], "s1")
+        c.on_finished("m0", 0.1, ["h0", "x"], False, True)
+        assert c.workers["a"].roots_untouched == 0  # (main's: landed, u still to cut)
+    finally:
+        policy.READ_ON_KEEPS = True
+    b.on_finished("m0", 0.1, ["h0", "g0"], False, True)
+    for half, load in (("h1", "u"), ("g1", "v")):
+        b.on_run(half, "a", False, "split", NAN)
+        pending.discard(half)
+        b.on_finished(half, 50.0, [load], True, True, read_on=on(half))
+        b.on_released(load)
+    assert a.roots_untouched == 2
+    b.validate()
+    ran(b, "m1", 0.1, ["h1", "g1"], group="merge")
+    assert a.roots_untouched == 0  # both halves used: landed
+    b.validate()
+
+
 def test_a_join_starting_frees_none_of_its_pieces_slots():
     """A task joining pieces of one array (a rechunk's merge: ``pieces`` given, and a task
     of its group joined before) uses none of its inputs' data up when it starts, unlike a

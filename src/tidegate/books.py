@@ -348,6 +348,13 @@ class Books:
                         self._loaded(live[2], nbytes)
                 if x in self._passed:
                     continue
+                if read_on is not None and policy_module.READ_ON_KEEPS and read_on(x):
+                    # x itself is still to be read by a sibling (a rechunk's other half):
+                    # it stays in flight beside task. Passed at the first half, its load
+                    # landed when that half's merge ran, the next root came in, and the
+                    # sibling, ordered after it, held the load (twin rechunk 4x1: 1.25x
+                    # queuing's peak).
+                    continue
                 self._passed.add(x)
             elif single_input and not root and read_on is not None and x not in self._passed \
                     and read_on(x):  # fmt: skip

@@ -650,6 +650,11 @@ def unrun_input_size(known: float, prefix_returned: float, sized: bool) -> float
     return prefix_returned
 
 
+# books.on_finished: a load that a single-input task takes on (a rechunk's half) stays in
+# flight itself too while another single-input task still has to read it (read_on); False: old
+READ_ON_KEEPS = True
+
+
 def read_on(readers, task, single_input, pending, priority=None, next_load=math.inf) -> bool:
     """``books.on_finished``'s ``read_on``, one rule for both bodies: is the data that
     ``task`` (a single-input task, just finished) reduced still to be read by another
@@ -1232,6 +1237,32 @@ def loads_before_reduced(partners_held: float, least_held: float, estimate: floa
     4 loads on three workers, 1.10x queuing's peak; waiting, 0.95x (anom31-findings.txt
     section 2, anom32-findings.txt)."""
     return least_held + estimate * 0.75 < partners_held
+
+
+# A root waiting for its own reduction, before any of that reduction returned (the first
+# wave), waits (parked) rather than join its partners' worker once that worker has its even
+# share of the roots' group and a free worker has less; places_by_held decides once the
+# reduction is known (the plugin's Placement._first_share; tail33). 0: main's.
+FIRST_SHARE = 1
+
+
+def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
+    """Does a root whose data waits for its own reduction (:func:`waits_for_own_reduction`),
+    while none of that reduction's first tasks has returned (the first wave: sizes are the
+    books' guess), wait for its reduction (then :func:`places_by_held` decides) rather than
+    start on its partners' worker (``count`` of its task group there) while a free worker
+    holds ``least``? When ``count`` has reached the worker's even share of the ``group``
+    roots of its task group over ``workers`` running workers and ``least`` has not. Such
+    loads stay where they load until the whole reduction is done, so a worker's peak is
+    the count it took: twin seed anomaly 4 x 4 (3 reduction groups of 4 loads, cap 5) put
+    each group whole on a worker, 4 loads on three workers, none on the fourth (the store
+    handle's): 1.15x queuing's peak (anom32-findings.txt section 2). The share binds only
+    where a group's roots are few beside the workers (more workers than reduction groups);
+    anomaly at 20 x 4 with 1,000 loads (a share of 50 against a cap of 5) never meets it."""
+    if not FIRST_SHARE or workers < 2:
+        return False
+    share = -(-group // workers)
+    return count >= share > least
 
 
 def after_reduction(freed: float, returned: float) -> float:

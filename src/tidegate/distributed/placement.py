@@ -38,6 +38,7 @@ from ..policy import (
     passes_for_group,
     places_by_held,
     loads_before_reduced,
+    over_first_share,
     after_reduction,
     reduced_enough,
     waits_for_own_reduction,
@@ -51,6 +52,19 @@ from .tasks import (
     _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
     _nbytes, _partners, _returned, _where,
 )
+
+
+def _of_group(ws, group) -> int:
+    """Tasks of ``group`` processing on worker ws or held there."""
+    n = 0
+    for t in ws.processing:
+        if t.group is group:
+            n += 1
+    for t in ws.has_what:
+        if t.group is group:
+            n += 1
+    return n
+
 
 def _widest(plan) -> int:
     """The most inputs of one of the plan's meetings (policy.passes_busy's ``widest``)."""
@@ -325,6 +339,11 @@ class Placement:
                 complete = ()
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
         partners = {w: n}
+        if first is not None and policy_module.FIRST_SHARE and returned != returned:
+            # (as _decide: the first wave's share, _first_share)
+            placed = self._first_share(ts, partners, lacks, stimulus_id)
+            if placed is not None:
+                return placed
         if complete and first is not None and policy_module.UNKNOWN_PASS & 1 \
                 and returned != returned:  # fmt: skip
             # (as _decide: its reduction unknown, it may wait rather than pass, _unknown_pass)
@@ -490,13 +509,17 @@ class Placement:
         # (listed: not read yet, the first placement's candidates; a second reads afresh)
         if not narrowed and (first := self._kept(ts)) is not None:
             # (_splits(ts) when its reduction's first task returned some, else, unknown,
-            # _unknown_pass; what that group returned read once)
+            # the first wave's share (_first_share), then _unknown_pass; what that group
+            # returned read once)
             returned = _returned(first.group)
             if returned == returned:
                 if reduced_enough(returned, self._size(ts)):
                     placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
                     if placed is not None:
                         return placed
+            elif partners and policy_module.FIRST_SHARE and (
+                    placed := self._first_share(ts, partners, lacks, stimulus_id)) is not None:
+                return placed
             elif complete and partners and policy_module.UNKNOWN_PASS & 1:
                 placed = self._unknown_pass(ts, partners, complete, lacks, stimulus_id)
                 if placed is not None:
@@ -974,6 +997,42 @@ class Placement:
             self._audited("held by count")
         books.log.append((ts.key, "withheld", p, stimulus_id))
         return None, partners
+
+    def _first_share(self, ts, partners, lacks, stimulus_id):
+        """Root ts waits for its own reduction, none of whose first tasks returned yet (the
+        first wave): ``(None, partners)`` (withheld, parked on its partners' worker) when
+        that worker (the most partners) has its share of ts's task group processing or held,
+        its count still admitting ts, and a worker free for roots holds fewer
+        (policy.over_first_share); else None. Once its reduction is known, ``_by_held``
+        places it by held bytes where the reduction reduces (policy.reduced_enough), else
+        it joins its partners as before. Placed elsewhere at once (the first form), the
+        twin's anomaly 20 x 4 (24 steps, chunk-means as large as their loads) moved its
+        groups' means: peak 550 -> 600 MB (queuing's 550). Counted by task group, not by
+        the books' roots in flight: a store handle's slot is no load of the group. Cost:
+        the roots' count in the books first (a worker under its share there is under it by
+        group); the group's tasks on the free workers only where that count reaches it."""
+        books = self.books
+        group = ts.group
+        size, running = len(group), len(self.scheduler.running)
+        p = max(partners, key=partners.__getitem__)
+        book = books.workers.get(p)
+        flight = book.roots_processing + book.roots_untouched if book is not None else 0
+        if book is None or flight >= book.cap or not over_first_share(flight, 0, size, running):
+            # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS)
+            return None
+        workers = self.scheduler.workers
+        ws = workers.get(p)
+        if ws is None or not over_first_share(_of_group(ws, group), 0, size, running):
+            return None
+        for addr in self._free_iter():
+            if addr != p and over_first_share(size, _of_group(workers[addr], group), size,
+                                              running):  # fmt: skip
+                # (a worker free for roots holds fewer of the group: ts waits, parked on
+                # its partners' worker, until its reduction is known; then _by_held places
+                # it by held bytes if the reduction reduces, else it joins its partners)
+                books.log.append((ts.key, "withheld", p, stimulus_id))
+                return None, partners
+        return None
 
     def _heavier(self, ts, addr) -> bool:
         """Does worker addr hold more than half a load more than the least holding running
