@@ -484,7 +484,7 @@ def test_a_load_cut_in_halves_stays_in_flight_until_its_second_half_is_cut_and_u
     b.on_run("m0", "a", False, "merge", NAN)
     b.on_consuming("m0", ["h0", "g0"], "s1")  # a merge-and-reduce: no pieces kept
     assert a.roots_untouched == 2  # before: 1, u landed with h1 still to cut from it
-    policy.READ_ON_KEEPS = False
+    policy.READ_ON_KEEPS = 0
     try:
         c = books(threads=1)
         ran(c, "u", 100.0, root=True)
@@ -495,7 +495,7 @@ def test_a_load_cut_in_halves_stays_in_flight_until_its_second_half_is_cut_and_u
         c.on_finished("m0", 0.1, ["h0", "x"], False, True)
         assert c.workers["a"].roots_untouched == 0  # (main's: landed, u still to cut)
     finally:
-        policy.READ_ON_KEEPS = True
+        policy.READ_ON_KEEPS = 1
     b.on_finished("m0", 0.1, ["h0", "g0"], False, True)
     for half, load in (("h1", "u"), ("g1", "v")):
         b.on_run(half, "a", False, "split", NAN)

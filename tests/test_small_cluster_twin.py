@@ -609,7 +609,7 @@ def test_a_rechunks_load_stays_in_flight_until_its_second_half_is_cut():
     stayed held beside it: 40 MB against queuing's 32 on one worker in most runs (summed
     over namings 1.06-1.11x queuing's peak). Now a load counts while a sibling still has to cut
     it (policy.read_on, READ_ON_KEEPS): 0.80x, makespans equal. Judged summed over four
-    namings (fails with policy.READ_ON_KEEPS = False)."""
+    namings (fails with policy.READ_ON_KEEPS = 0)."""
     net = dict(NET, outgoing_bandwidth=200e6)
     for workers in (4, 2):
         t_make = q_make = t_peak = q_peak = moved = 0

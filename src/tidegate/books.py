@@ -45,7 +45,7 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     join_slot, joins_pieces, judged_again, keeps_data, may_admit_root, may_load_beside,
-    pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
+    keeps_read_on, pass_cap, passes_for_further, passes_for_halo, place_root, rejudged_on,
 )
 
 LOG_SIZE = 100_000
@@ -294,6 +294,7 @@ class Books:
         on."""
         rec = self._processing.pop(task, None)
         root = False
+        book = None
         if rec is not None:
             w, est, root, group = rec
             if task in self._consuming or self._queued_consumers:
@@ -348,7 +349,8 @@ class Books:
                         self._loaded(live[2], nbytes)
                 if x in self._passed:
                     continue
-                if read_on is not None and policy_module.READ_ON_KEEPS and read_on(x):
+                if read_on is not None and book is not None \
+                        and keeps_read_on(book.threads) and read_on(x):  # fmt: skip
                     # x itself is still to be read by a sibling (a rechunk's other half):
                     # it stays in flight beside task. Passed at the first half, its load
                     # landed when that half's merge ran, the next root came in, and the

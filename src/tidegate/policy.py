@@ -651,8 +651,16 @@ def unrun_input_size(known: float, prefix_returned: float, sized: bool) -> float
 
 
 # books.on_finished: a load that a single-input task takes on (a rechunk's half) stays in
-# flight itself too while another single-input task still has to read it (read_on); False: old
-READ_ON_KEEPS = True
+# flight itself too while another single-input task still has to read it (read_on), on
+# workers of one thread (bit 1) and of more (bit 2: tail33's first form; it cost the twin's
+# stencil 8 x 2 2% of its time and anomaly's scheduler 2% for nothing there); 0: old
+READ_ON_KEEPS = 1
+
+
+def keeps_read_on(threads: int) -> bool:
+    """Does a load still to be read by a sibling single-input task stay in flight on a
+    worker of ``threads`` threads (:data:`READ_ON_KEEPS`)?"""
+    return bool(READ_ON_KEEPS & (1 if threads == 1 else 2))
 
 
 def read_on(readers, task, single_input, pending, priority=None, next_load=math.inf) -> bool:
