@@ -242,24 +242,26 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
 
     ``light``: of the tasks processing there, those that read next to no data
     (:func:`reads_little`; the body need count no further than :func:`light_on`): up to
-    ``light_on(threads)`` of them count as not there, in both tests on 2+ threads, in the first on one thread. The
-    scheduler hears of a task's end a round trip late (the worker's and the scheduler's
-    batched streams: 2 and 5 ms, plus latency), so a root sent while the last task there
-    runs arrived after it had ended, and the root's own slices come a round trip after it
-    ends: a one-thread worker idled twice per block, where queuing keeps a second block
-    waiting there (twin stencil 2 x 1, 2 ms overrun: 1.07x queuing's time, the gaps
-    before and after the blocks). Sent ahead of a reduction's small steps (a block's
-    statistics, 24 KB, and their partial sums) the root fills the first gap and, when it
-    starts ahead of them, they fill the second; they hold the same few bytes a little
-    longer. Counted as the tasks reading blocks (the slices, the overlap sums) too, the
-    root held a block more where they waited behind it (twin stencil 2 x 1 and 4 x 1 at
-    10 ms overrun, peak 0.86 -> 1.05x queuing's median, max 1.11-1.28x). Not in the
-    one-thread worker's second test: a root queued behind a running root is one block
-    more at every block (wall28's S1). sten33-findings.txt.
+    ``light_on(threads)`` of them count as not there in the first test (no root
+    processing). The scheduler hears of a task's end a round trip late (the worker's and
+    the scheduler's batched streams: 2 and 5 ms, plus latency), so a root sent while the
+    last task there runs arrived after it had ended: a one-thread worker idled before each
+    block, where queuing keeps a second block waiting there (twin stencil 2 x 1, 2 ms
+    overrun: 1.07x queuing's time). Sent while a reduction's small steps are left there
+    too (a block's statistics, 24 KB, and their partial sums), the root arrives before
+    the worker runs dry and, when it starts ahead of them, they fill part of the round
+    trip before its own slices come; they hold the same few bytes a little longer. Counted
+    as the tasks reading blocks (the slices, the overlap sums) too, the root held a block
+    more where they waited behind it (twin stencil 2 x 1 and 4 x 1 at 10 ms overrun, peak
+    0.86 -> 1.05x queuing's median, max 1.11-1.28x). Not in the second test: on one
+    thread a root queued behind a running root is one block more at every block (wall28's
+    S1); on two, light tasks as free threads let rolling's chunks run ahead (twin rolling
+    2 x 2: peak 0.92 -> 1.02x queuing's, time 1.080 -> 1.095x: its light tasks run up to
+    100 ms). sten33-findings.txt.
     """
     ahead = min(light, light_on(threads))
     return roots_processing == 0 and processing - ahead <= threads or (
-        processing - (ahead if threads > 1 else 0) < threads and roots_processing < 2)
+        processing < threads and roots_processing < 2)
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
