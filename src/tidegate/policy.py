@@ -192,9 +192,10 @@ def counts_own_group(threads: int) -> bool:
 # How many tasks processing on a worker that read next to no data (``reads_little``: a
 # stencil's per-block statistics, 24 KB beside its 8 MB blocks) a spread root may be sent
 # ahead of (``may_load_beside``'s ``light``); 0: before sten33. LIGHT_THREADS says where:
-# bit 1 on one-thread workers, bit 2 on workers of 2+ threads.
+# bit 1 on one-thread workers, bit 2 on workers of 2+ threads (off: measured in
+# sten33-findings.txt, not kept).
 LIGHT_AHEAD = 2
-LIGHT_THREADS = 3
+LIGHT_THREADS = 1
 # A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
 LIGHT_RATIO = 64
 
