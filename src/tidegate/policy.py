@@ -189,7 +189,35 @@ def counts_own_group(threads: int) -> bool:
     return bool(OWN_GROUP & (2 if threads > 1 else 1))
 
 
-def may_load_beside(threads: int, roots_processing: int, processing: int) -> bool:
+# How many tasks processing on a worker that read next to no data (``reads_little``: a
+# stencil's per-block statistics, 24 KB beside its 8 MB blocks) a spread root may be sent
+# ahead of (``may_load_beside``'s ``light``); 0: before sten33. LIGHT_THREADS says where:
+# bit 1 on one-thread workers, bit 2 on workers of 2+ threads (off: measured in
+# sten33-findings.txt, not kept).
+LIGHT_AHEAD = 2
+LIGHT_THREADS = 1
+# A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
+LIGHT_RATIO = 64
+
+
+def reads_little(input_bytes: float, estimate: float) -> bool:
+    """Does a task processing on a worker read next to no data beside what a root loads
+    (its inputs together under ``estimate / LIGHT_RATIO``; ``estimate``: the root's,
+    :func:`estimate_output`)? A root that starts ahead of it in the worker's queue holds
+    nothing of the root's size longer (``may_load_beside``'s ``light``). Unknown (no
+    estimate yet): no."""
+    return 0 <= input_bytes and LIGHT_RATIO * input_bytes < estimate
+
+
+def light_on(threads: int) -> int:
+    """How many of a worker's tasks that read little (:func:`reads_little`) a spread root
+    may be sent ahead of there (``LIGHT_AHEAD`` where ``LIGHT_THREADS`` names the worker's
+    kind: bit 1 one thread, bit 2 more; else 0)."""
+    return LIGHT_AHEAD if LIGHT_THREADS & (2 if threads > 1 else 1) else 0
+
+
+def may_load_beside(threads: int, roots_processing: int, processing: int,
+                    light: int = 0) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
     block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
     placed (``Books.place``'s ``spread``: it has partners) start on a worker beside its
@@ -212,8 +240,28 @@ def may_load_beside(threads: int, roots_processing: int, processing: int) -> boo
       twin 20x4 (30000^2) peak 130 MiB per worker against 115 with at most two (main 76,
       queuing 123). A root without partners loaded beside (its meetings hold nothing
       yet) raised 4x2's peak to 1.33x queuing's: it keeps the count.
+
+    ``light``: of the tasks processing there, those that read next to no data
+    (:func:`reads_little`; the body need count no further than :func:`light_on`): up to
+    ``light_on(threads)`` of them count as not there in the first test (no root
+    processing). The scheduler hears of a task's end a round trip late (the worker's and
+    the scheduler's batched streams: 2 and 5 ms, plus latency), so a root sent while the
+    last task there runs arrived after it had ended: a one-thread worker idled before each
+    block, where queuing keeps a second block waiting there (twin stencil 2 x 1, 2 ms
+    overrun: 1.07x queuing's time). Sent while a reduction's small steps are left there
+    too (a block's statistics, 24 KB, and their partial sums), the root arrives before
+    the worker runs dry and, when it starts ahead of them, they fill part of the round
+    trip before its own slices come; they hold the same few bytes a little longer. Counted
+    as the tasks reading blocks (the slices, the overlap sums) too, the root held a block
+    more where they waited behind it (twin stencil 2 x 1 and 4 x 1 at 10 ms overrun, peak
+    0.86 -> 1.05x queuing's median, max 1.11-1.28x). Not in the second test: on one
+    thread a root queued behind a running root is one block more at every block (wall28's
+    S1); on two, light tasks as free threads let rolling's chunks run ahead (twin rolling
+    2 x 2: peak 0.92 -> 1.02x queuing's, time 1.080 -> 1.095x: its light tasks run up to
+    100 ms). sten33-findings.txt.
     """
-    return roots_processing == 0 and processing <= threads or (
+    ahead = min(light, light_on(threads))
+    return roots_processing == 0 and processing - ahead <= threads or (
         processing < threads and roots_processing < 2)
 
 

@@ -51,7 +51,9 @@ from ..annotations import LIMIT, check_limits, merge
 from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
-from ..policy import HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, tiny_prefix
+from ..policy import (
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, reads_little, tiny_prefix,
+)
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -435,6 +437,27 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         (_feeds_roots)."""
         ts = self.scheduler.tasks.get(key)
         return ts is None or _read_soon(ts) or self._feeds_roots(ts)
+
+    def _light_on(self, addr, estimate: float, most: int) -> int:
+        """books.light: how many of the tasks processing on worker addr read next to no
+        data beside a root of ``estimate`` bytes (policy.reads_little: their inputs
+        together), counted up to ``most``. Asked only where they could let a spread root
+        go (books._admits), so over a few tasks."""
+        ws = self.scheduler.workers.get(addr)
+        n = 0
+        if ws is not None:
+            for ts in ws.processing:
+                total = 0
+                for d in ts.dependencies:
+                    if d.nbytes < 0:  # (unknown: not little)
+                        break
+                    total += d.nbytes
+                else:
+                    if reads_little(total, estimate):
+                        n += 1
+                        if n >= most:
+                            break
+        return n
 
     def _feeds_roots(self, ts) -> bool:
         """Is a reader of ts a root (ts a handle its loads read: twin weighted's

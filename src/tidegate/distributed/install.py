@@ -219,6 +219,7 @@ class Install:
         self.books.combines = self._combines_of
         self.books.loads_data = self._unreserve_readers_of
         self.books.leads_on = self._leads_on
+        self.books.light = self._light_on
         self.books.noted = self._combines
         # Held bytes are dask's managed bytes alone (no budget, no unmanaged): _measure
         # reduces to one read (_refresh does it inline; a budget of inf measures alike).
