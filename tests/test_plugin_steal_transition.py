@@ -56,9 +56,9 @@ def _run(monkeypatch, name, steps, workers, threads, fast: bool):
         counts["steals"] += 1
         return request(self, *args, **kwargs)
 
-    def patch_(plugin, steal, original):
+    def patch_(plugin, steal, original, *args):
         counts["fast"] += 1
-        return patch(plugin, steal, original)
+        return patch(plugin, steal, original, *args)
 
     for cls_name, fn in [("put_key_in_stealable", put_), ("remove_key_from_stealable", remove_),
                          ("_add_to_in_flight", add_flight_),

@@ -97,8 +97,12 @@ def _patch_stealing(plugin, s) -> None:
         return
     plugin._saved_steal = steal.__dict__.get("steal_time_ratio", _MISSING)
     original = steal.steal_time_ratio
+    asked = [None]  # the task _steal_transition found may be stolen, just now
 
     def steal_time_ratio(ts):
+        if asked[0] is ts:  # (asked just before put_key_in_stealable called this)
+            asked[0] = None
+            return original(ts)
         try:
             if _never_stolen(ts, plugin):
                 return None, None
@@ -114,7 +118,7 @@ def _patch_stealing(plugin, s) -> None:
     plugin._saved_steal_transition = _MISSING
     if _transition_shape(steal):
         plugin._saved_steal_transition = steal.__dict__.get("transition", _MISSING)
-        steal.transition = _steal_transition(plugin, steal, steal.transition)
+        steal.transition = _steal_transition(plugin, steal, steal.transition, asked)
     for ts in list(steal.key_stealable):
         if plugin._root(ts):
             steal.remove_key_from_stealable(ts)
@@ -150,7 +154,7 @@ def _transition_shape(steal) -> bool:
                    for i in dis.get_instructions(code))  # fmt: skip
 
 
-def _steal_transition(plugin, steal, original):
+def _steal_transition(plugin, steal, original, asked):
     """dask's WorkStealing.transition (called by dask after every transition, 4 times a
     task), without the calls that would change nothing. Most tasks are never stolen under
     the plugin (_never_stolen: twin rechunk-add, slice-add, stack-sum, weighted and
@@ -160,7 +164,9 @@ def _steal_transition(plugin, steal, original):
     calls pop nothing), and one starting is not put in them (put_key_in_stealable stores
     nothing for ``(None, None)``). Otherwise dask's own, as it is. Its calls cost the twin
     rechunk-add 100 x 4 ~130 bytecodes a task (two frames hashing the TaskState in Python,
-    a set made per finish) that stored nothing."""
+    a set made per finish) that stored nothing. ``asked``: the plugin's steal_time_ratio's
+    one-task memo (a task found here to be no root and to have inputs elsewhere is not
+    asked that again by it, called at once by put_key_in_stealable)."""
     tasks = steal.scheduler.tasks
 
     def transition(key, start, finish, *args, stimulus_id=None, worker=None, metadata=None,
@@ -183,8 +189,13 @@ def _steal_transition(plugin, steal, original):
             if root or _inputs_all_here(ts, plugin):
                 return
         except Exception:  # (steal_time_ratio, asked below, records it and falls back)
-            pass
-        steal.put_key_in_stealable(ts)
+            steal.put_key_in_stealable(ts)
+            return
+        asked[0] = ts
+        try:
+            steal.put_key_in_stealable(ts)
+        finally:
+            asked[0] = None
 
     transition.__wrapped__ = original
     return transition
