@@ -8,6 +8,7 @@ Everything here is applied only when the scheduler has it, and undone by ``detac
 
 from __future__ import annotations
 
+import dis
 import inspect
 import logging
 import threading
@@ -96,17 +97,15 @@ def _patch_stealing(plugin, s) -> None:
         return
     plugin._saved_steal = steal.__dict__.get("steal_time_ratio", _MISSING)
     original = steal.steal_time_ratio
+    asked = [None]  # the task _steal_transition found may be stolen, just now
 
     def steal_time_ratio(ts):
+        if asked[0] is ts:  # (asked just before put_key_in_stealable called this)
+            asked[0] = None
+            return original(ts)
         try:
-            # (the plugin's cache first, plugin._root only on a miss: once per task)
-            root = plugin._is_root_cache.get(ts.key)  # (rebuilt by _resync: read here)
-            if root is None:
-                root = plugin._root(ts)
-            if root:
-                return None, None  # never stolen: keeps co-assignment and the caps
-            if _inputs_all_here(ts, plugin):
-                return None, None  # policy.keeps_its_worker
+            if _never_stolen(ts, plugin):
+                return None, None
         except Exception as exc:  # never break dask's stealing bookkeeping
             plugin._error("steal_time_ratio", exc)
         return original(ts)
@@ -116,9 +115,90 @@ def _patch_stealing(plugin, s) -> None:
     if _thief_shape(steal):
         plugin._saved_thief = steal.__dict__.get("_get_thief", _MISSING)
         steal._get_thief = _fast_thief(plugin, steal, steal._get_thief)
+    plugin._saved_steal_transition = _MISSING
+    if _transition_shape(steal):
+        plugin._saved_steal_transition = steal.__dict__.get("transition", _MISSING)
+        steal.transition = _steal_transition(plugin, steal, steal.transition, asked)
     for ts in list(steal.key_stealable):
         if plugin._root(ts):
             steal.remove_key_from_stealable(ts)
+
+
+def _never_stolen(ts, plugin) -> bool:
+    """Is ts never to be stolen (steal_time_ratio ``(None, None)``): a root (keeps
+    co-assignment and the caps), or a task whose own inputs are all on its worker
+    (policy.keeps_its_worker)?"""
+    # (the plugin's cache first, plugin._root only on a miss: once per task)
+    root = plugin._is_root_cache.get(ts.key)  # (rebuilt by _resync: read here)
+    if root is None:
+        root = plugin._root(ts)
+    return root or _inputs_all_here(ts, plugin)
+
+
+# What WorkStealing.transition reads (distributed 2025.1-2026.8): with these alone, and its
+# *args / **kwargs unread, _steal_transition answers as it does.
+_TRANSITION_NAMES = ("scheduler", "tasks", "remove_key_from_stealable", "_remove_from_in_flight",
+                     "unknown_durations", "pop", "prefix", "name", "set", "processing_on",
+                     "recalculate_cost", "put_key_in_stealable")
+
+
+def _transition_shape(steal) -> bool:
+    """Is this stealing extension's ``transition`` dask's as _steal_transition restates it
+    (the same names read, its extra arguments unread)?"""
+    fn = getattr(getattr(steal, "transition", None), "__func__", None)
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_names != _TRANSITION_NAMES \
+            or code.co_varnames[:6] != ("self", "key", "start", "finish", "args", "kwargs"):
+        return False
+    return not any(i.opname.startswith("LOAD_") and i.argval in ("args", "kwargs")
+                   for i in dis.get_instructions(code))  # fmt: skip
+
+
+def _steal_transition(plugin, steal, original, asked):
+    """dask's WorkStealing.transition (called by dask after every transition, 4 times a
+    task), without the calls that would change nothing. Most tasks are never stolen under
+    the plugin (_never_stolen: twin rechunk-add, slice-add, stack-sum, weighted and
+    vorticity 100 x 4 put none of their tasks in stealing's books; anomaly 3%, running
+    total half): then a task leaving processing is in none of them (nothing to take out
+    while ``key_stealable``, ``in_flight`` and ``unknown_durations`` are empty: dask's
+    calls pop nothing), and one starting is not put in them (put_key_in_stealable stores
+    nothing for ``(None, None)``). Otherwise dask's own, as it is. Its calls cost the twin
+    rechunk-add 100 x 4 ~130 bytecodes a task (two frames hashing the TaskState in Python,
+    a set made per finish) that stored nothing. ``asked``: the plugin's steal_time_ratio's
+    one-task memo (a task found here to be no root and to have inputs elsewhere is not
+    asked that again by it, called at once by put_key_in_stealable)."""
+    tasks = steal.scheduler.tasks
+
+    def transition(key, start, finish, *args, stimulus_id=None, worker=None, metadata=None,
+                   nbytes=None, startstops=None, status=None, thread=None, type=None,
+                   typename=None, **kwargs) -> None:  # fmt: skip
+        # (the finished task's keywords named, as in Plugin.transition: no **kwargs dict)
+        if start == "processing":
+            if steal.key_stealable or steal.in_flight or steal.unknown_durations:
+                original(key, start, finish)  # (it reads no other argument)
+                return
+            if finish != "processing":
+                return
+        elif finish != "processing":
+            return
+        ts = tasks[key]
+        try:  # (_never_stolen inlined: once per task)
+            root = plugin._is_root_cache.get(key)
+            if root is None:
+                root = plugin._root(ts)
+            if root or _inputs_all_here(ts, plugin):
+                return
+        except Exception:  # (steal_time_ratio, asked below, records it and falls back)
+            steal.put_key_in_stealable(ts)
+            return
+        asked[0] = ts
+        try:
+            steal.put_key_in_stealable(ts)
+        finally:
+            asked[0] = None
+
+    transition.__wrapped__ = original
+    return transition
 
 
 def _inputs_all_here(ts, plugin) -> bool:
@@ -152,6 +232,12 @@ def _unpatch_stealing(plugin, s) -> None:
     else:
         steal.steal_time_ratio = saved
     plugin._saved_steal = None
+    moved = getattr(plugin, "_saved_steal_transition", None)
+    if moved is _MISSING:
+        steal.__dict__.pop("transition", None)
+    elif moved is not None:
+        steal.transition = moved
+    plugin._saved_steal_transition = None
     thief = getattr(plugin, "_saved_thief", None)
     if thief is _MISSING:
         steal.__dict__.pop("_get_thief", None)
