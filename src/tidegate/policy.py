@@ -702,6 +702,30 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
+# The plugin's roots: a shared handle by structure that every reader reads beside other data
+# (is_target: a store's target, a zarr array read by fused loads) is no root; 0: old
+TARGETS_NO_ROOT = 1
+
+
+def is_target(data_inputs: int, readers: int, nbytes: float, roots_read: bool) -> bool:
+    """Is a task that :func:`is_root` calls a root no root after all: a shared handle by
+    structure (:func:`is_one_handle`: ``data_inputs`` 0, ``readers`` >= SHARED_FANOUT,
+    ``nbytes`` unknown or handle-sized) that no root reads (``roots_read``: some reader
+    reads nothing but constants and shared handles)? Every reader reads it beside other
+    data (a zarr array's handle, read by stores whose loads are fused in; a store's
+    target): nothing it feeds is withheld behind it, and it is copied to every worker
+    reading it. Withheld as a root it took a slot in the in-flight count and the cap on
+    roots processing where it ran, though what it loads is nothing: seed weighted on one
+    thread (2 x 1: two 8 MB chunks, two store handles of 56 B, cap 2): the handles filled
+    one worker's count (refused beside the first chunk's reservations, or following each
+    other to the finalize's worker), and the second chunk found only the first's worker
+    open: 24 MB against queuing's 16 in 4 of 15 twin runs
+    (bench/results/one33-findings.txt). A stencil's block (8 MB, size unknown before it
+    runs, read by its 9 overlap slices, each of which reads it alone: roots by structure
+    then) stays a root."""
+    return not roots_read and is_one_handle(data_inputs, readers, nbytes)
+
+
 OWN_PARTNERS_FIRST = True  # place_root: shared partners alone do not beat waiting; False: old
 # place_root: a root whose partners are all shared goes to the least loaded admissible worker,
 # fewer partners breaking ties (2; 1: more partners break ties, tail31's; 0: main's)

@@ -57,7 +57,7 @@ from .install import Install
 from .placement import Placement
 from .tasks import (
     _UNPLACED, _chained, _constant, _key, _on_their_way, _one_data_input, _pieces, _read_on_key,
-    _read_soon, _structural_root,
+    _read_soon, _structural_root, _target,
 )
 
 logger = logging.getLogger("tidegate.distributed")
@@ -619,7 +619,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         r = self._is_root_cache.get(ts.key)
         if r is None:
             r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts))
+                self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts)
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -688,7 +688,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         root = cache.get(ts.key)
         if root is None:
             root = cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts))
+                self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts)
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip

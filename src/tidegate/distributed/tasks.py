@@ -13,10 +13,12 @@ from functools import partial
 from dask._task_spec import DataNode
 
 from ..annotations import ROOT
+from .. import policy as policy_module
 from ..policy import (
     SHARED_FANOUT,
     MeetingPlan,
     is_root,
+    is_target,
     meeting_partners,
     read_on,
     reduces as policy_reduces,
@@ -100,6 +102,24 @@ def _structural_root(ts) -> bool:
     if not deps:
         return is_root((), marked)
     return is_root(map(_as_input, deps), marked)
+
+
+def _target(ts) -> bool:
+    """Is root ts no root after all (policy.is_target, ``TARGETS_NO_ROOT``): a shared
+    handle by structure that no root reads? Asked once per root (hooks' ``_root``
+    cache); the readers are walked only for a task computed from constants alone and
+    read by SHARED_FANOUT or more, and stop at the first root among them."""
+    if not policy_module.TARGETS_NO_ROOT or len(ts.dependents) < SHARED_FANOUT:
+        return False
+    for d in ts.dependencies:
+        if not _constant(d):
+            return False
+    spec = ts.run_spec
+    if ts.annotations and ts.annotations.get(ROOT) is not None or (
+            not isinstance(spec, DataNode) and getattr(spec, "data_producer", False)):
+        return False  # (declared a root; a DataNode is a data producer by its class)
+    roots_read = any(is_root(map(_as_input, d.dependencies)) for d in ts.dependents)
+    return is_target(0, len(ts.dependents), ts.nbytes, roots_read)
 
 
 def _as_input(d) -> tuple:
