@@ -703,8 +703,20 @@ def is_root(inputs, marked: bool = False) -> bool:
 
 
 # The plugin's roots: a shared handle by structure that every reader reads beside other data
-# (is_target: a store's target, a zarr array read by fused loads) is no root; 0: old
-TARGETS_NO_ROOT = 1
+# (is_target: a store's target, a zarr array read by fused loads) is no root: bit 1 on
+# clusters of multi-thread workers, bit 2 on one-thread ones (targets_on). 0: main's.
+TARGETS_NO_ROOT = 2
+
+
+def targets_on(threads: float) -> bool:
+    """Is :func:`is_target` asked on a cluster of ``threads`` threads per worker
+    (``TARGETS_NO_ROOT``'s bits)? One-thread clusters only by default: on multi-thread
+    workers the handles' workers, free for roots at once, took the first broadcast wave's
+    readers, which then received both weights' copies one after the other (twin weighted
+    8 x 4, 100 steps: a copy behind another in 5 of 5 namings, makespans summed 1.007 ->
+    1.021x queuing's; 20 x 4, 24 steps: median 1.150 -> 1.160x); there no worker's count
+    filled with handles had been seen (bench/results/one33-findings.txt)."""
+    return bool(TARGETS_NO_ROOT & (1 if threads > 1 else 2))
 
 
 def is_target(data_inputs: int, readers: int, nbytes: float, roots_read: bool) -> bool:

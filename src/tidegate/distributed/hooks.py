@@ -619,7 +619,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         r = self._is_root_cache.get(ts.key)
         if r is None:
             r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts)
+                self._tiny_prefixes and self._tiny_task(ts)) and not _target(
+                    ts, self.scheduler)
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -688,7 +689,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         root = cache.get(ts.key)
         if root is None:
             root = cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts)
+                self._tiny_prefixes and self._tiny_task(ts)) and not _target(
+                    ts, self.scheduler)
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip

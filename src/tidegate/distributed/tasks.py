@@ -19,6 +19,7 @@ from ..policy import (
     MeetingPlan,
     is_root,
     is_target,
+    targets_on,
     meeting_partners,
     read_on,
     reduces as policy_reduces,
@@ -104,12 +105,14 @@ def _structural_root(ts) -> bool:
     return is_root(map(_as_input, deps), marked)
 
 
-def _target(ts) -> bool:
-    """Is root ts no root after all (policy.is_target, ``TARGETS_NO_ROOT``): a shared
-    handle by structure that no root reads? Asked once per root (hooks' ``_root``
-    cache); the readers are walked only for a task computed from constants alone and
-    read by SHARED_FANOUT or more, and stop at the first root among them."""
-    if not policy_module.TARGETS_NO_ROOT or len(ts.dependents) < SHARED_FANOUT:
+def _target(ts, s) -> bool:
+    """Is root ts no root after all (policy.is_target, where policy.targets_on says for
+    scheduler ``s``'s threads per worker): a shared handle by structure that no root
+    reads? Asked once per root (hooks' ``_root`` cache); the readers are walked only for
+    a task computed from constants alone and read by SHARED_FANOUT or more, and stop at
+    the first root among them."""
+    if not policy_module.TARGETS_NO_ROOT or len(ts.dependents) < SHARED_FANOUT \
+            or not targets_on(s.total_nthreads / max(1, len(s.workers))):  # fmt: skip
         return False
     for d in ts.dependencies:
         if not _constant(d):
