@@ -51,7 +51,9 @@ from ..annotations import LIMIT, check_limits, merge
 from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
-from ..policy import HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, tiny_prefix
+from ..policy import (
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, SHARED_FANOUT, Policy, clearly_slower, tiny_prefix,
+)
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -619,8 +621,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         r = self._is_root_cache.get(ts.key)
         if r is None:
             r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not _target(
-                    ts, self.scheduler)
+                self._tiny_prefixes and self._tiny_task(ts)) and not (
+                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -689,8 +691,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         root = cache.get(ts.key)
         if root is None:
             root = cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not _target(
-                    ts, self.scheduler)
+                self._tiny_prefixes and self._tiny_task(ts)) and not (
+                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
