@@ -1173,17 +1173,17 @@ def test_a_handle_whose_loads_meet_only_each_other_meets_nothing_of_its_own():
 
 
 def test_a_handle_no_root_reads_is_no_root_on_one_thread_clusters():
-    """policy.is_target / targets_on (TARGETS_NO_ROOT = 2): a shared handle by structure
-    (no data inputs, 8 or more readers, size unknown or handle-sized) that no root reads
+    """policy.is_target / targets_on (TARGETS_NO_ROOT = 2): a constant read as a shared
+    handle (8 or more readers, size unknown or handle-sized) that no root reads
     (seed weighted's store handles: every store reads data besides them) is no root, on
     clusters of one-thread workers only; one its readers read alone (a stencil's block, a
     zarr array read by its loads) or known to weigh 64 KiB stays one."""
     from tidegate import policy
 
-    assert policy.is_target(0, 12, -1, roots_read=False)
-    assert policy.is_target(0, 12, 56, roots_read=False)
-    assert not policy.is_target(0, 12, -1, roots_read=True)  # read by its loads
-    assert not policy.is_target(0, 12, 8e6, roots_read=False)  # data after all
-    assert not policy.is_target(1, 12, -1, roots_read=False)  # computed from data
-    assert not policy.is_target(0, 7, -1, roots_read=False)  # too few readers
+    assert policy.is_target(True, 12, -1, roots_read=False)
+    assert policy.is_target(True, 12, 56, roots_read=False)
+    assert not policy.is_target(True, 12, -1, roots_read=True)  # read by its loads
+    assert not policy.is_target(True, 12, 8e6, roots_read=False)  # data after all
+    assert not policy.is_target(False, 12, -1, roots_read=False)  # computed: an indexer
+    assert not policy.is_target(True, 7, -1, roots_read=False)  # too few readers
     assert policy.targets_on(1) and not policy.targets_on(2) and not policy.targets_on(1.5)

@@ -107,22 +107,18 @@ def _structural_root(ts) -> bool:
 
 def _target(ts, s) -> bool:
     """Is root ts no root after all (policy.is_target, where policy.targets_on says for
-    scheduler ``s``'s threads per worker): a shared handle by structure that no root
-    reads? Asked once per root (hooks' ``_root`` cache); the readers are walked only for
-    a task computed from constants alone and read by SHARED_FANOUT or more, and stop at
-    the first root among them."""
+    scheduler ``s``'s threads per worker): a constant (DataNode) read as a shared handle
+    that no root reads? Asked once per root (hooks' ``_root`` cache); the readers are
+    walked only for a DataNode read by SHARED_FANOUT or more, and stop at the first root
+    among them."""
     if not policy_module.TARGETS_NO_ROOT or len(ts.dependents) < SHARED_FANOUT \
             or not targets_on(s.total_nthreads / max(1, len(s.workers))):  # fmt: skip
         return False
-    for d in ts.dependencies:
-        if not _constant(d):
-            return False
-    spec = ts.run_spec
-    if ts.annotations and ts.annotations.get(ROOT) is not None or (
-            not isinstance(spec, DataNode) and getattr(spec, "data_producer", False)):
-        return False  # (declared a root; a DataNode is a data producer by its class)
+    if not isinstance(ts.run_spec, DataNode) or ts.dependencies \
+            or ts.annotations and ts.annotations.get(ROOT) is not None:  # fmt: skip
+        return False  # (a task computed, or declared a root)
     roots_read = any(is_root(map(_as_input, d.dependencies)) for d in ts.dependents)
-    return is_target(0, len(ts.dependents), ts.nbytes, roots_read)
+    return is_target(True, len(ts.dependents), ts.nbytes, roots_read)
 
 
 def _as_input(d) -> tuple:
