@@ -1200,3 +1200,20 @@ def test_further_plan_entries_kept_per_further_meeting_are_each_roots_own():
         assert kept == fresh and len(kept) == 3, (i, kept)
         assert [e[0] for e in kept] == [f"combine{g}" for g in range(4) if g != i // 4]
     assert [k for k in chains if k < 0] == [-id("top")]  # one further meeting, kept once
+
+
+def test_a_handle_no_root_reads_is_no_root_on_one_thread_clusters():
+    """policy.is_target / targets_on (TARGETS_NO_ROOT = 2): a constant read as a shared
+    handle (8 or more readers, size unknown or handle-sized) that no root reads
+    (seed weighted's store handles: every store reads data besides them) is no root, on
+    clusters of one-thread workers only; one its readers read alone (a stencil's block, a
+    zarr array read by its loads) or known to weigh 64 KiB stays one."""
+    from tidegate import policy
+
+    assert policy.is_target(True, 12, -1, roots_read=False)
+    assert policy.is_target(True, 12, 56, roots_read=False)
+    assert not policy.is_target(True, 12, -1, roots_read=True)  # read by its loads
+    assert not policy.is_target(True, 12, 8e6, roots_read=False)  # data after all
+    assert not policy.is_target(False, 12, -1, roots_read=False)  # computed: an indexer
+    assert not policy.is_target(True, 7, -1, roots_read=False)  # too few readers
+    assert policy.targets_on(1) and not policy.targets_on(2) and not policy.targets_on(1.5)

@@ -293,6 +293,34 @@ def test_two_shared_grids_load_apart_on_multi_thread_workers():
         assert t_make <= 1.0 * q_make, (shape, t_make, q_make)
 
 
+def test_store_handles_take_no_slot_on_one_thread_workers():
+    """seed weighted on 2 x 1 (10 ms overrun, senders at 200 MB/s; 3 namings x 5 seeds): the
+    two store handles (56 B constants read by the 12 stores, each store reading data besides
+    them) were roots, and all four roots were placed at once, nothing sized yet. The handles
+    took the cap of 2 on one worker (refused beside the first chunk's reservations, or
+    following each other to the finalize's worker), and the second chunk found only the
+    first chunk's worker open: 24 MB there against queuing's 16 in 3 of 15 runs, peaks
+    summed 304 against 328 MB. A handle that no root reads is no root now (policy.is_target,
+    TARGETS_NO_ROOT): 16 MB in every run, 240 against 328 (makespans summed 0.998x)."""
+    net = dict(NET, outgoing_bandwidth=200e6)
+    t_peak = q_peak = t_make = q_make = 0.0
+    over = 0
+    for n in ("", "-n1", "-n2"):
+        dsk, durations, sizes = _stores_of_two_grids(n)
+        for seed in range(5):
+            q, t = simulate(dsk, keys=[f"total{n}"], workers=2, threads_per_worker=1,
+                            policy=["queue", "tidegate"], durations=lambda k: durations.get(k, 0.0),
+                            sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=seed,
+                            processes=1, record_memory=False, **net)  # fmt: skip
+            tp, qp = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
+            over += tp > qp + 1000
+            t_peak, q_peak = t_peak + tp, q_peak + qp
+            t_make, q_make = t_make + t.makespan, q_make + q.makespan
+    assert over == 0, (over, t_peak, q_peak)
+    assert t_peak <= 0.8 * q_peak, (t_peak, q_peak)
+    assert t_make <= 1.02 * q_make, (t_make, q_make)
+
+
 # seed anomaly's graph (a - a.mean() stored): 12 loads of 32 MB (da.from_zarr's tasks, data
 # producers reading one 56-byte handle), a chunk-mean of each, three combines of 4, the mean,
 # and 12 stores each reading its load again and the mean; durations measured on a

@@ -763,6 +763,47 @@ def is_root(inputs, marked: bool = False) -> bool:
     return True
 
 
+# The plugin's roots: a shared handle by structure that every reader reads beside other data
+# (is_target: a store's target, a zarr array read by fused loads) is no root: bit 1 on
+# clusters of multi-thread workers, bit 2 on one-thread ones (targets_on). 0: main's.
+TARGETS_NO_ROOT = 2
+
+
+def targets_on(threads: float) -> bool:
+    """Is :func:`is_target` asked on a cluster of ``threads`` threads per worker
+    (``TARGETS_NO_ROOT``'s bits)? One-thread clusters only by default: on multi-thread
+    workers the handles' workers, free for roots at once, took the first broadcast wave's
+    readers, which then received both weights' copies one after the other (twin weighted
+    8 x 4, 100 steps: a copy behind another in 5 of 5 namings, makespans summed 1.007 ->
+    1.021x queuing's; 20 x 4, 24 steps: median 1.150 -> 1.160x); there no worker's count
+    filled with handles had been seen (bench/results/one33-findings.txt)."""
+    return bool(TARGETS_NO_ROOT & (1 if threads > 1 else 2))
+
+
+def is_target(constant: bool, readers: int, nbytes: float, roots_read: bool) -> bool:
+    """Is a task that :func:`is_root` calls a root no root after all: a constant
+    (``constant``: data embedded in the graph, a DataNode, which dask marks a data
+    producer) that is a shared handle by structure (:func:`is_one_handle`: ``readers`` >=
+    SHARED_FANOUT, ``nbytes`` unknown or handle-sized) and that no root reads
+    (``roots_read``: some reader reads nothing but constants and shared handles)? Every
+    reader reads it beside other data (a zarr array's handle, read by stores whose loads
+    are fused in; a store's target): nothing it feeds is withheld behind it, and it is
+    copied to every worker reading it. Withheld as a root it took a slot in the in-flight
+    count and the cap on roots processing where it ran, though it loads nothing: seed
+    weighted on one thread (2 x 1: two 8 MB chunks, two store handles of 56 B, cap 2): the
+    handles filled one worker's count (refused beside the first chunk's reservations, or
+    following each other to the finalize's worker), and the second chunk found only the
+    first's worker open: 24 MB against queuing's 16 in 4 of 15 twin runs
+    (bench/results/one33-findings.txt). A stencil's block (8 MB, size unknown before it
+    runs, read by its 9 slices, each reading it alone) stays a root. Not a task computed
+    from nothing: xarray's groupby indexers (shuffle-takers, -sorters, read by 18-736
+    tasks beside their chunks) taken for no roots were never seen to return tiny
+    (:func:`tiny_prefix` learns from roots' results), and their siblings read by fewer
+    waited in the roots' line again (tests/test_probe25.py, one thread: 3 waits, 0
+    before)."""
+    return constant and not roots_read and is_one_handle(0, readers, nbytes)
+
+
 OWN_PARTNERS_FIRST = True  # place_root: shared partners alone do not beat waiting; False: old
 # place_root: a root whose partners are all shared goes to the least loaded admissible worker,
 # fewer partners breaking ties (2; 1: more partners break ties, tail31's; 0: main's)

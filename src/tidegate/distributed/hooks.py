@@ -52,14 +52,15 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, reads_little, tiny_prefix,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, SHARED_FANOUT, Policy, clearly_slower, reads_little,
+    tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
 from .placement import Placement
 from .tasks import (
     _UNPLACED, _chained, _constant, _key, _on_their_way, _one_data_input, _pieces, _read_on_key,
-    _read_soon, _structural_root,
+    _read_soon, _structural_root, _target,
 )
 
 logger = logging.getLogger("tidegate.distributed")
@@ -642,7 +643,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         r = self._is_root_cache.get(ts.key)
         if r is None:
             r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts))
+                self._tiny_prefixes and self._tiny_task(ts)) and not (
+                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -711,7 +713,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         root = cache.get(ts.key)
         if root is None:
             root = cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts))
+                self._tiny_prefixes and self._tiny_task(ts)) and not (
+                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip

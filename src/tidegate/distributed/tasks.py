@@ -13,10 +13,13 @@ from functools import partial
 from dask._task_spec import DataNode
 
 from ..annotations import ROOT
+from .. import policy as policy_module
 from ..policy import (
     SHARED_FANOUT,
     MeetingPlan,
     is_root,
+    is_target,
+    targets_on,
     meeting_partners,
     read_on,
     reduces as policy_reduces,
@@ -100,6 +103,22 @@ def _structural_root(ts) -> bool:
     if not deps:
         return is_root((), marked)
     return is_root(map(_as_input, deps), marked)
+
+
+def _target(ts, s) -> bool:
+    """Is root ts no root after all (policy.is_target, where policy.targets_on says for
+    scheduler ``s``'s threads per worker): a constant (DataNode) read as a shared handle
+    that no root reads? Asked once per root (hooks' ``_root`` cache); the readers are
+    walked only for a DataNode read by SHARED_FANOUT or more, and stop at the first root
+    among them."""
+    if not policy_module.TARGETS_NO_ROOT or len(ts.dependents) < SHARED_FANOUT \
+            or not targets_on(s.total_nthreads / max(1, len(s.workers))):  # fmt: skip
+        return False
+    if not isinstance(ts.run_spec, DataNode) or ts.dependencies \
+            or ts.annotations and ts.annotations.get(ROOT) is not None:  # fmt: skip
+        return False  # (a task computed, or declared a root)
+    roots_read = any(is_root(map(_as_input, d.dependencies)) for d in ts.dependents)
+    return is_target(True, len(ts.dependents), ts.nbytes, roots_read)
 
 
 def _as_input(d) -> tuple:
