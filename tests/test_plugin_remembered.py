@@ -237,7 +237,7 @@ def _unlike_tree(seed: int, n: int):
 def test_owed_roots_of_unlike_siblings_as_decide_places_them(audited, monkeypatch, seed,
                                                              workers, threads):
     """policy.OWED_FAST 2 on trees whose siblings differ (one reduced by a task of its own,
-    its opener not): the fast path asks the root's own reduction (``_may_split``), not its
+    its opener not): the fast path asks the root's own reduction (``_splits``), not its
     opener's as session 31's form did (which differed from _decide: 5-8 audit failures
     here), and the "owed" audit passes."""
     monkeypatch.setattr(policy, "OWED_FAST", 2)
