@@ -191,10 +191,13 @@ def counts_own_group(threads: int) -> bool:
 
 # How many tasks processing on a worker that read next to no data (``reads_little``: a
 # stencil's per-block statistics, 24 KB beside its 8 MB blocks) a spread root may be sent
-# ahead of (``may_load_beside``'s ``light``); 0: before sten33. LIGHT_THREADS says where:
-# bit 1 on one-thread workers, bit 2 on workers of 2+ threads (off: measured in
+# ahead of (``may_load_beside``'s ``light``); 0: before sten33, and the default: with 2 the
+# twin's stencil on one-thread workers ran faster on distributed 2026.8 (2 x 1 at 2 ms
+# 1.035 -> 1.020x queuing's median) but slower on 2025.4 (2 x 1 s0 1.030 -> 1.052x, idling
+# more: lead33-findings.txt); on once that difference is understood. LIGHT_THREADS says
+# where: bit 1 on one-thread workers, bit 2 on workers of 2+ threads (measured in
 # sten33-findings.txt, not kept).
-LIGHT_AHEAD = 2
+LIGHT_AHEAD = 0
 LIGHT_THREADS = 1
 # A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
 LIGHT_RATIO = 64
