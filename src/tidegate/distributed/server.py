@@ -227,23 +227,15 @@ def _unpatch_stealing(plugin, s) -> None:
     saved = getattr(plugin, "_saved_steal", None)
     if steal is None or saved is None:
         return
-    if saved is _MISSING:
-        steal.__dict__.pop("steal_time_ratio", None)
-    else:
-        steal.steal_time_ratio = saved
-    plugin._saved_steal = None
-    moved = getattr(plugin, "_saved_steal_transition", None)
-    if moved is _MISSING:
-        steal.__dict__.pop("transition", None)
-    elif moved is not None:
-        steal.transition = moved
-    plugin._saved_steal_transition = None
-    thief = getattr(plugin, "_saved_thief", None)
-    if thief is _MISSING:
-        steal.__dict__.pop("_get_thief", None)
-    elif thief is not None:
-        steal._get_thief = thief
-    plugin._saved_thief = None
+    for name, kept in (("steal_time_ratio", "_saved_steal"),
+                       ("transition", "_saved_steal_transition"),
+                       ("_get_thief", "_saved_thief")):
+        saved = getattr(plugin, kept, None)
+        if saved is _MISSING:  # (dask's own, the class's: drop the instance's)
+            steal.__dict__.pop(name, None)
+        elif saved is not None:
+            setattr(steal, name, saved)
+        setattr(plugin, kept, None)
     # Roots processing now were kept out of stealing: dask may move them again.
     for ws in s.workers.values():
         for ts in ws.processing:
