@@ -639,12 +639,18 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         n = ts.nbytes
         return n if n >= 0 else self.books.root_results.get(ts.group.name, math.nan)
 
+    def _judged_root(self, ts) -> bool:
+        """Is ts a root, asked once per task (``_root`` and ``_is_rootish`` keep the answer):
+        a root by structure, not of a tiny prefix (policy.tiny_prefix), not a store's
+        target (policy.is_target, asked of shared handles only)?"""
+        return _structural_root(ts) and not (
+            self._tiny_prefixes and self._tiny_task(ts)) and not (
+                len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
+
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)
         if r is None:
-            r = self._is_root_cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not (
-                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
+            r = self._is_root_cache[ts.key] = self._judged_root(ts)
         return r
 
     def _tiny_task(self, ts) -> bool:
@@ -712,9 +718,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
         root = cache.get(ts.key)
         if root is None:
-            root = cache[ts.key] = _structural_root(ts) and not (
-                self._tiny_prefixes and self._tiny_task(ts)) and not (
-                    len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
+            root = cache[ts.key] = self._judged_root(ts)
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
