@@ -752,13 +752,8 @@ class Books:
             more = committed(opens, book.processing, book.threads) if opens else 0
             beside = spread and may_load_beside(book.threads, book.roots_processing,
                                                 book.processing)  # fmt: skip
-            if spread and not beside and self.light is not None:
-                # (the body counts the tasks reading little only where they could decide)
-                most = light_on(book.threads)
-                if most and may_load_beside(book.threads, book.roots_processing,
-                                            book.processing, most):  # fmt: skip
-                    beside = may_load_beside(book.threads, book.roots_processing,
-                                             book.processing, self.light(w, est, most))
+            if spread and not beside:
+                beside = self._beside_light(w, book, est)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
@@ -885,15 +880,20 @@ class Books:
         if may_load_beside(book.threads, book.roots_processing, book.processing) or (
                 book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap):
             return True
-        # Tasks there that read little (policy.may_load_beside's ``light``), beside the
-        # most a root loaded so far (a root's estimate, unless its size is known). Counted
-        # as may-count alone, blocks parked on a one-thread worker were walked again about
-        # once a task end (twin stencil 2 x 1: 1,041 walks for 36 blocks against 401).
+        # Tasks there that read little, beside the most a root loaded so far (a root's
+        # estimate, unless its size is known). Counted as may-count alone, blocks parked
+        # on a one-thread worker were walked again about once a task end (twin stencil
+        # 2 x 1: 1,041 walks for 36 blocks against 401).
+        return self._beside_light(w, book, self._roots_max)
+
+    def _beside_light(self, w, book, est) -> bool:
+        """policy.may_load_beside on worker w with its tasks that read little beside a root
+        of ``est`` bytes counted (``light``: the body's ``light``, asked only where the
+        allowance could decide: light_on's most, then the count)."""
         most = light_on(book.threads) if self.light is not None else 0
         return bool(most) and may_load_beside(
             book.threads, book.roots_processing, book.processing, most) and may_load_beside(
-            book.threads, book.roots_processing, book.processing,
-            self.light(w, self._roots_max, most))
+            book.threads, book.roots_processing, book.processing, self.light(w, est, most))
 
     def may_take_some(self, w) -> bool:
         """A cheap necessary condition for ``admits`` on w (any root, any size)."""
