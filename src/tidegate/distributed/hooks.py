@@ -52,7 +52,7 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, NOT_DATA_RATIO, SHARED_FANOUT, Policy, clearly_slower, reads_little,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, reads_little,
     tiny_prefix,
 )
 from .admission import Admission
@@ -644,8 +644,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         a root by structure, not of a tiny prefix (policy.tiny_prefix), not a store's
         target (policy.is_target, asked of shared handles only)?"""
         return _structural_root(ts) and not (
-            self._tiny_prefixes and self._tiny_task(ts)) and not (
-                len(ts.dependents) >= SHARED_FANOUT and _target(ts, self.scheduler))
+            self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts, self.scheduler)
 
     def _root(self, ts) -> bool:
         r = self._is_root_cache.get(ts.key)

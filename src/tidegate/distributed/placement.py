@@ -1016,8 +1016,10 @@ class Placement:
         size, running = len(group), len(self.scheduler.running)
         p = max(partners, key=partners.__getitem__)
         book = books.workers.get(p)
-        flight = book.roots_processing + book.roots_untouched if book is not None else 0
-        if book is None or flight >= book.cap or not over_first_share(flight, 0, size, running):
+        if book is None:
+            return None
+        flight = book.roots_processing + book.roots_untouched
+        if flight >= book.cap or not over_first_share(flight, 0, size, running):
             # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS)
             return None
         workers = self.scheduler.workers
