@@ -191,13 +191,14 @@ def counts_own_group(threads: int) -> bool:
 
 # How many tasks processing on a worker that read next to no data (``reads_little``: a
 # stencil's per-block statistics, 24 KB beside its 8 MB blocks) a spread root may be sent
-# ahead of (``may_load_beside``'s ``light``); 0: before sten33, and the default: with 2 the
-# twin's stencil on one-thread workers ran faster on distributed 2026.8 (2 x 1 at 2 ms
-# 1.035 -> 1.020x queuing's median) but slower on 2025.4 (2 x 1 s0 1.030 -> 1.052x, idling
-# more: lead33-findings.txt); on once that difference is understood. LIGHT_THREADS says
-# where: bit 1 on one-thread workers, bit 2 on workers of 2+ threads (measured in
-# sten33-findings.txt, not kept).
-LIGHT_AHEAD = 0
+# ahead of (``may_load_beside``'s ``light``); 0: before sten33. With 2 the twin's stencil on
+# one-thread workers runs faster (bench/wall29_small.py, 2 x 1 at 2 ms 1.062 -> 1.016x
+# queuing's median on distributed 2026.8, 1.050 -> 1.029x on 2025.4). The plugin gives the
+# count (books.light) on distributed 2025.5 on (distributed/install.py's _starts_by_walk:
+# before, the tests' 6 x 6 stencil ran one schedule, slower with it; la34-findings.txt).
+# LIGHT_THREADS says where: bit 1 on one-thread workers, bit 2 on workers of 2+ threads
+# (measured in sten33-findings.txt, not kept).
+LIGHT_AHEAD = 2
 LIGHT_THREADS = 1
 # A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
 LIGHT_RATIO = 64
