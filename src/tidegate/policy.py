@@ -202,15 +202,23 @@ LIGHT_AHEAD = 2
 LIGHT_THREADS = 1
 # A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
 LIGHT_RATIO = 64
+# ... and counts only while its kind's average run time (dask's, known) is under LIGHT_SHORT
+# seconds: about a scheduler round trip, the gap a root sent ahead fills (sten33: 2.1-4.4 ms
+# after each block). Longer, the root arrived in time without it, and went to a worker busy
+# for as long: twin stencil 4 x 1 at 10 ms overrun 0.988 -> 0.997x queuing's median (10 of
+# 15 runs slower), now as before the rule (la34). inf: any run time, unknown too (sten33).
+LIGHT_SHORT = 0.005
 
 
-def reads_little(input_bytes: float, estimate: float) -> bool:
+def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
     """Does a task processing on a worker read next to no data beside what a root loads
     (its inputs together under ``estimate / LIGHT_RATIO``; ``estimate``: the root's,
-    :func:`estimate_output`)? A root that starts ahead of it in the worker's queue holds
-    nothing of the root's size longer (``may_load_beside``'s ``light``). Unknown (no
-    estimate yet): no."""
-    return 0 <= input_bytes and LIGHT_RATIO * input_bytes < estimate
+    :func:`estimate_output`), and end soon (``duration``: its kind's average run time,
+    negative if unknown, under ``LIGHT_SHORT``)? A root that starts ahead of it in the
+    worker's queue holds nothing of the root's size longer (``may_load_beside``'s
+    ``light``). Unknown (no estimate yet, no run time yet): no."""
+    return 0 <= input_bytes and LIGHT_RATIO * input_bytes < estimate and (
+        0 <= duration < LIGHT_SHORT or LIGHT_SHORT == math.inf)
 
 
 def light_on(threads: int) -> int:

@@ -441,9 +441,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
 
     def _light_on(self, addr, estimate: float, most: int) -> int:
         """books.light: how many of the tasks processing on worker addr read next to no
-        data beside a root of ``estimate`` bytes (policy.reads_little: their inputs
-        together), counted up to ``most``. Asked only where they could let a spread root
-        go (books._admits), so over a few tasks."""
+        data beside a root of ``estimate`` bytes and end soon (policy.reads_little: their
+        inputs together, their prefix's average run time), counted up to ``most``. Asked
+        only where they could let a spread root go (books._admits), so over a few tasks."""
         ws = self.scheduler.workers.get(addr)
         n = 0
         if ws is not None:
@@ -454,7 +454,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                         break
                     total += d.nbytes
                 else:
-                    if reads_little(total, estimate):
+                    if reads_little(total, estimate, ts.prefix.duration_average):
                         n += 1
                         if n >= most:
                             break
