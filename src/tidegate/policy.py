@@ -403,7 +403,15 @@ def free_thread(processing: int, threads: int) -> bool:
     return processing < threads or threads == 1
 
 
-def passes_for_group(roots_processing: int, threads: int, widest: int) -> bool:
+# passes_for_group where every thread of the worker loads a root: 1 (grp34) passes one more
+# root there only while the line holds a root for every thread of the other workers, and
+# only where the meeting's other side cannot fill those threads (threads > widest); 0
+# restores w44's four-thread threshold (pass one more on 4+ threads, never on 2-3).
+GROUP_SUPPLY = 1
+
+
+def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: int = 0,
+                     elsewhere: int = 0) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
     (``placement._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
@@ -432,9 +440,27 @@ def passes_for_group(roots_processing: int, threads: int, widest: int) -> bool:
     multi-thread workers and held their loads there (the twin's resample at 2 x 4, 5 builds:
     1.22-1.61x queuing's peak passing so, 0.96-1.11x not); refused on every worker, the
     loaders (5 namings x 3 seeds) took 4 x 4 / 48 1.027 -> 1.137x queuing's makespan and
-    3 x 2 / 48 0.977 -> 1.016x (bench/results/busy29-findings.txt)."""
-    return threads > 1 and (widest <= 2 or not frees_slot_on(threads)) \
-        and roots_processing < threads + (threads >= 4)
+    3 x 2 / 48 0.977 -> 1.016x (bench/results/busy29-findings.txt).
+    Where every thread loads a root (:data:`GROUP_SUPPLY`, grp34) the real test: the root
+    waits there for the first of those loads to end, and meanwhile the other workers' threads
+    free up too; each finds a root to take while the line holds ``waiting`` (queued roots
+    other than this one) at least ``elsewhere`` (the other workers' threads). Then the pass
+    costs no thread anything and keeps the group's pairs on one worker; fewer, and it takes
+    a root a free thread would have run (8 x 3, 48 loads: at 0.2 s the four workers first
+    asked took the rest, 8 loads each, and the other four idled; 1.16x queuing's passing
+    so). Never where the meeting's other side can fill every thread (``threads <=
+    widest``: 2 threads loading a pair free none before that whole load). Loaders (5
+    namings x 3 seeds, bench/wall28_unique.py): 4 x 3 / 48 1.052 -> 0.983x, 6 x 3 / 96
+    1.060 -> 0.999x, 8 x 3 / 96 1.037 -> 0.972x; 3 x 3 / 48 1.021 -> 1.053x (the further
+    meetings' worker takes more loads); 2 and 4 threads unchanged
+    (bench/results/grp34-findings.txt)."""
+    if threads <= 1 or (widest > 2 and frees_slot_on(threads)):
+        return False
+    if roots_processing < threads:
+        return True
+    if not GROUP_SUPPLY:
+        return roots_processing < threads + (threads >= 4)
+    return roots_processing == threads and threads > widest and waiting >= elsewhere
 
 
 def may_fit_count(counts, opens: int) -> bool:

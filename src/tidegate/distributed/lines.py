@@ -53,6 +53,10 @@ class _Lines:
     def has_roots(self) -> bool:
         return bool(self._roots)
 
+    def roots_queued(self) -> int:
+        """How many roots are in line."""
+        return len(self._roots)
+
     def roots(self) -> list:
         """The queued roots, a copy in no order (the line may change while it is walked)."""
         return [ts for ts, _ in self._roots._live.values()]
