@@ -125,11 +125,14 @@ class Install:
         )
         # tidegate owns the queue: dask's count of workers with queue slots stays empty,
         # and dask's check_idle_saturated (twice per task) runs without the statement
-        # that fills it, where that statement is as expected (trim.py), else as it is.
+        # that fills it, where that statement is as expected (trim.py), else as it is;
+        # restated with its helpers inlined where they read what trim.quick expects.
         trimmed = None
         if "check_idle_saturated" not in scheduler.__dict__:  # (not another's override)
-            fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
-            trimmed = None if fn is None else MethodType(fn, scheduler)
+            trimmed = trim.quick(scheduler)
+            if trimmed is None:
+                fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
+                trimmed = None if fn is None else MethodType(fn, scheduler)
         self._check_idle = trimmed or self._orig["check_idle_saturated"]
         if self.memory_limit is not None:  # a busy worker over its budget is not idle
             scheduler.check_idle_saturated = self._guard(
