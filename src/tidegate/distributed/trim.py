@@ -154,22 +154,26 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
     arithmetic in the same order), the total occupancy summed once (dask sums it again for
     the saturated test, with nothing changed between), and a running worker with fewer
     tasks than threads filed idle at once (is_unoccupied's first test; dask summed the
-    worker's occupancy first, read by nothing then). Twin rechunk-add 100 x 4: 35% of the
-    calls."""
+    worker's occupancy first, read by nothing then; twin rechunk-add 100 x 4: 35% of the
+    calls). ``idle`` (a SortedDict) is set or popped only when that changes it: its
+    Python __setitem__ / pop otherwise set the same value or pop nothing."""
     if self.total_nthreads == 0 or ws.status == Status.closed:
         return
     p = len(ws.processing)
     nc = ws.nthreads
     saturated = self.saturated
+    idle = self.idle  # (a SortedDict: its __setitem__ and pop are Python; asked first, in C)
     if ws.status != Status.running:
         if saturated:
             saturated.discard(ws)
-        self.idle.pop(ws.address, None)
+        if ws.address in idle:
+            idle.pop(ws.address, None)
         return
     if p < nc:
         if saturated:  # (mostly empty: no Python WorkerState.__hash__ for nothing)
             saturated.discard(ws)
-        self.idle[ws.address] = ws
+        if idle.get(ws.address) is not ws:
+            idle[ws.address] = ws
         return
     if occ < 0:  # (WorkerState.occupancy and .scheduler inlined)
         occ = ws._occupancy_cache or _occupancy(ws.scheduler_ref(), ws.task_prefix_count,
@@ -179,9 +183,11 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
     per_thread = _occupancy(self, self._task_prefix_count_global,
                             self._network_occ_global) / self.total_nthreads  # fmt: skip
     if occ < nc * per_thread / 2:
-        self.idle[ws.address] = ws
+        if idle.get(ws.address) is not ws:
+            idle[ws.address] = ws
     else:
-        self.idle.pop(ws.address, None)
+        if ws.address in idle:
+            idle.pop(ws.address, None)
         if p > nc:
             pending = occ * (p - nc) / (p * nc)
             if 0.4 < pending > 1.9 * per_thread:
