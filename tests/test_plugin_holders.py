@@ -105,9 +105,35 @@ def test_the_replica_hooks_drop_the_kept_copy_before_the_holders_change():
     assert addresses(ts.who_has) == tuple(ws.address for ws in ts.who_has)
     assert extra[11].address in addresses(ts.who_has)
     who = ts.who_has
-    state.remove_all_replicas(ts)
-    assert id(who) not in plugin._listed
+    state.remove_all_replicas(ts)  # (dask's own: no hook needed, install._drops_all_...)
+    assert "remove_all_replicas" not in state.__dict__ and ts.who_has is None
+    for ws in extra[2:11]:  # new holders: a new set, listed anew (the old one's copy unread)
+        state.add_replica(ts, ws)
+    assert ts.who_has is not who
+    assert addresses(ts.who_has) == tuple(ws.address for ws in ts.who_has)
     plugin.uninstall()
+
+
+def test_remove_all_replicas_keeps_its_hook_where_dask_calls_it_elsewhere():
+    """The hook of remove_all_replicas is left out only while dask's calls it from the
+    transitions Plugin.transition stamps after; a scheduler calling it elsewhere keeps it."""
+    import tidegate.distributed as td
+    from tidegate.distributed import install
+
+    state = _bare_state(nworkers=1, nthreads=1)
+
+    class Elsewhere(type(state)):
+        def drop(self, ts):
+            self.remove_all_replicas(ts)
+
+    state.__class__ = Elsewhere
+    plugin = td.Plugin(saturation=1.0)
+    state.plugins["tidegate"] = plugin
+    plugin.install(state, apply=lambda recs, stimulus_id: None)
+    assert not install._drops_all_in_transitions(state)
+    assert state.__dict__["remove_all_replicas"].__wrapped__ is not None
+    plugin.uninstall()
+    assert "remove_all_replicas" not in state.__dict__
 
 
 class _Held:

@@ -99,3 +99,104 @@ def test_installed_without_a_budget_and_dask_s_own_back_after():
     for ws in state.workers.values():  # dask's own again: idle workers have queue slots
         state.check_idle_saturated(ws)
     assert state.idle_task_count == set(state.workers.values())
+
+
+def _prefixed(state, ws, counts, network, cache):
+    """ws's and the state's occupancy from task prefixes (durations known, unknown with an
+    execution seen, unknown), as dask keeps them."""
+    from distributed.scheduler import TaskPrefix
+
+    for name, (average, max_exec) in {"known": (0.5, -1), "seen": (-1, 0.8),
+                                      "unseen": (-1, -1)}.items():  # fmt: skip
+        prefix = state.task_prefixes.get(name) or TaskPrefix(name)
+        prefix.duration_average, prefix.max_exec_time = average, max_exec
+        state.task_prefixes[name] = prefix
+    ws.task_prefix_count.clear()
+    ws.task_prefix_count.update(counts)
+    state._task_prefix_count_global.clear()
+    state._task_prefix_count_global.update({k: 3 * v + 1 for k, v in counts.items()})
+    state._task_prefix_count_global["known"] = state._task_prefix_count_global.get("known", 0) + 9
+    ws._network_occ, state._network_occ_global = network, 4 * network
+    ws._occupancy_cache = cache
+
+
+def test_quick_files_workers_as_dask_does_in_the_same_order():
+    """trim.quick's restatement (helpers inlined, the total summed once, fewer tasks than
+    threads answered before any occupancy is summed) leaves ``idle`` (its order too) and
+    ``saturated`` as dask's own (without the idle_task_count statement) leaves them, over
+    processing counts, statuses, occupancies given or summed from prefixes and the
+    network, and every membership before the call."""
+    state = _bare_state(nworkers=3, nthreads=2)
+    quick = trim.quick(state)
+    assert quick is not None and quick.__func__.__wrapped__ is SchedulerState.check_idle_saturated
+    dask = SchedulerState.check_idle_saturated
+    workers = list(state.workers.values())
+    ws = workers[1]
+    seen = set()
+    cases = itertools.product(
+        range(6), (Status.running, Status.paused, Status.closed), (-1.0, 0.0, 0.3, 40.0),
+        ({"known": 2}, {"known": 1, "seen": 3}, {"unseen": 2, "known": 5}, {}),
+        (0, 10**9), (None, 7.0), (False, True), (False, True))  # fmt: skip
+    for p, status, occ, counts, network, cache, was_idle, was_saturated in cases:
+        if occ == 40.0 and p > 2:  # (just over and under each threshold, in turn)
+            _prefixed(state, ws, counts, network, cache)
+            per_thread = state.total_occupancy / state.total_nthreads
+            occ = [per_thread * 0.99, per_thread * 1.01,  # idle: occ < nc * per_thread / 2
+                   1.9 * per_thread * p * 2 / (p - 2) * 0.999,  # saturated: pending >
+                   1.9 * per_thread * p * 2 / (p - 2) * 1.001][p - 3 + was_idle]
+        results = []
+        for check in (dask, quick.__func__):
+            _prefixed(state, ws, counts, network, cache)
+            state.idle.clear()
+            state.saturated.clear()
+            state.idle[workers[0].address] = workers[0]
+            if was_idle:
+                state.idle[ws.address] = ws
+            state.idle[workers[2].address] = workers[2]
+            if was_saturated:
+                state.saturated.add(ws)
+            ws.processing = {object() for _ in range(p)}  # (dask reads only its size)
+            ws.status = status
+            state.idle_task_count = set()
+            check(state, ws, occ)
+            results.append((list(state.idle.items()), set(state.saturated)))
+        assert results[0] == results[1], (p, status, occ, counts, network, cache)
+        seen.add((ws.address in state.idle, ws in state.saturated, p < 2))
+    assert {(True, False, True), (True, False, False), (False, False, False),
+            (False, True, False)} <= seen  # fmt: skip
+
+
+def test_quick_leaves_dask_s_own_where_a_helper_is_not_as_restated(monkeypatch):
+    """A scheduler overriding a helper the restatement inlines, on itself or its class, or
+    a dask whose helper reads other names: no restatement (the trimmed copy, else dask's)."""
+    state = _bare_state(nworkers=1, nthreads=1)
+    assert trim.quick(state) is not None
+    state.is_unoccupied = lambda ws, occupancy, nprocessing: False
+    assert trim.quick(state) is None
+    del state.is_unoccupied
+
+    class Other(type(state)):
+        def _get_prefix_duration(self, prefix):
+            return 1.0
+
+    state.__class__ = Other
+    assert trim.quick(state) is None
+    state.__class__ = Other.__mro__[1]
+    from distributed.scheduler import WorkerState
+
+    def occupancy(self):
+        return self._occupancy_cache or 0.0
+
+    monkeypatch.setattr(WorkerState, "occupancy", property(occupancy))
+    assert trim.quick(state) is None
+
+
+def test_installed_restated_and_dask_s_own_back_after():
+    """The plugin installs the restatement where quick makes one; uninstall puts dask's
+    own back (the state's class method: nothing left on the instance)."""
+    from test_distributed import _installed_on_bare_state
+
+    state, plugin = _installed_on_bare_state(saturation=1.0)
+    assert state.__dict__["check_idle_saturated"].__code__ is trim._check_idle_saturated.__code__
+    plugin.uninstall()
+    assert "check_idle_saturated" not in state.__dict__

@@ -40,6 +40,16 @@ STATE_HOOKS = {
 # dask's methods that change where a task is held besides its transitions (a copy landing,
 # a replica dropped): the plugin's versions stamp the task (Plugin._moves) and call dask's.
 REPLICA_HOOKS = ("add_replica", "remove_replica", "remove_all_replicas")
+# dask's callers of remove_all_replicas (distributed 2025.4-2026.8): transitions from memory
+# or released, after each of which Plugin.transition stamps the task (a kept walk's _moves);
+# and it drops the holders' set (``ts.who_has = None``): a listing kept for that set
+# (holders.listing) is never read again (a new set is another object; the kept one holds
+# the old alive, so its id is not reused). Where both hold, its hook has nothing to do.
+_DROPS_ALL_CALLERS = frozenset({"_transition_memory_released", "_transition_memory_erred",
+                                "_propagate_forgotten"})
+_DROPS_ALL_NAMES = ("get_nbytes", "who_has", "nbytes", "_has_what", "len", "replicated_tasks",
+                    "remove")
+_drops_all: dict = {}  # scheduler class -> whether its remove_all_replicas needs no hook
 
 
 def _starts_by_walk() -> bool:
@@ -144,11 +154,14 @@ class Install:
         )
         # tidegate owns the queue: dask's count of workers with queue slots stays empty,
         # and dask's check_idle_saturated (twice per task) runs without the statement
-        # that fills it, where that statement is as expected (trim.py), else as it is.
+        # that fills it, where that statement is as expected (trim.py), else as it is;
+        # restated with its helpers inlined where they read what trim.quick expects.
         trimmed = None
         if "check_idle_saturated" not in scheduler.__dict__:  # (not another's override)
-            fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
-            trimmed = None if fn is None else MethodType(fn, scheduler)
+            trimmed = trim.quick(scheduler)
+            if trimmed is None:
+                fn = trim.without_idle_task_count(type(scheduler).check_idle_saturated)
+                trimmed = None if fn is None else MethodType(fn, scheduler)
         self._check_idle = trimmed or self._orig["check_idle_saturated"]
         if self.memory_limit is not None:  # a busy worker over its budget is not idle
             scheduler.check_idle_saturated = self._guard(
@@ -174,6 +187,8 @@ class Install:
         )
         scheduler._tidegate = self
         for name in REPLICA_HOOKS:
+            if name == "remove_all_replicas" and _drops_all_in_transitions(scheduler):
+                continue  # (twin rechunk-add 100 x 4: 0.88 calls a task, ~45 bytecodes)
             setattr(scheduler, name, self._replicas(getattr(scheduler, name)))
         from . import server
 
@@ -429,3 +444,29 @@ class Install:
             self._logged.add((where, type(exc)))
             logger.error("tidegate: %s failed; dask's own behaviour used for this call",
                          where, exc_info=exc)  # fmt: skip
+
+
+def _drops_all_in_transitions(scheduler) -> bool:
+    """Is ``scheduler``'s remove_all_replicas dask's as _DROPS_ALL_NAMES reads it, not
+    overridden on the instance, and called by its class only from _DROPS_ALL_CALLERS?"""
+    if "remove_all_replicas" in scheduler.__dict__:
+        return False
+    cls = type(scheduler)
+    known = _drops_all.get(cls)
+    if known is None:
+        code = getattr(getattr(cls, "remove_all_replicas", None), "__code__", None)
+        callers = {name for klass in cls.__mro__ for name, value in vars(klass).items()
+                   if _calls(getattr(getattr(value, "__func__", value), "__code__", None),
+                             "remove_all_replicas")}  # fmt: skip
+        known = _drops_all[cls] = (code is not None and code.co_names == _DROPS_ALL_NAMES
+                                   and callers <= _DROPS_ALL_CALLERS)  # fmt: skip
+    return known
+
+
+def _calls(code, name) -> bool:
+    """Does ``code`` (or a function nested in it) read ``name``?"""
+    if code is None:
+        return False
+    return name in code.co_names or any(
+        _calls(c, name) for c in code.co_consts if hasattr(c, "co_names"))
+

@@ -12,11 +12,20 @@ left out, so the rest (``idle``, ``saturated``) is exactly dask's in whatever re
 installed. It is made only when the statement is found as expected: an ``if`` whose test
 calls nothing but ``_worker_full`` and whose branches only add the worker to
 ``self.idle_task_count`` or discard it; otherwise dask's own method stays.
+
+Where dask's method and the helpers it calls read exactly what they read in distributed
+2025.4-2026.8 (``quick``: their names, constants and locals checked), the plugin runs
+``_check_idle_saturated`` instead: the same (without that statement), restated with its
+helpers inlined and a worker with fewer tasks processing than threads answered before
+any occupancy is summed (dask's ``is_unoccupied`` answers it from that count alone).
 """
 
 from __future__ import annotations
 
 import ast
+from types import FunctionType, MethodType
+
+from distributed.core import Status
 
 from . import recompile
 
@@ -79,3 +88,126 @@ class _NoWorkers(set):
 
     def add(self, ws) -> None:
         pass
+
+
+# What quick's restatement reads, per dask function (distributed 2025.4-2026.8): its
+# co_names, its constants (docstrings left out) and its locals. Anything else: no restatement.
+_SHAPES = {
+    "check_idle_saturated": (
+        ("total_nthreads", "status", "Status", "closed", "occupancy", "len", "processing",
+         "saturated", "discard", "running", "idle", "pop", "address", "is_unoccupied",
+         "nthreads", "total_occupancy", "add", "_worker_full", "WORKER_SATURATION",
+         "idle_task_count"),
+        (0, None, 0.4, 1.9), ("self", "ws", "occ", "p", "nc", "pending")),
+    "is_unoccupied": (("nthreads", "total_occupancy", "total_nthreads"), (None, 2),
+                      ("self", "ws", "occupancy", "nprocessing", "nthreads")),
+    "_calc_occupancy": (
+        ("items", "_get_prefix_duration", "task_prefixes", "bandwidth", "validate", "max"),
+        (None, 0.0, 0),
+        ("self", "task_prefix_count", "network_occ", "res", "prefix_name", "count",
+         "duration", "occ")),
+    "_get_prefix_duration": (("duration_average", "max_exec_time", "UNKNOWN_TASK_DURATION"),
+                             (None, 0, 2), ("self", "prefix", "duration")),
+    "total_occupancy": (("_calc_occupancy", "_task_prefix_count_global",
+                         "_network_occ_global"), (None,), ("self",)),
+    "occupancy": (("_occupancy_cache", "scheduler", "_calc_occupancy", "task_prefix_count",
+                   "_network_occ"), (None,), ("self",)),
+    "scheduler": (("scheduler_ref",), (None,), ("self", "s")),
+}
+
+_quick_made: dict = {}  # dask's check_idle_saturated -> _check_idle_saturated dressed as it
+_WORKER = ("occupancy", "scheduler")  # (WorkerState's properties; the rest the scheduler's)
+
+
+def quick(scheduler):
+    """``_check_idle_saturated`` bound to ``scheduler``, or None: where dask's
+    check_idle_saturated, is_unoccupied, _calc_occupancy, _get_prefix_duration and the
+    total_occupancy / WorkerState.occupancy properties are not as restated (or the
+    scheduler overrides one of them on itself), dask's own (or its trimmed copy) stays."""
+    from distributed.scheduler import WorkerState
+
+    cls = type(scheduler)
+    if any(n in scheduler.__dict__ for n in _SHAPES if n not in _WORKER):
+        return None
+    for name, (names, consts, local) in _SHAPES.items():
+        fn = getattr(WorkerState if name in _WORKER else cls, name, None)
+        fn = getattr(fn, "fget", fn)
+        code = getattr(fn, "__code__", None)
+        if code is None or code.co_names != names or code.co_varnames != local \
+                or tuple(c for c in code.co_consts if type(c) is not str) != consts:
+            return None
+    dask = cls.check_idle_saturated
+    if dask.__defaults__ != (-1.0,):
+        return None
+    fn = _quick_made.get(dask)
+    if fn is None:  # (a copy per dask function, dressed as it: __wrapped__ names it)
+        fn = _quick_made[dask] = recompile.dressed(FunctionType(
+            _check_idle_saturated.__code__, _check_idle_saturated.__globals__,
+            dask.__name__), dask)  # fmt: skip
+    return MethodType(fn, scheduler)
+
+
+def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
+    """dask's ``SchedulerState.check_idle_saturated`` (``idle``, ``saturated``) as
+    ``quick`` found it, without the idle_task_count statement, restated: is_unoccupied,
+    the occupancy properties, _calc_occupancy and _get_prefix_duration inlined (the same
+    arithmetic in the same order), the total occupancy summed once (dask sums it again for
+    the saturated test, with nothing changed between), and a running worker with fewer
+    tasks than threads filed idle at once (is_unoccupied's first test; dask summed the
+    worker's occupancy first, read by nothing then; twin rechunk-add 100 x 4: 35% of the
+    calls). ``idle`` (a SortedDict) is set or popped only when that changes it: its
+    Python __setitem__ / pop otherwise set the same value or pop nothing."""
+    if self.total_nthreads == 0 or ws.status == Status.closed:
+        return
+    p = len(ws.processing)
+    nc = ws.nthreads
+    saturated = self.saturated
+    idle = self.idle  # (a SortedDict: its __setitem__ and pop are Python; asked first, in C)
+    if ws.status != Status.running:
+        if saturated:
+            saturated.discard(ws)
+        if ws.address in idle:
+            idle.pop(ws.address, None)
+        return
+    if p < nc:
+        if saturated:  # (mostly empty: no Python WorkerState.__hash__ for nothing)
+            saturated.discard(ws)
+        if idle.get(ws.address) is not ws:
+            idle[ws.address] = ws
+        return
+    if occ < 0:  # (WorkerState.occupancy and .scheduler inlined)
+        occ = ws._occupancy_cache or _occupancy(ws.scheduler_ref(), ws.task_prefix_count,
+                                                ws._network_occ)  # fmt: skip
+    if saturated:
+        saturated.discard(ws)
+    per_thread = _occupancy(self, self._task_prefix_count_global,
+                            self._network_occ_global) / self.total_nthreads  # fmt: skip
+    if occ < nc * per_thread / 2:
+        if idle.get(ws.address) is not ws:
+            idle[ws.address] = ws
+    else:
+        if ws.address in idle:
+            idle.pop(ws.address, None)
+        if p > nc:
+            pending = occ * (p - nc) / (p * nc)
+            if 0.4 < pending > 1.9 * per_thread:
+                saturated.add(ws)
+
+
+def _occupancy(s, task_prefix_count, network_occ):
+    """dask's ``SchedulerState._calc_occupancy`` with ``_get_prefix_duration`` inlined."""
+    res = 0.0
+    prefixes = s.task_prefixes
+    for prefix_name, count in task_prefix_count.items():
+        prefix = prefixes[prefix_name]
+        duration = prefix.duration_average
+        if duration < 0:
+            if prefix.max_exec_time > 0:
+                duration = 2 * prefix.max_exec_time
+            else:
+                duration = s.UNKNOWN_TASK_DURATION
+        res += duration * count
+    occ = res + network_occ / s.bandwidth
+    if s.validate:
+        assert occ >= 0, (occ, res, network_occ, s.bandwidth)
+    return max(occ, 0)

@@ -39,7 +39,10 @@ def _hash_field():
     at = object.__basicsize__ + ctypes.sizeof(ctypes.c_ssize_t)  # after the header, length
     probe = type("_Probe", (str,), {})("tidegate hash probe")
     field = ctypes.c_ssize_t.from_address(id(probe) + at)
-    if field.value != hash(probe):
+    # (hash first: a probe made from a constant loaded from a .pyc has no cached hash yet,
+    # -1, and read before hash() filled it the check failed: StableStr hashed in Python)
+    filled = hash(probe)
+    if field.value != filled:
         return None
     field.value = 12345
     return at if hash(probe) == 12345 else None
