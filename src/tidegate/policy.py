@@ -904,6 +904,13 @@ def place_root(partner, admissible, idle, load, shared=None, by_load=False) -> i
     return best
 
 
+# The plugin's idle-worker split (admission._split) asks _splits again of roots parked
+# before their reduction's first task returned (its sizes learnt since), so that such a
+# root starts on an idle worker only where that worker holds no more than the least holding
+# one (_heavier, places_by_held); 0: asked only when parked (before tail34).
+SPLIT_KEPT_ANEW = 1
+
+
 SPLIT_HELD = True  # split_gains: a root splits from a busy partner only by held data; False: old
 
 

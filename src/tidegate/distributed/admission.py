@@ -730,6 +730,15 @@ class Admission:
         idle = sorted(a for a in self._idle if workers.get(a) in running
                       and books.workers.get(a) is not None
                       and books.workers[a].processing == 0)  # fmt: skip
+        if idle and policy_module.SPLIT_KEPT_ANEW:
+            # (parked before their reduction's first task returned, _splits was asked
+            # then: asked again, as _park would now; else an idle worker holding the
+            # group's loads took one past _heavier, SPLIT_KEPT_ANEW)
+            kept_ = self._parked_kept
+            for ts, on in self._parked.items():
+                if ts not in kept_ and on and not isinstance(on[0], tuple) \
+                        and ts.state == "queued" and self._splits(ts):  # fmt: skip
+                    kept_[ts] = None
         # Roots waiting for their own reduction (policy.waits_for_own_reduction) may also
         # start on a busy worker open for roots, least loaded first: their loads stay
         # where they are loaded until the reduction is whole, so waiting for the
