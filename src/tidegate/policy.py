@@ -905,10 +905,27 @@ def place_root(partner, admissible, idle, load, shared=None, by_load=False) -> i
 
 
 # The plugin's idle-worker split (admission._split) asks _splits again of roots parked
-# before their reduction's first task returned (its sizes learnt since), so that such a
-# root starts on an idle worker only where that worker holds no more than the least holding
-# one (_heavier, places_by_held); 0: asked only when parked (before tail34).
+# before their reduction's first task returned (its sizes learnt since), as _park would now:
+# kept from then on (a busy worker holding less may take one); an idle worker holding its
+# even share of the roots' group (holds_share) and more than another (_heavier) takes none
+# of them; 0: asked only when parked (before tail34).
 SPLIT_KEPT_ANEW = 1
+
+
+def holds_share(count: int, group: int, workers: int) -> bool:
+    """Does a worker holding or processing ``count`` roots of a task group of ``group`` roots
+    hold its even share of them over ``workers`` running workers (``ceil(group /
+    workers)``)? Asked by the plugin's idle-worker split (``SPLIT_KEPT_ANEW``) of a root
+    parked before its reduction's first task returned and now known to reduce: an idle
+    worker holding its share takes it only if it holds no more than the others (``_heavier``,
+    :func:`places_by_held`); below its share it takes it as before. Why: twin seed anomaly
+    6 x 2 (12 loads in 3 groups of 4, cap 3, senders limited): a load parked ~1 ms before
+    the first chunk-mean's size was known started on an idle worker holding 2 loads of
+    another group, 3 loads there: 1.27x queuing's peak in every run. Asked of every idle
+    worker, one reduction group's loads 3x slower at 4 x 1 (bench/twin_slow_worker.py):
+    a load waited for the least holding worker's slot while two idled (4/3/3/2 loads,
+    1.23x queuing's makespan against 1.09x)."""
+    return workers > 0 and count >= -(-group // workers)
 
 
 SPLIT_HELD = True  # split_gains: a root splits from a busy partner only by held data; False: old
