@@ -2159,6 +2159,31 @@ def keeps_data(nbytes: float, size: float, keep: float) -> bool:
     return nbytes >= keep * size
 
 
+# A root whose data meets several pairs (a rechunk's halves), opening them, counts the roots it
+# would reserve (Books.place's commits; the plugin's Placement._commits, pair_commits); 0: main's
+PAIR_COMMITS = 1
+
+
+def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
+                 keep: float) -> bool:
+    """Does a root opening a meeting of ``inputs`` inputs, one of the ``meetings`` its data
+    meets, count the roots it would reserve there as in flight already (as for
+    :func:`meets_further`: ``Books.place``'s ``commits``), although the meeting's output
+    meets nothing further? When its data meets several meetings (``meetings`` >= 2: cut in
+    parts, it stays until each part met its partner) and this one is a pair (2 inputs)
+    whose group is not known to keep at least ``keep`` of a root's ``estimate``
+    (``returned``: what it returned on average so far, NaN unknown). Why: twin rechunk at
+    2 x 2 (cap 3; each 8 MB block cut in two halves, each half merged with the partner
+    block's and reduced at once): an opener came with one slot left and its partner past
+    the count by completing the merge (a pass), and a first-wave orphan's halves waited for
+    their partner beside the next pairs: 1.08-1.22x queuing's peak in 5-6 of 15 runs a
+    lag; counted, none over, 0.72-0.73x median (tail34-findings.txt section 3). Pairs met
+    by one meeting (stack-sum's sums, open-read-select's selects) do not commit: counted,
+    they idled threads (stack-sum 2 x 2: 0.64 -> 0.76x queuing's makespan; tail33)."""
+    return bool(PAIR_COMMITS) and meetings >= 2 and inputs == 2 \
+        and not returned >= keep * estimate
+
+
 def reduces(returned: float, size: float, keep: float) -> bool:
     """:func:`frees_slot`'s ``reduces`` in every body: has a task kept less than ``keep``
     (``Policy.chain_keep``) of the ``size`` bytes it reads, ``returned`` being what its
