@@ -339,8 +339,6 @@ class Placement:
             if not frees_slot(tops, carries, reduces):
                 complete = ()
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()
-        if lacks and not further and policy_module.PAIR_COMMITS:
-            return None  # (it opens meetings: _decide asks _commits)
         partners = {w: n}
         if first is not None and policy_module.FIRST_SHARE and returned != returned:
             # (as _decide: the first wave's share, _first_share)
@@ -538,7 +536,7 @@ class Placement:
                 plan, len(ts.dependents), all(map(_constant, ts.dependencies)), ts.nbytes)
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, shared, complete, bool(spread),
-                               self._commits(ts, plan), deep=plan.deep, gather=plan.gather,
+                               plan.further, deep=plan.deep, gather=plan.gather,
                                by_load=by_load,
                                own_group=self._kept(ts) is not None), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
@@ -1004,14 +1002,17 @@ class Placement:
         return None, partners
 
     def _commits(self, ts, plan) -> bool:
-        """Books.place's ``commits`` for root ts: its meetings' output meets further data
-        (``plan.further``), or, opening meetings (``_lacked``, its partners to reserve),
-        its data meets several pairs whose tasks are not known to keep what they read
-        (policy.pair_commits, by what the meetings' groups returned so far)."""
+        """Books.place's ``commits`` for root ts, none of whose partners is placed: its
+        meetings' output meets further data (``plan.further``), or its data meets several
+        pairs, all with the one root it would reserve (``_lacked``: a rechunk's block cut
+        in halves, each half merged with the partner block's), whose tasks are not known to
+        keep what they read (policy.pair_commits, by what the meetings' groups returned so
+        far). Not for several partners (a rolling window's neighbours on either side: twin
+        rolling mean 2 x 2, test_halo26, 1.09x queuing's peak when they committed)."""
         if plan.further:
             return True
         meetings = plan.meetings
-        if not policy_module.PAIR_COMMITS or len(meetings) < 2 or not self._lacked:
+        if not policy_module.PAIR_COMMITS or len(meetings) < 2 or len(self._lacked) != 1:
             return False
         est = self.books.estimate(math.nan, ts.group.name)
         keep = self.books.policy.chain_keep
