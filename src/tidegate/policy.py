@@ -939,6 +939,30 @@ def place_root(partner, admissible, idle, load, shared=None, by_load=False) -> i
     return best
 
 
+# The plugin's idle-worker split (admission._split) asks _splits again of roots parked
+# before their reduction's first task returned (its sizes learnt since), as _park would now:
+# kept from then on (a busy worker holding less may take one); an idle worker holding its
+# even share of the roots' group (holds_share) and more than another (_heavier) takes none
+# of them; 0: asked only when parked (before tail34).
+SPLIT_KEPT_ANEW = 1
+
+
+def holds_share(count: int, group: int, workers: int) -> bool:
+    """Does a worker holding or processing ``count`` roots of a task group of ``group`` roots
+    hold its even share of them over ``workers`` running workers (``ceil(group /
+    workers)``)? Asked by the plugin's idle-worker split (``SPLIT_KEPT_ANEW``) of a root
+    parked before its reduction's first task returned and now known to reduce: an idle
+    worker holding its share takes it only if it holds no more than the others (``_heavier``,
+    :func:`places_by_held`); below its share it takes it as before. Why: twin seed anomaly
+    6 x 2 (12 loads in 3 groups of 4, cap 3, senders limited): a load parked ~1 ms before
+    the first chunk-mean's size was known started on an idle worker holding 2 loads of
+    another group, 3 loads there: 1.27x queuing's peak in every run. Asked of every idle
+    worker, one reduction group's loads 3x slower at 4 x 1 (bench/twin_slow_worker.py):
+    a load waited for the least holding worker's slot while two idled (4/3/3/2 loads,
+    1.23x queuing's makespan against 1.09x)."""
+    return workers > 0 and count >= -(-group // workers)
+
+
 SPLIT_HELD = True  # split_gains: a root splits from a busy partner only by held data; False: old
 
 
@@ -2168,6 +2192,31 @@ def keeps_data(nbytes: float, size: float, keep: float) -> bool:
     When it keeps at least ``keep`` (``Policy.chain_keep``) of it. books.Books.on_finished
     asks it of a finished task, to carry a root's data on or land it."""
     return nbytes >= keep * size
+
+
+# A root whose data meets several pairs (a rechunk's halves), opening them, counts the roots it
+# would reserve (Books.place's commits; the plugin's Placement._commits, pair_commits); 0: main's
+PAIR_COMMITS = 1
+
+
+def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
+                 keep: float) -> bool:
+    """Does a root opening a meeting of ``inputs`` inputs, one of the ``meetings`` its data
+    meets, count the roots it would reserve there as in flight already (as for
+    :func:`meets_further`: ``Books.place``'s ``commits``), although the meeting's output
+    meets nothing further? When its data meets several meetings (``meetings`` >= 2: cut in
+    parts, it stays until each part met its partner) and this one is a pair (2 inputs)
+    whose group is not known to keep at least ``keep`` of a root's ``estimate``
+    (``returned``: what it returned on average so far, NaN unknown). Why: twin rechunk at
+    2 x 2 (cap 3; each 8 MB block cut in two halves, each half merged with the partner
+    block's and reduced at once): an opener came with one slot left and its partner past
+    the count by completing the merge (a pass), and a first-wave orphan's halves waited for
+    their partner beside the next pairs: 1.08-1.22x queuing's peak in 5-6 of 15 runs a
+    lag; counted, none over, 0.72-0.73x median (tail34-findings.txt section 3). Pairs met
+    by one meeting (stack-sum's sums, open-read-select's selects) do not commit: counted,
+    they idled threads (stack-sum 2 x 2: 0.64 -> 0.76x queuing's makespan; tail33)."""
+    return bool(PAIR_COMMITS) and meetings >= 2 and inputs == 2 \
+        and not returned >= keep * estimate
 
 
 def reduces(returned: float, size: float, keep: float) -> bool:

@@ -23,7 +23,8 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import footprint_refused, further_by_plan, split_gains
+from ..policy import footprint_refused, further_by_plan, holds_share, split_gains
+from .placement import _of_group
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _second, _where
 
@@ -730,6 +731,20 @@ class Admission:
         idle = sorted(a for a in self._idle if workers.get(a) in running
                       and books.workers.get(a) is not None
                       and books.workers[a].processing == 0)  # fmt: skip
+        anew = ()
+        if idle and policy_module.SPLIT_KEPT_ANEW:
+            # Parked before their reduction's first task returned, _splits was asked then:
+            # asked again, as _park would now (SPLIT_KEPT_ANEW). Kept from now on, such a
+            # root may start on a busy worker holding less; on an idle worker it starts
+            # unless that worker holds its even share of the roots' group and more than
+            # another (policy.holds_share, _heavier): one holding a group's loads took
+            # another group's load there, 3 loads against 2 (twin seed anomaly 6 x 2).
+            kept_ = self._parked_kept
+            anew = [ts for ts, on in self._parked.items()
+                    if ts not in kept_ and on and not isinstance(on[0], tuple)
+                    and ts.state == "queued" and self._splits(ts)]  # fmt: skip
+            for ts in anew:
+                kept_[ts] = None
         # Roots waiting for their own reduction (policy.waits_for_own_reduction) may also
         # start on a busy worker open for roots, least loaded first: their loads stay
         # where they are loaded until the reduction is whole, so waiting for the
@@ -774,7 +789,9 @@ class Admission:
                 book = books.workers.get(addr)
                 if book is None or (book.processing and not kept):
                     continue
-                if kept and self._heavier(ts, addr):
+                if kept and (not anew or ts not in anew or addr not in idle or holds_share(
+                        _of_group(workers[addr], ts.group), len(ts.group), len(running))) \
+                        and self._heavier(ts, addr):  # fmt: skip
                     continue  # it waits for a worker holding less (_by_held)
                 got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
                                   {r.key for r in lacks})  # fmt: skip

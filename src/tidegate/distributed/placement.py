@@ -39,6 +39,7 @@ from ..policy import (
     places_by_held,
     loads_before_reduced,
     over_first_share,
+    pair_commits,
     after_reduction,
     reduced_enough,
     waits_for_own_reduction,
@@ -612,22 +613,24 @@ class Placement:
             listed = free()
         if not partners and not self._idle and not books.changed \
                 and not books.reserved(ts.key) \
-                and not may_fit_count(self._counts, books.opens(lacks) if plan.further else 0):
+                and not may_fit_count(self._counts, books.opens(lacks) if self._commits(ts, plan)
+                                      else 0):  # fmt: skip
             # No free worker is idle, none could admit it by the count: each would refuse
             # (books.place's answer, without asking each; refused workers are logged).
             if books.audit:
                 assert books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                                   stimulus_id, lacks, commits=plan.further) is None, ts.key
+                                   stimulus_id, lacks, commits=self._commits(ts, plan)) is None, \
+                    ts.key  # fmt: skip
                 self._audited("free")
             books.log.append((ts.key, "withheld", "free workers", stimulus_id))
             entry = self._entry
             if plan.wide is None and not narrowed and entry is not None and entry[0] is ts \
                     and entry[1][1] is not None and not entry[1][1][0]:  # fmt: skip
                 # (no hint, kept with the walks: _still_withheld asks the rest again)
-                self._withheld = (ts, entry, lacks, plan.further, self._kept(ts))
+                self._withheld = (ts, entry, lacks, self._commits(ts, plan), self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                           stimulus_id, lacks, commits=plan.further), partners  # fmt: skip
+                           stimulus_id, lacks, commits=self._commits(ts, plan)), partners
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
@@ -1003,6 +1006,25 @@ class Placement:
             self._audited("held by count")
         books.log.append((ts.key, "withheld", p, stimulus_id))
         return None, partners
+
+    def _commits(self, ts, plan) -> bool:
+        """Books.place's ``commits`` for root ts, none of whose partners is placed: its
+        meetings' output meets further data (``plan.further``), or its data meets several
+        pairs, all with the one root it would reserve (``_lacked``: a rechunk's block cut
+        in halves, each half merged with the partner block's), whose tasks are not known to
+        keep what they read (policy.pair_commits, by what the meetings' groups returned so
+        far). Not for several partners (a rolling window's neighbours on either side: twin
+        rolling mean 2 x 2, test_halo26, 1.09x queuing's peak when they committed)."""
+        if plan.further:
+            return True
+        meetings = plan.meetings
+        if not policy_module.PAIR_COMMITS or len(meetings) < 2 or len(self._lacked) != 1:
+            return False
+        est = self.books.estimate(math.nan, ts.group.name)
+        keep = self.books.policy.chain_keep
+        n = len(meetings)
+        return all(pair_commits(n, len(m.dependencies), _returned(m.group), est, keep)
+                   for m, _ in meetings)
 
     def _first_share(self, ts, partners, lacks, stimulus_id):
         """Root ts waits for its own reduction, none of whose first tasks returned yet (the
