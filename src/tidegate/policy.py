@@ -1232,7 +1232,8 @@ def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
     return False
 
 
-def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
+def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6,
+                            chains: dict | None = None):
     """Is root ``task``'s data read again beside a value reduced from it (``a -
     a.mean(axis=0)``: a load's chunk-mean goes up a tree reduction into the mean, and the
     load waits for that mean)? Then it stays where it was loaded until the reduction is
@@ -1242,12 +1243,38 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
     other dependent of ``task``, the tasks with one dependent (the reduction's path) for
     at most ``depth`` steps. Cost: few meetings, a few steps per pair; many (a grid read by
     1,000 tasks: 10^6 steps when every pair was tried), each path once with the dependents
-    of each task on it."""
+    of each task on it.
+
+    ``chains``, when given (a body's kept chains, :func:`_chain_of`'s), keeps the tasks of
+    each path past its first step, under ``(id(u), depth)`` for u the path's first task:
+    ``(u, frozenset of u and the tasks up to depth - 1 steps on)``, on the chains' terms
+    (they hold while the graph does). The roots of a tree reduction's group reach one combine
+    first (anomaly: a group's 4 chunk-means, one combine), then walk the same path: each
+    path is walked once, and tested against d's inputs in C (``isdisjoint``, by the hashes
+    the sets hold). The same answer: c's path is ``u`` and ``u``'s next depth - 1 steps,
+    the walk's; ``t is not d`` holds of every t in d's inputs (a task is no input of its
+    own), so it adds nothing to ``t in ins``."""
     deps = dependents(task)
     if len(deps) < 2:
         return None
     meets = [d for d in deps if len(dependencies(d)) >= 2]
     if not meets:
+        return None
+    if len(meets) <= 8 and chains is not None and depth > 0:  # (below's, its paths kept)
+        for d in meets:
+            ins = dependencies(d)
+            for c in deps:
+                if c is d:
+                    continue
+                up = dependents(c)
+                if len(up) != 1:
+                    continue
+                (u,) = up
+                kept = chains.get((id(u), depth))
+                if kept is None or kept[0] is not u:
+                    kept = chains[(id(u), depth)] = (u, _path_up(u, dependents, depth - 1))
+                if not kept[1].isdisjoint(ins):
+                    return c
         return None
     if len(meets) <= 8:  # few meetings (a load, its chunk-mean and a - mean): pair them
         for d in meets:
@@ -1281,6 +1308,20 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
         if d in first:
             return first[d]
     return None
+
+
+def _path_up(u, dependents, steps: int) -> frozenset:
+    """u and the tasks up to ``steps`` steps on from it along single dependents
+    (:func:`waits_for_own_reduction`'s path past its first step)."""
+    path = [u]
+    t = u
+    for _ in range(steps):
+        up = dependents(t)
+        if len(up) != 1:
+            break
+        (t,) = up
+        path.append(t)
+    return frozenset(path)
 
 
 def reduced_enough(reduced: float, loaded: float) -> bool:
@@ -1717,18 +1758,25 @@ def further_partners(
                            nbytes)[0]
 
 
-def _further_inputs(meetings, dependents, dependencies, fanout):
-    """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
-    dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
-    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
+def _further_meetings(meetings, dependents, dependencies, fanout):
+    """``(m, m2, inputs)`` for each further meeting m2 of a root's ``meetings``: the one
+    dependent of a meeting m, reading 2 to ``fanout`` inputs (``inputs``: m2's). The walk
+    shared by :func:`_further_inputs` and :func:`further_plan`'s kept entries."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
             continue
         (m2,) = ds
         inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
-            continue
+        if 1 < len(inputs) <= fanout:
+            yield m, m2, inputs
+
+
+def _further_inputs(meetings, dependents, dependencies, fanout):
+    """The other inputs ``t`` of each further meeting of a root's ``meetings``
+    (:func:`_further_meetings`; the walk shared by :func:`further_meeting`,
+    :func:`further_plan` and :func:`further_tasks`)."""
+    for m, _, inputs in _further_meetings(meetings, dependents, dependencies, fanout):
         for t in inputs:
             if not (t is m or t == m):  # (identity first, as in meeting_partners)
                 yield t
@@ -1792,14 +1840,7 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
     out: list = []
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
-            continue
-        (m2,) = ds
-        inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
-            continue
+    for m, m2, inputs in _further_meetings(meetings, dependents, dependencies, fanout):
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
             part = chains[-id(m2)] = (m2, tuple(

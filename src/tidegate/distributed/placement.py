@@ -866,7 +866,12 @@ class Placement:
         entry = self._kept_cache.get(ts.key)
         if entry is not None and entry[0] is ts:
             return entry[1]
-        first = waits_for_own_reduction(ts, _dependents, _dependencies)
+        if len(self._chains) > CHAINS_KEPT:
+            self._chains.clear()  # (as _plan: its paths are kept there)
+        first = waits_for_own_reduction(ts, _dependents, _dependencies, chains=self._chains)
+        if self.books.audit:  # (tests: the paths kept give the walk's answer)
+            assert first is waits_for_own_reduction(ts, _dependents, _dependencies), ts.key
+            self._audited("own reduction")
         self._kept_cache[ts.key] = (ts, first)
         return first
 
