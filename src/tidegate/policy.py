@@ -1634,12 +1634,9 @@ def partners_on_one(task, entries, w, where, nbytes=None):
     for chain_tops, end, handle, inner, others, _ in entries:
         if inner is not None or others:
             return None
-        i = 0
-        for c in chain_tops:
-            held = where(c)
+        for i, held in enumerate(map(where, chain_tops)):
             if held:
                 break
-            i += 1
         else:
             r = chain_tops[-1] if handle is not None and _sized_as_handle(handle, nbytes) \
                 else end  # fmt: skip
@@ -1649,7 +1646,7 @@ def partners_on_one(task, entries, w, where, nbytes=None):
         if len(held) != 1 or held[0] != w:
             return None
         count += 1
-        tops.append((c, chain_tops[:i]))  # (_below's, without its search)
+        tops.append((chain_tops[i], chain_tops[:i]))  # (_below's, without its search)
     if not count:
         return None
     return count, lacks, tops
@@ -1879,12 +1876,10 @@ def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:
             whole = whole is not False
             continue
         for tops, end, handle, inner in chains:
-            if inner is None:  # (_top's first part inlined: its workers only)
-                for c in tops:
-                    held = where(c)
-                    if held:
-                        break
-                else:
+            if inner is None:  # (_top's first part inlined: its workers only, the first
+                # top held or processing somewhere, asked in order up to it, in C)
+                held = next(filter(None, map(where, tops)), None)
+                if held is None:
                     continue
             else:
                 held = _top(tops, end, handle, inner, where, nbytes)[0]
