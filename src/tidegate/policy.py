@@ -1755,25 +1755,18 @@ def further_partners(
                            nbytes)[0]
 
 
-def _further_meetings(meetings, dependents, dependencies, fanout):
-    """``(m, m2, inputs)`` for each further meeting m2 of a root's ``meetings``: the one
-    dependent of a meeting m, reading 2 to ``fanout`` inputs (``inputs``: m2's). The walk
-    shared by :func:`_further_inputs` and :func:`further_plan`'s kept entries."""
+def _further_inputs(meetings, dependents, dependencies, fanout):
+    """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
+    dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
+    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
             continue
         (m2,) = ds
         inputs = dependencies(m2)
-        if 1 < len(inputs) <= fanout:
-            yield m, m2, inputs
-
-
-def _further_inputs(meetings, dependents, dependencies, fanout):
-    """The other inputs ``t`` of each further meeting of a root's ``meetings``
-    (:func:`_further_meetings`; the walk shared by :func:`further_meeting`,
-    :func:`further_plan` and :func:`further_tasks`)."""
-    for m, _, inputs in _further_meetings(meetings, dependents, dependencies, fanout):
+        if not 1 < len(inputs) <= fanout:
+            continue
         for t in inputs:
             if not (t is m or t == m):  # (identity first, as in meeting_partners)
                 yield t
@@ -1837,7 +1830,14 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
     out: list = []
-    for m, m2, inputs in _further_meetings(meetings, dependents, dependencies, fanout):
+    for m, _ in meetings:  # (_further_inputs' walk, inline: a generator's steps cost more)
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
             part = chains[-id(m2)] = (m2, tuple(

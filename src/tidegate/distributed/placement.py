@@ -866,12 +866,10 @@ class Placement:
         entry = self._kept_cache.get(ts.key)
         if entry is not None and entry[0] is ts:
             return entry[1]
-        if len(self._chains) > CHAINS_KEPT:
-            self._chains.clear()  # (as _plan: its paths are kept there)
-        first = waits_for_own_reduction(ts, _dependents, _dependencies, chains=self._chains)
-        if self.books.audit:  # (tests: the paths kept give the walk's answer)
-            assert first is waits_for_own_reduction(ts, _dependents, _dependencies), ts.key
-            self._audited("own reduction")
+        # (its paths kept with the chains, bounded by _plan's clearing; no audit here: a
+        # test per call cost slice-add more than the paths save it, test_placement's
+        # test_own_reduction_paths_kept_give_the_walks_answers checks the answers)
+        first = waits_for_own_reduction(ts, _dependents, _dependencies, 6, self._chains)
         self._kept_cache[ts.key] = (ts, first)
         return first
 
