@@ -1245,15 +1245,16 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6,
     1,000 tasks: 10^6 steps when every pair was tried), each path once with the dependents
     of each task on it.
 
-    ``chains``, when given (a body's kept chains, :func:`_chain_of`'s), keeps the tasks of
-    each path past its first step, under ``(id(u), depth)`` for u the path's first task:
-    ``(u, frozenset of u and the tasks up to depth - 1 steps on)``, on the chains' terms
-    (they hold while the graph does). The roots of a tree reduction's group reach one combine
-    first (anomaly: a group's 4 chunk-means, one combine), then walk the same path: each
-    path is walked once, and tested against d's inputs in C (``isdisjoint``, by the hashes
-    the sets hold). The same answer: c's path is ``u`` and ``u``'s next depth - 1 steps,
-    the walk's; ``t is not d`` holds of every t in d's inputs (a task is no input of its
-    own), so it adds nothing to ``t in ins``."""
+    ``chains``, when given (a body's kept chains, :func:`_chain_of`'s), keeps the steps of
+    each path past its first two, u (c's one dependent) then v (u's): under ``(id(u),
+    depth)``, ``(u, frozenset of v and the tasks up to depth - 2 steps on from v)``, on the
+    chains' terms (they hold while the graph does); u is tested as the walk tests it, and
+    nothing is kept for a path ending at u (a running total's: each asked once). The roots
+    of a tree reduction's group reach one combine first (anomaly: a group's 4 chunk-means,
+    one combine), then walk the same path: each path is walked once, and tested against
+    d's inputs in C (``isdisjoint``, by the hashes the sets hold). The same answer: c's
+    path is u, v and v's next depth - 2 steps, the walk's; ``t is not d`` holds of every t
+    in d's inputs (a task is no input of its own), so it adds nothing to ``t in ins``."""
     deps = dependents(task)
     if len(deps) < 2:
         return None
@@ -1269,10 +1270,16 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6,
                 up = dependents(c)
                 if len(up) != 1:
                     continue
-                (u,) = up
+                (u,) = up  # (the first step, as below)
+                if u in ins:
+                    return c
+                up = dependents(u)
+                if len(up) != 1 or depth < 2:
+                    continue  # (the walk ends at u: nothing to keep)
                 kept = chains.get((id(u), depth))
                 if kept is None or kept[0] is not u:
-                    kept = chains[(id(u), depth)] = (u, _path_up(u, dependents, depth - 1))
+                    (v,) = up
+                    kept = chains[(id(u), depth)] = (u, _path_up(v, dependents, depth - 2))
                 if not kept[1].isdisjoint(ins):
                     return c
         return None
@@ -1312,7 +1319,7 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6,
 
 def _path_up(u, dependents, steps: int) -> frozenset:
     """u and the tasks up to ``steps`` steps on from it along single dependents
-    (:func:`waits_for_own_reduction`'s path past its first step)."""
+    (:func:`waits_for_own_reduction`'s path past its first step: u its second)."""
     path = [u]
     t = u
     for _ in range(steps):
