@@ -946,6 +946,41 @@ def test_a_load_read_beside_its_own_mean_waits_for_its_reduction():
     assert not reduced_enough(8e6, math.nan)
 
 
+def test_own_reduction_paths_kept_give_the_walks_answers():
+    """policy.waits_for_own_reduction with ``chains`` (the plugin's kept chains): each path
+    past its first step is walked once and kept, under ``(id(u), depth)`` (a group's
+    chunk-means reach one combine: 3 paths for 12 loads in groups of 4; none for a path of
+    one step), and every answer
+    is the walk's, at every depth (the mean 2 steps up from a chunk-mean: found from depth
+    2 on), for loads, their chunk-means, the means read beside another array's, and a pair
+    meeting in one task (cpu34a-findings.txt)."""
+    from tidegate.policy import waits_for_own_reduction
+
+    cases = [_anomaly_deps(), _anomaly_deps(subtract=False), _graph(4)[0]]
+    other = _anomaly_deps(subtract=False)
+    for t in range(12):
+        other[f"x-{t}"] = []
+        other[f"sub-{t}"] = [f"x-{t}", "agg"]
+    cases.append(other)
+    for deps in cases:
+        dependents = _dependents(deps)
+        for depth in range(0, 8):
+            chains: dict = {}
+            for task in deps:
+                fresh = waits_for_own_reduction(task, dependents.__getitem__,
+                                                deps.__getitem__, depth)
+                kept = waits_for_own_reduction(task, dependents.__getitem__,
+                                               deps.__getitem__, depth, chains=chains)
+                assert kept == fresh, (task, depth, kept, fresh)
+                if task == "load-5" and deps is cases[0]:
+                    assert (fresh == "chunk-5") == (depth >= 2), depth
+            if deps is cases[0] and depth >= 2:
+                assert len(chains) == 3, (depth, chains)  # one per combine
+                assert all(k == (id(v[0]), depth) for k, v in chains.items())
+            elif deps is cases[0]:
+                assert not chains, depth  # (a path of one step: nothing kept)
+
+
 def test_own_reduction_search_stays_linear_on_a_widely_read_root():
     """A root read by many tasks that each meet another input (a grid every task reads,
     each reader's output reduced beside it) is answered by walking each reader's path

@@ -1291,7 +1291,8 @@ def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
     return False
 
 
-def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
+def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6,
+                            chains: dict | None = None):
     """Is root ``task``'s data read again beside a value reduced from it (``a -
     a.mean(axis=0)``: a load's chunk-mean goes up a tree reduction into the mean, and the
     load waits for that mean)? Then it stays where it was loaded until the reduction is
@@ -1301,12 +1302,45 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
     other dependent of ``task``, the tasks with one dependent (the reduction's path) for
     at most ``depth`` steps. Cost: few meetings, a few steps per pair; many (a grid read by
     1,000 tasks: 10^6 steps when every pair was tried), each path once with the dependents
-    of each task on it."""
+    of each task on it.
+
+    ``chains``, when given (a body's kept chains, :func:`_chain_of`'s), keeps the steps of
+    each path past its first two, u (c's one dependent) then v (u's): under ``(id(u),
+    depth)``, ``(u, frozenset of v and the tasks up to depth - 2 steps on from v)``, on the
+    chains' terms (they hold while the graph does); u is tested as the walk tests it, and
+    nothing is kept for a path ending at u (a running total's: each asked once). The roots
+    of a tree reduction's group reach one combine first (anomaly: a group's 4 chunk-means,
+    one combine), then walk the same path: each path is walked once, and tested against
+    d's inputs in C (``isdisjoint``, by the hashes the sets hold). The same answer: c's
+    path is u, v and v's next depth - 2 steps, the walk's; ``t is not d`` holds of every t
+    in d's inputs (a task is no input of its own), so it adds nothing to ``t in ins``."""
     deps = dependents(task)
     if len(deps) < 2:
         return None
     meets = [d for d in deps if len(dependencies(d)) >= 2]
     if not meets:
+        return None
+    if len(meets) <= 8 and chains is not None and depth > 0:  # (below's, its paths kept)
+        for d in meets:
+            ins = dependencies(d)
+            for c in deps:
+                if c is d:
+                    continue
+                up = dependents(c)
+                if len(up) != 1:
+                    continue
+                (u,) = up  # (the first step, as below)
+                if u in ins:
+                    return c
+                up = dependents(u)
+                if len(up) != 1 or depth < 2:
+                    continue  # (the walk ends at u: nothing to keep)
+                kept = chains.get((id(u), depth))
+                if kept is None or kept[0] is not u:
+                    (v,) = up
+                    kept = chains[(id(u), depth)] = (u, _path_up(v, dependents, depth - 2))
+                if not kept[1].isdisjoint(ins):
+                    return c
         return None
     if len(meets) <= 8:  # few meetings (a load, its chunk-mean and a - mean): pair them
         for d in meets:
@@ -1340,6 +1374,20 @@ def waits_for_own_reduction(task, dependents, dependencies, depth: int = 6):
         if d in first:
             return first[d]
     return None
+
+
+def _path_up(u, dependents, steps: int) -> frozenset:
+    """u and the tasks up to ``steps`` steps on from it along single dependents
+    (:func:`waits_for_own_reduction`'s path past its first step: u its second)."""
+    path = [u]
+    t = u
+    for _ in range(steps):
+        up = dependents(t)
+        if len(up) != 1:
+            break
+        (t,) = up
+        path.append(t)
+    return frozenset(path)
 
 
 def reduced_enough(reduced: float, loaded: float) -> bool:
@@ -1652,12 +1700,9 @@ def partners_on_one(task, entries, w, where, nbytes=None):
     for chain_tops, end, handle, inner, others, _ in entries:
         if inner is not None or others:
             return None
-        i = 0
-        for c in chain_tops:
-            held = where(c)
+        for i, held in enumerate(map(where, chain_tops)):
             if held:
                 break
-            i += 1
         else:
             r = chain_tops[-1] if handle is not None and _sized_as_handle(handle, nbytes) \
                 else end  # fmt: skip
@@ -1667,7 +1712,7 @@ def partners_on_one(task, entries, w, where, nbytes=None):
         if len(held) != 1 or held[0] != w:
             return None
         count += 1
-        tops.append((c, chain_tops[:i]))  # (_below's, without its search)
+        tops.append((chain_tops[i], chain_tops[:i]))  # (_below's, without its search)
     if not count:
         return None
     return count, lacks, tops
@@ -1851,7 +1896,7 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
     out: list = []
-    for m, _ in meetings:
+    for m, _ in meetings:  # (_further_inputs' walk, inline: a generator's steps cost more)
         ds = dependents(m)
         if len(ds) != 1:
             continue
@@ -1897,12 +1942,10 @@ def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:
             whole = whole is not False
             continue
         for tops, end, handle, inner in chains:
-            if inner is None:  # (_top's first part inlined: its workers only)
-                for c in tops:
-                    held = where(c)
-                    if held:
-                        break
-                else:
+            if inner is None:  # (_top's first part inlined: its workers only, the first
+                # top held or processing somewhere, asked in order up to it, in C)
+                held = next(filter(None, map(where, tops)), None)
+                if held is None:
                     continue
             else:
                 held = _top(tops, end, handle, inner, where, nbytes)[0]

@@ -875,7 +875,10 @@ class Placement:
         entry = self._kept_cache.get(ts.key)
         if entry is not None and entry[0] is ts:
             return entry[1]
-        first = waits_for_own_reduction(ts, _dependents, _dependencies)
+        # (its paths kept with the chains, bounded by _plan's clearing; no audit here: a
+        # test per call cost slice-add more than the paths save it, test_placement's
+        # test_own_reduction_paths_kept_give_the_walks_answers checks the answers)
+        first = waits_for_own_reduction(ts, _dependents, _dependencies, 6, self._chains)
         self._kept_cache[ts.key] = (ts, first)
         return first
 
