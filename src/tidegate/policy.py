@@ -2259,7 +2259,7 @@ def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
     by one meeting (stack-sum's sums, open-read-select's selects) do not commit: counted,
     they idled threads (stack-sum 2 x 2: 0.64 -> 0.76x queuing's makespan; tail33)."""
     return bool(PAIR_COMMITS) and meetings >= 2 and inputs == 2 \
-        and not returned >= keep * estimate
+        and not keeps_data(returned, estimate, keep)
 
 
 def reduces(returned: float, size: float, keep: float) -> bool:

@@ -611,26 +611,25 @@ class Placement:
                     self._parks_further = ts  # (_place keeps the way here: _waits_again)
                 return None, hint
             listed = free()
+        commits = self._commits(ts, plan)  # (asked once: every way on below reads it)
         if not partners and not self._idle and not books.changed \
                 and not books.reserved(ts.key) \
-                and not may_fit_count(self._counts, books.opens(lacks) if self._commits(ts, plan)
-                                      else 0):  # fmt: skip
+                and not may_fit_count(self._counts, books.opens(lacks) if commits else 0):
             # No free worker is idle, none could admit it by the count: each would refuse
             # (books.place's answer, without asking each; refused workers are logged).
             if books.audit:
                 assert books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                                   stimulus_id, lacks, commits=self._commits(ts, plan)) is None, \
-                    ts.key  # fmt: skip
+                                   stimulus_id, lacks, commits=commits) is None, ts.key
                 self._audited("free")
             books.log.append((ts.key, "withheld", "free workers", stimulus_id))
             entry = self._entry
             if plan.wide is None and not narrowed and entry is not None and entry[0] is ts \
                     and entry[1][1] is not None and not entry[1][1][0]:  # fmt: skip
                 # (no hint, kept with the walks: _still_withheld asks the rest again)
-                self._withheld = (ts, entry, lacks, self._commits(ts, plan), self._kept(ts))
+                self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                           stimulus_id, lacks, commits=self._commits(ts, plan)), partners
+                           stimulus_id, lacks, commits=commits), partners  # fmt: skip
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
