@@ -20,7 +20,7 @@ import dask.config
 
 from ..annotations import check_limits
 from ..books import Books, Limits
-from . import broadcast, holders, restricted, trim
+from . import broadcast, holders, recompile, restricted, trim
 from .trim import _NoWorkers
 from .broadcast import Broadcast
 from .held import Held
@@ -454,12 +454,12 @@ def _drops_all_in_transitions(scheduler) -> bool:
     cls = type(scheduler)
     known = _drops_all.get(cls)
     if known is None:
-        code = getattr(getattr(cls, "remove_all_replicas", None), "__code__", None)
         callers = {name for klass in cls.__mro__ for name, value in vars(klass).items()
                    if _calls(getattr(getattr(value, "__func__", value), "__code__", None),
                              "remove_all_replicas")}  # fmt: skip
-        known = _drops_all[cls] = (code is not None and code.co_names == _DROPS_ALL_NAMES
-                                   and callers <= _DROPS_ALL_CALLERS)  # fmt: skip
+        known = _drops_all[cls] = (
+            recompile.same_shape(getattr(cls, "remove_all_replicas", None), _DROPS_ALL_NAMES)
+            and callers <= _DROPS_ALL_CALLERS)
     return known
 
 

@@ -1,6 +1,7 @@
 """dask's own methods recompiled from their source with one piece changed (trim.py,
 holders.py): the source parsed and checked against the code running, compiled back in
-dask's module, and the copy dressed as the original."""
+dask's module, and the copy dressed as the original. And same_shape: is dask's code still
+the one a restatement was written against."""
 
 from __future__ import annotations
 
@@ -67,6 +68,20 @@ def same_code(a, b) -> bool:
         elif type(x) is not type(y) or x != y:
             return False
     return True
+
+
+def same_shape(fn, names: tuple, consts: tuple | None = None, local: tuple | None = None):
+    """Is ``fn`` (a function; a property: its getter) dask's code as a restatement of it
+    recorded it: reading exactly the global and attribute ``names`` (``co_names``), and where
+    given, with the constants ``consts`` (strings, such as docstrings, left out) and the
+    locals ``local`` (``co_varnames``)? (trim.quick, install._drops_all_in_transitions,
+    server._transition_shape: a restatement answers as dask's code only for that code.)"""
+    code = getattr(getattr(fn, "fget", fn), "__code__", None)
+    if code is None or code.co_names != names:
+        return False
+    if local is not None and code.co_varnames != local:
+        return False
+    return consts is None or tuple(c for c in code.co_consts if type(c) is not str) == consts
 
 
 def run(tree, filename, fn) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 from tornado.ioloop import PeriodicCallback
 
 from ..policy import SHARED_FANOUT, keeps_its_worker, own_input
+from . import recompile
 
 logger = logging.getLogger("tidegate.distributed")
 
@@ -146,12 +147,11 @@ def _transition_shape(steal) -> bool:
     """Is this stealing extension's ``transition`` dask's as _steal_transition restates it
     (the same names read, its extra arguments unread)?"""
     fn = getattr(getattr(steal, "transition", None), "__func__", None)
-    code = getattr(fn, "__code__", None)
-    if code is None or code.co_names != _TRANSITION_NAMES \
-            or code.co_varnames[:6] != ("self", "key", "start", "finish", "args", "kwargs"):
+    if not recompile.same_shape(fn, _TRANSITION_NAMES) \
+            or fn.__code__.co_varnames[:6] != ("self", "key", "start", "finish", "args", "kwargs"):
         return False
     return not any(i.opname.startswith("LOAD_") and i.argval in ("args", "kwargs")
-                   for i in dis.get_instructions(code))  # fmt: skip
+                   for i in dis.get_instructions(fn.__code__))  # fmt: skip
 
 
 def _steal_transition(plugin, steal, original, asked):

@@ -131,10 +131,7 @@ def quick(scheduler):
         return None
     for name, (names, consts, local) in _SHAPES.items():
         fn = getattr(WorkerState if name in _WORKER else cls, name, None)
-        fn = getattr(fn, "fget", fn)
-        code = getattr(fn, "__code__", None)
-        if code is None or code.co_names != names or code.co_varnames != local \
-                or tuple(c for c in code.co_consts if type(c) is not str) != consts:
+        if not recompile.same_shape(fn, names, consts, local):
             return None
     dask = cls.check_idle_saturated
     if dask.__defaults__ != (-1.0,):
