@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import importlib
 import json
 import math
@@ -70,6 +71,31 @@ def settings(names: list[str], olds: list[str], news: list[str]) -> list[tuple]:
         module, attr = switch(n)
         first = getattr(module, attr)
         out.append((module, attr, first, value(first, o), value(first, v)))
+    return out
+
+
+@contextlib.contextmanager
+def switched(sw: list):
+    """The switches of :func:`settings` given their first values back after the block."""
+    try:
+        yield
+    finally:
+        for module, attr, first, *_ in sw:
+            setattr(module, attr, first)
+
+
+def put(sw: list, side: int) -> None:
+    """Each switch at its OLD (side 1) or NEW (side 2) value."""
+    for module, attr, *values in sw:
+        setattr(module, attr, values[side])
+
+
+def dump(out: dict, path) -> dict:
+    """``out`` as JSON to ``path`` where given; ``out``."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(out, f, indent=1)
+        print(f"wrote {path}")
     return out
 
 
@@ -124,11 +150,10 @@ def main(argv=None) -> dict:
            "cells": []}
 
     def tidegate(side: int, *cell):
-        for module, attr, *values in sw:
-            setattr(module, attr, values[side])
+        put(sw, side)
         return S.twin(*cell)
 
-    try:
+    with switched(sw):
         for name, model, graphs in S.models(a.only.split(","), a.measured, a.namings):
             for lag in map(float, a.lags.split(",")):
                 for shape in a.shapes.split(","):
@@ -161,14 +186,7 @@ def main(argv=None) -> dict:
                     out["cells"].append({"workload": name, "shape": shape, "lag": lag,
                                          "same": same == k, "moved_runs": k - same,
                                          "summary": sums, "runs": runs})
-    finally:
-        for module, attr, first, *_ in sw:
-            setattr(module, attr, first)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
-        print(f"wrote {a.json}")
-    return out
+    return dump(out, a.json)
 
 
 if __name__ == "__main__":

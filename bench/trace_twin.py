@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import sys
 
@@ -84,16 +83,11 @@ def main(argv=None) -> dict:
                 flight.append((str(ts.key), ts.nbytes))
         return sorted(mem), sorted(flight)
 
-    try:
-        for module, attr, _, v, _ in sw:
-            setattr(module, attr, v)
-        with twin_peaks.watch_workers(
-                holdings, lambda w, key: ran.setdefault(w.address, set()).add(key)) as snap:
-            r = S.twin(model, graphs[a.naming], a.policy, a.shape, a.lag, a.seed, a.outgoing,
-                       record_memory=True)
-    finally:
-        for module, attr, first, *_ in sw:
-            setattr(module, attr, first)
+    with ab_twin.switched(sw), twin_peaks.watch_workers(
+            holdings, lambda w, key: ran.setdefault(w.address, set()).add(key)) as snap:
+        ab_twin.put(sw, 1)
+        r = S.twin(model, graphs[a.naming], a.policy, a.shape, a.lag, a.seed, a.outgoing,
+                   record_memory=True)
     tr = r.trace
     n = a.naming
     print(f"{name} {a.policy} {a.shape} lag {a.lag} seed {a.seed} n{n}"
@@ -125,11 +119,7 @@ def main(argv=None) -> dict:
         if w["flight"]:
             print(f"  in flight to {wk[-6:]}: " + ", ".join(
                 f"{short(k, n)} {b / 1e6:.0f}" for k, b in w["flight"]))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
-        print(f"wrote {a.json}")
-    return out
+    return ab_twin.dump(out, a.json)
 
 
 if __name__ == "__main__":
