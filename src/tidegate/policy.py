@@ -197,9 +197,10 @@ def counts_own_group(threads: int) -> bool:
 # count (books.light) on distributed 2025.5 on (distributed/install.py's _starts_by_walk:
 # before, the tests' 6 x 6 stencil ran one schedule, slower with it; la34-findings.txt).
 # LIGHT_THREADS says where: bit 1 on one-thread workers, bit 2 on workers of 2+ threads
-# (measured in sten33-findings.txt, not kept).
+# (sten35, with SHORT_AHEAD and LIGHT_FREE: twin stencil 2 x 2 at 2 ms 1.057 -> 0.981x
+# queuing's median, runs over 1.05x 9 -> 1 of 15, peaks as before; sten35-findings.txt).
 LIGHT_AHEAD = 2
-LIGHT_THREADS = 1
+LIGHT_THREADS = 3
 # A task reads little when its inputs together are below 1/LIGHT_RATIO of a root's load.
 LIGHT_RATIO = 64
 # ... and counts only while its kind's average run time (dask's, known) is under LIGHT_SHORT
@@ -208,6 +209,24 @@ LIGHT_RATIO = 64
 # for as long: twin stencil 4 x 1 at 10 ms overrun 0.988 -> 0.997x queuing's median (10 of
 # 15 runs slower), now as before the rule (la34). inf: any run time, unknown too (sten33).
 LIGHT_SHORT = 0.005
+# Of the tasks a spread root is sent ahead of (``light``), up to SHORT_AHEAD may read data
+# (more than little) where their kind ends soon (under LIGHT_SHORT, known), on the workers
+# SHORT_THREADS names (bits as LIGHT_THREADS'). On two threads the scheduler hears of each
+# 2 ms slice's end a round trip late, so it counted the worker busy when it had run dry:
+# the block came after both threads idled (twin stencil 2 x 2 at 2 ms: gaps before a block
+# 117 ms a run against queuing's 48, after it 84 against 33). One such task ahead: the block
+# starts at most one slice early, holding its predecessor that much longer (two: 4 x 1
+# peak 0.75 -> 0.87x queuing's median, max 1.17). 0 restores sten33's light tasks only.
+# On one thread (bit 1, not kept): twin stencil 2 x 1 at 2 ms 1.027 -> 0.981x, but the
+# tests' default model 2 x 1 s7 1.002 -> 1.014x over five namings, one run's peak +1 block.
+SHORT_AHEAD = 1
+SHORT_THREADS = 2
+# LIGHT_FREE 1: on workers of 2+ threads the allowance counts in may_load_beside's second
+# test too (a thread free where at most one root processes): the second block of a pair
+# went out only once the scheduler heard a thread free (twin stencil 2 x 2 at 2 ms, with
+# SHORT_AHEAD: 1.018 -> 0.981x queuing's median). sten33 tried light tasks there without
+# LIGHT_SHORT: rolling's light steps run up to 100 ms, and its chunks ran ahead. 0: off.
+LIGHT_FREE = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -226,6 +245,28 @@ def light_on(threads: int) -> int:
     may be sent ahead of there (``LIGHT_AHEAD`` where ``LIGHT_THREADS`` names the worker's
     kind: bit 1 one thread, bit 2 more; else 0)."""
     return LIGHT_AHEAD if LIGHT_THREADS & (2 if threads > 1 else 1) else 0
+
+
+def light_ahead(tasks, estimate: float, most: int, threads: int) -> int:
+    """``may_load_beside``'s ``light`` on a worker of ``threads`` threads: of ``tasks``
+    (``(input_bytes, duration)`` of each task processing there: its inputs together,
+    negative if unknown; its kind's average run time, negative if unknown), those that read
+    little (:func:`reads_little`), and up to ``SHORT_AHEAD`` that read more but end soon
+    (known run time under ``LIGHT_SHORT``) where ``SHORT_THREADS`` names the worker's kind;
+    counted up to ``most``. Why the short ones: see :data:`SHORT_AHEAD`."""
+    heavy = SHORT_AHEAD if SHORT_THREADS & (2 if threads > 1 else 1) else 0
+    n = 0
+    for input_bytes, duration in tasks:
+        if reads_little(input_bytes, estimate, duration):
+            n += 1
+        elif heavy and 0 <= duration < LIGHT_SHORT:
+            heavy -= 1
+            n += 1
+        else:
+            continue
+        if n >= most:
+            break
+    return n
 
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
@@ -270,11 +311,14 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     thread a root queued behind a running root is one block more at every block (wall28's
     S1); on two, light tasks as free threads let rolling's chunks run ahead (twin rolling
     2 x 2: peak 0.92 -> 1.02x queuing's, time 1.080 -> 1.095x: its light tasks run up to
-    100 ms). sten33-findings.txt.
+    100 ms). sten33-findings.txt. Since sten35 (:data:`LIGHT_FREE`) the light tasks count
+    in the second test too on 2+ threads, now that they end within LIGHT_SHORT; and
+    ``light`` may count one short task that reads a block (:func:`light_ahead`).
     """
     ahead = min(light, light_on(threads))
+    free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
-        processing < threads and roots_processing < 2)
+        processing - free < threads and roots_processing < 2)
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of

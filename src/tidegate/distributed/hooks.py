@@ -52,7 +52,7 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, reads_little,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, light_ahead,
     tiny_prefix,
 )
 from .admission import Admission
@@ -66,6 +66,19 @@ from .tasks import (
 logger = logging.getLogger("tidegate.distributed")
 
 NAME = "tidegate"
+
+
+def _reads_and_runs(tasks):
+    """(input bytes together, or -1 if one is unknown; the prefix's average run time, dask's
+    duration_average, -1 if unknown) of each task: policy.light_ahead's ``tasks``."""
+    for ts in tasks:
+        total = 0
+        for d in ts.dependencies:
+            if d.nbytes < 0:  # (unknown: not little)
+                total = -1
+                break
+            total += d.nbytes
+        yield total, ts.prefix.duration_average
 
 
 def _budget(value):
@@ -440,25 +453,15 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return ts is None or _read_soon(ts) or self._feeds_roots(ts)
 
     def _light_on(self, addr, estimate: float, most: int) -> int:
-        """books.light: how many of the tasks processing on worker addr read next to no
-        data beside a root of ``estimate`` bytes and end soon (policy.reads_little: their
-        inputs together, their prefix's average run time), counted up to ``most``. Asked
-        only where they could let a spread root go (books._admits), so over a few tasks."""
+        """books.light: how many of the tasks processing on worker addr a spread root of
+        ``estimate`` bytes may be sent ahead of (policy.light_ahead: tasks that read next to
+        no data and end soon, and one that ends soon whatever it reads), counted up to
+        ``most``. Asked only where they could let a spread root go (books._admits), so over
+        a few tasks."""
         ws = self.scheduler.workers.get(addr)
-        n = 0
-        if ws is not None:
-            for ts in ws.processing:
-                total = 0
-                for d in ts.dependencies:
-                    if d.nbytes < 0:  # (unknown: not little)
-                        break
-                    total += d.nbytes
-                else:
-                    if reads_little(total, estimate, ts.prefix.duration_average):
-                        n += 1
-                        if n >= most:
-                            break
-        return n
+        if ws is None:
+            return 0
+        return light_ahead(_reads_and_runs(ws.processing), estimate, most, ws.nthreads)
 
     def _feeds_roots(self, ts) -> bool:
         """Is a reader of ts a root (ts a handle its loads read: twin weighted's
