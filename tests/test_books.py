@@ -336,6 +336,9 @@ def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch
     assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
     assert policy.pair_waits(5, 5, 4) and not policy.pair_waits(4, 5, 4)
     assert not policy.pair_waits(3, 3, 2) and not policy.pair_waits(9, 2, 1)
+    assert not policy.pair_waits(4, 5, 4, 1)  # (1: roots untouched are not tasks)
+    monkeypatch.setattr(policy, "PAIR_BUSY", 2)  # (2: they count as tasks processing)
+    assert policy.pair_waits(4, 5, 4, 1) and not policy.pair_waits(3, 5, 4, 1)
 
 
 def test_validate_catches_a_drifted_reservation():

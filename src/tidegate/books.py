@@ -729,7 +729,8 @@ class Books:
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
         see ``place``."""
-        if pair and opens and pair_waits(book.processing, book.cap, book.threads):
+        if pair and opens and pair_waits(book.processing, book.cap, book.threads,
+                                         book.roots_untouched):  # fmt: skip
             # (a pair's opener where the tasks processing fill the cap: policy.pair_waits)
             self.log.append((task, "withheld", w, stimulus_id))
             return False
