@@ -297,6 +297,50 @@ def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_i
     b.validate()
 
 
+def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch):
+    """A root whose parts meet several pairs (the plugin's policy.pair_commits: a rechunk's
+    block cut in halves) opens them only where the tasks processing, queued or running,
+    do not fill the cap (policy.pair_waits, Books.place's ``pair``), on workers of more
+    than two threads: there a block's halves wait for merges slower than their splits,
+    and the books count the block's slot free once it was split (twin rechunk 4 x 4 at
+    2 ms: 1.11x queuing's peak in 5 of 15 runs; tail35-findings.txt). With room by the
+    in-flight count, the opener goes elsewhere (or waits); without ``pair`` (a further
+    meeting's commits) it is admitted as before; on two threads the rule stays out."""
+    import tidegate.policy as policy
+
+    def busy(threads):
+        b = books(saturation=1.1, threads=threads, workers=("a", "c"))  # cap 5 / 3
+        cap = b.workers["a"].cap
+        b.on_run("r-0", "a", True, "r", NAN)  # one root in flight: room by the count
+        for t in range(int(cap) - 1):  # merges queued behind it: the cap filled
+            b.on_run(f"m-{t}", "a", False, "m", NAN)
+        b.on_run("busy-c", "c", False, "x", NAN)  # (c not idle either)
+        for t in range(int(cap) - 1):
+            b.on_run(f"n-{t}", "c", False, "m", NAN)
+        return b
+
+    b = busy(4)
+    assert b.workers["a"].processing == b.workers["a"].cap == 5
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True) == "a"  # 1 + 1 < 5
+    b = busy(4)
+    assert b.place("u", NAN, "u", {}, ["a", "c"], lacks={"v"}, commits=True,
+                   pair=True) is None  # both full  # fmt: skip
+    b.on_finished("n-0", 10.0, (), False, False)  # c: 4 processing, below its cap
+    assert b.place("u", NAN, "u", {}, ["a", "c"], lacks={"v"}, commits=True, pair=True) == "c"
+    b.validate()
+    monkeypatch.setattr(policy, "PAIR_BUSY", 0)
+    b = busy(4)
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
+    monkeypatch.setattr(policy, "PAIR_BUSY", 1)
+    b = busy(2)  # cap 3, 3 processing: a pair's two loads take both threads anyway
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
+    assert policy.pair_waits(5, 5, 4) and not policy.pair_waits(4, 5, 4)
+    assert not policy.pair_waits(3, 3, 2) and not policy.pair_waits(9, 2, 1)
+    assert not policy.pair_waits(4, 5, 4, 1)  # (1: roots untouched are not tasks)
+    monkeypatch.setattr(policy, "PAIR_BUSY", 2)  # (2: they count as tasks processing)
+    assert policy.pair_waits(4, 5, 4, 1) and not policy.pair_waits(3, 5, 4, 1)
+
+
 def test_validate_catches_a_drifted_reservation():
     b = books(saturation=1.1, threads=4)
     b.on_run("busy", "a", False, "x", NAN)

@@ -45,7 +45,8 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
-    may_admit_root, may_load_beside, pass_cap, passes_for_further, passes_for_halo,
+    may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
+    passes_for_halo,
     place_root, rejudged_on,
 )
 
@@ -721,11 +722,18 @@ class Books:
                             waiting=waiting)  # fmt: skip
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0, spread=False, waiting=0, opens=0, awaits=None) -> bool:  # fmt: skip
+                reserved=0, spread=False, waiting=0, opens=0, awaits=None,
+                pair=False) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
-        ``commits``), counted as owed as far as ``policy.committed`` says."""
+        ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
+        see ``place``."""
+        if pair and opens and pair_waits(book.processing, book.cap, book.threads,
+                                         book.roots_untouched):  # fmt: skip
+            # (a pair's opener where the tasks processing fill the cap: policy.pair_waits)
+            self.log.append((task, "withheld", w, stimulus_id))
+            return False
         if opens and self.combines is not None and (
                 w in self.noted and self.awaits(w) if awaits is None else awaits):  # fmt: skip
             # (before the progress rule: the combine is work on its way there)
@@ -906,7 +914,7 @@ class Books:
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
-              gather=False, by_load=False, own_group=False):  # fmt: skip
+              gather=False, by_load=False, own_group=False, pair=False):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -945,7 +953,10 @@ class Books:
         least loaded candidate is examined too, also past its one partner's worker.
         ``own_group``: task waits for its own reduction (``policy.waits_for_own_reduction``):
         where it is reserved, its opener's other roots reserved there do not count against
-        it (``policy.counts_own_group``).
+        it (``policy.counts_own_group``). ``pair``: ``commits`` is the plugin's
+        ``policy.pair_commits`` (pairs met by a root's parts, no further meeting): task
+        opens them only where ``policy.pair_waits`` lets it (not where the tasks
+        processing fill the cap).
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -964,7 +975,8 @@ class Books:
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
-        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep)
+        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep,
+                 pair)
         # (_admits asks the body's view only then; place asks it once per worker)
         awaited = self.noted if opens and self.combines is not None else None
         entry = self._refusals.get(task)
@@ -995,12 +1007,12 @@ class Books:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
                                             int(reserved), spread, _queues_behind_a_load(book),
-                                            opens), (task, w)  # fmt: skip
+                                            opens, pair=pair), (task, w)  # fmt: skip
                     self.audited["refused"] = self.audited.get("refused", 0) + 1
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             if self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                            spread, _queues_behind_a_load(book), opens, aw):  # fmt: skip
+                            spread, _queues_behind_a_load(book), opens, aw, pair):  # fmt: skip
                 return True
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:

@@ -2306,6 +2306,33 @@ def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
         and not keeps_data(returned, estimate, keep)
 
 
+# A pair's opener counted so (pair_commits) opens it only where the tasks processing do not
+# fill dask's own queuing check (processing >= the cap), on workers of more threads than a
+# pair has loads (Books.place's ``pair``; pair_waits); 2: the worker's roots untouched
+# counted with its tasks processing (fewer runs over, slower); 0: main's (tail35).
+PAIR_BUSY = 1
+
+
+def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0) -> bool:
+    """Does a root that opens pairs counted by :func:`pair_commits` wait rather than open
+    them on a worker with ``processing`` tasks processing (queued or running), ``cap`` its
+    roots' cap, ``threads`` its threads? When the tasks processing there fill the cap, as
+    dask's queuing would find the worker saturated, on a worker of more than two threads
+    (:data:`PAIR_BUSY` 2: with its ``untouched`` roots' data counted as tasks too; twin
+    rechunk 2 ms over-peak runs 4x4 / 2x4 / 3x4 0 / 1 / 2 -> 0 / 0 / 0 of 15, makespan
+    +0-15%, tail35-findings.txt).
+    Why: twin rechunk on 4-thread workers at 2 ms (4 x 4, 2 x 4, 3 x 4): a block's halves
+    wait there for their merges (each ~3x a split's time), and the books count the block's
+    slot free once it was split; a worker with 7-10 tasks processing opened one more pair,
+    and its two blocks and their halves met the halves still waiting: 80 MB against
+    queuing's 72 (1.11x) in 5 of 15 runs a shape (tail35-findings.txt). Not on one or two
+    threads: a pair's two loads take every thread there anyway, and waiting only delayed
+    them (rechunk 2 x 1 at 2 ms: 0.76 -> 0.84x queuing's makespan, no peak lower)."""
+    if PAIR_BUSY == 2:
+        processing += untouched
+    return bool(PAIR_BUSY) and threads > 2 and processing >= cap
+
+
 def reduces(returned: float, size: float, keep: float) -> bool:
     """:func:`frees_slot`'s ``reduces`` in every body: has a task kept less than ``keep``
     (``Policy.chain_keep``) of the ``size`` bytes it reads, ``returned`` being what its

@@ -612,6 +612,8 @@ class Placement:
                 return None, hint
             listed = free()
         commits = self._commits(ts, plan)  # (asked once: every way on below reads it)
+        # (pairs counted by policy.pair_commits, no further meeting: Books.place's pair)
+        pair = commits and not plan.further
         if not partners and not self._idle and not books.changed \
                 and not books.reserved(ts.key) \
                 and not may_fit_count(self._counts, books.opens(lacks) if commits else 0):
@@ -619,7 +621,8 @@ class Placement:
             # (books.place's answer, without asking each; refused workers are logged).
             if books.audit:
                 assert books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                                   stimulus_id, lacks, commits=commits) is None, ts.key
+                                   stimulus_id, lacks, commits=commits,
+                                   pair=pair) is None, ts.key  # fmt: skip
                 self._audited("free")
             books.log.append((ts.key, "withheld", "free workers", stimulus_id))
             entry = self._entry
@@ -629,7 +632,7 @@ class Placement:
                 self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                           stimulus_id, lacks, commits=commits), partners  # fmt: skip
+                           stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
