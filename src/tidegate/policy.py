@@ -408,10 +408,15 @@ def free_thread(processing: int, threads: int) -> bool:
 # only where the meeting's other side cannot fill those threads (threads > widest); 0
 # restores w44's four-thread threshold (pass one more on 4+ threads, never on 2-3).
 GROUP_SUPPLY = 1
+# passes_for_group below a load on every thread: 1 (grp35) refuses the pass where no thread
+# is free (tasks processing >= threads), the threads not loading cannot take the root's
+# meeting (threads - roots processing < widest: its partner would queue behind a load) and
+# the line does not feed the other workers' threads; 0 passes there as before.
+GROUP_BUSY = 1
 
 
 def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: int = 0,
-                     elsewhere: int = 0) -> bool:
+                     elsewhere: int = 0, processing: int = 0) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
     (``placement._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
@@ -453,11 +458,24 @@ def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: 
     namings x 3 seeds, bench/wall28_unique.py): 4 x 3 / 48 1.052 -> 0.983x, 6 x 3 / 96
     1.060 -> 0.999x, 8 x 3 / 96 1.037 -> 0.972x; 3 x 3 / 48 1.021 -> 1.053x (the further
     meetings' worker takes more loads); 2 and 4 threads unchanged
-    (bench/results/grp34-findings.txt)."""
+    (bench/results/grp34-findings.txt).
+    Below that, where some thread does not load a root (:data:`GROUP_BUSY`, grp35), the
+    pass counted roots only: at 3 x 3 / 48 the last group's four roots, reserved for the
+    worker holding their sibling group, went there at 2 roots processing while its third
+    thread ran combines (``processing`` 4 of 3 threads); the root's partner then waited
+    behind both loads (0.2 s) while another worker's threads had run out of roots. Refused
+    where no thread is free, the threads not loading cannot take the root's meeting
+    (``threads - roots_processing < widest``) and the line does not feed the other
+    workers' threads (``waiting < elsewhere``), the pair went to a worker whose threads had
+    run out of roots: 3 x 3 / 48
+    1.053 -> 1.004x queuing's makespan (5 namings x 3 seeds); without the ``widest`` half,
+    4 x 4 / 48 1.027 -> 1.096x (a root refused there waits for a combine, not a load)
+    (bench/results/grp35-findings.txt)."""
     if threads <= 1 or (widest > 2 and frees_slot_on(threads)):
         return False
     if roots_processing < threads:
-        return True
+        return not GROUP_BUSY or processing < threads or waiting >= elsewhere \
+            or threads - roots_processing >= widest
     if not GROUP_SUPPLY:
         return roots_processing < threads + (threads >= 4)
     return roots_processing == threads and threads > widest and waiting >= elsewhere

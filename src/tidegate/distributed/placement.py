@@ -588,13 +588,14 @@ class Placement:
                 workers = books.workers
                 widest = _widest(plan)
                 # (the roots in line besides ts, and the cluster's threads: a root passed to
-                # a worker whose threads all load waits while the others' threads free up)
+                # a worker whose threads all load waits while the others' threads free up;
+                # its tasks processing: GROUP_BUSY)
                 ready = self._ready
                 waiting = ready.roots_queued() - (ts in ready)
                 total = self.scheduler.total_nthreads
                 done = {w for w in hint if w in workers and passes_for_group(
                     workers[w].roots_processing, workers[w].threads, widest, waiting,
-                    total - workers[w].threads)}
+                    total - workers[w].threads, workers[w].processing)}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
