@@ -410,13 +410,15 @@ def free_thread(processing: int, threads: int) -> bool:
 GROUP_SUPPLY = 1
 # passes_for_group below a load on every thread: 1 (grp35) refuses the pass where no thread
 # is free (tasks processing >= threads), the threads not loading cannot take the root's
-# meeting (threads - roots processing < widest: its partner would queue behind a load) and
-# the line does not feed the other workers' threads; 0 passes there as before.
+# meeting (threads - roots processing < widest: its partner would queue behind a load), the
+# line does not feed the other workers' threads, and another worker free for roots can;
+# 2 the same without that last test; 0 passes there as before.
 GROUP_BUSY = 1
 
 
 def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: int = 0,
-                     elsewhere: int = 0, processing: int = 0) -> bool:
+                     elsewhere: int = 0, processing: int = 0, room_elsewhere: bool = True
+                     ) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
     (``placement._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
@@ -465,17 +467,19 @@ def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: 
     thread ran combines (``processing`` 4 of 3 threads); the root's partner then waited
     behind both loads (0.2 s) while another worker's threads had run out of roots. Refused
     where no thread is free, the threads not loading cannot take the root's meeting
-    (``threads - roots_processing < widest``) and the line does not feed the other
-    workers' threads (``waiting < elsewhere``), the pair went to a worker whose threads had
-    run out of roots: 3 x 3 / 48
-    1.053 -> 1.004x queuing's makespan (5 namings x 3 seeds); without the ``widest`` half,
-    4 x 4 / 48 1.027 -> 1.096x (a root refused there waits for a combine, not a load)
-    (bench/results/grp35-findings.txt)."""
+    (``threads - roots_processing < widest``), the line does not feed the other workers'
+    threads (``waiting < elsewhere``) and one of the least loaded workers free for roots
+    has that many threads not loading (``room_elsewhere``), the pair went there: 3 x 3 / 48
+    1.053 -> 1.004x queuing's makespan (5 namings x 3 seeds; 4 x 4 / 96 0.993 -> 1.008x).
+    Without the ``widest`` test, 4 x 4 / 48 1.027 -> 1.096x (refused, a root waited for a
+    combine, not a load); without ``room_elsewhere`` (GROUP_BUSY = 2) it also refused at
+    8 x 4 / 48 where no worker had such room, and 7 of 15 runs took base's other schedule:
+    1.08 -> 1.006x but peak 0.86 -> 1.14x queuing's (bench/results/grp35-findings.txt)."""
     if threads <= 1 or (widest > 2 and frees_slot_on(threads)):
         return False
     if roots_processing < threads:
         return not GROUP_BUSY or processing < threads or waiting >= elsewhere \
-            or threads - roots_processing >= widest
+            or threads - roots_processing >= widest or (GROUP_BUSY == 1 and not room_elsewhere)
     if not GROUP_SUPPLY:
         return roots_processing < threads + (threads >= 4)
     return roots_processing == threads and threads > widest and waiting >= elsewhere
