@@ -452,10 +452,17 @@ def free_thread(processing: int, threads: int) -> bool:
 # only where the meeting's other side cannot fill those threads (threads > widest); 0
 # restores w44's four-thread threshold (pass one more on 4+ threads, never on 2-3).
 GROUP_SUPPLY = 1
+# passes_for_group below a load on every thread: 1 (grp35) refuses the pass where no thread
+# is free (tasks processing >= threads), the threads not loading cannot take the root's
+# meeting (threads - roots processing < widest: its partner would queue behind a load), the
+# line does not feed the other workers' threads, and another worker free for roots can;
+# 2 the same without that last test; 0 passes there as before.
+GROUP_BUSY = 1
 
 
 def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: int = 0,
-                     elsewhere: int = 0) -> bool:
+                     elsewhere: int = 0, processing: int = 0, room_elsewhere: bool = True
+                     ) -> bool:
     """May a root whose side is all that a further meeting (no pair: a tree reduction's
     next group) lacks pass the in-flight count on that meeting's worker, as completing it
     (``placement._decide``'s hint, :data:`FREES_SLOT` bit 2)? Not on one thread, where it
@@ -497,11 +504,26 @@ def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: 
     namings x 3 seeds, bench/wall28_unique.py): 4 x 3 / 48 1.052 -> 0.983x, 6 x 3 / 96
     1.060 -> 0.999x, 8 x 3 / 96 1.037 -> 0.972x; 3 x 3 / 48 1.021 -> 1.053x (the further
     meetings' worker takes more loads); 2 and 4 threads unchanged
-    (bench/results/grp34-findings.txt)."""
+    (bench/results/grp34-findings.txt).
+    Below that, where some thread does not load a root (:data:`GROUP_BUSY`, grp35), the
+    pass counted roots only: at 3 x 3 / 48 the last group's four roots, reserved for the
+    worker holding their sibling group, went there at 2 roots processing while its third
+    thread ran combines (``processing`` 4 of 3 threads); the root's partner then waited
+    behind both loads (0.2 s) while another worker's threads had run out of roots. Refused
+    where no thread is free, the threads not loading cannot take the root's meeting
+    (``threads - roots_processing < widest``), the line does not feed the other workers'
+    threads (``waiting < elsewhere``) and one of the least loaded workers free for roots
+    has that many threads not loading (``room_elsewhere``), the pair went there: 3 x 3 / 48
+    1.053 -> 1.004x queuing's makespan (5 namings x 3 seeds; 4 x 4 / 96 0.993 -> 1.008x).
+    Without the ``widest`` test, 4 x 4 / 48 1.027 -> 1.096x (refused, a root waited for a
+    combine, not a load); without ``room_elsewhere`` (GROUP_BUSY = 2) it also refused at
+    8 x 4 / 48 where no worker had such room, and 7 of 15 runs took base's other schedule:
+    1.08 -> 1.006x but peak 0.86 -> 1.14x queuing's (bench/results/grp35-findings.txt)."""
     if threads <= 1 or (widest > 2 and frees_slot_on(threads)):
         return False
     if roots_processing < threads:
-        return True
+        return not GROUP_BUSY or processing < threads or waiting >= elsewhere \
+            or threads - roots_processing >= widest or (GROUP_BUSY == 1 and not room_elsewhere)
     if not GROUP_SUPPLY:
         return roots_processing < threads + (threads >= 4)
     return roots_processing == threads and threads > widest and waiting >= elsewhere

@@ -76,6 +76,17 @@ CHAINS_KEPT = 10_000  # chains kept for meeting plans (Plugin._plan), at most
 WALKS_KEPT = 4096  # queued roots' walks kept (Plugin._walks), at most
 
 
+def _room_elsewhere(addr, free, workers, widest) -> bool:
+    """Has one of the three workers least loaded among those free for roots, other than
+    addr, ``widest`` threads not loading a root (policy.passes_for_group)?"""
+    for _, a in free[:3]:
+        if a != addr:
+            book = workers.get(a)
+            if book is not None and book.threads - book.roots_processing >= widest:
+                return True
+    return False
+
+
 
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
@@ -592,9 +603,12 @@ class Placement:
                 ready = self._ready
                 waiting = ready.roots_queued() - (ts in ready)
                 total = self.scheduler.total_nthreads
+                # (the free workers looked at only where no thread of w is free: GROUP_BUSY)
                 done = {w for w in hint if w in workers and passes_for_group(
                     workers[w].roots_processing, workers[w].threads, widest, waiting,
-                    total - workers[w].threads)}
+                    total - workers[w].threads, workers[w].processing,
+                    workers[w].processing < workers[w].threads
+                    or _room_elsewhere(w, self._free, workers, widest))}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair)  # fmt: skip
