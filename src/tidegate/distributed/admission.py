@@ -829,7 +829,16 @@ class Admission:
         blocked = b.blocker(s)
         bound = None if ts is None else ts.priority
         covered = None  # where a held reader may go; False: no bulk look in this run
+        fast = False  # a reader was held by its stamp: the next ones likely are too
         while True:
+            if fast:
+                # (Held.hold_stamped: the looks below, for the readers held by their
+                # stamps, in one loop; it stops before the first that is not so)
+                n = copies.hold_stamped(bound, min(WINDOW - examined, 4 * WINDOW - looked),
+                                        held, b.generation, workers)  # fmt: skip
+                looked += n
+                examined += n
+                fast = False
             for c in copies.woken():
                 if bound is not None and not c.priority < bound:
                     return None, looked, examined
@@ -855,6 +864,9 @@ class Admission:
                 copies.repark_first(c)
                 looked += 1
                 examined += 1
+                if not checked and everyone:
+                    fast = True
+                    break  # on from the new mark, in bulk
                 if checked and covered is not False:
                     if covered is None:
                         covered = self._covered(s, blocked)
