@@ -19,6 +19,10 @@ from bisect import bisect_left, bisect_right, insort
 from sortedcontainers import SortedList
 
 
+_chain, _islice, _from_iterable = itertools.chain, itertools.islice, itertools.chain.from_iterable
+_EMPTY = ()
+
+
 def _irange_after(lst, mark):
     """``lst.irange(mark, inclusive=(False, True))``: the entries after ``mark``, in order."""
     return lst.irange(mark, inclusive=(False, True))
@@ -31,14 +35,13 @@ def _after_by_sublists(lst, mark):
     irange's and _islice's Python steps cost ~60 bytecodes a call, and poke asks for the
     first woken reader at every step of its scan (twin anomaly 100 x 4: ~2,000 calls).
     The line must not change while it is read (as for irange)."""
-    maxes = lst._maxes
-    pos = bisect_right(maxes, mark)
-    if pos == len(maxes):
-        return iter(())
     lists = lst._lists
+    pos = bisect_right(lst._maxes, mark)
+    if pos == len(lists):
+        return _EMPTY
     first = lists[pos]
-    return itertools.chain(itertools.islice(first, bisect_right(first, mark), None),
-                           itertools.chain.from_iterable(itertools.islice(lists, pos + 1, None)))
+    return _chain(_islice(first, bisect_right(first, mark), None),
+                  _from_iterable(_islice(lists, pos + 1, None)))
 
 
 def _has_sublists() -> bool:
@@ -244,19 +247,19 @@ class Held:
         ranges = self._ranges if self._ranges_gen == generation and generation is not None \
             else ()  # fmt: skip
         cur = None  # the bulk stamp the last reader was found in (the next mostly is too)
+        get = held.get
+        last = None  # the mark, once past it
         n = 0
         for e in it:
             ts = e[2]
             key = ts.key
             if key in ahead:
                 ahead.discard(key)
-                self._mark = e
+                last = e
                 continue
-            if bound is not None and not ts.priority < bound:
+            if (bound is not None and not ts.priority < bound) or ts.state != "queued":
                 break
-            if ts.state != "queued":
-                break
-            h = held.get(key)
+            h = get(key)
             if h is None or h[0] not in workers:
                 break
             if h[1] != generation:
@@ -267,10 +270,12 @@ class Held:
                     if cur is None:
                         break
                 held[key] = (h[0], generation)
-            self._mark = e
+            last = e
             n += 1
-            if n >= limit:
+            if n == limit:
                 break
+        if last is not None:
+            self._mark = last
         return n
 
     def stamped_key(self, key, generation) -> bool:
