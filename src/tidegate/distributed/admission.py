@@ -536,8 +536,7 @@ class Admission:
         books = self.books
         if books.changed:
             self._update()
-        limits = self.limits
-        limited = bool(limits.caps)
+        limited = bool(self.limits.caps)  # (self.limits read again where limited: rare)
         held = limited or (bool(b.flight) and b.active)  # queued non-roots to look at
         if not held and (not self._open or (not copies._entry and self._still_blocked())):
             return
@@ -548,7 +547,7 @@ class Admission:
         # roots to find them cost 1,000 roots per task end (twin vorticity, 100 workers,
         # readers of the grids held for copies: 2x the scheduler's CPU).
         ready = self._ready
-        kept = [None, None, None]  # _look_held's blocker and bulk look, kept in this scan
+        kept = None  # _look_held's blocker and bulk look, kept in this scan (made there)
         skipped = []  # looked at, neither placed nor parked: back in line afterwards
         examined = looked = 0
         roots_blocked = not self._open
@@ -564,6 +563,8 @@ class Admission:
                     # (counted, held anew) without leaving its line; the first other one
                     # is left to below.
                     if not limited:
+                        if kept is None:
+                            kept = [None, None, None]
                         c, looked, examined = self._look_held(
                             s, ts, looked, examined, kept)  # fmt: skip
                         if c is None:
@@ -580,7 +581,7 @@ class Admission:
                 looked += 1
                 names = self._limit_names(ts) if limited else ()
                 if names:
-                    full = limits.full(names)
+                    full = self.limits.full(names)
                     if full is not None:
                         self._park(ts, (("limit", full),))
                         continue
