@@ -48,11 +48,11 @@ def _has_sublists() -> bool:
     """Does this sortedcontainers' SortedList keep the sublists _after_by_sublists reads
     (``_lists``, ``_maxes``: each sublist's largest), giving irange's entries?"""
     try:
-        lst = SortedList(range(0, 30000, 3))  # (several sublists: load 1,000)
+        lst = SortedList(range(0, 9000, 3))  # (3 sublists at the default load, 1,000)
         if len(lst._lists) < 2 or lst._maxes != [x[-1] for x in lst._lists]:
             return False
         return all(list(_after_by_sublists(lst, m)) == list(_irange_after(lst, m))
-                   for m in (-1, 0, 1, 2999, 3000, 3001, 29997, 29998, 30000, 15000.5))
+                   for m in (-1, 0, 1, 2999, 3000, 3001, 8997, 8998, 9000, 4500.5))
     except Exception:
         return False
 
