@@ -1,11 +1,13 @@
-"""(cpu35, session 35) Inclusive plugin bytecodes per task, per function, on the twin (as plugin_ops.count).
+"""(cpu35, session 35) Inclusive plugin bytecodes per task, per function, on the twin (as
+plugin_ops.count).
 python incl.py WORKLOAD SCALE WORKERS [N] [--caller FUNCNAME]"""
 import sys, os, collections
 from tidegate.sim import cluster as sim_cluster
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import build
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")); import plugin_ops
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plugin_ops  # noqa: E402
 name, scale, workers = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 N = int(sys.argv[4]) if len(sys.argv) > 4 else 60
 callee_of = sys.argv[5] if len(sys.argv) > 5 else None
@@ -91,14 +93,18 @@ def traced(cluster, fn, *args, **kwargs):
             stacks.clear()
     original(cluster, run, *args, **kwargs)
 sim_cluster.SimCluster.scheduler_work = traced
-r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s", record_memory=False)
+r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
+             record_memory=False)
 T = len(r.trace.tasks)
 print(f"tasks {T} ops/task {tot[0]/T:.1f} plugin(own) {tot[1]/T:.1f}")
 for c, v in incl.most_common(N):
     print(f"{v/T:9.1f} incl {own[c]/T:8.1f} own {calls[c]/T:6.2f} calls  {nm(c)}")
 import pickle
-pickle.dump({"T": T, "incl": {nm(c): v for c, v in incl.items()}, "own": {nm(c): v for c, v in own.items()},
-  "calls": {nm(c): v for c, v in calls.items()}, "byroot": {(nm(a), nm(b)): v for (a, b), v in byroot.items()}, "edge": {(nm(a), nm(b)): v for (a, b), v in edge.items()}},
+pickle.dump({"T": T, "incl": {nm(c): v for c, v in incl.items()},
+             "own": {nm(c): v for c, v in own.items()},
+             "calls": {nm(c): v for c, v in calls.items()},
+             "byroot": {(nm(a), nm(b)): v for (a, b), v in byroot.items()},
+             "edge": {(nm(a), nm(b)): v for (a, b), v in edge.items()}},
   open(os.environ.get("INCL_OUT", "/tmp/incl.pkl"), "wb"))
 if callee_of:
     print("--- callees of", callee_of)

@@ -1,10 +1,12 @@
-"""(cpu35, session 35) Plugin bytecodes per source line (own), per task. python lines.py WORKLOAD SCALE WORKERS N [READERS]"""
+"""(cpu35, session 35) Plugin bytecodes per source line (own), per task.
+python lines.py WORKLOAD SCALE WORKERS N (READERS=1: from the first Broadcast.place on)"""
 import sys, os, collections, linecache
 from tidegate.sim import cluster as sim_cluster
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import build
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")); import plugin_ops
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plugin_ops  # noqa: E402
 name, scale, workers, N = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 PLUGIN = plugin_ops.PLUGIN
 w = build(name, int(plugin_ops.STEPS[name] * scale), 190e6, store=False)
@@ -40,7 +42,8 @@ def traced(cluster, fn, *args, **kwargs):
             sys.settrace(None)
     original(cluster, run, *args, **kwargs)
 sim_cluster.SimCluster.scheduler_work = traced
-r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s", record_memory=False)
+r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
+             record_memory=False)
 T = len(r.trace.tasks)
 tot = sum(cnt.values())
 print("tasks", T, "plugin/task", tot / T)
