@@ -146,3 +146,132 @@ def test_held_readers_on_one_shared_input_are_passed_over_in_bulk(monkeypatch):
     plain = twin_vorticity_trace()
     assert trace == plain
     assert sum(skipped) > 0
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hold_stamped_holds_the_readers_one_look_at_a_time_would(data):
+    """Held.hold_stamped against the looks it replaces (hooks' _look_held, every worker
+    running): the woken readers, best first, held again by their stamp alone (their own
+    at the generation, or a bulk one) while queued, held on a current worker, better than
+    the bound and within the limit; it stops before the first that is not so. The same
+    count, the same readers parked, the same stamps in ``held``, the same next reader."""
+    n = data.draw(st.integers(1, 25))
+    prios = data.draw(st.lists(st.integers(0, 8), min_size=n, max_size=n))
+    addrs = data.draw(st.lists(st.sampled_from("wxyz"), min_size=n, max_size=n))
+    tasks = [SimpleNamespace(key=f"t{i}", priority=(p,), state="queued")
+             for i, p in enumerate(prios)]  # fmt: skip
+    for t in tasks:
+        if data.draw(st.integers(0, 9)) == 0:
+            t.state = "processing"
+    ops = data.draw(st.lists(st.tuples(st.sampled_from(["park", "look", "wake", "skip"]),
+                                       st.integers(0, n - 1)), max_size=30))
+    ops.append(("wake", 0))  # (then readers woken, some parked beyond the mark)
+    ops += data.draw(st.lists(st.tuples(st.sampled_from(["park", "skip", "look"]),
+                                        st.integers(0, n - 1)), max_size=8))
+    if data.draw(st.booleans()):
+        ops.append(("wake", 0))  # (bulk stamps kept over a wake: their parked exceptions)
+    workers = set("wxyz") - set(data.draw(st.lists(st.sampled_from("wxyz"), max_size=1)))
+    bound = data.draw(st.one_of(st.none(), st.integers(0, 9)))
+    limit = data.draw(st.integers(0, 30))
+    gens = [data.draw(st.sampled_from([6, 7, 7, 7])) for _ in tasks]
+    lines = _Held(), _Held()
+    helds = []
+    for line in lines:
+        held = {t.key: (a, g) for t, a, g in zip(tasks, addrs, gens)}
+        for i in data.draw(st.lists(st.integers(0, n - 1), max_size=3)) if not helds \
+                else helds[0][1]:  # fmt: skip
+            held.pop(tasks[i].key, None)  # (no stamp at all: gone from Broadcast.held)
+        helds.append((held, [i for i in range(n) if tasks[i].key not in held]))
+        for t, a in zip(tasks, addrs):
+            line.park(t, a)
+        for op, i in ops:  # the same history for both
+            if op == "park":
+                line.park(tasks[i], addrs[i])
+            elif op == "wake":
+                line.wake()
+            elif op == "skip":
+                line.skip({addrs[i]}, None, i + 1, 7)
+            else:
+                c = line.first()
+                if c is not None:
+                    line.repark_first(c)
+    fast, plain = lines
+    (fheld, _), (pheld, _) = helds
+    b = None if bound is None else (bound,)
+    got = fast.hold_stamped(b, limit, fheld, 7, workers)
+    want = 0
+    for c in plain.woken():  # one look at a time, as _look_held's loop
+        if (b is not None and not c.priority < b) or want >= limit or c.state != "queued":
+            break
+        h = pheld.get(c.key)
+        if h is None or h[0] not in workers:
+            break
+        if h[1] != 7 and not plain.stamped_key(c.key, 7):
+            break
+        pheld[c.key] = (h[0], 7)
+        plain.repark_first(c)
+        want += 1
+    assert got == want
+    assert _parked(fast) == _parked(plain)
+    assert fheld == pheld
+    assert fast.first() is plain.first()
+
+
+def test_entries_after_the_mark_are_irange_s():
+    """held._after (over SortedList's sublists) gives irange(mark, inclusive=(False,
+    True)): empty, one sublist and several, marks before, between, on and after entries."""
+    import random
+
+    from sortedcontainers import SortedList
+
+    rng = random.Random(5)
+    for size in (0, 1, 7, 999, 1000, 2001, 5000):
+        lst = SortedList(rng.randrange(3 * size + 1) for _ in range(size))
+        marks = [-1, 0.5, 3 * size + 2] + [rng.randrange(3 * size + 1) for _ in range(50)] \
+            + [x + d for x in lst[:3] for d in (0, 0.5)]  # fmt: skip
+        for m in marks:
+            want = list(lst.irange(m, inclusive=(False, True)))
+            assert list(held_mod._after(lst, m)) == want
+            assert list(held_mod._after_by_sublists(lst, m)) == want
+    assert held_mod._after is held_mod._after_by_sublists  # (this sortedcontainers' form)
+
+
+def test_readers_held_by_their_stamps_in_one_loop_schedule_the_same(monkeypatch):
+    """Twin vorticity: readers held again by their stamps in one loop (Held.hold_stamped)
+    or one look at a time, the same schedule."""
+    counted = []
+    hold = held_mod.Held.hold_stamped
+
+    def count(self, *args, **kwargs):
+        n = hold(self, *args, **kwargs)
+        counted.append(n)
+        return n
+
+    monkeypatch.setattr(held_mod.Held, "hold_stamped", count)
+    trace = twin_vorticity_trace()
+    monkeypatch.undo()
+    monkeypatch.setattr(held_mod.Held, "hold_stamped", lambda self, *a, **k: 0)
+    plain = twin_vorticity_trace()
+    assert trace == plain
+    assert sum(counted) > 0
+
+
+def test_hold_stamped_stops_at_a_reader_parked_past_a_bulk_stamp():
+    """A reader parked beyond the mark when the bulk stamp was given is no part of it
+    (Held.skip's exceptions): after the next wake hold_stamped stops there unless its
+    own stamp is current."""
+    a, b, c = (SimpleNamespace(key=k, priority=(p,), state="queued")
+               for k, p in (("a", 1), ("b", 2), ("c", 3)))  # fmt: skip
+    for own, want in ((6, 1), (7, 3)):
+        line = _Held()
+        for t in (a, b, c):
+            line.park(t, "w")
+        line.wake()
+        line.park(b, "w")  # parked again after the wake: beyond the mark
+        assert line.skip(set(), None, 10, 7) == 2  # a and c, b's exception
+        line.wake()
+        held = {"a": ("w", 6), "b": ("w", own), "c": ("w", 6)}
+        assert line.hold_stamped(None, 10, held, 7, {"w"}) == want
+        assert line.first() is (b if want == 1 else None)
+        assert held["a"] == ("w", 7) and held["c"] == ("w", 7 if want == 3 else 6)
