@@ -87,7 +87,6 @@ def _room_elsewhere(addr, free, workers, widest) -> bool:
     return False
 
 
-
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
