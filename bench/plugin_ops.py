@@ -22,6 +22,7 @@ at once (20 workers, scale 0.2), or the plugin's queue is never used.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -42,6 +43,36 @@ PLUGIN = (os.path.join("tidegate", "distributed"), os.path.join("tidegate", "pol
           os.path.join("tidegate", "books.py"))
 
 
+@contextlib.contextmanager
+def tracing(call):
+    """Within: ``sys.settrace(call)`` around the twin's scheduler-side work alone (every
+    message handler, stimulus and timer: SimCluster.scheduler_work), as :func:`count`
+    counts it (bench/sessions' profilers too). Keep ``traced`` as it is: work nested in
+    work is traced from inside, so its bytecodes here count (one changed, a count moves)."""
+    original = sim_cluster.SimCluster.scheduler_work
+
+    def traced(cluster, fn, *args, **kwargs):
+        def run(*a):
+            sys.settrace(call)
+            try:
+                return fn(*a)
+            finally:
+                sys.settrace(None)
+
+        original(cluster, run, *args, **kwargs)
+
+    sim_cluster.SimCluster.scheduler_work = traced
+    try:
+        yield
+    finally:
+        sim_cluster.SimCluster.scheduler_work = original
+
+
+def in_plugin(code) -> bool:
+    """Is this code object the plugin's (``PLUGIN``'s files)?"""
+    return any(s in code.co_filename for s in PLUGIN)
+
+
 def count(model, workers: int, policy: str, functions: int = 0) -> dict:
     n = {"ops": 0, "plugin_ops": 0, "calls": 0, "plugin_calls": 0}
     mine: dict = {}  # code object -> in the plugin's code?
@@ -60,7 +91,7 @@ def count(model, workers: int, policy: str, functions: int = 0) -> dict:
         code = frame.f_code
         p = mine.get(code)
         if p is None:
-            p = mine[code] = any(s in code.co_filename for s in PLUGIN)
+            p = mine[code] = in_plugin(code)
         n["calls"] += 1
         n["plugin_calls"] += p
         if p and functions:
@@ -72,24 +103,9 @@ def count(model, workers: int, policy: str, functions: int = 0) -> dict:
         frame.f_trace_lines = False
         return local
 
-    original = sim_cluster.SimCluster.scheduler_work
-
-    def traced(cluster, fn, *args, **kwargs):
-        def run(*a):
-            sys.settrace(call)
-            try:
-                return fn(*a)
-            finally:
-                sys.settrace(None)
-
-        original(cluster, run, *args, **kwargs)
-
-    sim_cluster.SimCluster.scheduler_work = traced
-    try:
+    with tracing(call):
         r = simulate(model, workers=workers, threads_per_worker=4, policy=policy,
                      bandwidth="1GB/s", record_memory=False)
-    finally:
-        sim_cluster.SimCluster.scheduler_work = original
     tasks = len(r.trace.tasks)
     out = {"tasks": tasks, **{f"{k}_per_task": v / tasks for k, v in n.items()}}
     if functions:

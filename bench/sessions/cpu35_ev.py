@@ -1,7 +1,6 @@
 """(cpu35, session 35) Per-call plugin bytecodes of chosen methods, with outcomes.
 python ev.py WORKLOAD SCALE WORKERS"""
 import sys, os, collections
-from tidegate.sim import cluster as sim_cluster
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import build
@@ -9,7 +8,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import plugin_ops  # noqa: E402
 from tidegate.distributed import placement, admission, hooks, broadcast
 name, scale, workers = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-PLUGIN = plugin_ops.PLUGIN
 w = build(name, int(plugin_ops.STEPS[name] * scale), 190e6, store=False)
 model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
 mine = {}
@@ -24,20 +22,10 @@ def call(frame, event, arg):
     code = frame.f_code
     p = mine.get(code)
     if p is None:
-        p = mine[code] = any(s in code.co_filename for s in PLUGIN)
+        p = mine[code] = plugin_ops.in_plugin(code)
     frame.f_trace_opcodes = True
     frame.f_trace_lines = False
     return local
-original = sim_cluster.SimCluster.scheduler_work
-def traced(cluster, fn, *args, **kwargs):
-    def run(*a):
-        sys.settrace(call)
-        try:
-            return fn(*a)
-        finally:
-            sys.settrace(None)
-    original(cluster, run, *args, **kwargs)
-sim_cluster.SimCluster.scheduler_work = traced
 recs = []
 P = hooks.Plugin
 orig_place = P._place
@@ -102,8 +90,9 @@ def cov(self, s, blocked):
     recs.append(("covered", out is not False, size, len(self._copies), None, None))
     return out
 P._covered = cov
-r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
-             record_memory=False)
+with plugin_ops.tracing(call):
+    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                 bandwidth="1GB/s", record_memory=False)
 T = len(r.trace.tasks)
 import pickle
 pickle.dump({"T": T, "recs": recs, "n": n}, open(os.environ.get("EV_OUT", "/tmp/ev.pkl"), "wb"))

@@ -1,14 +1,12 @@
 """(cpu35, session 35) Plugin bytecodes per source line (own), per task.
 python lines.py WORKLOAD SCALE WORKERS N (READERS=1: from the first Broadcast.place on)"""
 import sys, os, collections, linecache
-from tidegate.sim import cluster as sim_cluster
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.workloads import build
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import plugin_ops  # noqa: E402
 name, scale, workers, N = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-PLUGIN = plugin_ops.PLUGIN
 w = build(name, int(plugin_ops.STEPS[name] * scale), 190e6, store=False)
 model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
 mine = {}
@@ -28,22 +26,13 @@ def call(frame, event, arg):
     code = frame.f_code
     p = mine.get(code)
     if p is None:
-        p = mine[code] = any(s in code.co_filename for s in PLUGIN)
+        p = mine[code] = plugin_ops.in_plugin(code)
     frame.f_trace_opcodes = True
     frame.f_trace_lines = False
     return local
-original = sim_cluster.SimCluster.scheduler_work
-def traced(cluster, fn, *args, **kwargs):
-    def run(*a):
-        sys.settrace(call)
-        try:
-            return fn(*a)
-        finally:
-            sys.settrace(None)
-    original(cluster, run, *args, **kwargs)
-sim_cluster.SimCluster.scheduler_work = traced
-r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
-             record_memory=False)
+with plugin_ops.tracing(call):
+    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                 bandwidth="1GB/s", record_memory=False)
 T = len(r.trace.tasks)
 tot = sum(cnt.values())
 print("tasks", T, "plugin/task", tot / T)
