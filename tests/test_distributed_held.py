@@ -128,24 +128,31 @@ def test_skip_in_bulk_holds_the_readers_one_look_at_a_time_would(data):
     assert not bulk._on and not bulk._sigs and not bulk._list
 
 
+def _vorticity_with_and_without(monkeypatch, method: str) -> tuple:
+    """Twin vorticity's trace with ``Held.<method>`` (a bulk step returning how many
+    readers it took) as is, and with it taking none (each reader looked at alone): (trace,
+    plain trace, readers the bulk step took)."""
+    taken = []
+    bulk = getattr(held_mod.Held, method)
+
+    def counted(self, *args, **kwargs):
+        n = bulk(self, *args, **kwargs)
+        taken.append(n)
+        return n
+
+    monkeypatch.setattr(held_mod.Held, method, counted)
+    trace = twin_vorticity_trace()
+    monkeypatch.undo()
+    monkeypatch.setattr(held_mod.Held, method, lambda self, *a, **k: 0)
+    return trace, twin_vorticity_trace(), sum(taken)
+
+
 def test_held_readers_on_one_shared_input_are_passed_over_in_bulk(monkeypatch):
     """Twin vorticity: the stores wait for the same three grids; most looks at held
     readers are bulk ones (Held.skip), and the schedule is the plain scan's."""
-    skipped = []
-    skip = held_mod.Held.skip
-
-    def counted(self, *args, **kwargs):
-        n = skip(self, *args, **kwargs)
-        skipped.append(n)
-        return n
-
-    monkeypatch.setattr(held_mod.Held, "skip", counted)
-    trace = twin_vorticity_trace()
-    monkeypatch.undo()
-    monkeypatch.setattr(held_mod.Held, "skip", lambda self, *a, **k: 0)  # never in bulk
-    plain = twin_vorticity_trace()
+    trace, plain, skipped = _vorticity_with_and_without(monkeypatch, "skip")  # never in bulk
     assert trace == plain
-    assert sum(skipped) > 0
+    assert skipped > 0
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -240,21 +247,9 @@ def test_entries_after_the_mark_are_irange_s():
 def test_readers_held_by_their_stamps_in_one_loop_schedule_the_same(monkeypatch):
     """Twin vorticity: readers held again by their stamps in one loop (Held.hold_stamped)
     or one look at a time, the same schedule."""
-    counted = []
-    hold = held_mod.Held.hold_stamped
-
-    def count(self, *args, **kwargs):
-        n = hold(self, *args, **kwargs)
-        counted.append(n)
-        return n
-
-    monkeypatch.setattr(held_mod.Held, "hold_stamped", count)
-    trace = twin_vorticity_trace()
-    monkeypatch.undo()
-    monkeypatch.setattr(held_mod.Held, "hold_stamped", lambda self, *a, **k: 0)
-    plain = twin_vorticity_trace()
+    trace, plain, held = _vorticity_with_and_without(monkeypatch, "hold_stamped")
     assert trace == plain
-    assert sum(counted) > 0
+    assert held > 0
 
 
 def test_hold_stamped_stops_at_a_reader_parked_past_a_bulk_stamp():
