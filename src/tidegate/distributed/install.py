@@ -71,7 +71,6 @@ def _starts_by_walk() -> bool:
 LIGHT_RELEASE = _starts_by_walk()
 
 
-
 class Install:
     """Plugin's install / uninstall methods."""
 
