@@ -99,11 +99,14 @@ class Broadcast:
         """Copies on their way (queued consumers may wait for them)."""
         return any(self.flight.values())
 
-    def place(self, s, ts, decide, stimulus_id=None):
+    def place(self, s, ts, decide, stimulus_id=None, looked=False):
         """The worker for queued non-root ``ts``: ``decide(ts)`` (dask's placement, by its
         inputs) if :meth:`gate` lets it go there now, else None (it stays queued). A held
         task keeps its worker until it goes: dask's objective over every worker, asked
-        again at every poke for every held reader, cost more than the rest together."""
+        again at every poke for every held reader, cost more than the rest together.
+        ``looked``: the caller just found that gate may let ts go on the worker it is held
+        on (poke's look, ``blocked``): :meth:`_holds` is not asked there (its answer:
+        no)."""
         addr, gen = self.held.get(ts.key, (None, -1))
         ws = None if addr is None else s.workers.get(addr)
         if ws is not None:
@@ -118,6 +121,10 @@ class Broadcast:
             ws = decide(ts)
             if ws is None or ws not in s.running:
                 return None
+            looked = False
+        if not looked and self._holds(s, ts, ws):  # (gate's answer where it holds ts)
+            self.held[ts.key] = (ws.address, self.generation)
+            return None
         if self.gate(s, ts, ws, stimulus_id):
             self.held.pop(ts.key, None)
             return ws
@@ -131,6 +138,40 @@ class Broadcast:
             return False
         _, allowed = self.restrict(s, ts, {}, [ws.address], stimulus_id)
         return bool(allowed)
+
+    def _holds(self, s, ts, ws) -> bool:
+        """Would :meth:`gate` hold ``ts`` on (current, running) ``ws`` now without starting
+        a copy? True only then; False when gate may let it go or start a copy (the caller
+        then asks gate). Exact: restrict's tests per input in its order, with its
+        bookkeeping (:meth:`_flight`, called where _allowed calls it), gate's answer for a
+        one-worker candidate list: an input held by ``ws`` or with a copy on its way there
+        passes; one that is not, while every holder is sending, holds ts (no copy can start
+        for it, nor for a later input: no candidate is left). Why: a reader of the
+        anomaly's mean is held at dask's decide_worker and again at each look while its
+        stamp is stale (twin anomaly 100 x 4: ~720 times), and gate's way there (restrict,
+        _allowed: holder addresses, covered set, filtered list) cost ~300 bytecodes a time
+        (this: ~70)."""
+        if not self.enabled or getattr(s, "stream_comms", None) is None:
+            return False  # (restrict changes nothing: gate lets it go)
+        addr = ws.address
+        held = False
+        for d in ts.dependencies:
+            n = len(d.dependents)
+            if n < SHARED_FANOUT or d.nbytes < BROADCAST_MIN_BYTES or not d.who_has \
+                    or not is_broadcast(d.nbytes, n):  # fmt: skip
+                continue
+            who = d.who_has
+            flight = self.flight.get(d.key)
+            if flight or len(who) != len(s.workers):  # (as _allowed: its bookkeeping)
+                flight = self._flight(s, d, who)
+            elif flight is None:
+                flight = self.flight[d.key] = {}
+            if held or ws in who or addr in flight:
+                continue
+            if len(flight) < len(who) * BROADCAST_PER_SENDER:
+                return False  # a holder may send: gate may start a copy
+            held = True
+        return held
 
     def restrict(self, s, ts, partners: dict, candidates: list, stimulus_id=None):
         """``(partners, candidates)`` for root ``ts`` with the workers that neither hold
