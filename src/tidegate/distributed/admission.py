@@ -569,7 +569,9 @@ class Admission:
                             s, ts, looked, examined, kept)  # fmt: skip
                         if c is None:
                             continue
-                        copies.discard(c, b.held, b.generation)
+                        # (a held reader the look met: Held.discard's membership test
+                        # answers yes)
+                        copies.discard_key(c.key, b.held, b.generation)
                         if c.state == "queued" and (held or not roots_blocked) \
                                 and self._is_root_cache.get(c.key) is False:  # fmt: skip
                             # (_placed_held: what the next step below does with c)

@@ -161,11 +161,14 @@ class Broadcast:
                     or not is_broadcast(d.nbytes, n):  # fmt: skip
                 continue
             who = d.who_has
+            # (_allowed's bookkeeping: _flight, called there unless no copy is on its way
+            # and every worker holds d, does nothing unless copies are on their way and
+            # holders or workers changed in number since it last looked: asked here first)
             flight = self.flight.get(d.key)
-            if flight or len(who) != len(s.workers):  # (as _allowed: its bookkeeping)
-                flight = self._flight(s, d, who)
-            elif flight is None:
+            if flight is None:
                 flight = self.flight[d.key] = {}
+            elif flight and self._seen.get(d.key) != (len(who), len(s.workers)):
+                flight = self._flight(s, d, who)
             if held or ws in who or addr in flight:
                 continue
             if len(flight) < len(who) * BROADCAST_PER_SENDER:
