@@ -270,3 +270,75 @@ def test_hold_stamped_stops_at_a_reader_parked_past_a_bulk_stamp():
         assert line.hold_stamped(None, 10, held, 7, {"w"}) == want
         assert line.first() is (b if want == 1 else None)
         assert held["a"] == ("w", 7) and held["c"] == ("w", 7 if want == 3 else 6)
+
+
+def _twin_trace(name: str, steps: int, workers: int) -> tuple[list, list]:
+    """A tidegate twin run's full trace (tasks, transfers), as twin_vorticity_trace."""
+    from dataclasses import astuple
+
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    w = build(name, steps, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                 bandwidth="1GB/s", record_memory=False)  # fmt: skip
+    return [astuple(t) for t in r.trace.tasks], [astuple(t) for t in r.trace.transfers]
+
+
+def _anomaly_trace() -> tuple[list, list]:
+    return _twin_trace("anomaly", 200, 20)
+
+
+def test_holds_answers_as_gate_where_it_holds(monkeypatch):
+    """Broadcast._holds (Broadcast.place's short way) says a reader is held only where
+    gate, asked at once after it, holds it too and starts nothing (no copy, the generation
+    unchanged); the schedule is the one gate alone gives (twin anomaly and vorticity)."""
+    holds = broadcast.Broadcast._holds
+    said = []
+
+    def checked(self, s, ts, ws):
+        out = holds(self, s, ts, ws)
+        if out:
+            copies, generation = self.copies, self.generation
+            assert not self.gate(s, ts, ws)
+            assert (self.copies, self.generation) == (copies, generation)
+        said.append(out)
+        return out
+
+    for run in (_anomaly_trace, twin_vorticity_trace):
+        monkeypatch.setattr(broadcast.Broadcast, "_holds", checked)
+        trace = run()
+        monkeypatch.undo()
+        monkeypatch.setattr(broadcast.Broadcast, "_holds", lambda self, s, ts, ws: False)
+        assert trace == run()
+        monkeypatch.undo()
+    assert sum(said) > 0 and not all(said)
+
+
+def test_readers_let_go_are_placed_as_the_next_step_would(monkeypatch):
+    """A reader poke's look lets go is placed at once (Admission._placed_held), not put
+    back in line to be taken as the scan's next task: the same schedule (twin anomaly and
+    vorticity)."""
+    from tidegate.distributed.admission import Admission
+
+    placed = Admission._placed_held
+    n = []
+
+    def counted(self, *args):
+        n.append(1)
+        return placed(self, *args)
+
+    def back_in_line(self, s, c, looked, examined, skipped, stimulus_id):
+        self._ready.add(c)  # (the way before: the scan's next step takes it)
+        return looked, examined
+
+    for run in (_anomaly_trace, twin_vorticity_trace):
+        monkeypatch.setattr(Admission, "_placed_held", counted)
+        trace = run()
+        monkeypatch.undo()
+        monkeypatch.setattr(Admission, "_placed_held", back_in_line)
+        assert trace == run()
+        monkeypatch.undo()
+    assert len(n) > 0
