@@ -296,14 +296,15 @@ def test_holds_answers_as_gate_where_it_holds(monkeypatch):
     gate, asked at once after it, holds it too and starts nothing (no copy, the generation
     unchanged); the schedule is the one gate alone gives (twin anomaly and vorticity)."""
     holds = broadcast.Broadcast._holds
-    said = []
+    said, wrong = [], []
 
     def checked(self, s, ts, ws):
         out = holds(self, s, ts, ws)
         if out:
             copies, generation = self.copies, self.generation
-            assert not self.gate(s, ts, ws)
-            assert (self.copies, self.generation) == (copies, generation)
+            # (noted, not asserted here: the plugin would catch the error and fall back)
+            if self.gate(s, ts, ws) or (self.copies, self.generation) != (copies, generation):
+                wrong.append(ts.key)
         said.append(out)
         return out
 
@@ -314,17 +315,23 @@ def test_holds_answers_as_gate_where_it_holds(monkeypatch):
         monkeypatch.setattr(broadcast.Broadcast, "_holds", lambda self, s, ts, ws: False)
         assert trace == run()
         monkeypatch.undo()
+    assert not wrong
     assert sum(said) > 0 and not all(said)
 
 
 def test_readers_let_go_are_placed_as_the_next_step_would(monkeypatch):
     """A reader poke's look lets go is placed at once (Admission._placed_held), not put
-    back in line to be taken as the scan's next task: the same schedule (twin anomaly and
-    vorticity)."""
+    back in line to be taken as the scan's next task: the same schedule, and the same
+    window counts at every later look of the scan (twin anomaly and vorticity)."""
     from tidegate.distributed.admission import Admission
 
-    placed = Admission._placed_held
+    placed, look = Admission._placed_held, Admission._look_held
     n = []
+    counts: list = []
+
+    def counting(self, s, ts, looked, examined, kept=None):
+        counts.append((looked, examined))
+        return look(self, s, ts, looked, examined, kept)
 
     def counted(self, *args):
         n.append(1)
@@ -336,9 +343,14 @@ def test_readers_let_go_are_placed_as_the_next_step_would(monkeypatch):
 
     for run in (_anomaly_trace, twin_vorticity_trace):
         monkeypatch.setattr(Admission, "_placed_held", counted)
+        monkeypatch.setattr(Admission, "_look_held", counting)
         trace = run()
+        seen, counts[:] = counts[:], []
         monkeypatch.undo()
         monkeypatch.setattr(Admission, "_placed_held", back_in_line)
+        monkeypatch.setattr(Admission, "_look_held", counting)
         assert trace == run()
+        assert seen == counts and counts
+        counts.clear()
         monkeypatch.undo()
     assert len(n) > 0
