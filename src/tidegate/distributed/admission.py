@@ -721,7 +721,7 @@ class Admission:
         look found gate may let it go there) and starts, parks or sets it aside as below.
         The same, without the line's add, best and discard and a ``first()`` (its mark
         moves at the next ask instead: the same readers woken). Why: each reader of the
-        anomaly's mean goes so once (twin anomaly 100 x 4: 491 times, ~190 bytecodes each).
+        anomaly's mean goes so once (twin anomaly 100 x 4: 491 times, ~170 bytecodes each).
         Returns ``(looked, examined)``."""
         looked += 1
         examined += 1

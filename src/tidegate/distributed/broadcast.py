@@ -150,7 +150,7 @@ class Broadcast:
         anomaly's mean is held at dask's decide_worker and again at each look while its
         stamp is stale (twin anomaly 100 x 4: ~720 times), and gate's way there (restrict,
         _allowed: holder addresses, covered set, filtered list) cost ~300 bytecodes a time
-        (this: ~70)."""
+        (this: ~150 with _flight's test)."""
         if not self.enabled or getattr(s, "stream_comms", None) is None:
             return False  # (restrict changes nothing: gate lets it go)
         addr = ws.address
