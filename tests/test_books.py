@@ -372,8 +372,9 @@ def test_a_pair_opener_waits_where_its_loads_would_queue_behind_loads(monkeypatc
     assert policy.pair_waits(2, 4, 3, 0, 2) and not policy.pair_waits(2, 4, 3, 0, 1)
     assert not policy.pair_waits(2, 3, 2, 0, 2)  # (two threads: the rule stays out)
     assert not policy.pair_waits(4, 5, 4, 1, 2)  # (four: 2 + 2 loads fit)
-    monkeypatch.setattr(policy, "PAIR_LOADS", 2)  # (2: blocks loaded, not yet cut, too)
+    monkeypatch.setattr(policy, "PAIR_LOADS", 2)  # (2: over a pair's blocks still to cut)
     assert policy.pair_waits(4, 5, 4, 1, 2) and not policy.pair_waits(3, 5, 4, 1, 2)
+    assert not policy.pair_waits(3, 4, 3, 2, 0)  # (three threads: one pair's blocks)
 
 
 def test_validate_catches_a_drifted_reservation():

@@ -2335,9 +2335,9 @@ def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
 PAIR_BUSY = 1
 
 # A pair's opener also waits where its two loads would queue behind the loads running
-# there (roots processing + 2 > threads, 3+ threads: pair_waits); 2: also where the blocks
-# still to be cut there (roots processing + untouched) leave its loads no thread and no
-# thread is free (four-thread runs over too; slower); 0: off (tail36).
+# there (roots processing + 2 > threads, 3+ threads: pair_waits); 2: also where more than
+# a pair's blocks are still to be cut there (roots processing + untouched > 2) and no
+# thread is free (four-thread runs over too; slower there); 0: off (tail36).
 PAIR_LOADS = 1
 
 
@@ -2365,14 +2365,14 @@ def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
     pairs' halves (32 MB): 64 MB against queuing's 56, 4-5 of 15 runs a shape over;
     waiting, none over, peak median 0.94 -> 0.75x, makespan -4..+5% (tail36-findings.txt).
     Not on four threads (rp + 2 > 4 hardly binds): there the runs over left by the cap
-    test had blocks loaded but not yet cut (untouched) with every thread busy:
-    PAIR_LOADS 2 counts them too (2 x 4, 3 x 4: 1 / 2 of 15 -> 0; makespan +1-8%)."""
+    test had three blocks loaded or loading but not yet cut with every thread busy:
+    PAIR_LOADS 2 waits there too (2 x 4, 3 x 4 at 2 ms: 1 / 2 of 15 -> 0; four-thread
+    makespan +1-8%, three-thread run for run the same; tail36-findings.txt)."""
     if threads <= 2:
         return False
     if PAIR_LOADS and roots_processing + 2 > threads:
         return True
-    if PAIR_LOADS == 2 and roots_processing + untouched + 2 > threads \
-            and processing >= threads:  # fmt: skip
+    if PAIR_LOADS == 2 and roots_processing + untouched > 2 and processing >= threads:
         return True
     if PAIR_BUSY == 2:
         processing += untouched
