@@ -341,6 +341,42 @@ def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch
     assert policy.pair_waits(4, 5, 4, 1) and not policy.pair_waits(3, 5, 4, 1)
 
 
+def test_a_pair_opener_waits_where_its_loads_would_queue_behind_loads(monkeypatch):
+    """On a three-thread worker (cap 4) loading a pair (2 roots processing, nothing else),
+    a pair's opener is refused there: its two loads would queue behind the two running,
+    arrive with the last pair's splits and run first, and both pairs' blocks meet both
+    pairs' halves (twin rechunk 3 x 3 at 2 ms: 64 MB against queuing's 56 in 5 of 15 runs;
+    policy.PAIR_LOADS, tail36-findings.txt). Admitted with one load running, without
+    ``pair``, with the switch off, or on four threads (2 + 2 loads fit)."""
+    import tidegate.policy as policy
+
+    def loading(threads, roots):
+        b = books(saturation=1.1, threads=threads, workers=("a",))
+        for r in range(roots):
+            b.on_run(f"r-{r}", "a", True, "r", NAN)
+        return b
+
+    b = loading(3, 2)
+    assert b.workers["a"].cap == 4 and b.workers["a"].processing == 2
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) is None
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True) == "a"
+    b = loading(3, 1)
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
+    b = loading(4, 2)
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
+    b.validate()
+    monkeypatch.setattr(policy, "PAIR_LOADS", 0)
+    b = loading(3, 2)
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True) == "a"
+    monkeypatch.setattr(policy, "PAIR_LOADS", 1)
+    assert policy.pair_waits(2, 4, 3, 0, 2) and not policy.pair_waits(2, 4, 3, 0, 1)
+    assert not policy.pair_waits(2, 3, 2, 0, 2)  # (two threads: the rule stays out)
+    assert not policy.pair_waits(4, 5, 4, 1, 2)  # (four: 2 + 2 loads fit)
+    monkeypatch.setattr(policy, "PAIR_LOADS", 2)  # (2: over a pair's blocks still to cut)
+    assert policy.pair_waits(4, 5, 4, 1, 2) and not policy.pair_waits(3, 5, 4, 1, 2)
+    assert not policy.pair_waits(3, 4, 3, 2, 0)  # (three threads: one pair's blocks)
+
+
 def test_validate_catches_a_drifted_reservation():
     b = books(saturation=1.1, threads=4)
     b.on_run("busy", "a", False, "x", NAN)

@@ -829,3 +829,27 @@ def test_a_rechunks_pair_waits_where_the_tasks_processing_fill_the_cap():
         # before: peak 1.044x (4 x 4) / 1.045x (2 x 4); now 0.859x / 0.945x
         assert t_peak <= 0.96 * q_peak, (w, t_peak, q_peak)
         assert t_make <= 0.7 * q_make, (w, t_make, q_make)
+
+
+def test_a_rechunks_pair_waits_where_its_loads_would_queue_behind_loads():
+    """The small twin table's rechunk on three-thread workers (4 x 3, 2 x 3) at 2 ms,
+    senders limited: a worker opened a pair while the last pair still loaded; its loads
+    came in dask's next batch with the last pair's splits and took the threads first, and
+    both pairs' blocks met both pairs' halves: 64 MB against queuing's 56 (up to 1.14x) in
+    1-2 of 5 seeds a shape. A pair's opener now waits where the worker's roots processing
+    and its two loads exceed the threads (policy.pair_waits, PAIR_LOADS): every run at or
+    below 0.86x queuing's peak, makespan summed 0.46x / 0.71x queuing's (0.45x / 0.70x
+    before). Fails with policy.PAIR_LOADS = 0."""
+    model = _wall24_rechunk()
+    net = dict(NET, outgoing_bandwidth=200e6)
+    for w in (4, 2):
+        t_make = q_make = 0
+        for seed in range(5):
+            q, t = simulate(model, workers=w, threads_per_worker=3,
+                            policy=["queue", "tidegate"], thread_lag=0.002, seed=seed,
+                            processes=1, record_memory=False, **net)  # fmt: skip
+            t_make, q_make = t_make + t.makespan, q_make + q.makespan
+            # before: 4 x 3 seeds 1 / 4 at 1.065x / 1.142x, 2 x 3 seed 2 at 1.067x
+            t_peak, q_peak = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
+            assert t_peak <= q_peak, (w, seed, t_peak, q_peak)
+        assert t_make <= 0.8 * q_make, (w, t_make, q_make)

@@ -730,8 +730,10 @@ class Books:
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
         see ``place``."""
         if pair and opens and pair_waits(book.processing, book.cap, book.threads,
-                                         book.roots_untouched):  # fmt: skip
-            # (a pair's opener where the tasks processing fill the cap: policy.pair_waits)
+                                         book.roots_untouched,
+                                         book.roots_processing):  # fmt: skip
+            # (a pair's opener where the tasks processing fill the cap or its loads would
+            # queue behind loads: policy.pair_waits)
             self.log.append((task, "withheld", w, stimulus_id))
             return False
         if opens and self.combines is not None and (

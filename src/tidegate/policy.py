@@ -2334,8 +2334,15 @@ def pair_commits(meetings: int, inputs: int, returned: float, estimate: float,
 # counted with its tasks processing (fewer runs over, slower); 0: main's (tail35).
 PAIR_BUSY = 1
 
+# A pair's opener also waits where its two loads would queue behind the loads running
+# there (roots processing + 2 > threads, 3+ threads: pair_waits); 2: also where more than
+# a pair's blocks are still to be cut there (roots processing + untouched > 2) and no
+# thread is free (four-thread runs over too; slower there); 0: off (tail36).
+PAIR_LOADS = 1
 
-def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0) -> bool:
+
+def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
+               roots_processing: int = 0) -> bool:
     """Does a root that opens pairs counted by :func:`pair_commits` wait rather than open
     them on a worker with ``processing`` tasks processing (queued or running), ``cap`` its
     roots' cap, ``threads`` its threads? When the tasks processing there fill the cap, as
@@ -2349,10 +2356,27 @@ def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0) 
     and its two blocks and their halves met the halves still waiting: 80 MB against
     queuing's 72 (1.11x) in 5 of 15 runs a shape (tail35-findings.txt). Not on one or two
     threads: a pair's two loads take every thread there anyway, and waiting only delayed
-    them (rechunk 2 x 1 at 2 ms: 0.76 -> 0.84x queuing's makespan, no peak lower)."""
+    them (rechunk 2 x 1 at 2 ms: 0.76 -> 0.84x queuing's makespan, no peak lower).
+    :data:`PAIR_LOADS`: also where ``roots_processing`` (loads running or queued there)
+    and the pair's two loads exceed the threads. Why: twin rechunk on three-thread workers
+    at 2 ms (3 x 3, 2 x 3, 4 x 3): a pair opened while the last pair still loaded; its
+    loads came in dask's next batch with the last pair's splits and took the threads
+    first (a batch's tasks start in arrival order), so both pairs' blocks (32 MB) met both
+    pairs' halves (32 MB): 64 MB against queuing's 56, 4-5 of 15 runs a shape over;
+    waiting, none over, peak median 0.94 -> 0.75x, makespan -4..+5% (tail36-findings.txt).
+    Not on four threads (rp + 2 > 4 hardly binds): there the runs over left by the cap
+    test had three blocks loaded or loading but not yet cut with every thread busy:
+    PAIR_LOADS 2 waits there too (2 x 4, 3 x 4 at 2 ms: 1 / 2 of 15 -> 0; four-thread
+    makespan +1-8%, three-thread run for run the same; tail36-findings.txt)."""
+    if threads <= 2:
+        return False
+    if PAIR_LOADS and roots_processing + 2 > threads:
+        return True
+    if PAIR_LOADS == 2 and roots_processing + untouched > 2 and processing >= threads:
+        return True
     if PAIR_BUSY == 2:
         processing += untouched
-    return bool(PAIR_BUSY) and threads > 2 and processing >= cap
+    return bool(PAIR_BUSY) and processing >= cap
 
 
 def reduces(returned: float, size: float, keep: float) -> bool:
