@@ -758,9 +758,8 @@ class Books:
             # (committed and may_load_beside asked once, for the pass test below too;
             # committed(0, ...) is 0: not asked)
             more = committed(opens, book.processing, book.threads) if opens else 0
-            beside = spread and may_load_beside(book.threads, book.roots_processing,
-                                                book.processing,
-                                                third=self._third(w, book, est))  # fmt: skip
+            beside = spread and (may_load_beside(book.threads, book.roots_processing,
+                                                 book.processing) or self._third(w, book, est))
             if spread and not beside:
                 beside = self._beside_light(w, book, est)
             ok = may_admit_root(
@@ -886,9 +885,9 @@ class Books:
             return True
         if book.roots_processing >= book.cap or book.held + book.estimated > book.budget:
             return False
-        if may_load_beside(book.threads, book.roots_processing, book.processing,
-                           third=self._third(w, book, self._roots_max)) or (
-                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap):
+        if may_load_beside(book.threads, book.roots_processing, book.processing) or (
+                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) \
+                or self._third(w, book, self._roots_max):  # fmt: skip
             return True
         # Tasks there that read little, beside the most a root loaded so far (a root's
         # estimate, unless its size is known). Counted as may-count alone, blocks parked
@@ -897,11 +896,14 @@ class Books:
         return self._beside_light(w, book, self._roots_max)
 
     def _third(self, w, book, est) -> bool:
-        """policy.may_load_beside's ``third`` on worker w: a task processing there ends soon
-        (the body's ``light``, up to one, beside a root of ``est`` bytes), asked only where
-        policy.asks_third and a thread is free (the second test, ``light`` 0)."""
-        return self.light is not None and book.processing < book.threads and asks_third(
-            book.threads, book.roots_processing) and self.light(w, est, 1) > 0
+        """policy.may_load_beside with its ``third`` on worker w, asked where it failed
+        without: a task processing there ends soon (the body's ``light``, up to one, beside a
+        root of ``est`` bytes), asked only where policy.asks_third and a thread is free (the
+        second test, ``light`` 0)."""
+        return book.processing < book.threads and self.light is not None and asks_third(
+            book.threads, book.roots_processing) and self.light(w, est, 1) > 0 \
+            and may_load_beside(book.threads, book.roots_processing, book.processing,
+                                third=True)  # fmt: skip
 
     def _beside_light(self, w, book, est) -> bool:
         """policy.may_load_beside on worker w with its tasks that read little beside a root
