@@ -759,7 +759,8 @@ class Books:
             # committed(0, ...) is 0: not asked)
             more = committed(opens, book.processing, book.threads) if opens else 0
             beside = spread and (may_load_beside(book.threads, book.roots_processing,
-                                                 book.processing) or self._third(w, book, est))
+                                                 book.processing) or (
+                book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
             if spread and not beside:
                 beside = self._beside_light(w, book, est)
             ok = may_admit_root(
@@ -886,8 +887,8 @@ class Books:
         if book.roots_processing >= book.cap or book.held + book.estimated > book.budget:
             return False
         if may_load_beside(book.threads, book.roots_processing, book.processing) or (
-                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) \
-                or self._third(w, book, self._roots_max):  # fmt: skip
+                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) or (
+                book.roots_processing == 2 and self._third(w, book, self._roots_max)):
             return True
         # Tasks there that read little, beside the most a root loaded so far (a root's
         # estimate, unless its size is known). Counted as may-count alone, blocks parked
@@ -899,7 +900,8 @@ class Books:
         """policy.may_load_beside with its ``third`` on worker w, asked where it failed
         without: a task processing there ends soon (the body's ``light``, up to one, beside a
         root of ``est`` bytes), asked only where policy.asks_third and a thread is free (the
-        second test, ``light`` 0)."""
+        second test, ``light`` 0). The callers ask it where two roots process there (the
+        first of asks_third's needs: few calls)."""
         return book.processing < book.threads and self.light is not None and asks_third(
             book.threads, book.roots_processing) and self.light(w, est, 1) > 0 \
             and may_load_beside(book.threads, book.roots_processing, book.processing,
