@@ -237,7 +237,7 @@ LIGHT_FREE = 1
 # 1.078x queuing's time median, 12 of 15 runs over 1.05x). Three where a short task runs:
 # 1.013x (6 over), peaks 0.69 -> 0.75x median, max 0.87x. Everywhere (a thread free, any
 # task): 0.983x, but at 10 ms overrun (no task short) peaks 0.72 -> 0.93x median, 3 runs
-# over 1.05x (max 1.09): there the loads wait longer for their partners. sten36-findings.
+# over 1.05x (max 1.09: a block over queuing's in its lean runs). sten36-findings.txt.
 # 0: off (main before sten36).
 BESIDE_THIRD = 1
 BESIDE_THIRD_THREADS = 4
@@ -287,7 +287,7 @@ def asks_third(threads: int, roots_processing: int) -> bool:
     """Could a short task processing on this worker let a third spread root start beside
     other work (:data:`BESIDE_THIRD`)? The body then asks whether one does
     (``may_load_beside``'s ``third``)."""
-    return BESIDE_THIRD and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
+    return bool(BESIDE_THIRD) and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
 
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
