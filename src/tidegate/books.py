@@ -44,7 +44,7 @@ from . import policy as policy_module  # (switches read per decision: tests set 
 from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
-    join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
+    asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
     may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
@@ -760,8 +760,9 @@ class Books:
             # (committed and may_load_beside asked once, for the pass test below too;
             # committed(0, ...) is 0: not asked)
             more = committed(opens, book.processing, book.threads) if opens else 0
-            beside = spread and may_load_beside(book.threads, book.roots_processing,
-                                                book.processing)  # fmt: skip
+            beside = spread and (may_load_beside(book.threads, book.roots_processing,
+                                                 book.processing) or (
+                book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
             if spread and not beside:
                 beside = self._beside_light(w, book, est)
             ok = may_admit_root(
@@ -888,13 +889,25 @@ class Books:
         if book.roots_processing >= book.cap or book.held + book.estimated > book.budget:
             return False
         if may_load_beside(book.threads, book.roots_processing, book.processing) or (
-                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap):
+                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) or (
+                book.roots_processing == 2 and self._third(w, book, self._roots_max)):
             return True
         # Tasks there that read little, beside the most a root loaded so far (a root's
         # estimate, unless its size is known). Counted as may-count alone, blocks parked
         # on a one-thread worker were walked again about once a task end (twin stencil
         # 2 x 1: 1,041 walks for 36 blocks against 401).
         return self._beside_light(w, book, self._roots_max)
+
+    def _third(self, w, book, est) -> bool:
+        """policy.may_load_beside with its ``third`` on worker w, asked where it failed
+        without: a task processing there ends soon (the body's ``light``, up to one, beside a
+        root of ``est`` bytes), asked only where policy.asks_third and a thread is free (the
+        second test, ``light`` 0). The callers ask it where two roots process there (the
+        first of asks_third's needs: few calls)."""
+        return book.processing < book.threads and self.light is not None and asks_third(
+            book.threads, book.roots_processing) and self.light(w, est, 1) > 0 \
+            and may_load_beside(book.threads, book.roots_processing, book.processing,
+                                third=True)  # fmt: skip
 
     def _beside_light(self, w, book, est) -> bool:
         """policy.may_load_beside on worker w with its tasks that read little beside a root

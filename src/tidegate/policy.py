@@ -229,6 +229,20 @@ SHORT_THREADS = 2
 LIGHT_FREE = 1
 
 
+# BESIDE_THIRD 1: on workers of BESIDE_THIRD_THREADS+ threads, a third spread root may
+# process beside other work where a task processing there ends soon (may_load_beside's
+# ``third``; the body asks :func:`asks_third`, then counts as ``light``: a short task, known
+# run time under LIGHT_SHORT). Two at once on four threads: a worker's four threads sliced
+# two blocks, then two loaded while two idled a round trip (twin stencil 2 x 4 at 2 ms:
+# 1.078x queuing's time median, 12 of 15 runs over 1.05x). Three where a short task runs:
+# 1.013x (6 over), peaks 0.69 -> 0.75x median, max 0.87x. Everywhere (a thread free, any
+# task): 0.983x, but at 10 ms overrun (no task short) peaks 0.72 -> 0.93x median, 3 runs
+# over 1.05x (max 1.09: a block over queuing's in its lean runs). sten36-findings.txt.
+# 0: off (main before sten36).
+BESIDE_THIRD = 1
+BESIDE_THIRD_THREADS = 4
+
+
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
     """Does a task processing on a worker read next to no data beside what a root loads
     (its inputs together under ``estimate / LIGHT_RATIO``; ``estimate``: the root's,
@@ -269,8 +283,15 @@ def light_ahead(tasks, estimate: float, most: int, threads: int) -> int:
     return n
 
 
+def asks_third(threads: int, roots_processing: int) -> bool:
+    """Could a short task processing on this worker let a third spread root start beside
+    other work (:data:`BESIDE_THIRD`)? The body then asks whether one does
+    (``may_load_beside``'s ``third``)."""
+    return bool(BESIDE_THIRD) and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
+
+
 def may_load_beside(threads: int, roots_processing: int, processing: int,
-                    light: int = 0) -> bool:
+                    light: int = 0, third: bool = False) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
     block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
     placed (``Books.place``'s ``spread``: it has partners) start on a worker beside its
@@ -314,11 +335,16 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     100 ms). sten33-findings.txt. Since sten35 (:data:`LIGHT_FREE`) the light tasks count
     in the second test too on 2+ threads, now that they end within LIGHT_SHORT; and
     ``light`` may count one short task that reads a block (:func:`light_ahead`).
+
+    ``third``: a task processing there ends soon (the body's answer where
+    :func:`asks_third`): a third root may process beside other work in the second test
+    (:data:`BESIDE_THIRD`, four-thread workers).
     """
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
-        processing - free < threads and roots_processing < 2)
+        processing - free < threads and roots_processing < 2 + (
+            third and asks_third(threads, roots_processing)))
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
