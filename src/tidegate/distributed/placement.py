@@ -237,8 +237,9 @@ class Placement:
         them its load's ``_kept`` reduction task: the anomaly's group partial of its
         chunk-means) and policy.combine_elsewhere says so: the least measured of its
         inputs' holders, ``chosen`` and the three least loaded workers free for roots; the
-        measure: held bytes, the estimated outputs of its tasks processing, their inputs
-        still to come there (``_incoming``), and ts's inputs it lacks. None: ``chosen``
+        measure: held bytes, the estimated outputs of its tasks processing (its roots
+        processing counted whole at their group's estimate if more), their inputs still to
+        come there (``_incoming``), and ts's inputs it lacks. None: ``chosen``
         stands. Cost: for such combines only, a few workers' processing tasks' inputs."""
         group = None
         total = 0
@@ -263,14 +264,19 @@ class Placement:
         candidates.add(chosen)
         candidates.update(itertools.islice(self._free_iter(), 3))
         books = self.books.workers
+        est = self.books.estimate(math.nan, load.group.name)
+        est = est if est == est else 0.0
         at_chosen = best = best_key = None
         for addr in candidates:
             ws = workers.get(addr)
             if ws is None or ws not in running:
                 continue
             book = books.get(addr)
-            m = ws.nbytes + (book.estimated if book is not None else 0.0) \
-                + _incoming(ws) + total - local.get(addr, 0)  # fmt: skip
+            # (its roots processing counted whole if more: those started before any of
+            # their group returned carry no estimate; a 4th load still running on a
+            # 3 x 4 worker took the combine there: 1.08x queuing's peak)
+            pending = 0.0 if book is None else max(book.estimated, book.roots_processing * est)
+            m = ws.nbytes + pending + _incoming(ws) + total - local.get(addr, 0)
             if addr == chosen:
                 at_chosen = m
             if best_key is None or (m, addr) < best_key:
