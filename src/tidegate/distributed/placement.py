@@ -248,14 +248,14 @@ class Placement:
         if len(first.dependencies) != 1 or len(first.dependents) != 1:
             return None
         (load,) = first.dependencies
-        if self._kept(load) is not first:
-            return None  # (its loads are not kept for this reduction)
-        if not reduced_enough(first.nbytes, self._size(load)):
+        if not reduced_enough(first.nbytes, load.nbytes):
             # (a reduction keeping what it loads, the twin's anomaly of one time step per
             # chunk: its inputs weigh as much as the loads they would leave; moved, they
             # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
-            # peak unchanged)
+            # peak unchanged. A load's size unknown (-1): no)
             return None
+        if self._kept(load) is not first:
+            return None  # (its loads are not kept for this reduction)
         group = first.group
         total = 0
         for d in deps:
