@@ -1545,14 +1545,18 @@ def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
 COMBINE_BY_HELD = 1
 
 
-def combine_elsewhere(chosen: float, least: float) -> bool:
+def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> bool:
     """Does a reduction's first combine of loads kept for that reduction
     (:func:`waits_for_own_reduction`: the anomaly's group partial of 4 chunk-means, its
     loads read again by stores once the mean is whole) go to the candidate worker whose
     measure is ``least`` rather than to the one dask and :func:`place_consumer` chose
     (``chosen``)? The measure of a worker: its held bytes, the estimated outputs of its
     tasks processing, their inputs still to come to it, and the combine's inputs it would
-    copy in. Yes when ``least`` is less. The holder of most of its inputs holds their loads
+    copy in; candidates other than the chosen one have a thread free. Yes when ``least``
+    is less by more than half a load (``estimate``, as :func:`places_by_held`): a move
+    costs the copies, and among workers of like loads it lowered no peak (twin, one
+    reduction group's loads 2x slower, 4 x 1: makespan 1.046 -> 1.094x queuing's, peak
+    equal, with no margin). The holder of most of its inputs holds their loads
     too, kept until the mean is whole: a combine beside them adds its inputs and its output
     to the busiest worker. Twin seed anomaly at 5 x 2 (12 loads of 32 MB, 3 groups of 4,
     FIRST_SHARE's share of 3: each group's 3 loads on one worker, its 4th elsewhere): each
@@ -1560,7 +1564,7 @@ def combine_elsewhere(chosen: float, least: float) -> bool:
     of 15 runs); placed by this measure 1.00x (anom36-findings.txt). Held bytes alone
     (tail35's form) missed the loads still processing on a candidate (3 x 2: 1.08x) and
     the chunk-means still to copy to it (5 x 2: all three partials on one worker)."""
-    return bool(COMBINE_BY_HELD) and least < chosen
+    return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
 
 
 def after_reduction(freed: float, returned: float) -> float:
