@@ -1540,8 +1540,9 @@ def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
 
 # A reduction's first combine of loads that wait for it (the anomaly's chunk-means into
 # their group's partial) goes to the candidate worker whose held, estimated and incoming
-# bytes plus the inputs it would copy in are least, when that is less than where its
-# inputs' holder would put it (the plugin's Placement._combine_elsewhere; anom36). 0: main's.
+# bytes plus the inputs it would copy in are least, when that is over half a load less than
+# where its inputs' holder would put it (the plugin's Placement._combine_elsewhere; anom36).
+# 0: main's.
 COMBINE_BY_HELD = 1
 
 
@@ -1556,9 +1557,9 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
     is less by more than half a load (``estimate``, as :func:`places_by_held`): a move
     costs the copies, and among workers of like loads it lowered no peak (twin, one
     reduction group's loads 2x slower, 4 x 1: makespan 1.046 -> 1.094x queuing's, peak
-    equal, with no margin). The holder of most of its inputs holds their loads
-    too, kept until the mean is whole: a combine beside them adds its inputs and its output
-    to the busiest worker. Twin seed anomaly at 5 x 2 (12 loads of 32 MB, 3 groups of 4,
+    equal, with no margin). The holder of most of its inputs holds their loads too, kept
+    until the mean is whole: a combine beside them adds its inputs and its output to the
+    busiest worker. Twin seed anomaly at 5 x 2 (12 loads of 32 MB, 3 groups of 4,
     FIRST_SHARE's share of 3: each group's 3 loads on one worker, its 4th elsewhere): each
     partial went beside its group's 3 loads, 144-152 MB against queuing's 120 (1.27x, 15
     of 15 runs); placed by this measure 1.00x (anom36-findings.txt). Held bytes alone

@@ -240,11 +240,11 @@ class Placement:
         ``chosen`` and the three least loaded workers free for roots, those other than
         ``chosen`` with a thread free (twin, the second worker's loads 3x slower, 2 x 1:
         a combine sent to it waited behind its loads, makespan 1.119 -> 1.158x queuing's,
-        test_placement's bound 1.15). The measure: held
-        bytes, the estimated outputs of its tasks processing (its roots processing counted
-        whole at their group's estimate if more), their inputs still to come there
-        (``_incoming``), and ts's inputs it lacks. None: ``chosen`` stands. Cost: for such
-        combines only, a few workers' processing tasks' inputs."""
+        test_placement's bound 1.15). The measure: held bytes, the estimated outputs of its
+        tasks processing (its roots processing counted whole at their group's estimate if
+        more), their inputs still to come there (``_incoming``), and ts's inputs it lacks.
+        None: ``chosen`` stands. Cost: for such combines only, a few workers' processing
+        tasks' inputs (anomaly 100 x 4: +8 plugin bytecodes a task, +0.2%)."""
         deps = ts.dependencies
         # (its first input asked first: a final gather of many stores costs one look)
         first = next(iter(deps))
