@@ -1252,3 +1252,19 @@ def test_a_handle_no_root_reads_is_no_root_on_one_thread_clusters():
     assert not policy.is_target(False, 12, -1, roots_read=False)  # computed: an indexer
     assert not policy.is_target(True, 7, -1, roots_read=False)  # too few readers
     assert policy.targets_on(1) and not policy.targets_on(2) and not policy.targets_on(1.5)
+
+
+def test_a_combine_goes_elsewhere_only_where_it_adds_less(monkeypatch):
+    """policy.combine_elsewhere: the seed anomaly's 5 x 2 partial (COMBINE_BY_HELD): where
+    its 3 chunk-means are, beside their 3 kept loads, 120 MB held + 8 copied in; on the
+    worker with one load, 40 MB + 32 copied in. Not when the other would add as much or
+    at most half a load (32 MB) less (two workers of three loads each: 128 against 112),
+    nor with the switch off."""
+    import tidegate.policy as policy
+
+    assert policy.combine_elsewhere(128e6, 72e6, 32e6)
+    assert not policy.combine_elsewhere(128e6, 112e6, 32e6)
+    assert not policy.combine_elsewhere(128e6, 128e6, 32e6)
+    assert not policy.combine_elsewhere(104e6, 136e6, 32e6)
+    monkeypatch.setattr(policy, "COMBINE_BY_HELD", 0)
+    assert not policy.combine_elsewhere(128e6, 72e6, 32e6)

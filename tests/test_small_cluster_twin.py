@@ -763,6 +763,23 @@ def test_an_idle_workers_split_asks_again_whether_a_root_parked_early_splits():
     assert t_make <= 1.0 * q_make, (t_make, q_make)
 
 
+def test_a_reductions_combine_goes_where_it_adds_least_not_beside_its_groups_loads():
+    """seed anomaly at 5 x 2 (cap 3; 3 reduction groups of 4 loads, FIRST_SHARE's share of
+    3 loads a worker), senders limited: each group's 3 loads went to one worker and its 4th
+    elsewhere, and each group's partial (4 chunk-means in) went where 3 of its inputs were,
+    beside the 3 loads kept for the mean: 144-152 MB against queuing's 120, summed over
+    namings 1.056x queuing's peak. Such a combine now goes to the worker whose held,
+    estimated and incoming bytes plus the inputs it would copy are least
+    (policy.combine_elsewhere, COMBINE_BY_HELD): 0.833x, makespan 0.759 -> 0.827x. Judged
+    summed over four namings (fails with policy.COMBINE_BY_HELD = 0)."""
+    namings = ("", "-n1", "-n2", "-n3")
+    net = dict(NET, outgoing_bandwidth=200e6)
+    _, t_peak, q_peak, t_make, q_make = _anomaly_stores_summed(namings, 2, workers=5, net=net)
+    # before: peak 1.056x, makespan 0.759x; now 0.833x / 0.827x
+    assert t_peak <= 0.95 * q_peak, (t_peak, q_peak)
+    assert t_make <= 0.9 * q_make, (t_make, q_make)
+
+
 def test_a_rechunks_pair_opener_counts_the_partner_it_reserves():
     """rechunk at 2 x 2 (cap 3), each merge read by a var step (bench/wall24_twin.py's
     graph), senders limited: a pair's opener came with one slot left and its partner past

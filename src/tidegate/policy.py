@@ -1564,6 +1564,36 @@ def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
     return count >= share > least
 
 
+# A reduction's first combine of loads that wait for it (the anomaly's chunk-means into
+# their group's partial) goes to the candidate worker whose held, estimated and incoming
+# bytes plus the inputs it would copy in are least, when that is over half a load less than
+# where its inputs' holder would put it (the plugin's Placement._combine_elsewhere; anom36).
+# 0: main's.
+COMBINE_BY_HELD = 1
+
+
+def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> bool:
+    """Does a reduction's first combine of loads kept for that reduction
+    (:func:`waits_for_own_reduction`: the anomaly's group partial of 4 chunk-means, its
+    loads read again by stores once the mean is whole) go to the candidate worker whose
+    measure is ``least`` rather than to the one dask and :func:`place_consumer` chose
+    (``chosen``)? The measure of a worker: its held bytes, the estimated outputs of its
+    tasks processing, their inputs still to come to it, and the combine's inputs it would
+    copy in; candidates other than the chosen one have a thread free. Yes when ``least``
+    is less by more than half a load (``estimate``, as :func:`places_by_held`): a move
+    costs the copies, and among workers of like loads it lowered no peak (twin, one
+    reduction group's loads 2x slower, 4 x 1: makespan 1.046 -> 1.094x queuing's, peak
+    equal, with no margin). The holder of most of its inputs holds their loads too, kept
+    until the mean is whole: a combine beside them adds its inputs and its output to the
+    busiest worker. Twin seed anomaly at 5 x 2 (12 loads of 32 MB, 3 groups of 4,
+    FIRST_SHARE's share of 3: each group's 3 loads on one worker, its 4th elsewhere): each
+    partial went beside its group's 3 loads, 144-152 MB against queuing's 120 (1.27x, 15
+    of 15 runs); placed by this measure 1.00x (anom36-findings.txt). Held bytes alone
+    (tail35's form) missed the loads still processing on a candidate (3 x 2: 1.08x) and
+    the chunk-means still to copy to it (5 x 2: all three partials on one worker)."""
+    return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
+
+
 def after_reduction(freed: float, returned: float) -> float:
     """Bytes a task processing on a worker will have freed there once it ends, for
     :func:`places_by_held`'s measure of what a worker holds: ``freed``, the bytes of its
