@@ -119,6 +119,7 @@ _SHAPES = {
 }
 
 _average = attrgetter("duration_average")
+_RUNNING, _CLOSED = Status.running, Status.closed
 _negative = (0.0).__gt__  # (0.0 > d, as d < 0: float against int or float, in C)
 _quick_made: dict = {}  # dask's check_idle_saturated -> _check_idle_saturated dressed as it
 _WORKER = ("occupancy", "scheduler")  # (WorkerState's properties; the rest the scheduler's)
@@ -159,18 +160,23 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
     worker's occupancy first, read by nothing then; twin rechunk-add 100 x 4: 35% of the
     calls). ``idle`` (a SortedDict) is set or popped only when that changes it: its
     Python __setitem__ / pop otherwise set the same value or pop nothing."""
-    if self.total_nthreads == 0 or ws.status == Status.closed:
+    status = ws.status  # (read once, the members as globals: dask's two tests, reordered)
+    if status != _RUNNING:
+        if self.total_nthreads == 0 or status == _CLOSED:
+            return
+        saturated = self.saturated
+        if saturated:
+            saturated.discard(ws)
+        idle = self.idle
+        if ws.address in idle:
+            idle.pop(ws.address, None)
+        return
+    if self.total_nthreads == 0:
         return
     p = len(ws.processing)
     nc = ws.nthreads
     saturated = self.saturated
     idle = self.idle  # (a SortedDict: its __setitem__ and pop are Python; asked first, in C)
-    if ws.status != Status.running:
-        if saturated:
-            saturated.discard(ws)
-        if ws.address in idle:
-            idle.pop(ws.address, None)
-        return
     if p < nc:
         if saturated:  # (mostly empty: no Python WorkerState.__hash__ for nothing)
             saturated.discard(ws)
