@@ -147,3 +147,39 @@ def test_stealing_folded_only_just_before_the_plugin_and_put_back_in_its_place(
     assert folded is not record and added is not record and not removed  # (dask calls it)
     assert any(n.startswith("WorkStealing") for n in names) is record
     assert after[0][-1] == "Plugin" and after[0][-2 - record] == "WorkStealing"
+
+
+def test_stealing_folded_on_a_local_cluster_past_worker_status_and_put_back():
+    """On a LocalCluster stealing sits before the WorkerStatusPlugin, then tidegate
+    (register_plugin: added after start()): folded at the first graph, stealing's
+    per-worker books follow workers added and removed, and unregistering tidegate puts
+    stealing back where it was."""
+    import time
+
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    import tidegate.distributed as td
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:  # fmt: skip
+        s = cluster.scheduler
+        before = list(s.plugins)
+        client.register_plugin(td.Plugin(), name="tidegate")
+        ours, steal = s.plugins["tidegate"], s.extensions["stealing"]
+        x = da.ones((200, 200), chunks=(50, 50))
+        assert (x + x.T).sum().compute() == 80000
+        assert ours._folded is not None and ours._folded[1] is steal
+        assert steal not in s.plugins.values() and "worker-status" in s.plugins
+        cluster.scale(3)
+        deadline = time.time() + 10
+        while len(s.workers) < 3 and time.time() < deadline:
+            time.sleep(0.05)
+        assert sorted(steal.stealable) == sorted(s.workers) and len(s.workers) == 3
+        assert (x @ x).sum().compute() == 200 * 200 * 200
+        cluster.scale(1)
+        while len(s.workers) > 1 and time.time() < deadline + 10:
+            time.sleep(0.05)
+        assert sorted(steal.stealable) == sorted(s.workers)
+        client.unregister_scheduler_plugin("tidegate")
+        assert list(s.plugins) == before and ours.errors == []

@@ -138,13 +138,16 @@ FOLD_STEALING = True
 
 
 def fold_stealing(plugin, s) -> None:
-    """Take the stealing extension out of ``s.plugins`` where it sits just before the
-    plugin: tidegate's hooks call its hooks first (transition, add_worker, remove_worker,
-    restart: the ones WorkStealing has beyond SchedulerPlugin's no-ops), so every plugin
-    is called in the order dask called them. Why: dask's _transition calls each plugin
-    in a loop (18 bytecodes a plugin, building a keyword dict), 4 times a task, and
-    stealing's transition (_steal_transition) does something only where a task starts or
-    leaves processing (2 of the 4): twin rechunk-add 100 x 4, ~70 bytecodes a task.
+    """Take the stealing extension out of ``s.plugins`` where it sits before the plugin,
+    with only plugins between that do nothing at a transition (_passes_by: a LocalCluster
+    has its WorkerStatusPlugin there): tidegate's hooks call its hooks first (transition,
+    add_worker, remove_worker, restart: the ones WorkStealing has beyond SchedulerPlugin's
+    no-ops), so every transition reaches the plugins in the order dask called them (and
+    a worker's arrival or departure, but for the plugins _passes_by lets stealing's hooks
+    follow). Why: dask's _transition calls each plugin in a loop (18 bytecodes a plugin,
+    building a keyword dict), 4 times a task, and stealing's transition
+    (_steal_transition) does something only where a task starts or leaves processing (2
+    of the 4): twin rechunk-add 100 x 4, ~64 bytecodes a task.
     Only where _steal_transition is stealing's transition and both are in the dict
     (added by register_scheduler_plugin after start(): then at the first graph).
     unfold_stealing (detach) puts it back where it was."""
@@ -158,12 +161,31 @@ def fold_stealing(plugin, s) -> None:
     keys = list(plugins)
     mine = [i for i, k in enumerate(keys) if plugins[k] is plugin]
     theirs = [i for i, k in enumerate(keys) if plugins[k] is steal]
-    if len(mine) != 1 or len(theirs) != 1 or theirs[0] != mine[0] - 1:
-        return
+    if len(mine) != 1 or len(theirs) != 1 or theirs[0] > mine[0] \
+            or not all(map(_passes_by, (plugins[k] for k in keys[theirs[0] + 1:mine[0]]))):
+        return  # fmt: skip
     name = keys[theirs[0]]
     plugin._folded = (name, steal, keys[:theirs[0]])
     plugin._steal_fold = plugin._steal_closure  # (Plugin.transition calls it)
     del plugins[name]
+
+
+def _passes_by(p) -> bool:
+    """May stealing's hooks run after plugin ``p``'s, not before? Where ``p``'s transition
+    is SchedulerPlugin's no-op and it has none of stealing's other hooks, or only
+    WorkerStatusPlugin's (a LocalCluster's: it sends the worker's identity to the cluster
+    manager, and reads nothing of stealing's)."""
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    if "transition" in getattr(p, "__dict__", {}) \
+            or getattr(type(p), "transition", None) is not SchedulerPlugin.transition:
+        return False  # fmt: skip
+    if type(p).__name__ == "WorkerStatusPlugin" \
+            and type(p).__module__ == "distributed.scheduler":  # fmt: skip
+        return True
+    return all(getattr(type(p), h, None) is getattr(SchedulerPlugin, h)
+               and h not in getattr(p, "__dict__", {})
+               for h in ("add_worker", "remove_worker", "restart"))  # fmt: skip
 
 
 def unfold_stealing(plugin, s) -> None:
