@@ -19,10 +19,12 @@ from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import build  # noqa: E402
 
 
-def _run(monkeypatch, name, steps, workers, threads, fast: bool):
+def _run(monkeypatch, name, steps, workers, threads, fast: bool, **kwargs):
     """(stealing's book changes in order, calls of put_key_in_stealable, steals asked,
     makespan, peaks, bytes) of a twin run with the plugin."""
     monkeypatch.undo()
+    if "fold" in kwargs:
+        monkeypatch.setattr(server, "FOLD_STEALING", kwargs.pop("fold"))
     if not fast:
         monkeypatch.setattr(server, "_transition_shape", lambda steal: False)
     changes: list = []
@@ -68,7 +70,8 @@ def _run(monkeypatch, name, steps, workers, threads, fast: bool):
     monkeypatch.setattr(server, "_steal_transition", patch_)
     w = build(name, steps, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    r = simulate(model, workers=workers, threads_per_worker=threads, policy="tidegate")
+    r = simulate(model, workers=workers, threads_per_worker=threads, policy="tidegate",
+                 **kwargs)  # fmt: skip
     monkeypatch.undo()
     assert counts["fast"] == (1 if fast else 0)
     return (changes, counts["put"], counts["steals"], r.makespan,
@@ -91,3 +94,92 @@ def test_stealing_books_change_as_with_dasks_own_transition(monkeypatch, name, s
     else:
         assert puts == 0
     assert puts <= fast[1] < dask_s[1]  # fewer calls: those for tasks never stolen skipped
+
+
+def test_folded_stealing_changes_its_books_as_when_dask_calls_it(monkeypatch):
+    """server.fold_stealing (stealing out of scheduler.plugins, its hooks called first from
+    tidegate's): stealing's books change in the same order, with the same steals, schedule,
+    peaks and bytes as when dask calls it as a plugin (running total: tasks stored and
+    stolen). Without memory samples: the twin's sampling plugin would sit between them."""
+    folded = _run(monkeypatch, "running-total", 100, 4, 2, True, fold=True,
+                  record_memory=False)  # fmt: skip
+    called = _run(monkeypatch, "running-total", 100, 4, 2, True, fold=False,
+                  record_memory=False)  # fmt: skip
+    assert folded[0] == called[0] and folded[1:] == called[1:]
+    assert sum(c[0] == "put" for c in folded[0]) > 50 and folded[2] > 0
+
+
+@pytest.mark.parametrize("record", [False, True])
+def test_stealing_folded_only_just_before_the_plugin_and_put_back_in_its_place(
+        monkeypatch, record):  # fmt: skip
+    """Folded while tidegate runs where stealing sits just before it in the plugins (the
+    twin without memory samples); not where a plugin sits between (with them). Folded,
+    tidegate's add_worker / remove_worker run stealing's (its per-worker books);
+    uninstall puts it back in its place."""
+    from tidegate.distributed import hooks
+
+    seen = []
+    new_graph = hooks.Plugin._new_graph
+
+    def spy(self, scheduler, kwargs):
+        steal = scheduler.extensions["stealing"]
+        seen.append((list(scheduler.plugins), self._folded is not None))
+        self.add_worker(scheduler=scheduler, worker="tcp://folded:1")
+        seen.append("tcp://folded:1" in steal.stealable)
+        self.remove_worker(scheduler=scheduler, worker="tcp://folded:1", stimulus_id="t")
+        seen.append("tcp://folded:1" in steal.stealable)
+        return new_graph(self, scheduler, kwargs)
+
+    monkeypatch.setattr(hooks.Plugin, "_new_graph", spy)
+    uninstall = hooks.Plugin.uninstall
+    after = []
+
+    def spy_uninstall(self):
+        s = self.scheduler
+        uninstall(self)
+        if s is not None:
+            after.append([type(p).__name__ for p in s.plugins.values()])
+
+    monkeypatch.setattr(hooks.Plugin, "uninstall", spy_uninstall)
+    model = build("rechunk-add", 20, 190e6, store=False).model()
+    simulate(model, workers=4, threads_per_worker=2, policy="tidegate", record_memory=record)
+    (names, folded), added, removed = seen[:3]
+    assert folded is not record and added is not record and not removed  # (dask calls it)
+    assert any(n.startswith("WorkStealing") for n in names) is record
+    assert after[0][-1] == "Plugin" and after[0][-2 - record] == "WorkStealing"
+
+
+def test_stealing_folded_on_a_local_cluster_past_worker_status_and_put_back():
+    """On a LocalCluster stealing sits before the WorkerStatusPlugin, then tidegate
+    (register_plugin: added after start()): folded at the first graph, stealing's
+    per-worker books follow workers added and removed, and unregistering tidegate puts
+    stealing back where it was."""
+    import time
+
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    import tidegate.distributed as td
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:  # fmt: skip
+        s = cluster.scheduler
+        before = list(s.plugins)
+        client.register_plugin(td.Plugin(), name="tidegate")
+        ours, steal = s.plugins["tidegate"], s.extensions["stealing"]
+        x = da.ones((200, 200), chunks=(50, 50))
+        assert (x + x.T).sum().compute() == 80000
+        assert ours._folded is not None and ours._folded[1] is steal
+        assert steal not in s.plugins.values() and "worker-status" in s.plugins
+        cluster.scale(3)
+        deadline = time.time() + 10
+        while len(s.workers) < 3 and time.time() < deadline:
+            time.sleep(0.05)
+        assert sorted(steal.stealable) == sorted(s.workers) and len(s.workers) == 3
+        assert (x @ x).sum().compute() == 200 * 200 * 200
+        cluster.scale(1)
+        while len(s.workers) > 1 and time.time() < deadline + 10:
+            time.sleep(0.05)
+        assert sorted(steal.stealable) == sorted(s.workers)
+        client.unregister_scheduler_plugin("tidegate")
+        assert list(s.plugins) == before and ours.errors == []

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import itertools
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import pytest
 
 pytest.importorskip("distributed")
@@ -200,3 +203,32 @@ def test_installed_restated_and_dask_s_own_back_after():
     assert state.__dict__["check_idle_saturated"].__code__ is trim._check_idle_saturated.__code__
     plugin.uninstall()
     assert "check_idle_saturated" not in state.__dict__
+
+
+_durations = st.one_of(st.just(-1), st.just(-1.0), st.integers(-3, 5),
+                       st.floats(allow_nan=True, allow_infinity=True))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(prefixes=st.lists(st.tuples(_durations, _durations, st.integers(0, 10**6)),
+                         max_size=8),
+       network=st.floats(0, 1e12), unknown=st.sampled_from([0.5, 2, 1e-9]))
+def test_occupancy_summed_in_c_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
+    """trim._occupancy (durations read by attrgetter, fallbacks for averages below 0 found
+    by compress, reduce(add, map(mul))) returns what dask's _calc_occupancy with its
+    _get_prefix_duration returns, of the same type and to the last bit: averages unknown
+    (-1, -1.0), negative, zero, NaN or infinite, max_exec_time given or not, any counts."""
+    from distributed.scheduler import TaskPrefix
+
+    state = _bare_state(nworkers=1, nthreads=2)
+    state.validate = False  # (dask's assert would fail alike on a NaN or -inf sum)
+    state.UNKNOWN_TASK_DURATION = unknown
+    counts = {}
+    for i, (average, max_exec, count) in enumerate(prefixes):
+        prefix = TaskPrefix(f"p{i}")
+        prefix.duration_average, prefix.max_exec_time = average, max_exec
+        state.task_prefixes[prefix.name] = prefix
+        counts[prefix.name] = count
+    dask = SchedulerState._calc_occupancy(state, counts, network)
+    ours = trim._occupancy(state, counts, network)
+    assert (type(ours), repr(ours)) == (type(dask), repr(dask))

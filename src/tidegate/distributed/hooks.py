@@ -64,6 +64,7 @@ from .tasks import (
 )
 
 logger = logging.getLogger("tidegate.distributed")
+_dask_logger = logging.getLogger("distributed.scheduler")  # (a folded hook fails as dask logs)
 
 NAME = "tidegate"
 
@@ -155,6 +156,12 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         state["limits"] = None
         return state
 
+    # Stealing's plugin hooks, called from ours while server.fold_stealing took it out of
+    # scheduler.plugins: (its name, the extension, the names before it); its transition.
+    _folded = None
+    _steal_fold = None
+    _steal_closure = None
+
     # -- SchedulerPlugin ------------------------------------------------------------------
     async def start(self, scheduler) -> None:
         self.install(scheduler)
@@ -163,10 +170,18 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         self.uninstall()
 
     def restart(self, scheduler) -> None:
+        if self._folded is not None:  # (stealing's first, as dask called them)
+            from . import server
+
+            server.folded_hook(self, "restart", scheduler)
         if self.scheduler is scheduler:
             self._resync()
 
     def add_worker(self, scheduler, worker) -> None:
+        if self._folded is not None:
+            from . import server
+
+            server.folded_hook(self, "add_worker", scheduler=scheduler, worker=worker)
         self._shared_pids = None
         if self.scheduler is not None:
             ws = scheduler.workers.get(worker)
@@ -179,6 +194,11 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def remove_worker(self, scheduler, worker, **kwargs) -> None:
         """Called after dask moved the worker's tasks. Roots whose loaded data survives on
         another worker (replicas) are counted there; nothing is left booked to ``worker``."""
+        if self._folded is not None:
+            from . import server
+
+            server.folded_hook(self, "remove_worker", scheduler=scheduler, worker=worker,
+                               **kwargs)  # fmt: skip
         self._shared_pids = None
         if self.scheduler is None:
             return
@@ -218,6 +238,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         if self._server:
             from . import server
 
+            if self._folded is None and self._steal_closure is not None:
+                server.fold_stealing(self, scheduler)  # (added to the dict after start())
             server.soon(self, scheduler, self._tick)
 
     def _new_graph(self, scheduler, kwargs) -> None:
@@ -261,6 +283,12 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             # processing to released, memory or erred; from memory to released, erred or
             # forgotten): one comparison, not three, for a task's finish and release.
             if start == "processing":
+                steal = self._steal_fold  # (stealing's first, as dask called them)
+                if steal is not None:
+                    try:
+                        steal(key, start, finish)  # (it reads no other argument)
+                    except Exception:
+                        _dask_logger.info("Plugin failed with exception", exc_info=True)
                 self._left_processing(key, finish, stimulus_id, worker, startstops)
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)
@@ -280,6 +308,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                         b = self._broadcast
                         self._copies.discard_key(key, b.held, b.generation)
                 if finish == "processing":
+                    steal = self._steal_fold
+                    if steal is not None:
+                        try:
+                            steal(key, start, finish)
+                        except Exception:
+                            _dask_logger.info("Plugin failed with exception",
+                                              exc_info=True)  # fmt: skip
                     self._began(key, stimulus_id)
                 elif finish == "queued":
                     ts = self.scheduler.tasks.get(key)

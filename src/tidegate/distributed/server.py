@@ -22,6 +22,7 @@ from ..policy import SHARED_FANOUT, keeps_its_worker, own_input
 from . import recompile
 
 logger = logging.getLogger("tidegate.distributed")
+dask_logger = logging.getLogger("distributed.scheduler")  # (as dask logs a plugin's failure)
 
 _MISSING = object()
 # Plugins attached in this process: the _materialize_graph patch (process-wide) is undone
@@ -52,6 +53,8 @@ def attach(plugin, s) -> None:
         def remove_plugin(name=None):
             # dask's unregister_scheduler_plugin only deletes the plugin from the dict; it
             # never calls close(). Restore dask's own methods when it is ours that goes.
+            if plugin._folded is not None and name == plugin._folded[0]:
+                unfold_stealing(plugin, s)  # (stealing itself named: back in the dict)
             ours = s.plugins.get(name) is plugin
             original_remove(name)
             if ours:
@@ -65,9 +68,11 @@ def attach(plugin, s) -> None:
     pc = PeriodicCallback(plugin._tick, plugin.interval * 1000)
     s.periodic_callbacks["tidegate"] = pc
     pc.start()
+    fold_stealing(plugin, s)  # (not yet in the dict, as start() is called: at a graph)
 
 
 def detach(plugin, s) -> None:
+    unfold_stealing(plugin, s)
     pc = s.periodic_callbacks.pop("tidegate", None)
     if pc is not None:
         pc.stop()
@@ -117,12 +122,104 @@ def _patch_stealing(plugin, s) -> None:
         plugin._saved_thief = steal.__dict__.get("_get_thief", _MISSING)
         steal._get_thief = _fast_thief(plugin, steal, steal._get_thief)
     plugin._saved_steal_transition = _MISSING
+    plugin._steal_closure = None
     if _transition_shape(steal):
         plugin._saved_steal_transition = steal.__dict__.get("transition", _MISSING)
-        steal.transition = _steal_transition(plugin, steal, steal.transition, asked)
+        steal.transition = plugin._steal_closure = _steal_transition(
+            plugin, steal, steal.transition, asked)  # fmt: skip
     for ts in list(steal.key_stealable):
         if plugin._root(ts):
             steal.remove_key_from_stealable(ts)
+
+
+# Switch: stealing's plugin hooks called from tidegate's (fold_stealing). False: stealing
+# stays in scheduler.plugins, called by dask as any plugin.
+FOLD_STEALING = True
+
+
+def fold_stealing(plugin, s) -> None:
+    """Take the stealing extension out of ``s.plugins`` where it sits before the plugin,
+    with only plugins between that do nothing at a transition (_passes_by: a LocalCluster
+    has its WorkerStatusPlugin there): tidegate's hooks call its hooks first (transition,
+    add_worker, remove_worker, restart: the ones WorkStealing has beyond SchedulerPlugin's
+    no-ops), so every transition reaches the plugins in the order dask called them (and
+    a worker's arrival or departure, but for the plugins _passes_by lets stealing's hooks
+    follow). Why: dask's _transition calls each plugin in a loop (18 bytecodes a plugin,
+    building a keyword dict), 4 times a task, and stealing's transition
+    (_steal_transition) does something only where a task starts or leaves processing (2
+    of the 4): twin rechunk-add 100 x 4, ~64 bytecodes a task.
+    Only where _steal_transition is stealing's transition and both are in the dict
+    (added by register_scheduler_plugin after start(): then at the first graph).
+    unfold_stealing (detach) puts it back where it was."""
+    if not FOLD_STEALING or plugin._folded is not None or plugin._steal_closure is None:
+        return
+    steal = getattr(s, "extensions", {}).get("stealing")
+    plugins = getattr(s, "plugins", None)
+    if steal is None or type(plugins) is not dict \
+            or steal.__dict__.get("transition") is not plugin._steal_closure:  # fmt: skip
+        return
+    keys = list(plugins)
+    mine = [i for i, k in enumerate(keys) if plugins[k] is plugin]
+    theirs = [i for i, k in enumerate(keys) if plugins[k] is steal]
+    if len(mine) != 1 or len(theirs) != 1 or theirs[0] > mine[0] \
+            or not all(map(_passes_by, (plugins[k] for k in keys[theirs[0] + 1:mine[0]]))):
+        return  # fmt: skip
+    name = keys[theirs[0]]
+    plugin._folded = (name, steal, keys[:theirs[0]])
+    plugin._steal_fold = plugin._steal_closure  # (Plugin.transition calls it)
+    del plugins[name]
+
+
+def _passes_by(p) -> bool:
+    """May stealing's hooks run after plugin ``p``'s, not before? Where ``p``'s transition
+    is SchedulerPlugin's no-op and it has none of stealing's other hooks, or only
+    WorkerStatusPlugin's (a LocalCluster's: it sends the worker's identity to the cluster
+    manager, and reads nothing of stealing's)."""
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    if "transition" in getattr(p, "__dict__", {}) \
+            or getattr(type(p), "transition", None) is not SchedulerPlugin.transition:
+        return False  # fmt: skip
+    if type(p).__name__ == "WorkerStatusPlugin" \
+            and type(p).__module__ == "distributed.scheduler":  # fmt: skip
+        return True
+    return all(getattr(type(p), h, None) is getattr(SchedulerPlugin, h)
+               and h not in getattr(p, "__dict__", {})
+               for h in ("add_worker", "remove_worker", "restart"))  # fmt: skip
+
+
+def unfold_stealing(plugin, s) -> None:
+    """Stealing back in ``s.plugins`` where fold_stealing took it from: after the last
+    plugin before it then that is still there (else first)."""
+    folded = plugin._folded
+    if folded is None:
+        return
+    plugin._folded = plugin._steal_fold = None
+    name, steal, before = folded
+    plugins = getattr(s, "plugins", None)
+    if plugins is None or name in plugins:
+        return
+    after = next((k for k in reversed(before) if k in plugins), None)
+    items = list(plugins.items())
+    plugins.clear()
+    if after is None:
+        plugins[name] = steal
+    for k, v in items:
+        plugins[k] = v
+        if k == after:
+            plugins[name] = steal
+
+
+def folded_hook(plugin, hook, *args, **kwargs) -> None:
+    """Stealing's ``hook`` called as dask calls a plugin's (an exception logged, the next
+    plugin called all the same)."""
+    folded = plugin._folded
+    if folded is None:
+        return
+    try:
+        getattr(folded[1], hook)(*args, **kwargs)
+    except Exception as e:
+        dask_logger.exception(e)
 
 
 def _never_stolen(ts, plugin) -> bool:
