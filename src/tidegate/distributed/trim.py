@@ -23,9 +23,6 @@ any occupancy is summed (dask's ``is_unoccupied`` answers it from that count alo
 from __future__ import annotations
 
 import ast
-from functools import reduce
-from itertools import compress, count
-from operator import add, attrgetter, mul
 from types import FunctionType, MethodType
 
 from distributed.core import Status
@@ -118,9 +115,7 @@ _SHAPES = {
     "scheduler": (("scheduler_ref",), (None,), ("self", "s")),
 }
 
-_average = attrgetter("duration_average")
 _RUNNING, _CLOSED = Status.running, Status.closed
-_negative = (0.0).__gt__  # (0.0 > d, as d < 0: float against int or float, in C)
 _quick_made: dict = {}  # dask's check_idle_saturated -> _check_idle_saturated dressed as it
 _WORKER = ("occupancy", "scheduler")  # (WorkerState's properties; the rest the scheduler's)
 
@@ -205,21 +200,22 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
 def _occupancy(s, task_prefix_count, network_occ):
     """dask's ``SchedulerState._calc_occupancy`` with ``_get_prefix_duration`` inlined.
 
-    The durations are read in C (attrgetter over the prefixes); the Python steps are only
-    for a prefix without a duration average yet (below 0: _get_prefix_duration's
-    fallbacks, written into the list), found in C (compress); then ``reduce(add, map(mul,
-    ...), 0.0)`` adds duration * count to 0.0 in the dict's order, as the loop did (the
-    same float operations in the same order). Asked 2.6 times a task (twin rechunk-add
-    100 x 4, 1-5 prefixes a call): the loop's Python steps were ~250 bytecodes a task."""
-    prefixes = list(map(s.task_prefixes.__getitem__, task_prefix_count))
-    durations = list(map(_average, prefixes))
-    for i in compress(count(), map(_negative, durations)):
-        prefix = prefixes[i]
-        if prefix.max_exec_time > 0:
-            durations[i] = 2 * prefix.max_exec_time
-        else:
-            durations[i] = s.UNKNOWN_TASK_DURATION
-    res = reduce(add, map(mul, durations, task_prefix_count.values()), 0.0)
+    A plain loop, on purpose: cpu36b's form in C (attrgetter, compress, ``reduce(add,
+    map(mul, ...))``) ran ~200 fewer bytecodes a task on rechunk-add but took 3-4x the
+    time a call on Python 3.11 (1-5 prefixes: 1.0-1.5 us against 0.25-0.54; the lists and
+    iterators it builds cost more than the loop's few steps), and the quiet timed table
+    showed no gain (lead36-findings.txt): bytecodes are no measure of C-level work."""
+    res = 0.0
+    prefixes = s.task_prefixes
+    for prefix_name, count in task_prefix_count.items():
+        prefix = prefixes[prefix_name]
+        duration = prefix.duration_average
+        if duration < 0:
+            if prefix.max_exec_time > 0:
+                duration = 2 * prefix.max_exec_time
+            else:
+                duration = s.UNKNOWN_TASK_DURATION
+        res += duration * count
     occ = res + network_occ / s.bandwidth
     if s.validate:
         assert occ >= 0, (occ, res, network_occ, s.bandwidth)
