@@ -213,10 +213,9 @@ _durations = st.one_of(st.just(-1), st.just(-1.0), st.integers(-3, 5),
 @given(prefixes=st.lists(st.tuples(_durations, _durations, st.integers(0, 10**6)),
                          max_size=8),
        network=st.floats(0, 1e12), unknown=st.sampled_from([0.5, 2, 1e-9]))
-def test_occupancy_summed_in_c_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
-    """trim._occupancy (durations read by attrgetter, fallbacks for averages below 0 found
-    by compress, reduce(add, map(mul))) returns what dask's _calc_occupancy with its
-    _get_prefix_duration returns, of the same type and to the last bit: averages unknown
+def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
+    """trim._occupancy (dask's loop with _get_prefix_duration inlined) returns what dask's
+    _calc_occupancy with its _get_prefix_duration returns, of the same type and to the last bit: averages unknown
     (-1, -1.0), negative, zero, NaN or infinite, max_exec_time given or not, any counts."""
     from distributed.scheduler import TaskPrefix
 
