@@ -201,7 +201,7 @@ def _occupancy(s, task_prefix_count, network_occ):
     """dask's ``SchedulerState._calc_occupancy`` with ``_get_prefix_duration`` inlined.
 
     A plain loop, on purpose: cpu36b's form in C (attrgetter, compress, ``reduce(add,
-    map(mul, ...))``) ran ~200 fewer bytecodes a task on rechunk-add but took 3-4x the
+    map(mul, ...))``) ran ~60 fewer bytecodes a task on rechunk-add but took 3-4x the
     time a call on Python 3.11 (1-5 prefixes: 1.0-1.5 us against 0.25-0.54; the lists and
     iterators it builds cost more than the loop's few steps), and the quiet timed table
     showed no gain (lead36-findings.txt): bytecodes are no measure of C-level work."""
