@@ -215,8 +215,9 @@ _durations = st.one_of(st.just(-1), st.just(-1.0), st.integers(-3, 5),
        network=st.floats(0, 1e12), unknown=st.sampled_from([0.5, 2, 1e-9]))
 def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
     """trim._occupancy (dask's loop with _get_prefix_duration inlined) returns what dask's
-    _calc_occupancy with its _get_prefix_duration returns, of the same type and to the last bit: averages unknown
-    (-1, -1.0), negative, zero, NaN or infinite, max_exec_time given or not, any counts."""
+    _calc_occupancy with its _get_prefix_duration returns, of the same type and to the
+    last bit: averages unknown (-1, -1.0), negative, zero, NaN or infinite, max_exec_time
+    given or not, any counts."""
     from distributed.scheduler import TaskPrefix
 
     state = _bare_state(nworkers=1, nthreads=2)
