@@ -172,13 +172,12 @@ def test_stealing_folded_on_a_local_cluster_past_worker_status_and_put_back():
         assert ours._folded is not None and ours._folded[1] is steal
         assert steal not in s.plugins.values() and "worker-status" in s.plugins
         cluster.scale(3)
-        deadline = time.time() + 10
-        while len(s.workers) < 3 and time.time() < deadline:
-            time.sleep(0.05)
+        client.wait_for_workers(3, timeout=10)
         assert sorted(steal.stealable) == sorted(s.workers) and len(s.workers) == 3
         assert (x @ x).sum().compute() == 200 * 200 * 200
         cluster.scale(1)
-        while len(s.workers) > 1 and time.time() < deadline + 10:
+        deadline = time.time() + 10  # (no client call waits for fewer workers)
+        while len(s.workers) > 1 and time.time() < deadline:
             time.sleep(0.05)
         assert sorted(steal.stealable) == sorted(s.workers)
         client.unregister_scheduler_plugin("tidegate")
