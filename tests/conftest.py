@@ -141,18 +141,23 @@ def _worker_addresses(dask_scheduler) -> list[str]:
     return list(dask_scheduler.workers)
 
 
-def twin_vorticity_trace() -> tuple[list, list]:
-    """The full trace of a tidegate twin run, (tasks, transfers) as tuples: vorticity, 200
-    steps of 190 MB, 20 workers x 4 threads, 1 GB/s. Tests that a shortcut in the plugin
-    schedules exactly as the long way compare two of these."""
+def twin_trace(name: str = "vorticity", steps: int = 200, workers: int = 20) -> tuple[list, list]:
+    """The full trace of a tidegate twin run, (tasks, transfers) as tuples: workload
+    ``name``, ``steps`` steps of 190 MB, ``workers`` workers x 4 threads, 1 GB/s. Tests that
+    a shortcut in the plugin schedules exactly as the long way compare two of these."""
     from dataclasses import astuple
 
     from tidegate.sim import simulate
     from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
-    w = build("vorticity", 200, 190e6, store=False)
+    w = build(name, steps, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    r = simulate(model, workers=20, threads_per_worker=4, policy="tidegate",
+    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
                  bandwidth="1GB/s", record_memory=False)  # fmt: skip
     return [astuple(t) for t in r.trace.tasks], [astuple(t) for t in r.trace.transfers]
+
+
+def twin_vorticity_trace() -> tuple[list, list]:
+    """twin_trace of vorticity: 200 steps, 20 workers x 4 threads."""
+    return twin_trace("vorticity", 200, 20)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from conftest import twin_vorticity_trace
+from conftest import twin_trace, twin_vorticity_trace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -272,23 +272,8 @@ def test_hold_stamped_stops_at_a_reader_parked_past_a_bulk_stamp():
         assert held["a"] == ("w", 7) and held["c"] == ("w", 7 if want == 3 else 6)
 
 
-def _twin_trace(name: str, steps: int, workers: int) -> tuple[list, list]:
-    """A tidegate twin run's full trace (tasks, transfers), as twin_vorticity_trace."""
-    from dataclasses import astuple
-
-    from tidegate.sim import simulate
-    from tidegate.sim.model import build_model
-    from tidegate.sim.workloads import build
-
-    w = build(name, steps, 190e6, store=False)
-    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
-                 bandwidth="1GB/s", record_memory=False)  # fmt: skip
-    return [astuple(t) for t in r.trace.tasks], [astuple(t) for t in r.trace.transfers]
-
-
 def _anomaly_trace() -> tuple[list, list]:
-    return _twin_trace("anomaly", 200, 20)
+    return twin_trace("anomaly", 200, 20)
 
 
 def test_holds_answers_as_gate_where_it_holds(monkeypatch):
