@@ -377,6 +377,48 @@ def test_a_pair_opener_waits_where_its_loads_would_queue_behind_loads(monkeypatc
     assert not policy.pair_waits(3, 4, 3, 2, 0)  # (three threads: one pair's blocks)
 
 
+def test_a_pair_opener_waits_beside_a_loading_pair_and_a_block_to_cut(monkeypatch):
+    """On a four-thread worker (cap 5) loading a pair (2 roots processing) beside a block
+    loaded but not cut (1 untouched), every thread taken: a third pair's opener is refused
+    there (its loads would take the threads the loads free before that pair's splits come,
+    and meet the first pair's halves still waiting for merges: twin rechunk 2 x 4 / 3 x 4
+    at 2 ms, 80 MB against queuing's 72-76 in 5 / 4 of 50 runs; policy.PAIR_LOADS 3,
+    rech37-findings.txt). Admitted with a thread free, with no block to cut, with one load
+    running, with the switch at 1, or on six threads (three pairs fit)."""
+    import tidegate.policy as policy
+
+    def worker(threads, loads, cut, busy):
+        b = books(saturation=1.1, threads=threads, workers=("a",))
+        for r in range(loads):
+            b.on_run(f"r-{r}", "a", True, "r", NAN)
+        for r in range(cut):  # (a block loaded here, no consumer has used it yet)
+            b.on_run(f"c-{r}", "a", True, "r", NAN)
+            b.on_finished(f"c-{r}", 8e6, (), False, True)
+        for r in range(busy):
+            b.on_run(f"x-{r}", "a", False, "x", NAN)
+        return b
+
+    def opens(b):
+        return b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True, pair=True)
+
+    b = worker(4, 2, 1, 2)
+    book = b.workers["a"]
+    assert (book.cap, book.roots_processing, book.roots_untouched, book.processing) \
+        == (5, 2, 1, 4)
+    assert opens(b) is None
+    assert b.place("u", NAN, "u", {}, ["a"], lacks={"v"}, commits=True) == "a"
+    assert opens(worker(4, 2, 1, 1)) == "a"  # (a thread free)
+    assert opens(worker(4, 2, 0, 2)) == "a"  # (no block to cut)
+    assert opens(worker(4, 1, 2, 2)) == "a"  # (one load: its pair's splits are there)
+    assert opens(worker(6, 2, 1, 4)) == "a"  # (six threads: 2 + 1 + 2 blocks fit)
+    b.validate()
+    monkeypatch.setattr(policy, "PAIR_LOADS", 1)
+    assert opens(worker(4, 2, 1, 2)) == "a"
+    monkeypatch.setattr(policy, "PAIR_LOADS", 3)
+    assert policy.pair_waits(4, 5, 4, 1, 2) and not policy.pair_waits(4, 5, 4, 2, 1)
+    assert not policy.pair_waits(6, 7, 6, 1, 2) and policy.pair_waits(6, 7, 6, 3, 2)
+
+
 def test_validate_catches_a_drifted_reservation():
     b = books(saturation=1.1, threads=4)
     b.on_run("busy", "a", False, "x", NAN)

@@ -870,3 +870,26 @@ def test_a_rechunks_pair_waits_where_its_loads_would_queue_behind_loads():
             t_peak, q_peak = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
             assert t_peak <= q_peak, (w, seed, t_peak, q_peak)
         assert t_make <= 0.8 * q_make, (w, t_make, q_make)
+
+
+def test_a_rechunks_third_pair_waits_beside_a_loading_pair():
+    """The small twin table's rechunk on four-thread workers (2 x 4, 3 x 4) at 2 ms,
+    senders limited: a worker loading its second pair, a block still to cut and every
+    thread taken opened a third; its loads took the threads the second pair's loads freed
+    before that pair's splits came (a batch later), beside the first pair's halves still
+    waiting for their merges: 80 MB against queuing's 72 / 76 (2 x 4 seed 0, 3 x 4 seed
+    4). A pair's opener now waits there (policy.pair_waits, PAIR_LOADS 3): every run at or
+    below queuing's peak; makespan summed <= 0.7x / 0.5x queuing's. Fails with
+    policy.PAIR_LOADS = 1."""
+    model = _wall24_rechunk()
+    net = dict(NET, outgoing_bandwidth=200e6)
+    for w in (2, 3):
+        t_make = q_make = 0
+        for seed in range(5):
+            q, t = simulate(model, workers=w, threads_per_worker=4,
+                            policy=["queue", "tidegate"], thread_lag=0.002, seed=seed,
+                            processes=1, record_memory=False, **net)  # fmt: skip
+            t_make, q_make = t_make + t.makespan, q_make + q.makespan
+            t_peak, q_peak = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
+            assert t_peak <= q_peak, (w, seed, t_peak, q_peak)
+        assert t_make <= (0.7 if w == 2 else 0.5) * q_make, (w, t_make, q_make)

@@ -2393,8 +2393,11 @@ PAIR_BUSY = 1
 # A pair's opener also waits where its two loads would queue behind the loads running
 # there (roots processing + 2 > threads, 3+ threads: pair_waits); 2: also where more than
 # a pair's blocks are still to be cut there (roots processing + untouched > 2) and no
-# thread is free (four-thread runs over too; slower there); 0: off (tail36).
-PAIR_LOADS = 1
+# thread is free (four-thread runs over too; slower there); 3: 1, and also where the last
+# pair's loads run (roots processing >= 2) beside a block still to cut, no thread is free
+# and the three pairs' blocks exceed the threads (2's four-thread runs over cleared at about
+# half its time cost; rech37); 0: off (tail36).
+PAIR_LOADS = 3
 
 
 def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
@@ -2423,12 +2426,27 @@ def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
     Not on four threads (rp + 2 > 4 hardly binds): there the runs over left by the cap
     test had three blocks loaded or loading but not yet cut with every thread busy:
     PAIR_LOADS 2 waits there too (2 x 4, 3 x 4 at 2 ms: 1 / 2 of 15 -> 0; four-thread
-    makespan +1-8%, three-thread run for run the same; tail36-findings.txt)."""
+    makespan +1-8%, three-thread run for run the same; tail36-findings.txt).
+    PAIR_LOADS 3 (default) waits there only where the last pair's two loads are still
+    processing (``roots_processing`` >= 2), a block is loaded but not yet cut, no thread is
+    free, and those blocks and the pair's two exceed the threads. Why: in every four-thread
+    run over (twin rechunk 2 x 4, 3 x 4 at 2 ms) the third pair came at rp 2, untouched 1,
+    processing 4: its loads took the threads freed by the last pair's loads before that
+    pair's splits (sent a batch later) and met the first pair's halves still waiting for
+    their merges: 80 MB against queuing's 72-76. 2 also waited at rp 0 with three blocks
+    uncut, where the splits are on the worker already (no run over came from there), and
+    on six threads, which hold three pairs. 50 runs a shape at 2 ms: 2 x 4 / 3 x 4 over
+    5 / 4 -> 0, makespan +3.8% / +2.4% (2: +7% / +3%); 5 ms peak medians 0.82-0.88 ->
+    0.71-0.75x, makespan +0-3%; 5 threads peak medians 1.00 -> 0.73x; 6 and 8 threads,
+    three threads, other workloads: unchanged or the same (rech37-findings.txt)."""
     if threads <= 2:
         return False
     if PAIR_LOADS and roots_processing + 2 > threads:
         return True
     if PAIR_LOADS == 2 and roots_processing + untouched > 2 and processing >= threads:
+        return True
+    if PAIR_LOADS == 3 and roots_processing >= 2 and untouched >= 1 \
+            and processing >= threads and roots_processing + untouched + 2 > threads:
         return True
     if PAIR_BUSY == 2:
         processing += untouched
