@@ -2395,8 +2395,8 @@ PAIR_BUSY = 1
 # a pair's blocks are still to be cut there (roots processing + untouched > 2) and no
 # thread is free (four-thread runs over too; slower there); 3: 1, and also where the last
 # pair's loads run (roots processing >= 2) beside a block still to cut, no thread is free
-# and the three pairs' blocks exceed the threads (2's four-thread runs over cleared at about
-# half its time cost; rech37); 0: off (tail36).
+# and those blocks with its own two exceed the threads (2's four-thread runs over cleared
+# at about half its time cost; rech37); 0: off (tail36).
 PAIR_LOADS = 3
 
 
@@ -2436,7 +2436,7 @@ def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
     their merges: 80 MB against queuing's 72-76. 2 also waited at rp 0 with three blocks
     uncut, where the splits are on the worker already (no run over came from there), and
     on six threads, which hold three pairs. 50 runs a shape at 2 ms: 2 x 4 / 3 x 4 over
-    5 / 4 -> 0, makespan +3.8% / +2.4% (2: +7% / +3%); 5 ms peak medians 0.82-0.88 ->
+    5 / 4 -> 0, makespan +3.8% / +2.4% (2: +7% / +3%); 5 ms peak medians 0.78-0.88 ->
     0.71-0.75x, makespan +0-3%; 5 threads peak medians 1.00 -> 0.73x; 6 and 8 threads,
     three threads, other workloads: unchanged or the same (rech37-findings.txt)."""
     if threads <= 2:
