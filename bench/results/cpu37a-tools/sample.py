@@ -59,10 +59,12 @@ def run(model, workers: int, policy: str, interval: float):
     original = sim_cluster.SimCluster.scheduler_work
 
     def handler(sig, frame):
+        if frame.f_code is handler.__code__:
+            return  # (a signal within the handler: its time goes to the next sample)
         now = time.thread_time()
         dt = now - state["last"]
-        state["last"] = now
         if not state["depth"]:
+            state["last"] = time.thread_time()
             return
         state["total"] += dt
         own[frame.f_code] += dt
@@ -76,6 +78,7 @@ def run(model, workers: int, policy: str, interval: float):
                 seen.add(c)
                 incl[c] += dt
             f = f.f_back
+        state["last"] = time.thread_time()  # (the handler's own time counts nowhere)
 
     def timed(cluster, fn, *args, **kwargs):
         def work(*a):
