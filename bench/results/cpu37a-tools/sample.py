@@ -51,8 +51,10 @@ def group(c) -> str:
     return "other"
 
 
-def run(model, workers: int, policy: str, interval: float):
+def run(model, workers: int, policy: str, interval: float, under: str | None = None):
     own = collections.Counter()
+    sub = collections.Counter()  # (--under) inclusive, within a call of that function
+    subown = collections.Counter()
     incl = collections.Counter()
     grp = collections.Counter()
     state = {"depth": 0, "entry": None, "last": time.thread_time(), "total": 0.0}
@@ -69,15 +71,21 @@ def run(model, workers: int, policy: str, interval: float):
         state["total"] += dt
         own[frame.f_code] += dt
         grp[group(frame.f_code)] += dt
-        seen = set()
+        seen = []
         f = frame
-        entry = state["entry"]
-        while f is not None and f.f_code is not entry:
+        while f is not None:
             c = f.f_code
             if c not in seen:
-                seen.add(c)
+                seen.append(c)
                 incl[c] += dt
             f = f.f_back
+        if under is not None:
+            for i, c in enumerate(seen):
+                if under in nm(c):
+                    subown[frame.f_code] += dt
+                    for c2 in seen[:i + 1]:
+                        sub[c2] += dt
+                    break
         state["last"] = time.thread_time()  # (the handler's own time counts nowhere)
 
     def timed(cluster, fn, *args, **kwargs):
@@ -89,7 +97,6 @@ def run(model, workers: int, policy: str, interval: float):
                 state["depth"] -= 1
         original(cluster, work, *args, **kwargs)
 
-    state["entry"] = timed.__code__  # unused marker: stack walk stops at None
     sim_cluster.SimCluster.scheduler_work = timed
     gc.collect()
     gc.disable()
@@ -106,7 +113,9 @@ def run(model, workers: int, policy: str, interval: float):
     return {"tasks": n, "total": state["total"] * 1e6 / n,
             "own": {nm(c): v * 1e6 / n for c, v in own.items()},
             "incl": {nm(c): v * 1e6 / n for c, v in incl.items()},
-            "group": {k: v * 1e6 / n for k, v in grp.items()}}
+            "group": {k: v * 1e6 / n for k, v in grp.items()},
+            "under": {nm(c): v * 1e6 / n for c, v in sub.items()},
+            "under_own": {nm(c): v * 1e6 / n for c, v in subown.items()}}
 
 
 def main() -> None:
@@ -118,13 +127,16 @@ def main() -> None:
     ap.add_argument("--interval", type=float, default=0.0005)
     ap.add_argument("--out")
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--under", help="also: time within calls of the function whose name "
+                    "(file:line qualname) contains this, by function")
+    ap.add_argument("--policies", default="queue,tidegate")
     a = ap.parse_args()
     w = build(a.workload, int(plugin_ops.STEPS[a.workload] * a.scale), 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-    runs = {"queue": [], "tidegate": []}
+    runs = {p: [] for p in a.policies.split(",")}
     for i in range(a.repeat):
-        for p in ("queue", "tidegate"):
-            r = run(model, a.workers, p, a.interval)
+        for p in runs:
+            r = run(model, a.workers, p, a.interval, a.under)
             runs[p].append(r)
             print(f"# {p} repeat {i}: {r['total']:.1f} us/task sampled, tasks {r['tasks']}",
                   flush=True)
@@ -143,7 +155,7 @@ def main() -> None:
         for g in sorted({g for r in runs[p] for g in r["group"]}):
             v = med(p, "group", g)
             print(f"   {g:18s} {v:8.1f} us/task {100 * v / tot:5.1f}%")
-        for kind in ("own", "incl"):
+        for kind in ("own", "incl") + (("under", "under_own") if a.under else ()):
             keys = {k for r in runs[p] for k in r[kind]}
             rows = sorted(keys, key=lambda k: -med(p, kind, k))[:a.top]
             print(f" -- {kind}")
