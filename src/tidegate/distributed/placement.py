@@ -848,6 +848,11 @@ class Placement:
         entry = self._walks.get(ts.key)
         if entry is None or entry[0] is not ts:
             return None
+        if entry[2] == self._moved:
+            # Nothing moved since its stamp (every stamp in _moves is at most _moved: each
+            # is _moved when written; _resync sets all three anew): the scan below finds
+            # none later. Twin anomaly 100x4 1,000 steps: 937 of 1,799 asks, ~33 keys each.
+            return entry
         looked = entry[3]
         if looked and max(map(self._moves.get, looked, _NO_MOVE)) > entry[2] \
                 and not self._further_anew(ts, entry):  # fmt: skip

@@ -1,0 +1,102 @@
+"""Plugin._combines_of (books.combines) finds the most held and _on_their_way only where
+policy.awaits_combine can tell them apart (cpu37a, session 37): books.awaits answers as it
+did when every combine's three numbers were found in full, and the same combines are pruned."""
+
+from __future__ import annotations
+
+import itertools
+
+from tidegate.distributed import hooks
+from tidegate.policy import awaits_combine
+
+
+def _reference(plugin, addr) -> list:
+    """_combines_of as it was (main 36814c4): every number found for every combine."""
+    from tidegate.distributed.tasks import _on_their_way
+
+    combs = plugin._combines.get(addr)
+    if not combs:
+        return []
+    out = []
+    for key, d in list(combs.items()):
+        if d.state == "waiting":
+            held: dict = {}
+            for x in d.dependencies:
+                for ws in x.who_has or ():
+                    held[ws.address] = held.get(ws.address, 0) + 1
+                ws = x.processing_on
+                if ws is not None:
+                    held[ws.address] = held.get(ws.address, 0) + 1
+            here = held.get(addr, 0)
+            if here:
+                out.append((here, max(held.values()), _on_their_way(d, 4)))
+                continue
+        del combs[key]
+    if not combs:
+        del plugin._combines[addr]
+    return out
+
+
+def _awaits(combines) -> bool:
+    return any(awaits_combine(*c) for c in combines)
+
+
+def test_awaits_combine_reads_the_most_and_the_way_only_as_combines_of_assumes():
+    """_combines_of's shortcut needs: no answer True with a larger ``held_most`` than
+    ``held_here`` tested first, nor without ``all_on_their_way`` (False for any larger most,
+    False without the way)."""
+    for here, most, way in itertools.product(range(8), range(10), (False, True)):
+        if most < here:
+            continue  # (the most held is never below the held here)
+        if awaits_combine(here, most, way):
+            assert awaits_combine(here, here, True) and awaits_combine(here, most, True)
+            assert way
+
+
+def test_combines_of_answers_and_prunes_as_the_full_count(monkeypatch):
+    """Twin anomaly 400 steps 20 x 4 (a second level of combines, up to 3 noted at a worker):
+    at every ask, the reference (on a copy of the noted combines) and _combines_of give
+    books.awaits the same answer and leave the same combines noted."""
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    new = hooks.Plugin._combines_of
+    seen = {"asks": 0, "awaits": 0, "short": 0, "several": 0}
+
+    def checked(self, addr):
+        copy = {a: dict(c) for a, c in self._combines.items()}
+        kept = self._combines
+        self._combines = copy
+        try:
+            ref = _reference(self, addr)
+        finally:
+            self._combines = kept
+        out = new(self, addr)
+        assert _awaits(out) == _awaits(ref), addr
+        assert {a: set(c) for a, c in kept.items()} == {a: set(c) for a, c in copy.items()}
+        seen["asks"] += 1
+        seen["awaits"] += _awaits(out)
+        seen["short"] += out != ref
+        seen["several"] += len(out) > 1
+        return out
+
+    monkeypatch.setattr(hooks.Plugin, "_combines_of", checked)
+    w = build("anomaly", 400, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    simulate(model, workers=20, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
+             record_memory=False)
+    assert seen["asks"] > 1000 and seen["awaits"] > 100 and seen["short"] > 100, seen
+    assert seen["several"] > 0, seen
+
+
+def test_task_state_slot_is_the_state_property_s():
+    """_combines_of and tasks._on_their_way read TaskState._state (the property's slot: no
+    Python call); the twin's cluster does too. A distributed whose property reads
+    something else fails here."""
+    from distributed.scheduler import TaskState
+
+    ts = TaskState.__new__(TaskState)  # (no __init__: its signature varies by release)
+    for state in ("waiting", "processing", "memory"):
+        ts._state = state  # (the slot alone: the group's counts are the setter's business)
+        assert ts.state == state
