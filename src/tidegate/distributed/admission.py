@@ -36,6 +36,9 @@ logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
+# Switch: poke's starts share one send_all (Admission._batched_poke). False: each start is
+# one apply (dask's Scheduler.transitions: its _transitions and a send_all), as before.
+BATCH_STARTS = True
 
 
 def _held(ts) -> bool:
@@ -486,12 +489,52 @@ class Admission:
         if not self._whole:  # books half rebuilt (_resync failed): dask releases the queue
             self._dask_stimulus(s, stimulus_id)
             return
+        if BATCH_STARTS and self._batchable and self._batch is None:
+            self._batched_poke(s, stimulus_id)
+            return
         try:
             self._poke(s, stimulus_id)
         except Exception as exc:
             self._context = None
             self._error("poke", exc)
             self._dask_stimulus(s, stimulus_id)
+
+    def _batched_poke(self, s, stimulus_id) -> None:
+        """_poke, its starts (``_start``) run as dask's ``Scheduler.transitions`` runs
+        them (``_transitions``, each at once: the next placement reads its worker's
+        processing) but their messages sent together at the end (one ``send_all``), as
+        dask's own handlers send a stimulus's messages. The same messages, each worker's
+        in the same order, the workers' streams first written in the same order (a dict
+        keeps the first start's worker first); a copy's message (Broadcast's own send)
+        sends the starts before it first (``_flush_starts``), and so does dask's fallback.
+        Why: one Scheduler.transitions and send_all per start (twin anomaly 100 x 4: 0.59
+        a task, ~40 bytecodes each)."""
+        self._batch = ({}, {})
+        try:
+            self._poke(s, stimulus_id)
+        except Exception as exc:
+            self._context = None
+            self._error("poke", exc)
+            self._end_batch(s)
+            self._dask_stimulus(s, stimulus_id)
+        finally:
+            self._end_batch(s)
+
+    def _end_batch(self, s) -> None:
+        batch, self._batch = self._batch, None
+        if batch is not None and (batch[0] or batch[1]):
+            try:
+                s.send_all(batch[0], batch[1])
+            except Exception as exc:  # (dask's own send_all logs comm errors itself)
+                self._error("poke", exc)
+
+    def _flush_starts(self) -> None:
+        """Send the starts poke made so far (before a copy's message: the order a worker
+        receives them in stays as without the batch)."""
+        batch = self._batch
+        if batch is not None and (batch[0] or batch[1]):
+            self._batch = ({}, {})
+            self.scheduler.send_all(batch[0], batch[1])
 
     def _dask_stimulus(self, s, stimulus_id) -> None:
         """dask's own queue release, for one call, with dask's own methods throughout."""

@@ -1200,6 +1200,11 @@ class Placement:
     def _start(self, ts, ws, stimulus_id) -> None:
         self._context = (ts, ws)
         try:
-            self._apply({ts.key: "processing"}, stimulus_id)
+            batch = self._batch
+            if batch is None:
+                self._apply({ts.key: "processing"}, stimulus_id)
+            else:  # (in poke: dask's Scheduler.transitions, its send_all at poke's end)
+                self.scheduler._transitions({ts.key: "processing"}, batch[0], batch[1],
+                                            stimulus_id)  # fmt: skip
         finally:
             self._context = None
