@@ -55,6 +55,7 @@ from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, clearly_slower, light_ahead,
     tiny_prefix,
 )
+from . import admission as _admission  # (PARK_HELD_QUEUED read per call: tests set it)
 from .admission import Admission
 from .install import Install
 from .placement import Placement
@@ -319,7 +320,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 elif finish == "queued":
                     ts = self.scheduler.tasks.get(key)
                     if ts is not None:
-                        self._ready.add(ts)
+                        if self._held_now is None:
+                            self._ready.add(ts)
+                        else:
+                            self._queued(ts)
                 elif finish == "forgotten":
                     self._forgotten(key)
             if worker is not None:  # its held bytes changed
@@ -330,6 +334,21 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._resync()
             except Exception as exc2:  # the books stay as rebuilt so far
                 self._error("resync", exc2)
+
+    def _queued(self, ts) -> None:
+        """Queued ``ts`` goes in line, or, a reader Broadcast.place just held at dask's
+        decide_worker (``_held_now``) and still held at this generation, straight among
+        the held readers (``Held``), as poke's scan would park it when it reached it
+        (``admission.PARK_HELD_QUEUED``)."""
+        held_now, self._held_now = self._held_now, None
+        if held_now is ts and _admission.PARK_HELD_QUEUED and not self.limits.caps:
+            b = self._broadcast
+            h = b.held.get(ts.key)
+            if h is not None and h[1] == b.generation \
+                    and self._is_root_cache.get(ts.key) is False:  # fmt: skip
+                self._copies.park(ts, h[0], b.sig(ts))
+                return
+        self._ready.add(ts)
 
     def _forgotten(self, key) -> None:
         """Nothing kept for a forgotten task; kept walks drop (the graph changed)."""

@@ -161,6 +161,7 @@ class Install:
         self._logged: set = set()
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
         self._context = None  # (ts, ws or None): the task the next placement is for
+        self._held_now = None  # the reader _decide_worker just held (Plugin._queued)
         self._queue_new = False  # queue every new root until the next poke
         self._offered: set = set()  # roots dask offered that reserved partners (_owed_first)
         self._resync()
