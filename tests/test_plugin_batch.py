@@ -132,3 +132,33 @@ def test_a_copy_s_message_goes_after_the_starts_made_before_it():
     assert plugin._batch is None
     end(s)  # (nothing left: nothing sent)
     assert len(sent) == 4
+
+
+def test_readers_held_at_decide_worker_parked_at_once(monkeypatch):
+    # PARK_HELD_QUEUED: the anomaly's readers of the mean, held at dask's decide_worker,
+    # go among the held readers at waiting -> queued (not in line for poke's scan to place
+    # and park). A decision change in principle (the scan's window no longer counts them):
+    # none in these runs (nor in the plugin fingerprints); dask's state valid throughout.
+    from tidegate.distributed.hooks import Plugin
+
+    parked = [0]
+    queued = Plugin._queued
+
+    def counted(self, ts):
+        n = len(self._copies)
+        queued(self, ts)
+        parked[0] += len(self._copies) > n
+
+    monkeypatch.setattr(Plugin, "_queued", counted)
+    w = build("anomaly", 200, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    traces = {}
+    for on in (False, True):
+        monkeypatch.setattr(admission, "PARK_HELD_QUEUED", on)
+        parked[0] = 0
+        r = simulate(model, workers=20, threads_per_worker=4, policy="tidegate",
+                     bandwidth="1GB/s", record_memory=False, validate=on)  # fmt: skip
+        traces[on] = ([astuple(t) for t in r.trace.tasks],
+                      [astuple(t) for t in r.trace.transfers])  # fmt: skip
+        assert (parked[0] > 0) == on, (on, parked[0])
+    assert traces[True] == traces[False]

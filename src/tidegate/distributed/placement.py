@@ -122,7 +122,7 @@ class Placement:
             # dask's own placement, by its inputs (held while a shared input is not there)
             b = self._broadcast
             ws = b.place(s, ts, s.decide_worker_non_rootish)
-            if ws is None and ts.state == "waiting":
+            if ws is None and ts.state == "waiting" and admission_module.PARK_HELD_QUEUED:
                 self._held_now = ts  # (its waiting -> queued next: Plugin._queued)
             return ws
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
