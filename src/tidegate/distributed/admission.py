@@ -42,7 +42,7 @@ BATCH_STARTS = True
 # Switch: a reader Broadcast.place holds at dask's decide_worker goes straight among the
 # held readers at its waiting -> queued transition (Plugin._queued), not in line for poke's
 # scan to take, place again and park. A decision change: the scan no longer counts it in
-# its window. False: in line, as before.
+# its window, and its worker expects it (not idle) from the hold on. False: in line.
 PARK_HELD_QUEUED = True
 
 

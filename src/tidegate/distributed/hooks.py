@@ -342,8 +342,11 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         first). Why: such a reader went in line here, then poke's scan took it (best,
         first, Broadcast.place answering "held" by its stamp, discard) only to park it
         (twin anomaly 100 x 4: 491 readers of the mean, ~120 bytecodes a task). A
-        decision change in principle: the scan no longer counts it in its window
-        (examined, looked), so a poke may reach later tasks (none seen: cpu37b)."""
+        decision change: the scan no longer counts it in its window (examined, looked),
+        and its worker counts as expecting it (not idle: Held tells books.changed) from
+        the hold, not from the scan's park, so a root poke would have started there
+        first may wait (twin small table: one run in 990 moved, in two cells,
+        bench/results/cpu37b-findings.txt)."""
         held_now, self._held_now = self._held_now, None
         if held_now is ts and not self.limits.caps:
             b = self._broadcast

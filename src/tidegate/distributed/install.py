@@ -55,7 +55,7 @@ _drops_all: dict = {}  # scheduler class -> whether its remove_all_replicas need
 def _is_dask_transitions(scheduler, apply) -> bool:
     """Is ``apply`` dask's own ``Scheduler.transitions`` bound to ``scheduler`` (its
     ``_transitions`` into two dicts of messages, then ``send_all``)? Then poke may run each
-    start's ``_transitions`` itself and send once (Admission._batched)."""
+    start's ``_transitions`` itself and send once (Placement._start, Admission._end_batch)."""
     try:
         from distributed.scheduler import Scheduler
     except ImportError:  # pragma: no cover
@@ -124,7 +124,7 @@ class Install:
             previous.uninstall()
         self.scheduler = scheduler
         self._apply = apply
-        # poke's starts share one send (Admission._batched): only where apply is dask's
+        # poke's starts share one send (Admission._end_batch): only where apply is dask's
         # own Scheduler.transitions on this scheduler (its _transitions, then send_all)
         self._batchable = _is_dask_transitions(scheduler, apply)
         self._batch = None
