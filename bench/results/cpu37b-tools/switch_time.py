@@ -6,8 +6,10 @@ single function's timeit tells. A rough check on a shared machine, not the lead'
 
     PYTHONHASHSEED=0 PYTHONPATH=src python bench/results/cpu37b-tools/switch_time.py \
         MODULE.NAME OLD NEW [WORKLOAD] [WORKERS] [REPEAT]
+(PART=plugin in the environment: the plugin's poke and transition hook alone.)
 """
 import gc
+import os
 import importlib
 import sys
 import time
@@ -48,6 +50,26 @@ def timed(cluster, fn, *args, **kwargs):
 
 
 sim_cluster.SimCluster.scheduler_work = timed
+# PART=plugin: only the time inside the plugin's poke and transition hook (outermost calls),
+# where PARK_HELD_QUEUED moves its work: narrower than the whole scheduler work.
+if os.environ.get("PART") == "plugin":
+    from tidegate.distributed.hooks import Plugin
+
+    sim_cluster.SimCluster.scheduler_work = original
+    for fname in ("poke", "transition"):
+        fn = getattr(Plugin, fname)
+
+        def wrapped(self, *a, _fn=fn, **k):
+            depth[0] += 1
+            t = time.process_time()
+            try:
+                return _fn(self, *a, **k)
+            finally:
+                depth[0] -= 1
+                if not depth[0]:
+                    spent[0] += time.process_time() - t
+
+        setattr(Plugin, fname, wrapped)
 best = {old: [], new: []}
 for i in range(repeat):
     for v in ((old, new) if i % 2 == 0 else (new, old)):
