@@ -36,6 +36,14 @@ logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
+# Switch: poke's starts share one send_all (Placement._start, Admission._end_batch). False:
+# each start is one apply (dask's Scheduler.transitions: its _transitions and a send_all).
+BATCH_STARTS = True
+# Switch: a reader Broadcast.place holds at dask's decide_worker goes straight among the
+# held readers at its waiting -> queued transition (Plugin._queued), not in line for poke's
+# scan to take, place again and park. A decision change: the scan no longer counts it in
+# its window, and its worker expects it (not idle) from the hold on. False: in line.
+PARK_HELD_QUEUED = True
 
 
 def _held(ts) -> bool:
@@ -491,7 +499,36 @@ class Admission:
         except Exception as exc:
             self._context = None
             self._error("poke", exc)
+            if self._batch is not None:
+                self._end_batch(s)  # (starts made before the error: before dask's sends)
             self._dask_stimulus(s, stimulus_id)
+
+    def _end_batch(self, s) -> None:
+        """Send the starts poke made (``_start`` with BATCH_STARTS: each start ran dask's
+        ``_transitions`` at once, the next placement reads its worker's processing; only
+        its messages waited). _poke calls this where its starts end: after the tiny
+        tasks' starts, and in its scan's ``finally`` (an error: before dask's fallback
+        sends its own). The same messages, each worker's in the same order, the
+        workers' streams first written in the same order (a dict keeps the first start's
+        worker first), as dask's own handlers send a stimulus's messages together; a
+        copy's message (Broadcast's own send) sends the starts before it first
+        (``_flush_starts``). Why: one Scheduler.transitions and send_all per start (twin
+        anomaly 100 x 4: 0.59 a task, ~40 bytecodes each). dask's own queue release
+        (stimulus_queue_slots_maybe_opened) calls transitions once per queued task."""
+        batch, self._batch = self._batch, None
+        if batch is not None and (batch[0] or batch[1]):
+            try:
+                s.send_all(batch[0], batch[1])
+            except Exception as exc:  # (dask's own send_all logs comm errors itself)
+                self._error("poke", exc)
+
+    def _flush_starts(self) -> None:
+        """Send the starts poke made so far (before a copy's message: the order a worker
+        receives them in stays as without the batch)."""
+        batch = self._batch
+        if batch is not None and (batch[0] or batch[1]):
+            self._batch = ({}, {})
+            self.scheduler.send_all(batch[0], batch[1])
 
     def _dask_stimulus(self, s, stimulus_id) -> None:
         """dask's own queue release, for one call, with dask's own methods throughout."""
@@ -526,6 +563,8 @@ class Admission:
                         self._start(t, ws, stimulus_id)
                     else:
                         self._ready.add(t)
+            if self._batch is not None:
+                self._end_batch(s)  # (before release's own sends, or a return below)
         if self._held:
             restricted.release(self, s, stimulus_id)
         copies = self._copies
@@ -650,6 +689,8 @@ class Admission:
             for ts in skipped:
                 if ts.state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
+            if self._batch is not None:
+                self._end_batch(s)  # (poke's starts: one send)
 
     def _owed_first(self, s, examined: int, stimulus_id) -> int:
         """The scan stopped at a root nobody may take (``_blocked``: no worker free for

@@ -79,6 +79,7 @@ class Broadcast:
         self.generation = 0
         self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
         self._holders: dict = {}  # key -> (its who_has as last seen, their addresses)
+        self.flush = None  # called before a copy's message is sent (Plugin._flush_starts)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -394,6 +395,8 @@ class Broadcast:
             comm = comms.get(dest)
             if comm is None:
                 continue
+            if self.flush is not None:  # (the plugin's starts so far go first: their order)
+                self.flush()
             comm.send({
                 "op": "acquire-replicas", "who_has": {d.key: [src]},
                 "nbytes": {d.key: d.nbytes},

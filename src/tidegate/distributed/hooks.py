@@ -319,7 +319,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 elif finish == "queued":
                     ts = self.scheduler.tasks.get(key)
                     if ts is not None:
-                        self._ready.add(ts)
+                        if self._held_now is None:
+                            self._ready.add(ts)
+                        else:
+                            self._queued(ts)
                 elif finish == "forgotten":
                     self._forgotten(key)
             if worker is not None:  # its held bytes changed
@@ -330,6 +333,29 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._resync()
             except Exception as exc2:  # the books stay as rebuilt so far
                 self._error("resync", exc2)
+
+    def _queued(self, ts) -> None:
+        """Queued ``ts`` goes in line, or, a reader Broadcast.place just held at dask's
+        decide_worker (``_held_now``) and still held at this generation, straight among
+        the held readers (``Held``), as poke's scan would park it when it reached it
+        (``admission.PARK_HELD_QUEUED``; not with limits: the scan parks on a full limit
+        first). Why: such a reader went in line here, then poke's scan took it (best,
+        first, Broadcast.place answering "held" by its stamp, discard) only to park it
+        (twin anomaly 100 x 4: 491 readers of the mean, ~120 bytecodes a task). A
+        decision change: the scan no longer counts it in its window (examined, looked),
+        and its worker counts as expecting it (not idle: Held tells books.changed) from
+        the hold, not from the scan's park, so a root poke would have started there
+        first may wait (twin small table: one run in 990 moved, in two cells,
+        bench/results/cpu37b-findings.txt)."""
+        held_now, self._held_now = self._held_now, None
+        if held_now is ts and not self.limits.caps:
+            b = self._broadcast
+            h = b.held.get(ts.key)
+            if h is not None and h[1] == b.generation \
+                    and self._is_root_cache.get(ts.key) is False:  # fmt: skip
+                self._copies.park(ts, h[0], b.sig(ts))
+                return
+        self._ready.add(ts)
 
     def _forgotten(self, key) -> None:
         """Nothing kept for a forgotten task; kept walks drop (the graph changed)."""

@@ -52,6 +52,20 @@ _DROPS_ALL_NAMES = ("get_nbytes", "who_has", "nbytes", "_has_what", "len", "repl
 _drops_all: dict = {}  # scheduler class -> whether its remove_all_replicas needs no hook
 
 
+def _is_dask_transitions(scheduler, apply) -> bool:
+    """Is ``apply`` dask's own ``Scheduler.transitions`` bound to ``scheduler`` (its
+    ``_transitions`` into two dicts of messages, then ``send_all``)? Then poke may run each
+    start's ``_transitions`` itself and send once (Placement._start, Admission._end_batch)."""
+    try:
+        from distributed.scheduler import Scheduler
+    except ImportError:  # pragma: no cover
+        return False
+    return getattr(apply, "__self__", None) is scheduler \
+        and getattr(apply, "__func__", None) is Scheduler.__dict__.get("transitions") \
+        and callable(getattr(scheduler, "_transitions", None)) \
+        and callable(getattr(scheduler, "send_all", None))  # fmt: skip
+
+
 def _starts_by_walk() -> bool:
     """Does this distributed start a graph's roots in the order update_graph's walk from
     the requested keys reaches them (dask/distributed#9036, 2025.5.0), with dask.order's
@@ -110,6 +124,10 @@ class Install:
             previous.uninstall()
         self.scheduler = scheduler
         self._apply = apply
+        # poke's starts share one send (Admission._end_batch): only where apply is dask's
+        # own Scheduler.transitions on this scheduler (its _transitions, then send_all)
+        self._batchable = _is_dask_transitions(scheduler, apply)
+        self._batch = None
         self._server = False
         self._task_to_msg = None
         self._listed = None  # holders.listing's kept copies, by id of a task's holders
@@ -143,6 +161,7 @@ class Install:
         self._logged: set = set()
         self._orig = {name: getattr(scheduler, name) for name in STATE_HOOKS}
         self._context = None  # (ts, ws or None): the task the next placement is for
+        self._held_now = None  # the reader _decide_worker just held (Plugin._queued)
         self._queue_new = False  # queue every new root until the next poke
         self._offered: set = set()  # roots dask offered that reserved partners (_owed_first)
         self._resync()
@@ -318,6 +337,7 @@ class Install:
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
         self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
+        self._broadcast.flush = self._flush_starts  # (a copy's message after poke's starts)
         # Workers that may take a root without partners (in flight below the count, under
         # budget, or idle) as (load, address): the least loaded first, without a sort per
         # decision. _free_key: address -> its entry. A plain sorted list: its add and remove

@@ -12,6 +12,7 @@ import itertools
 from itertools import chain
 import math
 
+from . import admission as admission_module  # (BATCH_STARTS read per start: tests set it)
 from . import restricted
 from ..policy import (
     SHARED_FANOUT,
@@ -119,7 +120,11 @@ class Placement:
             return None  # queued until a task of that limit ends
         if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
             # dask's own placement, by its inputs (held while a shared input is not there)
-            return self._broadcast.place(s, ts, s.decide_worker_non_rootish)
+            b = self._broadcast
+            ws = b.place(s, ts, s.decide_worker_non_rootish)
+            if ws is None and ts.state == "waiting" and admission_module.PARK_HELD_QUEUED:
+                self._held_now = ts  # (its waiting -> queued next: Plugin._queued)
+            return ws
         if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
         self._update()
@@ -1203,8 +1208,18 @@ class Placement:
         self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
+        """Start queued ts on ws (poke's choice). Called within poke's _poke only: with
+        admission.BATCH_STARTS, as dask's Scheduler.transitions but its messages sent
+        where _poke's starts end (Admission._end_batch)."""
         self._context = (ts, ws)
         try:
-            self._apply({ts.key: "processing"}, stimulus_id)
+            batch = self._batch
+            if batch is None:
+                if not (admission_module.BATCH_STARTS and self._batchable):
+                    self._apply({ts.key: "processing"}, stimulus_id)
+                    return
+                batch = self._batch = ({}, {})
+            self.scheduler._transitions({ts.key: "processing"}, batch[0], batch[1],
+                                        stimulus_id)  # fmt: skip
         finally:
             self._context = None
