@@ -359,10 +359,10 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
-        roots_processing < 2 and processing <= threads and BESIDE_BUSY
-        and threads >= BESIDE_BUSY_THREADS) or (
         processing - free < threads and roots_processing < 2 + (
-            third and asks_third(threads, roots_processing)))
+            third and asks_third(threads, roots_processing))) or (
+        processing <= threads and roots_processing < 2 and threads >= BESIDE_BUSY_THREADS
+        and BESIDE_BUSY != 0)
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
