@@ -481,10 +481,11 @@ MEASURED = {"random_sample": 0.0039, "getitem": 1.35e-5, "overlap-var": 0.0087, 
 REDUCED = {"overlap-var": 24402, "var": 24402, "var-partial": 24402}
 
 
-def _stencil_at_2ms_summed(threads: int, peak_over: float) -> tuple:
+def _stencil_at_2ms_summed(threads: int, peak_over: float, lag: float = 0.002) -> tuple:
     """The 6 x 6 block stencil on 2 workers of ``threads`` threads with a 2 ms overrun per
-    task, senders and receivers at 200 MB/s, five namings x two seeds: (tidegate's summed
-    makespan, queuing's), each run's tidegate peak asserted at most queuing's + peak_over."""
+    task (``lag``), senders and receivers at 200 MB/s, five namings x two seeds: (tidegate's
+    summed makespan, queuing's), each run's tidegate peak asserted at most queuing's +
+    peak_over."""
     from _namings import NAMINGS, renamed
 
     from tidegate.sim import simulate
@@ -498,7 +499,7 @@ def _stencil_at_2ms_summed(threads: int, peak_over: float) -> tuple:
         for seed in (0, 1):
             queue, tide = simulate(renamed(model, salt), workers=2, threads_per_worker=threads,
                                    bandwidth=200e6, outgoing_bandwidth=200e6, latency=0.001,
-                                   thread_lag=0.002, seed=seed, policy=["queue", "tidegate"],
+                                   thread_lag=lag, seed=seed, policy=["queue", "tidegate"],
                                    record_memory=False, processes=1)  # fmt: skip
             assert max(tide.peak_memory_per_worker) <= max(queue.peak_memory_per_worker) \
                 + peak_over, (salt, seed)  # fmt: skip
@@ -591,6 +592,43 @@ def test_a_third_block_loads_beside_a_short_task_on_four_threads(monkeypatch):
     monkeypatch.setattr(policy, "BESIDE_THIRD", 0)
     assert not policy.asks_third(4, 2)
     assert not policy.may_load_beside(4, 2, 3, third=True)
+
+
+def test_a_second_block_waits_behind_busy_threads_on_four_threads(monkeypatch):
+    """policy.BESIDE_BUSY: on a four-thread worker with one spread root processing, a second
+    may start beside other work where no task waits for a thread (processing <= threads),
+    not only where a thread is free; never where a task waits, never a third by it, never
+    on two threads; off (0), a thread free as before."""
+    from tidegate import policy
+
+    monkeypatch.setattr(policy, "BESIDE_BUSY", 1)
+    monkeypatch.setattr(policy, "BESIDE_THIRD", 0)
+    assert policy.may_load_beside(4, 1, 4)
+    assert policy.may_load_beside(4, 1, 3)  # (a thread free: as before)
+    assert not policy.may_load_beside(4, 1, 5)
+    assert not policy.may_load_beside(4, 2, 4)
+    assert not policy.may_load_beside(2, 1, 2)
+    assert policy.may_load_beside(8, 1, 8)
+    monkeypatch.setattr(policy, "BESIDE_BUSY", 0)
+    assert not policy.may_load_beside(4, 1, 4)
+    assert policy.may_load_beside(4, 1, 3)
+
+
+def test_four_thread_blocks_wait_behind_busy_threads_at_10ms(monkeypatch):
+    """2 x 4 with a 10 ms overrun per task (no task short: no light count, no third block):
+    a second block went out only once the scheduler heard a thread free, a round trip after
+    it freed, so threads idled before each block (twin stencil 2 x 4: 3.4 of 4 threads busy
+    against queuing's 3.9). Now it may wait in the worker's queue where no task waits for a
+    thread (policy.BESIDE_BUSY). Over five namings x two seeds, summed: 1.049x queuing's
+    makespan before (sten37), now 1.033x; each run's peak at or below queuing's."""
+    pytest.importorskip("distributed")
+    from tidegate import policy
+
+    monkeypatch.setattr(policy, "BESIDE_BUSY", 1)
+    tide, queue = _stencil_at_2ms_summed(threads=4, peak_over=0, lag=0.01)
+    monkeypatch.setattr(policy, "BESIDE_BUSY", 0)
+    before, _ = _stencil_at_2ms_summed(threads=4, peak_over=math.inf, lag=0.01)
+    assert tide <= 0.99 * before, (tide / queue, before / queue)
 
 
 def test_four_thread_blocks_load_three_at_once_beside_short_slices(monkeypatch):

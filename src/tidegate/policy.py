@@ -242,6 +242,19 @@ LIGHT_FREE = 1
 BESIDE_THIRD = 1
 BESIDE_THIRD_THREADS = 4
 
+# BESIDE_BUSY 1: on workers of BESIDE_BUSY_THREADS+ threads, may_load_beside's second test
+# (fewer than two spread roots processing) asks only that no task waits for a thread
+# (processing <= threads), not that a thread is free: the root may wait in the worker's
+# queue behind one task end. The scheduler hears of a thread freeing a round trip late, so
+# with every thread slicing a block the next block went out after a thread had idled
+# (twin stencil 2 x 4 at 10 ms: threads 3.4 of 4 busy against queuing's 3.9, 1.060x
+# queuing's time median, 21 of 30 runs over 1.05x; with it 1.044x, 10 over, peaks as
+# before, none over queuing's). Two-thread workers (BESIDE_BUSY_THREADS 2, not kept): time
+# gains too (3 x 2 at 2 ms 0.866 -> 0.836x) but 3 x 2 at 10 ms peaks 0.80 -> 0.89x median.
+# sten37-findings.txt. 0: off (main before sten37).
+BESIDE_BUSY = 1
+BESIDE_BUSY_THREADS = 4
+
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
     """Does a task processing on a worker read next to no data beside what a root loads
@@ -339,12 +352,17 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     ``third``: a task processing there ends soon (the body's answer where
     :func:`asks_third`): a third root may process beside other work in the second test
     (:data:`BESIDE_THIRD`, four-thread workers).
+
+    On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
+    test's "a thread free" is "no task waits for a thread" (``processing <= threads``).
     """
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
         processing - free < threads and roots_processing < 2 + (
-            third and asks_third(threads, roots_processing)))
+            third and asks_third(threads, roots_processing))) or (
+        processing <= threads and roots_processing < 2 and threads >= BESIDE_BUSY_THREADS
+        and BESIDE_BUSY != 0)
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
