@@ -23,7 +23,7 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import footprint_refused, further_by_plan, holds_share, split_gains
+from ..policy import footprint_refused, further_by_plan, holds_share, split_gains, wave_share
 from .placement import _of_group
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _second, _where
@@ -626,6 +626,7 @@ class Admission:
                         self._park(ts, on)  # until a partner's worker opens
                         continue
                     roots_blocked = True  # later roots would wait for the same slots
+                    self._stalled = True
                     if not self._free:
                         self._blocked = (ts, self._epoch, ready.added)
                     continue
@@ -633,6 +634,8 @@ class Admission:
                 if ws in s.running:
                     self._start(ts, ws, stimulus_id)
                     self._wake_lacked(self._lacked)
+                    if self._stalled or self._wave is not None:
+                        self._in_wave(s, addr)
                 if ts in ready:  # a partner's worker that is leaving
                     ready.discard(ts)
                     skipped.append(ts)
@@ -650,6 +653,25 @@ class Admission:
             for ts in skipped:
                 if ts.state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
+
+    def _in_wave(self, s, addr) -> None:
+        """A root placed on ``addr`` by poke's scan: the first after a stall (every worker
+        full) begins a wave, each worker's share of the line then (policy.wave_share);
+        each counts against its worker's share. The wave ends when every running worker
+        took its share or the line holds no root."""
+        self._stalled = False
+        if not policy_module.WAVE_SHARE:
+            return
+        wave = self._wave
+        ready = self._ready
+        if wave is None:
+            wave = self._wave = [wave_share(ready.roots_queued() + 1, len(s.running)), {}]
+        taken = wave[1]
+        taken[addr] = taken.get(addr, 0) + 1
+        share = wave[0]
+        if not ready.has_roots() or (len(taken) >= len(s.running) and all(
+                n >= share for n in taken.values())):  # fmt: skip
+            self._wave = None
 
     def _owed_first(self, s, examined: int, stimulus_id) -> int:
         """The scan stopped at a root nobody may take (``_blocked``: no worker free for

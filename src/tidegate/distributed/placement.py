@@ -36,6 +36,7 @@ from ..policy import (
     frees_slot_on,
     sole_holder,
     passes_for_group,
+    over_wave_share,
     places_by_held,
     combine_elsewhere,
     loads_before_reduced,
@@ -647,6 +648,16 @@ class Placement:
                                stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
+        if self._wave is not None and not books.reserved(ts.key):
+            over = self._over_share(ts)
+            if over:
+                # (a fresh opener: not where a worker took its share of the wave)
+                def free(free=free):
+                    return (a for a in free() if a not in over)
+                if not narrowed:
+                    listed = free()
+        else:
+            over = ()
         hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
@@ -671,6 +682,8 @@ class Placement:
                     books.log.append((ts.key, "withheld", w, stimulus_id))
                 self._parks_further = ts  # (kept as below: _split may open it elsewhere)
                 return None, found_hint
+        if hint and over:
+            hint = {w: n for w, n in hint.items() if w not in over}
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
@@ -734,6 +747,18 @@ class Placement:
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+
+    def _over_share(self, ts) -> set:
+        """Workers that took their share of the wave (``_wave``) and may take no fresh
+        opener now: policy.over_wave_share, the line besides ts against the other
+        workers' threads."""
+        share, taken = self._wave
+        ready = self._ready
+        waiting = ready.roots_queued() - (ts in ready)
+        total = self.scheduler.total_nthreads
+        workers = self.books.workers
+        return {w for w, n in taken.items() if w in workers and over_wave_share(
+            n, share, waiting, total - workers[w].threads)}
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
