@@ -655,22 +655,24 @@ class Admission:
                     ready.add(ts)
 
     def _in_wave(self, s, addr) -> None:
-        """A root placed on ``addr`` by poke's scan: the first after a stall (every worker
-        full) begins a wave, each worker's share of the line then (policy.wave_share);
-        each counts against its worker's share. The wave ends when every running worker
-        took its share or the line holds no root."""
+        """A root placed on ``addr`` by poke's scan: the first after a stall (a root without
+        partners nobody took) begins a wave, each worker's share of the line then
+        (policy.wave_share); each counts against its worker's share. The wave ends when
+        every running worker took its share or the line holds no root. O(1) a root."""
         self._stalled = False
         if not policy_module.WAVE_SHARE:
             return
         wave = self._wave
         ready = self._ready
         if wave is None:
-            wave = self._wave = [wave_share(ready.roots_queued() + 1, len(s.running)), {}]
+            # [share, {address: roots taken}, {addresses that took their share}]
+            wave = self._wave = [wave_share(ready.roots_queued() + 1, len(s.running)), {},
+                                 set()]  # fmt: skip
         taken = wave[1]
-        taken[addr] = taken.get(addr, 0) + 1
-        share = wave[0]
-        if not ready.has_roots() or (len(taken) >= len(s.running) and all(
-                n >= share for n in taken.values())):  # fmt: skip
+        n = taken[addr] = taken.get(addr, 0) + 1
+        if n >= wave[0]:
+            wave[2].add(addr)
+        if len(wave[2]) >= len(s.running) or not ready.has_roots():
             self._wave = None
 
     def _owed_first(self, s, examined: int, stimulus_id) -> int:

@@ -748,17 +748,23 @@ class Placement:
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
 
-    def _over_share(self, ts) -> set:
+    def _over_share(self, ts):
         """Workers that took their share of the wave (``_wave``) and may take no fresh
         opener now: policy.over_wave_share, the line besides ts against the other
-        workers' threads."""
-        share, taken = self._wave
+        workers' threads. O(workers that took their share), none while the line is
+        longer than the cluster's threads."""
+        full = self._wave[2]
+        if not full:
+            return ()
         ready = self._ready
         waiting = ready.roots_queued() - (ts in ready)
         total = self.scheduler.total_nthreads
+        if waiting >= total:
+            return ()
+        share, taken = self._wave[0], self._wave[1]
         workers = self.books.workers
-        return {w for w, n in taken.items() if w in workers and over_wave_share(
-            n, share, waiting, total - workers[w].threads)}
+        return {w for w in full if w in workers and over_wave_share(
+            taken[w], share, waiting, total - workers[w].threads)}
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk
