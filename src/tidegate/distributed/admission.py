@@ -665,9 +665,15 @@ class Admission:
         wave = self._wave
         ready = self._ready
         if wave is None:
+            line = ready.roots_queued() + 1
+            if line >= s.total_nthreads:
+                # (a line that feeds every thread needs no share: begun at 4 x 3 / 96's
+                # first stall, a share of 21 held the whole run, and at its end a worker
+                # that took it idled while a slower one took the last roots: 1.014 ->
+                # 1.034x queuing's makespan)
+                return
             # [share, {address: roots taken}, {addresses that took their share}]
-            wave = self._wave = [wave_share(ready.roots_queued() + 1, len(s.running)), {},
-                                 set()]  # fmt: skip
+            wave = self._wave = [wave_share(line, len(s.running)), {}, set()]
         taken = wave[1]
         n = taken[addr] = taken.get(addr, 0) + 1
         if n >= wave[0]:
