@@ -635,7 +635,7 @@ class Admission:
                     self._start(ts, ws, stimulus_id)
                     self._wake_lacked(self._lacked)
                     if self._stalled or self._wave is not None:
-                        self._in_wave(s, addr)
+                        self._in_wave(s, addr, ts.key)
                 if ts in ready:  # a partner's worker that is leaving
                     ready.discard(ts)
                     skipped.append(ts)
@@ -654,11 +654,15 @@ class Admission:
                 if ts.state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
 
-    def _in_wave(self, s, addr) -> None:
-        """A root placed on ``addr`` by poke's scan: the first after a stall (a root without
-        partners nobody took) begins a wave, each worker's share of the line then
-        (policy.wave_share); each counts against its worker's share. The wave ends when
-        every running worker took its share or the line holds no root. O(1) a root."""
+    def _in_wave(self, s, addr, key) -> None:
+        """Root ``key`` placed on ``addr`` by poke's scan. The first after a stall (a root
+        without partners nobody took) begins a wave where the line is shorter than the
+        cluster's threads and every other worker's threads load roots (loads started
+        together end together): each worker's share of the line then (policy.wave_share),
+        and each root placed counts against its worker's. The wave ends when every running
+        worker took its share, the line holds no root, or a root of the wave leaves
+        processing (``transition``: a whole load passed since it began). O(1) a root but
+        its first, O(workers) at most there."""
         self._stalled = False
         if not policy_module.WAVE_SHARE:
             return
@@ -672,12 +676,19 @@ class Admission:
                 # that took it idled while a slower one took the last roots: 1.014 ->
                 # 1.034x queuing's makespan)
                 return
-            # [share, {address: roots taken}, {addresses that took their share}]
-            wave = self._wave = [wave_share(line, len(s.running)), {}, set()]
+            for a, book in self.books.workers.items():
+                if a != addr and book.roots_processing < book.threads:
+                    # (some other thread does not load a root: no wave that starts
+                    # together, the tail of a line; begun there too, 16 of the plugin
+                    # fingerprints' 62 traces moved)
+                    return
+            # [share, {address: roots taken}, {addresses that took their share}, keys]
+            wave = self._wave = [wave_share(line, len(s.running)), {}, set(), set()]
         taken = wave[1]
         n = taken[addr] = taken.get(addr, 0) + 1
         if n >= wave[0]:
             wave[2].add(addr)
+        wave[3].add(key)
         if len(wave[2]) >= len(s.running) or not ready.has_roots():
             self._wave = None
 

@@ -290,6 +290,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     except Exception:
                         _dask_logger.info("Plugin failed with exception", exc_info=True)
                 self._left_processing(key, finish, stimulus_id, worker, startstops)
+                if self._wave is not None and key in self._wave[3]:
+                    self._wave = None  # (a root of the wave ended: Admission._in_wave)
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)
             elif start == "memory":
