@@ -677,9 +677,13 @@ class Admission:
                 # 1.034x queuing's makespan)
                 return
             for a, book in self.books.workers.items():
-                if a != addr and book.roots_processing < book.threads:
-                    # (some other thread does not load a root: no wave that starts
-                    # together, the tail of a line; begun there too, 16 of the plugin
+                if a != addr and (book.roots_processing < book.threads
+                                  or book.processing > book.roots_processing):  # fmt: skip
+                    # (some other worker does not only load roots: no wave that starts
+                    # together, the tail of a line. Begun where the others' threads all
+                    # loaded, with combines queued there, loaders 4 x 4 / 48 took 1.027 ->
+                    # 1.164x queuing's makespan: those workers had just started their
+                    # loads and took no root for 0.2 s; begun anywhere, 16 of the plugin
                     # fingerprints' 62 traces moved)
                     return
             # [share, {address: roots taken}, {addresses that took their share}, keys]
