@@ -660,17 +660,15 @@ class Admission:
         cluster's threads and every other worker's threads load roots (loads started
         together end together): each worker's share of the line then (policy.wave_share),
         and each root placed counts against its worker's. The wave ends when every running
-        worker took its share, the line holds no root, or a root of the wave leaves
-        processing (``transition``: a whole load passed since it began). O(1) a root but
+        worker took its share, the line holds no root, or a root of the wave finishes
+        (``_left_processing``: a whole load passed since it began). O(1) a root but
         its first, O(workers) at most there."""
         self._stalled = False
-        if not policy_module.WAVE_SHARE:
-            return
         wave = self._wave
         ready = self._ready
         if wave is None:
             line = ready.roots_queued() + 1
-            if line >= s.total_nthreads:
+            if line >= s.total_nthreads or not policy_module.WAVE_SHARE:
                 # (a line that feeds every thread needs no share: begun at 4 x 3 / 96's
                 # first stall, a share of 21 held the whole run, and at its end a worker
                 # that took it idled while a slower one took the last roots: 1.014 ->
