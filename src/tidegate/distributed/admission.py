@@ -674,9 +674,18 @@ class Admission:
                 # that took it idled while a slower one took the last roots: 1.014 ->
                 # 1.034x queuing's makespan)
                 return
-            for a, book in self.books.workers.items():
+            books = self.books.workers
+            # (the worker found last not only loading roots asked first: where one such
+            # worker among many stays so, each root after a stall looks at it alone)
+            last = books.get(self._wave_not)
+            if last is not None and self._wave_not != addr and (
+                    last.roots_processing < last.threads
+                    or last.processing > last.roots_processing):  # fmt: skip
+                return
+            for a, book in books.items():
                 if a != addr and (book.roots_processing < book.threads
                                   or book.processing > book.roots_processing):  # fmt: skip
+                    self._wave_not = a
                     # (some other worker does not only load roots: no wave that starts
                     # together, the tail of a line. Begun where the others' threads all
                     # loaded, with combines queued there, loaders 4 x 4 / 48 took 1.027 ->
@@ -684,12 +693,16 @@ class Admission:
                     # loads and took no root for 0.2 s; begun anywhere, 16 of the plugin
                     # fingerprints' 62 traces moved)
                     return
-            # [share, {address: roots taken}, {addresses that took their share}, keys]
-            wave = self._wave = [wave_share(line, len(s.running)), {}, set(), set()]
+            # [share, {address: roots taken}, {addresses that took their share}, keys,
+            #  the most threads of a worker that took its share]
+            wave = self._wave = [wave_share(line, len(s.running)), {}, set(), set(), 0]
         taken = wave[1]
         n = taken[addr] = taken.get(addr, 0) + 1
         if n >= wave[0]:
             wave[2].add(addr)
+            book = self.books.workers.get(addr)
+            if book is not None and book.threads > wave[4]:
+                wave[4] = book.threads
         wave[3].add(key)
         if len(wave[2]) >= len(s.running) or not ready.has_roots():
             self._wave = None

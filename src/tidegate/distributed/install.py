@@ -362,6 +362,7 @@ class Install:
         # [share, {address: roots taken}]; _stalled: poke found every worker full.
         self._wave = None
         self._stalled = False
+        self._wave_not = None  # the worker last found not only loading roots (_in_wave)
         self._looked: dict = {}  # address -> running when last looked at (_refresh)
         self._idle: set = set()  # addresses open for roots with nothing processing
         self._copies_seen = -1  # the broadcast generation the parked held readers saw
