@@ -1268,3 +1268,21 @@ def test_a_combine_goes_elsewhere_only_where_it_adds_less(monkeypatch):
     assert not policy.combine_elsewhere(104e6, 136e6, 32e6)
     monkeypatch.setattr(policy, "COMBINE_BY_HELD", 0)
     assert not policy.combine_elsewhere(128e6, 72e6, 32e6)
+
+
+def test_a_worker_that_took_its_share_of_a_wave_takes_no_fresh_opener(monkeypatch):
+    """policy.wave_share / over_wave_share (WAVE_SHARE): loaders 8 x 4 / 48, the 16 roots
+    left when the first 32 loads end together: a share of 2 a worker. One that took 2 is
+    refused a fresh opener while the line (13 besides it) cannot feed the other workers'
+    28 threads; not below its share, not while the line feeds them, nor with the switch
+    off."""
+    import tidegate.policy as policy
+
+    assert policy.wave_share(16, 8) == 2
+    assert policy.wave_share(17, 8) == 3
+    assert policy.wave_share(5, 0) == 5
+    assert policy.over_wave_share(2, 2, 13, 28)
+    assert not policy.over_wave_share(1, 2, 13, 28)
+    assert not policy.over_wave_share(2, 2, 28, 28)
+    monkeypatch.setattr(policy, "WAVE_SHARE", 0)
+    assert not policy.over_wave_share(2, 2, 13, 28)

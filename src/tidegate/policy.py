@@ -573,6 +573,43 @@ def passes_for_group(roots_processing: int, threads: int, widest: int, waiting: 
     return roots_processing == threads and threads > widest and waiting >= elsewhere
 
 
+# A wave of roots whose slots open together (the line stalled while every worker's threads
+# loaded roots and nothing else; the line now shorter than the cluster's threads): a worker
+# that took its share of that line takes no fresh opener while the line cannot feed every
+# other worker's threads (Admission._in_wave, Placement._decide / _over_share; wave37).
+# 0: as before.
+WAVE_SHARE = 1
+
+
+def wave_share(line: int, workers: int) -> int:
+    """A worker's share of a wave: ``line`` roots queued when the wave began (the first
+    root placed after every worker was full), over ``workers`` running (ceil)."""
+    return -(-line // max(workers, 1))
+
+
+def over_wave_share(taken: int, share: int, waiting: int, elsewhere: int) -> bool:
+    """Is a worker that took ``taken`` roots of the wave (:func:`wave_share`: ``share``)
+    refused a fresh opener (a root with no partner placed and none reserved for it)?
+    Yes when it took its share and the line (``waiting`` roots besides this one) cannot
+    feed the other workers' threads (``elsewhere``: :data:`GROUP_SUPPLY`'s supply test):
+    they free up too and would find the line empty. Why: loaders 8 x 4 / 48 (twin
+    unique-key loads reduced pairwise, 32 threads): the first 32 loads end together; the
+    scheduler hears w0's four completions first, and at each w0 has a thread free and its
+    count below the cap, so it opened two pairs of the 16 left, then w1, w2, w3 two each:
+    w0-w3 took all 16, w4-w7 none (8 loads against 4; queuing's cap, counting the
+    combines, spreads them): peak 160 MB against queuing's 140 in 8 of 15 runs (5 namings
+    x 3 seeds), 1.08x its makespan in the other 7. With the share: 6 loads a worker,
+    makespan 1.008 [1.006-1.083] -> 0.979 [0.972-0.997]x, peak 1.143 -> 0.857x in 15 of
+    15; 22 other loaders cells as before (bench/results/wave37-findings.txt). The wave
+    is begun only where the line is shorter than the cluster's threads and every other
+    worker runs roots and nothing else on every thread (loads started together end
+    together), and ends at the first of its roots to end: begun at a line's tail, where
+    the others had just started their loads or had combines queued, the refused root
+    waited for them a whole load (4 x 4 / 48 1.027 -> 1.164x, 3 x 3 / 24 at worst 1.026
+    -> 1.156x)."""
+    return bool(WAVE_SHARE) and taken >= share and waiting < elsewhere
+
+
 def may_fit_count(counts, opens: int) -> bool:
     """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
     its ``(free_thread, slots used - cap)`` among others (``slots used``:

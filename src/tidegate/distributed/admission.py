@@ -23,7 +23,7 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import footprint_refused, further_by_plan, holds_share, split_gains
+from ..policy import footprint_refused, further_by_plan, holds_share, split_gains, wave_share
 from .placement import _of_group
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _second, _where
@@ -665,6 +665,7 @@ class Admission:
                         self._park(ts, on)  # until a partner's worker opens
                         continue
                     roots_blocked = True  # later roots would wait for the same slots
+                    self._stalled = True
                     if not self._free:
                         self._blocked = (ts, self._epoch, ready.added)
                     continue
@@ -672,6 +673,8 @@ class Admission:
                 if ws in s.running:
                     self._start(ts, ws, stimulus_id)
                     self._wake_lacked(self._lacked)
+                    if self._stalled or self._wave is not None:
+                        self._in_wave(s, addr, ts.key)
                 if ts in ready:  # a partner's worker that is leaving
                     ready.discard(ts)
                     skipped.append(ts)
@@ -691,6 +694,59 @@ class Admission:
                     ready.add(ts)
             if self._batch is not None:
                 self._end_batch(s)  # (poke's starts: one send)
+
+    def _in_wave(self, s, addr, key) -> None:
+        """Root ``key`` placed on ``addr`` by poke's scan. The first after a stall (a root
+        without partners nobody took) begins a wave where the line is shorter than the
+        cluster's threads and every other worker's threads load roots (loads started
+        together end together): each worker's share of the line then (policy.wave_share),
+        and each root placed counts against its worker's. The wave ends when every running
+        worker took its share, the line holds no root, or a root of the wave finishes
+        (``_left_processing``: a whole load passed since it began). O(1) a root but
+        its first, O(workers) at most there."""
+        self._stalled = False
+        wave = self._wave
+        ready = self._ready
+        if wave is None:
+            line = ready.roots_queued() + 1
+            if line >= s.total_nthreads or not policy_module.WAVE_SHARE:
+                # (a line that feeds every thread needs no share: begun at 4 x 3 / 96's
+                # first stall, a share of 21 held the whole run, and at its end a worker
+                # that took it idled while a slower one took the last roots: 1.014 ->
+                # 1.034x queuing's makespan)
+                return
+            books = self.books.workers
+            # (the worker found last not only loading roots asked first: where one such
+            # worker among many stays so, each root after a stall looks at it alone)
+            last = books.get(self._wave_not)
+            if last is not None and self._wave_not != addr and (
+                    last.roots_processing < last.threads
+                    or last.processing > last.roots_processing):  # fmt: skip
+                return
+            for a, book in books.items():
+                if a != addr and (book.roots_processing < book.threads
+                                  or book.processing > book.roots_processing):  # fmt: skip
+                    self._wave_not = a
+                    # (some other worker does not only load roots: no wave that starts
+                    # together, the tail of a line. Begun where the others' threads all
+                    # loaded, with combines queued there, loaders 4 x 4 / 48 took 1.027 ->
+                    # 1.164x queuing's makespan: those workers had just started their
+                    # loads and took no root for 0.2 s; begun anywhere, 16 of the plugin
+                    # fingerprints' 62 traces moved)
+                    return
+            # [share, {address: roots taken}, {addresses that took their share}, keys,
+            #  the most threads of a worker that took its share]
+            wave = self._wave = [wave_share(line, len(s.running)), {}, set(), set(), 0]
+        taken = wave[1]
+        n = taken[addr] = taken.get(addr, 0) + 1
+        if n >= wave[0]:
+            wave[2].add(addr)
+            book = self.books.workers.get(addr)
+            if book is not None and book.threads > wave[4]:
+                wave[4] = book.threads
+        wave[3].add(key)
+        if len(wave[2]) >= len(s.running) or not ready.has_roots():
+            self._wave = None
 
     def _owed_first(self, s, examined: int, stimulus_id) -> int:
         """The scan stopped at a root nobody may take (``_blocked``: no worker free for

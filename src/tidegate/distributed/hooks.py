@@ -432,6 +432,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 if (not deps and nbytes < HANDLE_MAX_BYTES or self._tiny_most) \
                         and policy_module.TINY_PREFIX_NO_ROOT:  # fmt: skip
                     self._tiny_seen(ts, deps, nbytes, books.largest_root)
+                if self._wave is not None and key in self._wave[3]:
+                    self._wave = None  # (a root of the wave ended: Admission._in_wave)
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:

@@ -378,6 +378,11 @@ class Install:
         # without walking its graph (slot openings far outnumber workers opening).
         self._epoch = 0
         self._blocked = None
+        # A wave of roots after a stall (policy.over_wave_share): None, or
+        # [share, {address: roots taken}]; _stalled: poke found every worker full.
+        self._wave = None
+        self._stalled = False
+        self._wave_not = None  # the worker last found not only loading roots (_in_wave)
         self._looked: dict = {}  # address -> running when last looked at (_refresh)
         self._idle: set = set()  # addresses open for roots with nothing processing
         self._copies_seen = -1  # the broadcast generation the parked held readers saw

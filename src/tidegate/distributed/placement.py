@@ -37,6 +37,7 @@ from ..policy import (
     frees_slot_on,
     sole_holder,
     passes_for_group,
+    over_wave_share,
     places_by_held,
     combine_elsewhere,
     loads_before_reduced,
@@ -652,6 +653,16 @@ class Placement:
                                stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
+        if self._wave is not None and not books.reserved(ts.key):
+            over = self._over_share(ts)
+            if over:
+                # (a fresh opener: not where a worker took its share of the wave)
+                def free(free=free):
+                    return (a for a in free() if a not in over)
+                if not narrowed:
+                    listed = free()
+        else:
+            over = ()
         hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
@@ -676,6 +687,8 @@ class Placement:
                     books.log.append((ts.key, "withheld", w, stimulus_id))
                 self._parks_further = ts  # (kept as below: _split may open it elsewhere)
                 return None, found_hint
+        if hint and over:
+            hint = {w: n for w, n in hint.items() if w not in over}
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
@@ -739,6 +752,30 @@ class Placement:
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+
+    def _over_share(self, ts):
+        """Workers that took their share of the wave (``_wave``) and may take no fresh
+        opener now: policy.over_wave_share, the line besides ts against the other
+        workers' threads. None while the line is longer than the cluster's threads; the
+        wave's set itself (O(1)) where the test holds for its widest worker, and so for
+        all; else each asked (workers of unlike threads). A set built per decision cost
+        1 ms a root at 1,000 workers all over their share (timeit_wave.py)."""
+        wave = self._wave
+        full = wave[2]
+        if not full:
+            return ()
+        ready = self._ready
+        waiting = ready.roots_queued() - (ts in ready)
+        total = self.scheduler.total_nthreads
+        if waiting >= total:
+            return ()
+        share = wave[0]
+        if over_wave_share(share, share, waiting, total - wave[4]):
+            return full  # (read, not kept: _in_wave changes it after this decision)
+        taken = wave[1]
+        workers = self.books.workers
+        return {w for w in full if w in workers and over_wave_share(
+            taken[w], share, waiting, total - workers[w].threads)}
 
     def _walk(self, ts, plan, tops=None):
         """``(partners, lacks, shared, complete, spread)`` of root ts: ``_partners``' walk

@@ -1,0 +1,1 @@
+import tidegate.policy as P; P.WAVE_SHARE = 0
