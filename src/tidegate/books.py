@@ -1045,6 +1045,9 @@ class Books:
                                             int(reserved), spread, _queues_behind_a_load(book),
                                             opens, pair=pair), (task, w)  # fmt: skip
                     self.audited["refused"] = self.audited.get("refused", 0) + 1
+                    if awaited is not None and aw is None:  # (kept whatever the view)
+                        self.audited["refused, view not asked"] = \
+                            self.audited.get("refused, view not asked", 0) + 1
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             ok = self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
