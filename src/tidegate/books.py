@@ -1011,35 +1011,31 @@ class Books:
             reserved = w == mine
             if reserved and group_owed > 1 and counts_own_group(book.threads):
                 reserved = group_owed
-            if completes and further:
-                completes = passes_for_further(book.roots_processing)
-            elif completes and wide:
-                completes = WIDE_PASS
-            elif completes and deep:
-                completes = passes_for_halo(book.roots_processing + book.roots_untouched
-                                            + book.owed - reserved, book.cap, book.passes,
-                                            book.threads > 1)
+            if completes:  # (one test where it is not: most asks)
+                if further:
+                    completes = passes_for_further(book.roots_processing)
+                elif wide:
+                    completes = WIDE_PASS
+                elif deep:
+                    completes = passes_for_halo(book.roots_processing + book.roots_untouched
+                                                + book.owed - reserved, book.cap, book.passes,
+                                                book.threads > 1)
             # (reserved's count is w's too: a reservation made or ended bumps its version)
-            seen = 4 * book.version + 2 * bool(completes) + bool(reserved)
+            seen = 4 * book.version + (2 if completes else 0) + (1 if reserved else 0)
             aw = None
-            hit = False
-            if refusals is not None:
-                was = refusals.get(w)
-                if was is None:
-                    pass
-                elif awaited is None:
-                    hit = was == seen
-                else:
-                    # (the body's view may change while w's books do not: kept as
-                    # 3 * seen + 0 / 1, the view then, or + 2, refused whatever it says;
-                    # asked here only where the refusal kept depends on it)
-                    was -= 3 * seen
-                    if was == 2:
-                        hit = True
-                    elif was == 0 or was == 1:
+            if awaited is not None:
+                # (the body's view may change while w's books do not: kept as 3 * seen + 0 /
+                # 1, the view then, or + 2, refused whatever it says; the view asked here
+                # only where the refusal kept depends on it)
+                seen *= 3
+                if refusals is not None:
+                    was = refusals.get(w)
+                    if was == seen + 2:
+                        seen += 2
+                    elif was == seen or was == seen + 1:
                         aw = w in awaited and self.awaits(w)
-                        hit = was == aw
-            if hit:
+                        seen += aw
+            if refusals is not None and refusals.get(w) == seen:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
                                             int(reserved), spread, _queues_behind_a_load(book),
@@ -1054,8 +1050,8 @@ class Books:
                               spread, _queues_behind_a_load(book), opens, aw, pair)
             if ok:
                 return True
-            if awaited is not None:  # (None: refused by the combine alone, the view asked)
-                seen = 3 * seen + (aw if aw is not None else 1 if ok is None else 2)
+            if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
+                seen += 1 if ok is None else 2
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:
                     self._refusals.clear()
