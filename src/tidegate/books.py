@@ -769,22 +769,23 @@ class Books:
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
             )  # fmt: skip
-            if ok and opens and awaits is None and self.combines is not None \
-                    and w in self.noted and self.awaits(w):  # fmt: skip
-                # The body's view asked last, only where it decides (it refuses whatever
-                # the rest says, idle too): twin anomaly 100x4, 1,000 steps, most asks
-                # were of workers refused anyway. None: refused by the combine alone
-                # (place's remembered refusals tell the two apart).
-                self.log.append((task, "withheld", w, stimulus_id))
-                return None
-            # Came in past the count by completing a consumer (not a wide fan-in): counted
-            # in book.passes from on_run until its data lands (policy.PASSES).
-            if ok and self.count_passes and not idle and book.roots_processing \
-                    + book.roots_untouched + book.owed - reserved + more >= book.cap \
-                    and not beside and answer[0] != WIDE_PASS:  # fmt: skip
-                if len(self._pass_ok) > 4096:
-                    self._pass_ok.clear()
-                self._pass_ok.setdefault(task, set()).add(w)
+            if ok:
+                if opens and awaits is None and self.combines is not None \
+                        and w in self.noted and self.awaits(w):  # fmt: skip
+                    # The body's view asked last, only where it decides (it refuses
+                    # whatever the rest says, idle too): twin anomaly 100x4, 1,000 steps,
+                    # 14,689 -> 3,685 asks (most were of workers refused anyway). None:
+                    # refused by the combine alone (place's kept refusals tell them apart).
+                    self.log.append((task, "withheld", w, stimulus_id))
+                    return None
+                # Came in past the count by completing a consumer (not a wide fan-in):
+                # counted in book.passes from on_run until its data lands (policy.PASSES).
+                if self.count_passes and not idle and book.roots_processing \
+                        + book.roots_untouched + book.owed - reserved + more >= book.cap \
+                        and not beside and answer[0] != WIDE_PASS:  # fmt: skip
+                    if len(self._pass_ok) > 4096:
+                        self._pass_ok.clear()
+                    self._pass_ok.setdefault(task, set()).add(w)
         if not ok:
             self.log.append((task, "withheld", w, stimulus_id))
         return ok
