@@ -86,8 +86,57 @@ def test_combines_of_answers_and_prunes_as_the_full_count(monkeypatch):
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
     simulate(model, workers=20, threads_per_worker=4, policy="tidegate", bandwidth="1GB/s",
              record_memory=False)
-    assert seen["asks"] > 1000 and seen["awaits"] > 100 and seen["short"] > 100, seen
+    # (since Books._admits asks the view last, only where the rest admits: 923 asks, 859
+    # answered yes, 44 short, 1 with several noted)
+    assert seen["asks"] > 500 and seen["awaits"] > 100 and seen["short"] > 20, seen
     assert seen["several"] > 0, seen
+
+
+class _Worker:  # (a WorkerState as _combines_of reads it: hashed by identity)
+    def __init__(self, address):
+        self.address = address
+
+
+def _fake(state, deps=(), who=(), on=None):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(_state=state, state=state, dependencies=list(deps),
+                           who_has={_Worker(a) for a in who} or None,
+                           processing_on=None if on is None else _Worker(on))
+
+
+def test_combines_of_most_held_skipped_only_where_it_is_here_s():
+    """The most held is counted per worker (tasks._most_held) only where the holders
+    elsewhere (n - here) could outnumber here's: over random placements of a combine's 4
+    inputs (replicas on up to 3 workers, one computing), the tuples are the reference's
+    wherever awaits_combine(here, here, True) holds (the way too where awaits_combine(here,
+    most, True) does), and books.awaits answers the same."""
+    import random
+    from types import SimpleNamespace
+
+    rng = random.Random(0)
+    workers = ["a", "b", "c"]
+    skipped = counted = 0
+    for _ in range(3000):
+        inputs = []
+        for _ in range(4):
+            who = rng.sample(workers, rng.choice((0, 1, 1, 1, 2, 3)))
+            on = rng.choice(workers) if not who and rng.random() < 0.5 else None
+            state = "memory" if who else "processing" if on else "waiting"
+            inputs.append(_fake(state, [_fake("memory", who="a")], who, on))
+        d = _fake("waiting", inputs)
+        fake = SimpleNamespace(_combines={"a": {"d": d}})
+        out = hooks.Plugin._combines_of(fake, "a")
+        ref = _reference(SimpleNamespace(_combines={"a": {"d": d}}), "a")
+        assert _awaits(out) == _awaits(ref)
+        if ref and awaits_combine(ref[0][0], ref[0][0], True):
+            assert out[0][:2] == ref[0][:2]  # (the way: only where the most allows it)
+            assert out == ref or not awaits_combine(*ref[0][:2], True)
+            n = sum(len(x.who_has or ()) + (x.processing_on is not None) for x in inputs)
+            here = ref[0][0]
+            skipped += n - here <= here
+            counted += n - here > here
+    assert skipped > 100 and counted > 100, (skipped, counted)
 
 
 def test_task_state_slot_is_the_state_property_s():
