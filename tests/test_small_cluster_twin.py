@@ -879,19 +879,8 @@ def test_a_rechunks_pair_waits_where_its_loads_would_queue_behind_loads():
     and its two loads exceed the threads (policy.pair_waits, PAIR_LOADS): every run at or
     below 0.86x queuing's peak, makespan summed 0.46x / 0.71x queuing's (0.45x / 0.70x
     before). Fails with policy.PAIR_LOADS = 0."""
-    model = _wall24_rechunk()
-    net = dict(NET, outgoing_bandwidth=200e6)
-    for w in (4, 2):
-        t_make = q_make = 0
-        for seed in range(5):
-            q, t = simulate(model, workers=w, threads_per_worker=3,
-                            policy=["queue", "tidegate"], thread_lag=0.002, seed=seed,
-                            processes=1, record_memory=False, **net)  # fmt: skip
-            t_make, q_make = t_make + t.makespan, q_make + q.makespan
-            # before: 4 x 3 seeds 1 / 4 at 1.065x / 1.142x, 2 x 3 seed 2 at 1.067x
-            t_peak, q_peak = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
-            assert t_peak <= q_peak, (w, seed, t_peak, q_peak)
-        assert t_make <= 0.8 * q_make, (w, t_make, q_make)
+    # before: 4 x 3 seeds 1 / 4 at 1.065x / 1.142x, 2 x 3 seed 2 at 1.067x
+    _rechunk_under_queues_peak(threads=3, makespan_bound={4: 0.8, 2: 0.8})
 
 
 def test_a_rechunks_third_pair_waits_beside_a_loading_pair():
@@ -903,15 +892,21 @@ def test_a_rechunks_third_pair_waits_beside_a_loading_pair():
     4). A pair's opener now waits there (policy.pair_waits, PAIR_LOADS 3): every run at or
     below queuing's peak; makespan summed <= 0.7x / 0.5x queuing's. Fails with
     policy.PAIR_LOADS = 1."""
+    _rechunk_under_queues_peak(threads=4, makespan_bound={2: 0.7, 3: 0.5})
+
+
+def _rechunk_under_queues_peak(threads: int, makespan_bound: dict) -> None:
+    """The rechunk at 2 ms, senders limited, five seeds on each worker count: every run at
+    or below queuing's peak, the makespans summed within the bound times queuing's."""
     model = _wall24_rechunk()
     net = dict(NET, outgoing_bandwidth=200e6)
-    for w in (2, 3):
+    for w, bound in makespan_bound.items():
         t_make = q_make = 0
         for seed in range(5):
-            q, t = simulate(model, workers=w, threads_per_worker=4,
+            q, t = simulate(model, workers=w, threads_per_worker=threads,
                             policy=["queue", "tidegate"], thread_lag=0.002, seed=seed,
                             processes=1, record_memory=False, **net)  # fmt: skip
             t_make, q_make = t_make + t.makespan, q_make + q.makespan
             t_peak, q_peak = max(t.peak_memory_per_worker), max(q.peak_memory_per_worker)
             assert t_peak <= q_peak, (w, seed, t_peak, q_peak)
-        assert t_make <= (0.7 if w == 2 else 0.5) * q_make, (w, t_make, q_make)
+        assert t_make <= bound * q_make, (w, t_make, q_make)
