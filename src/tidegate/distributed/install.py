@@ -378,8 +378,10 @@ class Install:
         # without walking its graph (slot openings far outnumber workers opening).
         self._epoch = 0
         self._blocked = None
-        # A wave of roots after a stall (policy.over_wave_share): None, or
-        # [share, {address: roots taken}]; _stalled: poke found every worker full.
+        # A wave of roots after a stall (policy.over_wave_share): None, or [share,
+        # {address: roots taken}, addresses that took their share, the wave's keys, the
+        # most threads of those] (Admission._in_wave); _stalled: poke found every worker
+        # full.
         self._wave = None
         self._stalled = False
         self._wave_not = None  # the worker last found not only loading roots (_in_wave)
