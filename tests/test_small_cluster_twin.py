@@ -262,6 +262,19 @@ def test_a_tree_reductions_next_group_may_queue_behind_four_loading_threads():
         assert t.bytes_transferred <= q.bytes_transferred
 
 
+def _unique_loader_runs(steps: int, workers: int, threads: int):
+    """(naming, seed, queue's run, tidegate's run) of the unique-key loaders over 3 key
+    namings x 2 seeds, as the loaders' tests below sum and bound them."""
+    for n in ("", "-n1", "-n2"):
+        g = _unique_loaders_named(steps, n)
+        for seed in (0, 1):
+            q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations,
+                            workers=workers, threads_per_worker=threads,
+                            policy=["queue", "tidegate"], seed=seed, processes=1,
+                            record_memory=False)  # fmt: skip
+            yield n, seed, q, t
+
+
 def _unique_loaders_named(steps: int, n: str):
     """fidelity.unique_loaders with ``n`` appended to every key name (the naming)."""
     from tidegate.sim.fidelity import Graph, unique_loaders
@@ -289,16 +302,10 @@ def test_a_groups_root_queues_behind_loading_threads_while_the_line_feeds_the_re
     workers asked first took the last roots and the rest idled (8 x 3 / 48: 1.16x)."""
     for workers, steps, bound in ((4, 48, 1.0), (8, 96, 1.0), (8, 48, 1.03)):
         t_make = q_make = 0.0
-        for n in ("", "-n1", "-n2"):
-            g = _unique_loaders_named(steps, n)
-            for seed in (0, 1):
-                q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations,
-                                workers=workers, threads_per_worker=3,
-                                policy=["queue", "tidegate"], seed=seed, processes=1,
-                                record_memory=False)  # fmt: skip
-                t_make, q_make = t_make + t.makespan, q_make + q.makespan
-                assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
-                assert t.bytes_transferred <= q.bytes_transferred
+        for _, _, q, t in _unique_loader_runs(steps, workers, 3):
+            t_make, q_make = t_make + t.makespan, q_make + q.makespan
+            assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
+            assert t.bytes_transferred <= q.bytes_transferred
         assert t_make <= bound * q_make, (workers, steps, t_make / q_make)
 
 
@@ -311,15 +318,10 @@ def test_a_groups_last_pair_does_not_queue_behind_loads_on_its_further_worker():
     refused there where no thread is free, the threads not loading cannot take the pair
     and the line does not feed the other workers (policy.GROUP_BUSY): 1.004x."""
     t_make = q_make = 0.0
-    for n in ("", "-n1", "-n2"):
-        g = _unique_loaders_named(48, n)
-        for seed in (0, 1):
-            q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations,
-                            workers=3, threads_per_worker=3, policy=["queue", "tidegate"],
-                            seed=seed, processes=1, record_memory=False)  # fmt: skip
-            t_make, q_make = t_make + t.makespan, q_make + q.makespan
-            assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
-            assert t.bytes_transferred <= q.bytes_transferred
+    for _, _, q, t in _unique_loader_runs(48, 3, 3):
+        t_make, q_make = t_make + t.makespan, q_make + q.makespan
+        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
+        assert t.bytes_transferred <= q.bytes_transferred
     assert t_make <= 1.02 * q_make, t_make / q_make
 
 
@@ -333,15 +335,10 @@ def test_a_wave_that_starts_together_spreads_over_every_worker():
     the others' threads (policy.WAVE_SHARE): 6 loads each, at or below queuing's peak and
     makespan in every run."""
     t_make = q_make = 0.0
-    for n in ("", "-n1", "-n2"):
-        g = _unique_loaders_named(48, n)
-        for seed in (0, 1):
-            q, t = simulate(g.dsk, keys=g.keys, sizes=g.sizes, durations=g.durations,
-                            workers=8, threads_per_worker=4, policy=["queue", "tidegate"],
-                            seed=seed, processes=1, record_memory=False)  # fmt: skip
-            t_make, q_make = t_make + t.makespan, q_make + q.makespan
-            assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
-            assert t.makespan <= 1.02 * q.makespan, (n, seed, t.makespan / q.makespan)
+    for n, seed, q, t in _unique_loader_runs(48, 8, 4):
+        t_make, q_make = t_make + t.makespan, q_make + q.makespan
+        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
+        assert t.makespan <= 1.02 * q.makespan, (n, seed, t.makespan / q.makespan)
     assert t_make <= q_make, t_make / q_make
 
 
