@@ -10,9 +10,18 @@ queuing's). Two misses the twin found there (bench/results/wall24-findings.txt):
 
 from __future__ import annotations
 
+from tidegate.distributed.install import _starts_by_walk
 from tidegate.sim import simulate
 
 NET = dict(bandwidth=200e6, outgoing_bandwidth=float("inf"), latency=0.001)
+
+# Bounds below were measured where update_graph starts a graph's roots in the order its walk
+# from the requested keys reaches them, with dask.order's priorities since 2025.5.0
+# (install._starts_by_walk). Before (distributed 2025.4, CI's lowest), every task went to
+# "waiting" in priority order: one schedule, other runs for both policies; four tests there
+# hold issue 9's targets (time within 1.05x queuing's, peak at or below) and the gains their
+# rules make on that release, not the margins measured on later ones.
+BY_WALK = _starts_by_walk()
 
 
 # seed weighted's graph as bench/distributed.py's zarr inputs make it (two 8 MB grids, each
@@ -92,7 +101,8 @@ def test_a_grid_copy_does_not_queue_behind_another_into_one_worker():
         assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker), salt
         spans["queue"] += q.makespan
         spans["tidegate"] += t.makespan
-    assert spans["tidegate"] <= 1.03 * spans["queue"], spans
+    # (distributed 2025.4: 1.034x, issue 9's target there: BY_WALK)
+    assert spans["tidegate"] <= (1.03 if BY_WALK else 1.05) * spans["queue"], spans
 
 
 def _stores_of_two_grids(n: str = ""):
@@ -370,7 +380,9 @@ def test_two_shared_grids_load_apart_on_multi_thread_workers():
         shape = (workers, threads)
         assert t_peak <= q_peak + 6000, (shape, t_peak, q_peak, over)  # (handles: 56 B)
         assert over <= 1, (shape, over)
-        assert t_make <= 1.0 * q_make, (shape, t_make, q_make)
+        # (distributed 2025.4, 2 x 4: 1.008x; the rules' peak gain holds there: at
+        # queuing's 96 MB summed, 192 without them, over queuing's in 6 runs: BY_WALK)
+        assert t_make <= (1.0 if BY_WALK else 1.05) * q_make, (shape, t_make, q_make)
 
 
 def test_store_handles_take_no_slot_on_one_thread_workers():
@@ -397,8 +409,10 @@ def test_store_handles_take_no_slot_on_one_thread_workers():
             t_peak, q_peak = t_peak + tp, q_peak + qp
             t_make, q_make = t_make + t.makespan, q_make + q.makespan
     assert over == 0, (over, t_peak, q_peak)
-    assert t_peak <= 0.8 * q_peak, (t_peak, q_peak)
-    assert t_make <= 1.02 * q_make, (t_make, q_make)
+    # (distributed 2025.4: queuing's own schedule holds 16 MB in every run there, as
+    # tidegate does with the rule or without it; makespans summed 1.037x: BY_WALK)
+    assert t_peak <= (0.8 if BY_WALK else 1.0) * q_peak, (t_peak, q_peak)
+    assert t_make <= (1.02 if BY_WALK else 1.05) * q_make, (t_make, q_make)
 
 
 # seed anomaly's graph (a - a.mean() stored): 12 loads of 32 MB (da.from_zarr's tasks, data
@@ -659,7 +673,8 @@ def test_a_pairs_second_read_waits_for_its_partner_not_for_the_grids_worker():
     1.049x -> 0.893x queuing's, 672 -> 288 MB moved (queuing 1,792)."""
     t_make, q_make, t_moved = _vorticity_files_summed(workers=2)
     # before: 1.049x queuing's makespan, 672 MB moved (21 of its 32 MB reads, and grids)
-    assert t_make <= 0.95 * q_make, (t_make, q_make)
+    # (distributed 2025.4: 0.979x, 1.142x with OWN_PARTNERS_FIRST off: BY_WALK)
+    assert t_make <= (0.95 if BY_WALK else 1.0) * q_make, (t_make, q_make)
     assert t_moved <= 400e6, t_moved
 
 
