@@ -257,7 +257,8 @@ class Held:
                 ahead.discard(key)
                 last = e
                 continue
-            if (bound is not None and not ts.priority < bound) or ts.state != "queued":
+            # (``._state``: TaskState.state's slot, without the property's frame: per reader)
+            if (bound is not None and not ts.priority < bound) or ts._state != "queued":
                 break
             h = get(key)
             if h is None or h[0] not in workers:
