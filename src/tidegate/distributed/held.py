@@ -257,8 +257,7 @@ class Held:
                 ahead.discard(key)
                 last = e
                 continue
-            # (``._state``: TaskState.state's slot, without the property's frame: per reader)
-            if (bound is not None and not ts.priority < bound) or ts._state != "queued":
+            if (bound is not None and not ts.priority < bound) or ts.state != "queued":
                 break
             h = get(key)
             if h is None or h[0] not in workers:
