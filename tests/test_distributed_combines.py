@@ -140,9 +140,9 @@ def test_combines_of_most_held_skipped_only_where_it_is_here_s():
 
 
 def test_task_state_slot_is_the_state_property_s():
-    """_combines_of and tasks._on_their_way read TaskState._state (the property's slot: no
-    Python call); the twin's cluster does too. A distributed whose property reads
-    something else fails here."""
+    """_combines_of, tasks._on_their_way and admission.py's poke paths read
+    TaskState._state (the property's slot: no Python call); the twin's cluster does too.
+    A distributed whose property reads something else fails here."""
     from distributed.scheduler import TaskState
 
     ts = TaskState.__new__(TaskState)  # (no __init__: its signature varies by release)

@@ -28,6 +28,9 @@ from .placement import _of_group
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _second, _where
 
+# ``ts._state``: TaskState.state's slot, read without the property's Python frame on poke's
+# paths (twin stack-sum 100 x 4: ~1 a task; tests/test_distributed_combines.py checks the
+# property reads it)
 _KEY = operator.attrgetter("key")
 _PRIORITY = operator.attrgetter("priority")
 _NONE_KEPT = itertools.repeat(False)  # (a root that did not stay: never its park entry)
@@ -611,21 +614,21 @@ class Admission:
                         # (a held reader the look met: Held.discard's membership test
                         # answers yes)
                         copies.discard_key(c.key, b.held, b.generation)
-                        if c.state == "queued" and (held or not roots_blocked) \
+                        if c._state == "queued" and (held or not roots_blocked) \
                                 and self._is_root_cache.get(c.key) is False:  # fmt: skip
                             # (_placed_held: what the next step below does with c)
                             looked, examined = self._placed_held(
                                 s, c, looked, examined, skipped, stimulus_id)  # fmt: skip
-                        elif c.state == "queued":
+                        elif c._state == "queued":
                             ready.add(c)
                         continue
                     copies.discard(c, b.held, b.generation)
-                    if c.state == "queued":
+                    if c._state == "queued":
                         ready.add(c)
                     continue
                 if ts is None:
                     break
-                if ts.state != "queued":
+                if ts._state != "queued":
                     ready.discard(ts)  # left the queue (stolen by a fallback, forgotten)
                     continue
                 looked += 1
@@ -690,7 +693,7 @@ class Admission:
                 self._split(s, stimulus_id)
         finally:
             for ts in skipped:
-                if ts.state == "queued" and ts not in self._parked and ts not in copies:
+                if ts._state == "queued" and ts not in self._parked and ts not in copies:
                     ready.add(ts)
             if self._batch is not None:
                 self._end_batch(s)  # (poke's starts: one send)
@@ -772,7 +775,7 @@ class Admission:
             if w not in free or r not in books.owed:
                 continue
             ts = tasks.get(r)
-            if ts is None or ts.state != "queued" or ts not in ready:
+            if ts is None or ts._state != "queued" or ts not in ready:
                 continue
             if not books.data_waits(opener):
                 # Its opener still loads (or its data went): the pair goes on in line as
@@ -853,8 +856,8 @@ class Admission:
             # Nothing queued since ts was found the best: taking tasks out of line makes
             # none better, so it still is while it is in line (no look at both lines'
             # heads: 80 bytecodes a poke on the twin's stack-sum).
-            return ts.state == "queued" and ts in ready
-        if ready.best() is ts and ts.state == "queued":
+            return ts._state == "queued" and ts in ready
+        if ready.best() is ts and ts._state == "queued":
             self._blocked = (ts, self._epoch, ready.added)  # the best again: from now on
             return True
         return False
@@ -997,7 +1000,7 @@ class Admission:
                     return None, looked, examined
                 if examined >= WINDOW or looked >= 4 * WINDOW:
                     return None, looked, examined
-                if c.state != "queued":
+                if c._state != "queued":
                     return c, looked, examined
                 addr, gen = held.get(c.key, (None, -1))
                 ws = None if addr is None else workers.get(addr)

@@ -160,6 +160,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     # scheduler.plugins: (its name, the extension, the names before it); its transition.
     _folded = None
     _steal_fold = None
+    _steal_ext = None  # (the extension whose transition _steal_fold is: its books' test)
     _steal_closure = None
 
     # -- SchedulerPlugin ------------------------------------------------------------------
@@ -285,10 +286,16 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             if start == "processing":
                 steal = self._steal_fold  # (stealing's first, as dask called them)
                 if steal is not None:
-                    try:
-                        steal(key, start, finish)  # (it reads no other argument)
-                    except Exception:
-                        _dask_logger.info("Plugin failed with exception", exc_info=True)
+                    # (server._steal_transition's first test, without its call: a task
+                    # leaving processing while stealing's books are empty changes nothing
+                    # there; once per task, server.fold_stealing's _steal_ext)
+                    ext = self._steal_ext
+                    if finish == "processing" or ext.key_stealable or ext.in_flight \
+                            or ext.unknown_durations:  # fmt: skip
+                        try:
+                            steal(key, start, finish)  # (it reads no other argument)
+                        except Exception:
+                            _dask_logger.info("Plugin failed with exception", exc_info=True)
                 self._left_processing(key, finish, stimulus_id, worker, startstops)
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)

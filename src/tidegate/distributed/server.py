@@ -167,6 +167,9 @@ def fold_stealing(plugin, s) -> None:
     name = keys[theirs[0]]
     plugin._folded = (name, steal, keys[:theirs[0]])
     plugin._steal_fold = plugin._steal_closure  # (Plugin.transition calls it)
+    # (the closure's own extension: Plugin.transition reads its books to skip a call that
+    # would return at once)
+    plugin._steal_ext = plugin._steal_closure.steal
     del plugins[name]
 
 
@@ -194,7 +197,7 @@ def unfold_stealing(plugin, s) -> None:
     folded = plugin._folded
     if folded is None:
         return
-    plugin._folded = plugin._steal_fold = None
+    plugin._folded = plugin._steal_fold = plugin._steal_ext = None
     name, steal, before = folded
     plugins = getattr(s, "plugins", None)
     if plugins is None or name in plugins:
@@ -295,6 +298,7 @@ def _steal_transition(plugin, steal, original, asked):
             asked[0] = None
 
     transition.__wrapped__ = original
+    transition.steal = steal  # (read by fold_stealing: Plugin.transition's first test)
     return transition
 
 
