@@ -1689,6 +1689,30 @@ def clearly_slower(pace, other) -> bool:
     return b == b and d == d and min(a, b) > SLOWER * max(c, d)
 
 
+# Once a worker was found clearly slower at a root group (clearly_slower answered yes), work
+# stealing may move a task that is not a root off the worker holding its inputs, as dask's
+# stealing would (keeps_its_worker no longer binds until that group is forgotten; the
+# plugin's Plugin._slower, server._inputs_all_here; slow38). 0: main's.
+SLOW_STEAL = 1
+
+
+def steals_beside_slower(slower: bool) -> bool:
+    """May work stealing move a task that is not a root even where
+    :func:`keeps_its_worker` would keep it, because a worker was found clearly slower than
+    another at a root group's loads (``slower``: :func:`clearly_slower` answered yes)?
+    Yes (switch ``SLOW_STEAL``). Loads then go unevenly by speed (the fast worker does not
+    wait for the slow one), and each load's readers after the reduction (the anomaly's
+    stores, 0.35 s each against a 0.16 s load) run where it was loaded: kept there, the
+    worker that loaded more ran every one of its stores while the other idled (twin
+    anomaly 2 x 1, the second worker's loads 3x slower: 8 loads / 4, stores 8 / 4, makespan
+    5.11 s against queuing's 4.77, which steals a store). A stolen store copies its load to
+    an idle thief, which holds less (it loaded fewer): the busiest worker's peak is not
+    raised. Workers of one speed never meet this (clearly_slower never answers yes: the
+    small twin table, the fingerprints), so keeps_its_worker's case (an anomaly combine
+    stolen off the worker loading the next group, twin 20 x 4) is untouched."""
+    return bool(SLOW_STEAL) and slower
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:
