@@ -1713,6 +1713,46 @@ def steals_beside_slower(slower: bool) -> bool:
     return bool(SLOW_STEAL) and slower
 
 
+# A root that would run on a worker clearly slower at its group (clearly_slower) than another
+# goes to (or waits for) the faster one (Placement._off_slower, _faster; slow38): bit 1,
+# when the slow worker's roots in flight fill its threads; bit 2, at the group's tail, when
+# the fast worker would run every root left sooner than the slow one runs this one (off:
+# 3x slower 0.997 -> 1.089x queuing's, slow38-findings.txt). 0: main's.
+OFF_SLOWER = 1
+
+
+def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int = 0,
+                  pace=None, other=None) -> bool:
+    """Does a root whose data waits for its own reduction, on its way to a worker (its
+    partners', or the one holding least: :func:`places_by_held`) clearly slower at its
+    group than another running worker (:func:`clearly_slower`), go to that other worker
+    (or wait for it) instead? ``OFF_SLOWER`` bit 1: when the slow worker's ``in_flight``
+    roots fill its ``threads``: the root would queue behind them, then take the slow
+    worker's time, while the fast one runs it after at most its own few. Bit 2 (off):
+    when the fast worker would run its roots in flight (``other_flight``) and every root
+    of the group not started yet (``left``, this one included) sooner than the slow
+    worker runs this one (``pace``, ``other``: the last two compute seconds of the
+    group's roots on each, the slow one's shorter against the fast one's longer).
+    Why: twin anomaly 2 x 1 (bench/twin_slow_worker.py --mode worker), the second
+    worker's loads 4x slower (0.64 s against 0.16): the last group's two loads both
+    queued on the slow worker beside their partner and the mean waited for them; the
+    fast worker now runs one of them. Over five work-stealing intervals (0.2-1.3 s),
+    median makespan x queuing's 3x 1.077 -> 1.038, 4x 1.133 -> 1.096, every task of the
+    slow worker slowed 4x 1.128 -> 1.032; peak 0.91 -> 0.78x queuing's at 3x (the fast
+    worker's extra load arrives after its earlier group's loads left). Bit 2 moves the
+    tail too: 4x 1.020 but 3x 1.096 (9 loads / 3: the stores follow the loads, and the
+    fast worker's 9 wait for dask's stealing tick). Workers of one speed never meet this
+    (clearly_slower never answers yes)."""
+    if not OFF_SLOWER:
+        return False
+    if OFF_SLOWER & 1 and in_flight >= threads:
+        return True
+    if not OFF_SLOWER & 2 or pace is None or other is None:
+        return False
+    slow, fast = min(pace), max(other)
+    return slow == slow and fast == fast and (left + other_flight) * fast < slow
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:
