@@ -1714,11 +1714,11 @@ def steals_beside_slower(slower: bool) -> bool:
 
 
 # A root that would run on a worker clearly slower at its group (clearly_slower) than another
-# goes to (or waits for) the faster one (Placement._off_slower, _faster; slow38): bit 1,
-# when the slow worker's roots in flight fill its threads; bit 2, at the group's tail, when
-# the fast worker would run every root left sooner than the slow one runs this one (off:
-# 3x slower 0.997 -> 1.089x queuing's, slow38-findings.txt). 0: main's.
-OFF_SLOWER = 1
+# goes to (or waits for) the faster one (Placement._off_slower, _faster; slow38). Bit 2: at
+# the group's tail, when the fast worker would run every root left sooner than the slow one
+# runs this one. Bit 1 (off): whenever the slow worker's roots in flight fill its threads
+# (3x slower: summed over the tests' namings 1.072 -> 1.112x queuing's). 0: main's.
+OFF_SLOWER = 2
 
 
 def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int = 0,
@@ -1726,23 +1726,24 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     """Does a root whose data waits for its own reduction, on its way to a worker (its
     partners', or the one holding least: :func:`places_by_held`) clearly slower at its
     group than another running worker (:func:`clearly_slower`), go to that other worker
-    (or wait for it) instead? ``OFF_SLOWER`` bit 1: when the slow worker's ``in_flight``
-    roots fill its ``threads``: the root would queue behind them, then take the slow
-    worker's time, while the fast one runs it after at most its own few. Bit 2 (off):
-    when the fast worker would run its roots in flight (``other_flight``) and every root
-    of the group not started yet (``left``, this one included) sooner than the slow
-    worker runs this one (``pace``, ``other``: the last two compute seconds of the
-    group's roots on each, the slow one's shorter against the fast one's longer).
+    (or wait for it) instead? ``OFF_SLOWER`` bit 2: when the fast worker would run its
+    roots in flight (``other_flight``) and every root of the group not started yet
+    (``left``, this one included) sooner than the slow worker runs this one (``pace``,
+    ``other``: the last two compute seconds of the group's roots on each, as
+    :func:`clearly_slower` reads them; the slow one's shorter against the fast one's
+    longer): the group's tail, where a last load on the slow worker keeps the reduction
+    waiting while the fast worker idles. Earlier the slow worker still takes its share.
+    Bit 1 (off by default): when the slow worker's ``in_flight`` roots fill its
+    ``threads`` (the root would queue behind them).
     Why: twin anomaly 2 x 1 (bench/twin_slow_worker.py --mode worker), the second
-    worker's loads 4x slower (0.64 s against 0.16): the last group's two loads both
-    queued on the slow worker beside their partner and the mean waited for them; the
-    fast worker now runs one of them. Over five work-stealing intervals (0.2-1.3 s),
-    median makespan x queuing's 3x 1.077 -> 1.038, 4x 1.133 -> 1.096, every task of the
-    slow worker slowed 4x 1.128 -> 1.032; peak 0.91 -> 0.78x queuing's at 3x (the fast
-    worker's extra load arrives after its earlier group's loads left). Bit 2 moves the
-    tail too: 4x 1.020 but 3x 1.096 (9 loads / 3: the stores follow the loads, and the
-    fast worker's 9 wait for dask's stealing tick). Workers of one speed never meet this
-    (clearly_slower never answers yes)."""
+    worker's loads 4x slower (0.64 s against 0.16): the last group's loads went to the
+    slow worker while the fast one idled, the mean waited for them. Bit 2, summed over
+    the tests' five namings: 4x 1.072 -> 1.057x queuing's makespan, 3x 1.072 (unchanged),
+    peak 0.89 -> 0.98x queuing's (9 loads / 3, queuing's split); every task of the slow
+    worker slowed (a lagging process) 4x 1.541 -> 1.185x. Bit 1 as well: 4x 1.008x but
+    3x 1.122x (9 / 3 at 3x: the stores follow the loads, and the fast worker's wait for
+    dask's stealing tick); bit 1 alone 3x 1.112x. Workers of one speed never meet this
+    (clearly_slower never answers yes). slow38-findings.txt."""
     if not OFF_SLOWER:
         return False
     if OFF_SLOWER & 1 and in_flight >= threads:
