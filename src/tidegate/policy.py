@@ -1750,8 +1750,11 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
         return True
     if not OFF_SLOWER & 2 or pace is None or other is None:
         return False
-    slow, fast = min(pace), max(other)
-    return slow == slow and fast == fast and (left + other_flight) * fast < slow
+    a, b = pace
+    c, d = other
+    if a != a or b != b or c != c or d != d:
+        return False  # (not two of each known)
+    return (left + other_flight) * max(c, d) < min(a, b)
 
 
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
