@@ -321,12 +321,16 @@ def test_own_inputs_are_one_definition_for_placement_and_stealing():
     indexer = task(280, there)  # computed from nothing, held elsewhere
     grid = task(15.6e6, there, deps=[task(1, there)], readers=30)
     split = SimpleNamespace(processing_on=here, dependencies=[chunk, indexer, grid])
-    loaded = SimpleNamespace(books=SimpleNamespace(roots_max=15.6e6))
+    loaded = SimpleNamespace(books=SimpleNamespace(roots_max=15.6e6), _slow_groups=set())
     assert server._inputs_all_here(split, loaded)  # the indexer and the grid aside
-    nothing = SimpleNamespace(books=SimpleNamespace(roots_max=0.0))
+    nothing = SimpleNamespace(books=SimpleNamespace(roots_max=0.0), _slow_groups=set())
     assert not server._inputs_all_here(split, nothing)  # no load yet: the indexer counts
     alone = SimpleNamespace(processing_on=here, dependencies=[indexer, grid])
     assert not server._inputs_all_here(alone, loaded)  # nothing of its own here
+    # a worker found clearly slower at a root group: stealing may move it
+    # (policy.steals_beside_slower)
+    slow = SimpleNamespace(books=loaded.books, _slow_groups={"open-u"})
+    assert not server._inputs_all_here(split, slow)
 
 
 def test_a_consumer_processing_where_its_inputs_are_frees_their_slots():
@@ -1141,6 +1145,27 @@ def _twin_slow_worker_bench():
     return bench
 
 
+def _slow_worker_spans(bench, slow, check=None):
+    """Summed makespans of queuing and tidegate over the tests' namings (_namings), one
+    worker's loads ``slow`` times slower (bench/twin_slow_worker.py --mode worker);
+    ``check(salt, tidegate, queue)`` asked of each run."""
+    from _namings import NAMINGS, renamed
+
+    simulate = bench.simulate
+    spans = {"queue": 0.0, "tidegate": 0.0}
+    try:
+        for salt in NAMINGS:
+            bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
+            out = bench.run(slow, mode="worker")
+            if check is not None:
+                check(salt, out["tidegate"], out["queue"])
+            spans["queue"] += out["queue"]["makespan"]
+            spans["tidegate"] += out["tidegate"]["makespan"]
+    finally:
+        bench.simulate = simulate
+    return spans["tidegate"] / spans["queue"]
+
+
 @pytest.mark.parametrize("slow", [3.0, 4.0])
 def test_twin_a_fast_worker_does_not_wait_for_a_clearly_slower_one(slow):
     """Every load of the second worker 3-4x slower: placed by held bytes, the fast worker
@@ -1148,26 +1173,69 @@ def test_twin_a_fast_worker_does_not_wait_for_a_clearly_slower_one(slow):
     and 9/3; 6.58 s at 4x against 5.12). Both of the slow worker's last two loads took
     more than 2.5x the fast one's (policy.clearly_slower, hooks._by_held / _heavier): the
     load is placed as any root, 8/4, peak below queuing's. Over five namings of the keys
-    (_namings): tidegate's 8/4 and time are the same in each, queuing's time moves by
-    naming (3x: 4.52-5.13 s, and 1.127x past the 1.12 bound judged on one naming in eight
-    of ten; 4x: 1.1195x in nine of ten), so the time is judged on the sum: now 1.114x
-    (3x) and 1.104x (4x), the code before 017dafa 1.23x and 1.27x."""
+    (_namings): tidegate's split and peak are the same in each, queuing's time moves by
+    naming (3x: 4.52-5.13 s), so the time is judged on the sum. Session 37's code: 1.119x
+    (3x) and 1.108x (4x), the code before 017dafa 1.23x and 1.27x. Since slow38: dask's
+    stealing may move a store off the worker that loaded more (policy.steals_beside_slower)
+    and, at 4x, the fast worker runs the group's last load (policy.leaves_slower, 9/3):
+    1.072x and 1.057x."""
     pytest.importorskip("distributed")
-    from _namings import NAMINGS, renamed
-
     bench = _twin_slow_worker_bench()
-    simulate = bench.simulate
-    spans = {"queue": 0.0, "tidegate": 0.0}
-    for salt in NAMINGS:
-        bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
-        out = bench.run(slow, mode="worker")
-        tide, queue = out["tidegate"], out["queue"]
-        assert tide["loads_per_worker"] == [8, 4], salt
+    split = {3.0: [8, 4], 4.0: [9, 3]}[slow]
+
+    def check(salt, tide, queue):
+        assert tide["loads_per_worker"] == split, salt
         assert tide["peak"] < queue["peak"], salt
         assert tide["bytes_transferred"] < queue["bytes_transferred"], salt
-        spans["queue"] += queue["makespan"]
-        spans["tidegate"] += tide["makespan"]
-    assert spans["tidegate"] <= 1.15 * spans["queue"], spans["tidegate"] / spans["queue"]
+
+    ratio = _slow_worker_spans(bench, slow, check)
+    assert ratio <= 1.09, ratio
+
+
+def test_twin_stealing_moves_a_store_off_the_worker_that_loaded_more(monkeypatch):
+    """policy.steals_beside_slower (SLOW_STEAL): once a worker was found clearly slower,
+    keeps_its_worker no longer keeps a store beside its load. One worker's loads 3x
+    slower: 8 loads / 4, so 8 stores / 4 where each ran beside its load while the other
+    worker idled; stolen as queuing's are, summed over the namings 1.119x -> 1.072x
+    queuing's makespan, the same 8/4 split and peak."""
+    pytest.importorskip("distributed")
+    from tidegate import policy
+
+    bench = _twin_slow_worker_bench()
+    peaks = []
+    monkeypatch.setattr(policy, "SLOW_STEAL", 0)
+    before = _slow_worker_spans(bench, 3.0, lambda s, t, q: peaks.append(t["peak"]))
+    monkeypatch.setattr(policy, "SLOW_STEAL", 1)
+    after = _slow_worker_spans(bench, 3.0, lambda s, t, q: peaks.append(t["peak"]))
+    assert after < before - 0.03, (before, after)
+    assert len(set(peaks)) == 1  # (the loads' split and peak are untouched)
+
+
+def test_leaves_slower_at_the_tail_only():
+    """policy.leaves_slower: bit 2 sends a root off a clearly slower worker only where the
+    fast worker would run it and every root left (and its own in flight) sooner than the
+    slow worker runs this one; bit 1 whenever the slow worker's threads are full; 0 never."""
+    from tidegate import policy
+    from tidegate.policy import leaves_slower
+
+    nan = float("nan")
+    slow, fast = (0.64, 0.64), (0.16, 0.16)
+    saved = policy.OFF_SLOWER
+    try:
+        policy.OFF_SLOWER = 2
+        assert leaves_slower(0, 1, 1, 1, slow, fast)  # 2 x 0.16 < 0.64: the tail
+        assert leaves_slower(1, 1, 2, 1, slow, fast)  # (its threads full: no matter)
+        assert not leaves_slower(0, 1, 3, 1, slow, fast)  # 4 x 0.16 = 0.64: its share
+        assert not leaves_slower(1, 1, 6, 2, slow, fast)
+        assert not leaves_slower(0, 1, 1, 0, (0.64, nan), fast)  # paces not known
+        assert not leaves_slower(0, 1, 1, 0, None, fast)
+        policy.OFF_SLOWER = 1
+        assert leaves_slower(1, 1, 6, 2, slow, fast)
+        assert not leaves_slower(0, 1, 1, 0, slow, fast)
+        policy.OFF_SLOWER = 0
+        assert not leaves_slower(1, 1, 1, 0, slow, fast)
+    finally:
+        policy.OFF_SLOWER = saved
 
 
 @pytest.mark.parametrize("mode", ["group", "worker"])

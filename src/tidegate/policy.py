@@ -1689,6 +1689,74 @@ def clearly_slower(pace, other) -> bool:
     return b == b and d == d and min(a, b) > SLOWER * max(c, d)
 
 
+# Once a worker was found clearly slower at a root group (clearly_slower answered yes), work
+# stealing may move a task that is not a root off the worker holding its inputs, as dask's
+# stealing would (keeps_its_worker no longer binds until that group is forgotten; the
+# plugin's Plugin._slower, server._inputs_all_here; slow38). 0: main's.
+SLOW_STEAL = 1
+
+
+def steals_beside_slower(slower: bool) -> bool:
+    """May work stealing move a task that is not a root even where
+    :func:`keeps_its_worker` would keep it, because a worker was found clearly slower than
+    another at a root group's loads (``slower``: :func:`clearly_slower` answered yes)?
+    Yes (switch ``SLOW_STEAL``). Loads then go unevenly by speed (the fast worker does not
+    wait for the slow one), and each load's readers after the reduction (the anomaly's
+    stores, 0.35 s each against a 0.16 s load) run where it was loaded: kept there, the
+    worker that loaded more ran every one of its stores while the other idled (twin
+    anomaly 2 x 1, the second worker's loads 3x slower: 8 loads / 4, stores 8 / 4, makespan
+    5.11 s against queuing's 4.77, which steals a store). A stolen store copies its load to
+    an idle thief, which holds less (it loaded fewer): the busiest worker's peak is not
+    raised. Workers of one speed never meet this (clearly_slower never answers yes: the
+    small twin table, the fingerprints), so keeps_its_worker's case (an anomaly combine
+    stolen off the worker loading the next group, twin 20 x 4) is untouched."""
+    return bool(SLOW_STEAL) and slower
+
+
+# A root that would run on a worker clearly slower at its group (clearly_slower) than another
+# goes to (or waits for) the faster one (Placement._off_slower, _faster; slow38). Bit 2: at
+# the group's tail, when the fast worker would run every root left sooner than the slow one
+# runs this one. Bit 1 (off): whenever the slow worker's roots in flight fill its threads
+# (3x slower: summed over the tests' namings 1.072 -> 1.112x queuing's). 0: main's.
+OFF_SLOWER = 2
+
+
+def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int = 0,
+                  pace=None, other=None) -> bool:
+    """Does a root whose data waits for its own reduction, on its way to a worker (its
+    partners', or the one holding least: :func:`places_by_held`) clearly slower at its
+    group than another running worker (:func:`clearly_slower`), go to that other worker
+    (or wait for it) instead? ``OFF_SLOWER`` bit 2: when the fast worker would run its
+    roots in flight (``other_flight``) and every root of the group not started yet
+    (``left``, this one included) sooner than the slow worker runs this one (``pace``,
+    ``other``: the last two compute seconds of the group's roots on each, as
+    :func:`clearly_slower` reads them; the slow one's shorter against the fast one's
+    longer): the group's tail, where a last load on the slow worker keeps the reduction
+    waiting while the fast worker idles. Earlier the slow worker still takes its share.
+    Bit 1 (off by default): when the slow worker's ``in_flight`` roots fill its
+    ``threads`` (the root would queue behind them).
+    Why: twin anomaly 2 x 1 (bench/twin_slow_worker.py --mode worker), the second
+    worker's loads 4x slower (0.64 s against 0.16): the last group's loads went to the
+    slow worker while the fast one idled, the mean waited for them. Bit 2, summed over
+    the tests' five namings: 4x 1.072 -> 1.057x queuing's makespan, 3x 1.072 (unchanged),
+    peak 0.89 -> 0.98x queuing's (9 loads / 3, queuing's split); every task of the slow
+    worker slowed (a lagging process) 4x 1.541 -> 1.185x. Bit 1 as well: 4x 1.008x but
+    3x 1.122x (9 / 3 at 3x: the stores follow the loads, and the fast worker's wait for
+    dask's stealing tick); bit 1 alone 3x 1.112x. Workers of one speed never meet this
+    (clearly_slower never answers yes). slow38-findings.txt."""
+    if not OFF_SLOWER:
+        return False
+    if OFF_SLOWER & 1 and in_flight >= threads:
+        return True
+    if not OFF_SLOWER & 2 or pace is None or other is None:
+        return False
+    a, b = pace
+    c, d = other
+    if a != a or b != b or c != c or d != d:
+        return False  # (not two of each known)
+    return (left + other_flight) * max(c, d) < min(a, b)
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

@@ -53,7 +53,7 @@ from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, light_ahead,
-    tiny_prefix,
+    steals_beside_slower, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -394,6 +394,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
+        self._slow_groups.discard(name)
         if self._tiny_prefixes or self._tiny_most or self._tiny_not:  # (with its groups)
             self._tiny_prefixes.discard(tg.prefix.name)
             self._tiny_most.pop(tg.prefix.name, None)
@@ -543,7 +544,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def _slower(self, group, addr, other) -> bool:
         """policy.clearly_slower of worker addr against worker other, at group's roots."""
         paces = self._pace.get(group)
-        return paces is not None and clearly_slower(paces.get(addr), paces.get(other))
+        if paces is None:
+            return False
+        if not clearly_slower(paces.get(addr), paces.get(other)):
+            return False
+        if steals_beside_slower(True):  # (stealing may move non-roots from now on)
+            self._slow_groups.add(group)
+        return True
 
     def _leads_on(self, key) -> bool:
         """books.leads_on: does root key's result, tiny beside a larger root result now,

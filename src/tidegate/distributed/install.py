@@ -365,6 +365,9 @@ class Install:
         # root group -> {worker: compute seconds of its last two roots there} (_paced), for
         # the groups whose roots _by_held placed (policy.clearly_slower)
         self._pace: dict = {}
+        # of those, the groups where a worker was found clearly slower: work stealing may
+        # move non-roots while any is (policy.steals_beside_slower, server._inputs_all_here)
+        self._slow_groups: set = set()
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are

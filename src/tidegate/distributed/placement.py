@@ -38,6 +38,7 @@ from ..policy import (
     sole_holder,
     passes_for_group,
     over_wave_share,
+    leaves_slower,
     places_by_held,
     combine_elsewhere,
     loads_before_reduced,
@@ -1095,12 +1096,51 @@ class Placement:
                 least, least_key = addr, key
         if least is None or least == p or held_p is None \
                 or not places_by_held(held_p, least_key[0], est):  # fmt: skip
-            return None
+            return self._off_slower(ts, p, lacks, plan, stimulus_id) \
+                if policy_module.OFF_SLOWER else None  # fmt: skip
+        if policy_module.OFF_SLOWER:  # (it holds least but is clearly slower: leaves_slower)
+            off = self._off_slower(ts, least, lacks, plan, stimulus_id)
+            if off is not None:
+                return off
         got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
                           complete={least}, commits=plan.further)  # fmt: skip
         if got is None and self._slower(ts.group.name, least, p):
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
+
+    def _off_slower(self, ts, p, lacks, plan, stimulus_id):
+        """Root ts would run on worker p (its partners', or the one holding least), clearly
+        slower at its group than another running worker that should run it instead
+        (``_faster``, policy.leaves_slower): placed there, ``(worker, {})``, or parked
+        for it when it may take no root now; else None (as before)."""
+        fast = self._faster(ts, p)
+        if fast is None:
+            return None
+        got = self.books.place(ts.key, math.nan, ts.group.name, {}, [fast], stimulus_id,
+                               lacks, complete={fast}, commits=plan.further)  # fmt: skip
+        return got, ({} if got is not None else {fast: 1})
+
+    def _faster(self, ts, p):
+        """A running worker than which p is clearly slower at root ts's group
+        (policy.clearly_slower) and that should run ts rather than p
+        (policy.leaves_slower), or None. Asked by ``_by_held`` and ``_heavier`` only:
+        cost p's book, and every running worker's paces only where ts's group has paces
+        of two workers."""
+        books = self.books
+        book = books.workers.get(p) if p is not None else None
+        group = ts.group.name
+        paces = self._pace.get(group)
+        if book is None or not paces or len(paces) < 2:
+            return None
+        running, workers = self.scheduler.running, self.scheduler.workers
+        left = ts.group.states.get("queued", 0)
+        for addr in books.workers:
+            if addr != p and workers.get(addr) in running and self._slower(group, p, addr):
+                if leaves_slower(book.roots_processing, book.threads, left,
+                                 books.workers[addr].roots_processing, paces.get(p),
+                                 paces.get(addr)):  # fmt: skip
+                    return addr
+        return None
 
     def _unknown_pass(self, ts, partners, complete, lacks, stimulus_id):
         """Does root ts wait rather than pass its partners' full count (``UNKNOWN_PASS``
@@ -1224,6 +1264,8 @@ class Placement:
         est = books.estimate(math.nan, ts.group.name)
         if not est or addr not in books.workers:
             return False
+        if policy_module.OFF_SLOWER and self._faster(ts, addr) is not None:
+            return True  # a faster worker runs it sooner (policy.leaves_slower)
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers

@@ -305,7 +305,10 @@ def _steal_transition(plugin, steal, original, asked):
 def _inputs_all_here(ts, plugin) -> bool:
     """policy.keeps_its_worker for ts: its own inputs (policy.own_input, as the plugin's
     place_consumer counts them, against ``plugin.books``' roots_max) all held on the worker
-    it is processing on."""
+    it is processing on; never while a worker is found clearly slower
+    (policy.steals_beside_slower: ``plugin._slow_groups``)."""
+    if plugin._slow_groups:
+        return False
     ws = ts.processing_on
     if ws is None:
         return False
