@@ -3,7 +3,7 @@ refusals kept (the twin anomaly's openers: ~33-60 free workers asked a call, 4.4
 refusals a task at 100 x 4, 1,000 steps): time a call with every refusal kept, with and
 without the body's view of combines noted (``awaited``). Run with each tree:
 PYTHONPATH=<src> python bench/results/cpu38a-tools/timeit_kept.py [CANDIDATES]"""
-import math, sys, timeit
+import math, sys, time, timeit
 from tidegate.books import Books
 import tidegate.books as books_module
 
@@ -27,7 +27,7 @@ for view in (False, True):
     assert b.place("r", math.nan, "g", {}, list(cands), None, **kw) is None
     b.log.clear()
     t = min(timeit.repeat(lambda: b.place("r", math.nan, "g", {}, iter(cands), None, **kw),
-                          number=2000, repeat=7)) / 2000
+                          number=2000, repeat=7, timer=time.thread_time)) / 2000
     assert all(e[1] == "withheld" for e in b.log) and len(b.log) == 7 * 2000 * n
     b.log.clear()
     out[view] = t
