@@ -1079,27 +1079,28 @@ class Books:
                 mul, add = (12, 2) if awaited is not None else (4, 0)
                 audit = self.audit
                 for w in candidates:
-                    book = workers[w]
                     was = refusals.get(w)
-                    aw = None
-                    if was != mul * book.version + add:
-                        if was is None or awaited is None or was // 3 != 4 * book.version:
-                            if admits(book, w):
-                                return self._placed(task, w, stimulus_id, lacks)
-                            continue
-                        # (kept as refused by the view then, 3 * seen + 0 / 1: asked again,
-                        # once, here)
-                        aw = w in awaited and self.awaits(w)
-                        if was != 12 * book.version + aw:
-                            if admits(book, w, aw):
-                                return self._placed(task, w, stimulus_id, lacks)
-                            continue
-                    if audit:  # (tests: admits finds the same, logged and audited there)
-                        ok = admits(book, w, aw)
-                        assert not ok, (task, w)
-                        self.audited["kept step"] = self.audited.get("kept step", 0) + 1
+                    if was == mul * workers[w].version + add:
+                        if audit:  # (tests: admits finds the same, logged and audited there)
+                            self._kept_step(admits, workers[w], w, None, task)
+                        else:
+                            log.append((task, "withheld", w, stimulus_id))  # as admits would
+                        continue
+                    book = workers[w]
+                    if was is None or awaited is None or was // 3 != 4 * book.version:
+                        if admits(book, w):
+                            return self._placed(task, w, stimulus_id, lacks)
+                        continue
+                    # (kept as refused by the view then, 3 * seen + 0 / 1: asked again, once,
+                    # here)
+                    aw = w in awaited and self.awaits(w)
+                    if was != 12 * book.version + aw:
+                        if admits(book, w, aw):
+                            return self._placed(task, w, stimulus_id, lacks)
+                    elif audit:
+                        self._kept_step(admits, book, w, aw, task)
                     else:
-                        log.append((task, "withheld", w, stimulus_id))  # as admits would
+                        log.append((task, "withheld", w, stimulus_id))
                 return None
             for w in candidates:
                 if admits(workers[w], w):
@@ -1173,6 +1174,12 @@ class Books:
             assert i is None, task
             self.audited["waits"] = self.audited.get("waits", 0) + 1
         return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
+
+    def _kept_step(self, admits, book, w, aw, task) -> None:
+        """Tests (``audit``): a refusal place's KEPT_STEP kept is admits' (which logs it)."""
+        ok = admits(book, w, aw)
+        assert not ok, (task, w)
+        self.audited["kept step"] = self.audited.get("kept step", 0) + 1
 
     def opens(self, lacks) -> int:
         """How many of ``lacks`` (``place``'s) a root opening their meetings would newly
