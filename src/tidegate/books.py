@@ -271,7 +271,8 @@ class Books:
             # a reader of a block whose size was unknown when a walk took it for a handle.
             self._unreserve(task)
         if root:
-            est = self.estimate(known, group)
+            # (self.estimate inlined here, in place and refuses_further: a call a root)
+            est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
             if self._pass_ok:
                 ws = self._pass_ok.pop(task, ())
                 if w in ws:
@@ -813,7 +814,7 @@ class Books:
         book = self.workers.get(w)
         if book is None or not book.processing:  # (busy: not idle, may_progress)
             return False
-        est = self.estimate(math.nan, group)
+        est = estimate_output(math.nan, self._loaded_max.get(group, 0.0), self._roots_max)
         if self.policy.probe and est == 0 and book.roots_processing \
                 and book.budget < math.inf and not self._roots_max:  # fmt: skip
             return True  # _admits' probe refusal
@@ -998,7 +999,8 @@ class Books:
         group_owed = len(self._owing.get(owed[1], ())) if own_group and owed is not None else 0
         if gather and partners:
             shared = partners
-        est = self.estimate(known, group)  # the same on every worker
+        # (the same on every worker: self.estimate, inlined)
+        est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
         opens = self.opens(lacks) if commits else 0
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
