@@ -68,9 +68,11 @@ def audited(monkeypatch):
     # group's last root held by _unknown_pass by its partners' worker's count alone, before
     # what that worker holds is looked at ("held by count"); a refusal kept whatever the
     # body's view of the worker's combines, the view not asked (session 37: "refused, view
-    # not asked", ~62,000 times)
+    # not asked", ~62,000 times); such a refusal of a root without partners found in one
+    # step (session 38: books.KEPT_STEP, "kept step", ~65,000 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld",
-                                "owed", "held by count", "refused, view not asked"}),
+                                "owed", "held by count", "refused, view not asked",
+                                "kept step"}),
     # held bytes and budgets in the books
     # (a root still refused stays parked, "still waits": here "further park" is asked
     # 16 times, 1,378 before session 26)
@@ -249,3 +251,38 @@ def test_owed_roots_of_unlike_siblings_as_decide_places_them(audited, monkeypatc
     (plugin,) = audited
     assert plugin.errors == [], plugin.errors[0][2]
     assert plugin.books.audited.get("owed", 0) >= 10, plugin.books.audited
+
+
+@pytest.mark.parametrize("name, steps, workers", [("anomaly", 400, 40), ("rechunk-add", 200, 40)])
+def test_kept_step_leaves_the_log_and_every_placement_as_they_were(monkeypatch, name, steps,
+                                                                  workers):
+    """books.KEPT_STEP (session 38) finds a kept refusal of a root without partners in one
+    step, not through Books.place's admits closure, outside the audit too: the books' log
+    (every "withheld" entry, in order: what story() reads) and the trace (every task's
+    worker and times, every transfer) are those of KEPT_STEP = 0."""
+    from dataclasses import astuple
+
+    from tidegate import books as books_module
+
+    out = []
+    install_ = hooks.Plugin.install
+    for step in (0, 1):
+        monkeypatch.setattr(books_module, "KEPT_STEP", step)
+        plugins = []
+
+        def recording(self, scheduler, apply=None, plugins=plugins):
+            plugins.append(self)
+            return install_(self, scheduler, apply)
+
+        monkeypatch.setattr(hooks.Plugin, "install", recording)
+        w = build(name, steps, 190e6, store=False)
+        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+        r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                     bandwidth="1GB/s", record_memory=False)
+        (plugin,) = plugins
+        assert plugin.errors == []
+        out.append(([tuple(map(str, e)) for e in plugin.books.log],
+                    [astuple(t) for t in r.trace.tasks],
+                    [astuple(t) for t in r.trace.transfers]))
+    assert sum(e[1] == "withheld" for e in out[0][0]) > 1000
+    assert out[0] == out[1]

@@ -149,10 +149,9 @@ class Placement:
         s = self.scheduler
         if self.limits.caps and restricted.restricted(ts) and restricted.hold(self, ts):
             return None
-        decide = self._orig["decide_worker_non_rootish"]
         if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
                 or ts.host_restrictions:  # fmt: skip
-            return decide(ts)
+            return self._orig["decide_worker_non_rootish"](ts)
         running = s.running
         everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
         deps = ts.dependencies
@@ -228,7 +227,7 @@ class Placement:
                     # 1.54x queuing's makespan).
                     return None
                 return allowed
-        ws = decide(ts)
+        ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
         if ws is None:
             return ws
         addr = place_consumer(local, ws.address)

@@ -208,9 +208,9 @@ def _occupancy(s, task_prefix_count, network_occ):
     res = 0.0
     prefixes = s.task_prefixes
     for prefix_name, count in task_prefix_count.items():
-        prefix = prefixes[prefix_name]
-        duration = prefix.duration_average
-        if duration < 0:
+        duration = prefixes[prefix_name].duration_average
+        if duration < 0:  # (not measured yet: the prefix looked up again, rarely)
+            prefix = prefixes[prefix_name]
             if prefix.max_exec_time > 0:
                 duration = 2 * prefix.max_exec_time
             else:
@@ -219,4 +219,5 @@ def _occupancy(s, task_prefix_count, network_occ):
     occ = res + network_occ / s.bandwidth
     if s.validate:
         assert occ >= 0, (occ, res, network_occ, s.bandwidth)
-    return max(occ, 0)
+    # (max(occ, 0) without the call: occ, NaN and -0.0 too, unless below 0, then int 0)
+    return 0 if occ < 0 else occ
