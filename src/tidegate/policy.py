@@ -2585,6 +2585,52 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
     return ndependents >= SHARED_FANOUT and nbytes >= BROADCAST_MIN_BYTES
 
 
+# A broadcast that learns its fan-out (anom38; issue 9's seed anomaly with senders free).
+# The tree (one copy per holder at a time) is right when a sender's copies share its link
+# (a NIC: n copies at once take n transfer times) and costs log2(n) hops where they do not
+# (dask's own LocalCluster hands data over in-process; the twin's ``--outgoing inf``):
+# queuing's workers all fetch from the one holder at once, in one hop. The scheduler can
+# tell the two apart from the copies it starts: while it does not know, a holder sends
+# BROADCAST_PROBE copies at once (as cheap as the tree where the sender's copies queue: a
+# holder's copies still land one per transfer time, and the tree's completion is later than
+# the second's); when copies that shared a sender landed no later than one another
+# (:func:`senders_free`), holders send BROADCAST_WIDE at once for the rest of the run; when
+# they did not, one at a time (the tree). 0: the tree always (BROADCAST_PER_SENDER).
+BROADCAST_LEARN = 1
+BROADCAST_PROBE = 2
+BROADCAST_WIDE = 64
+# Copies that shared a sender were slowed by it when the slowest took more than this times
+# the fastest (a sender whose copies queue: 2x for a pair), or when their rate was below a
+# lone copy's by this factor (a link shared fairly: every copy of the pair 2x slower).
+BROADCAST_SLACK = 1.5
+
+
+def broadcast_per_sender(wide) -> int:
+    """Copies a holder may send at once, given what the copies measured so far say of
+    the senders: ``wide`` None (not known yet), True (a sender's copies do not slow each
+    other) or False (they do)."""
+    if not BROADCAST_LEARN:
+        return BROADCAST_PER_SENDER
+    if wide is None:
+        return max(BROADCAST_PER_SENDER, BROADCAST_PROBE)
+    return max(BROADCAST_PER_SENDER, BROADCAST_WIDE) if wide else BROADCAST_PER_SENDER
+
+
+def senders_free(durations, nbytes: float, lone_rate=None) -> bool:
+    """Copies of ``nbytes`` each that one sender started at once took ``durations`` (s,
+    from the scheduler's sending to its hearing of each copy): did sharing the sender not
+    slow them? No when the slowest took more than BROADCAST_SLACK x the fastest (the
+    sender's copies queued), or when a copy that had its sender alone (``lone_rate``,
+    bytes/s, if one was measured) went BROADCAST_SLACK x faster than the slowest (a link
+    shared fairly slows every copy alike)."""
+    if len(durations) < 2:
+        return False
+    fast, slow = min(durations), max(durations)
+    if slow <= 0 or slow > BROADCAST_SLACK * max(fast, 1e-9):
+        return False
+    return not (lone_rate and nbytes / slow * BROADCAST_SLACK < lone_rate)
+
+
 def broadcast_pairs(sending: dict, wanting: list, most: int,
                     per_sender: int = BROADCAST_PER_SENDER) -> list:
     """Which copies of one input start now: ``[(receiver, sender)]``.

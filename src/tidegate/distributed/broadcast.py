@@ -27,12 +27,14 @@ import operator
 from collections import deque
 from itertools import chain, compress, filterfalse, tee
 
+from .. import policy
 from ..policy import (
     BROADCAST_MIN_BYTES,
-    BROADCAST_PER_SENDER,
     SHARED_FANOUT,
     broadcast_pairs,
+    broadcast_per_sender,
     is_broadcast,
+    senders_free,
 )
 
 
@@ -49,6 +51,9 @@ def watch(plugin, s) -> None:
         b = plugin.__dict__.get("_broadcast")
         if plugin.scheduler is s and b is not None and b.flight \
                 and any(k in b.flight for k in keys):  # fmt: skip
+            if b._starts:
+                worker = kwargs.get("worker", args[0] if args else None)
+                b.landed(s, worker, keys)
             b.generation += 1
             plugin.poke(f"tidegate-copy-{b.copies}")
         return out
@@ -80,6 +85,17 @@ class Broadcast:
         self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
         self._holders: dict = {}  # key -> (its who_has as last seen, their addresses)
         self.flush = None  # called before a copy's message is sent (Plugin._flush_starts)
+        # The fan-out learnt from the copies' times (policy.BROADCAST_LEARN): wide None
+        # (not known), True (a sender's copies did not slow each other), False (they did).
+        self.wide = None
+        self.per = broadcast_per_sender(None)  # copies a holder may send at once, now
+        self._starts: dict = {}  # (key, receiver) -> its group, while the copy is out
+        # group: [start time, nbytes, copies out, durations, clean, sender, (key,
+        # stimulus, time)]; clean: its sender sent nothing else meanwhile (a lone copy, or
+        # copies started together)
+        self._live: dict = {}  # sender -> its groups with copies out
+        self.lone_rate = None  # bytes/s of the last copy that had its sender alone
+        self.verdicts: list = []  # (key, durations, wide) per judged group (a record)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -172,7 +188,7 @@ class Broadcast:
                 flight = self._flight(s, d, who)
             if held or ws in who or addr in flight:
                 continue
-            if len(flight) < len(who) * BROADCAST_PER_SENDER:
+            if len(flight) < len(who) * self.per:
                 return False  # a holder may send: gate may start a copy
             held = True
         return held
@@ -233,7 +249,7 @@ class Broadcast:
         if getattr(s, "stream_comms", None) is None or not self.enabled:
             return None
         memo: dict = {}
-        per = BROADCAST_PER_SENDER
+        per = self.per
 
         def blocked(ts, ws) -> bool:
             addr = ws.address
@@ -340,7 +356,7 @@ class Broadcast:
         lazy = not isinstance(candidates, list)
         holders = self.addresses(d.key, who)  # (who_has keeps only current workers)
         covered = holders.union(flight)
-        per = BROADCAST_PER_SENDER
+        per = self.per
         every_holder_sending = len(flight) >= len(who) * per
         if lazy:
             # Candidates given as an iterator (a root's free workers, from _place) are
@@ -404,12 +420,59 @@ class Broadcast:
             })  # fmt: skip
             flight[dest] = src
             started.add(dest)
+            if policy.BROADCAST_LEARN:
+                self._started(s, d, dest, src, stimulus_id)
             self.generation += 1
             self.copies += 1
             self.log.append((d.key, dest, src, stimulus_id))
         if started:  # in the candidates' order (least loaded first); covered: allowed
             allowed = [a for a in again if a in started or a in covered]
         return allowed
+
+    def _started(self, s, d, dest, src, stimulus_id) -> None:
+        """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of the copies
+        ``src`` started for the same stimulus (one message's handling: the readers a poke
+        lets go each start one), or a new one. Groups that ``src`` was already sending
+        stop being clean (their copies now share it with copies started later)."""
+        now = _now(s)
+        live = self._live.setdefault(src, [])
+        g = live[-1] if live else None
+        if g is None or g[6] != (d.key, stimulus_id, now) or not g[4] or g[3]:
+            for other in live:
+                other[4] = False
+            g = [now, d.nbytes, 0, [], True, src, (d.key, stimulus_id, now)]
+            live.append(g)
+        g[2] += 1
+        self._starts[d.key, dest] = g
+
+    def landed(self, s, worker, keys) -> None:
+        """``worker`` reported copies of ``keys``: the copies of them it awaited are timed;
+        a group whose copies have all landed is judged (policy.senders_free), and the
+        fan-out follows the latest verdict."""
+        now = None
+        for k in keys:
+            g = self._starts.pop((k, worker), None)
+            if g is None:
+                continue
+            if now is None:
+                now = _now(s)
+            g[3].append(now - g[0])
+            g[2] -= 1
+            if g[2] > 0:
+                continue
+            live = self._live.get(g[5])
+            if live is not None and g in live:
+                live.remove(g)
+                if not live:
+                    del self._live[g[5]]
+            if not g[4] or now - g[0] <= 0:
+                continue
+            if len(g[3]) == 1:
+                self.lone_rate = g[1] / g[3][0]
+                continue
+            self.wide = senders_free(g[3], g[1], self.lone_rate)
+            self.per = broadcast_per_sender(self.wide)
+            self.verdicts.append((k, tuple(g[3]), self.wide))
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
@@ -421,6 +484,14 @@ class Broadcast:
             del holders[key]
 
     def forget(self, key) -> None:
+        if self._starts:  # copies that never landed: their groups are not judged
+            for k, dest in [kd for kd in self._starts if kd[0] == key]:
+                g = self._starts.pop((k, dest))
+                live = self._live.get(g[5])
+                if live is not None and g in live:
+                    live.remove(g)
+                    if not live:
+                        del self._live[g[5]]
         self.flight.pop(key, None)
         self._seen.pop(key, None)
         self._holders.pop(key, None)
@@ -444,4 +515,12 @@ class _Replay:
         return next(self._start.__copy__(), None) is not None  # (addresses are never None)
 
 
-_address = operator.attrgetter("address")  # (in C: no Python frame per holder)
+_address = operator.attrgetter("address")
+
+
+def _now(s) -> float:
+    """The scheduler's loop time: tornado's IOLoop.time() on a real scheduler, the
+    virtual clock in the twin (sim.clock.VirtualLoop). Read only to time the copies a
+    broadcast starts (policy.BROADCAST_LEARN)."""
+    loop = getattr(s, "loop", None)
+    return loop.time() if loop is not None else 0.0  # (in C: no Python frame per holder)
