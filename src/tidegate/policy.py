@@ -2605,15 +2605,35 @@ BROADCAST_WIDE = 64
 BROADCAST_SLACK = 1.5
 
 
-def broadcast_per_sender(wide) -> int:
+def broadcast_per_sender(wide, waiting: bool = False) -> int:
     """Copies a holder may send at once, given what the copies measured so far say of
     the senders: ``wide`` None (not known yet), True (a sender's copies do not slow each
-    other) or False (they do)."""
+    other) or False (they do). ``waiting``: copies started together are partly landed,
+    the others not yet: one at a time until they land (where a sender's copies queue,
+    the probe's sender would otherwise take a third while its second waits, and the
+    verdict would come a transfer time later)."""
     if not BROADCAST_LEARN:
         return BROADCAST_PER_SENDER
     if wide is None:
-        return max(BROADCAST_PER_SENDER, BROADCAST_PROBE)
+        return BROADCAST_PER_SENDER if waiting else max(BROADCAST_PER_SENDER,
+                                                        BROADCAST_PROBE)
     return max(BROADCAST_PER_SENDER, BROADCAST_WIDE) if wide else BROADCAST_PER_SENDER
+
+
+# Copies of one input a sender starts within this fraction of one copy's expected time
+# (its bytes over the scheduler's bandwidth estimate) count as started together.
+BROADCAST_JOIN = 0.1
+
+
+def joins_group(elapsed: float, nbytes: float, bandwidth: float) -> bool:
+    """Does a copy started ``elapsed`` s after its sender's first copy of the same input
+    (none landed yet) time that sender's sharing with it? Only if it started within
+    BROADCAST_JOIN of the time one copy should take (``bandwidth``: dask's estimate,
+    ``Scheduler.bandwidth``; 100 MB/s until heartbeats tell more); otherwise the first
+    copy had most of its time alone and the two would look free on a sender that is not."""
+    if elapsed <= 0:
+        return True
+    return bandwidth > 0 and elapsed <= BROADCAST_JOIN * nbytes / bandwidth
 
 
 def senders_free(durations, nbytes: float, lone_rate=None) -> bool:

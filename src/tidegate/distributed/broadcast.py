@@ -34,6 +34,7 @@ from ..policy import (
     broadcast_pairs,
     broadcast_per_sender,
     is_broadcast,
+    joins_group,
     senders_free,
 )
 
@@ -90,12 +91,13 @@ class Broadcast:
         self.wide = None
         self.per = broadcast_per_sender(None)  # copies a holder may send at once, now
         self._starts: dict = {}  # (key, receiver) -> its group, while the copy is out
-        # group: [start time, nbytes, copies out, durations, clean, sender, (key,
-        # stimulus, time)]; clean: its sender sent nothing else meanwhile (a lone copy, or
-        # copies started together)
+        # group: [start time, nbytes, copies out, durations, clean, sender, key]; clean:
+        # its sender sent nothing else meanwhile (a lone copy, or copies started together)
         self._live: dict = {}  # sender -> its groups with copies out
+        self._waiting: list = []  # clean groups partly landed (broadcast_per_sender)
         self.lone_rate = None  # bytes/s of the last copy that had its sender alone
         self.verdicts: list = []  # (key, durations, wide) per judged group (a record)
+        self.timed: deque = deque(maxlen=1_000)  # (key, receiver, sender, stimulus, start)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -430,19 +432,22 @@ class Broadcast:
         return allowed
 
     def _started(self, s, d, dest, src, stimulus_id) -> None:
-        """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of the copies
-        ``src`` started for the same stimulus (one message's handling: the readers a poke
-        lets go each start one), or a new one. Groups that ``src`` was already sending
-        stop being clean (their copies now share it with copies started later)."""
+        """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of ``src``'s
+        copies of d started at about the same time (policy.joins_group: the readers one
+        poke lets go each start one, a few ms apart on a real scheduler), or a new one.
+        Groups that ``src`` was already sending stop being clean (their copies now share
+        it with copies started later)."""
         now = _now(s)
         live = self._live.setdefault(src, [])
         g = live[-1] if live else None
-        if g is None or g[6] != (d.key, stimulus_id, now) or not g[4] or g[3]:
+        if g is None or g[6] != d.key or not g[4] or g[3] \
+                or not joins_group(now - g[0], d.nbytes, getattr(s, "bandwidth", 0)):
             for other in live:
                 other[4] = False
-            g = [now, d.nbytes, 0, [], True, src, (d.key, stimulus_id, now)]
+            g = [now, d.nbytes, 0, [], True, src, d.key]
             live.append(g)
         g[2] += 1
+        self.timed.append((d.key, dest, src, stimulus_id, now))
         self._starts[d.key, dest] = g
 
     def landed(self, s, worker, keys) -> None:
@@ -459,7 +464,13 @@ class Broadcast:
             g[3].append(now - g[0])
             g[2] -= 1
             if g[2] > 0:
+                if g[4] and len(g[3]) == 1:  # a probe partly landed: one at a time
+                    self._waiting.append(g)
+                    self.per = broadcast_per_sender(self.wide, True)
                 continue
+            if g in self._waiting:
+                self._waiting.remove(g)
+                self.per = broadcast_per_sender(self.wide, bool(self._waiting))
             live = self._live.get(g[5])
             if live is not None and g in live:
                 live.remove(g)
@@ -471,7 +482,7 @@ class Broadcast:
                 self.lone_rate = g[1] / g[3][0]
                 continue
             self.wide = senders_free(g[3], g[1], self.lone_rate)
-            self.per = broadcast_per_sender(self.wide)
+            self.per = broadcast_per_sender(self.wide, bool(self._waiting))
             self.verdicts.append((k, tuple(g[3]), self.wide))
 
     def drop_worker(self, addr) -> None:
@@ -487,6 +498,9 @@ class Broadcast:
         if self._starts:  # copies that never landed: their groups are not judged
             for k, dest in [kd for kd in self._starts if kd[0] == key]:
                 g = self._starts.pop((k, dest))
+                if g in self._waiting:
+                    self._waiting.remove(g)
+                    self.per = broadcast_per_sender(self.wide, bool(self._waiting))
                 live = self._live.get(g[5])
                 if live is not None and g in live:
                     live.remove(g)
