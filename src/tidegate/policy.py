@@ -2605,18 +2605,24 @@ BROADCAST_WIDE = 64
 BROADCAST_SLACK = 1.5
 
 
-def broadcast_per_sender(wide, waiting: bool = False) -> int:
+def broadcast_per_sender(wide, waiting: bool = False, workers: int = 0) -> int:
     """Copies a holder may send at once, given what the copies measured so far say of
     the senders: ``wide`` None (not known yet), True (a sender's copies do not slow each
     other) or False (they do). ``waiting``: copies started together are partly landed,
     the others not yet: one at a time until they land (where a sender's copies queue,
     the probe's sender would otherwise take a third while its second waits, and the
-    verdict would come a transfer time later)."""
+    verdict would come a transfer time later). ``workers``: how many there are; the probe
+    sends no more copies at once than the tree's hops to them all (ceil(log2(workers))):
+    where a sender's copies queue, its k-th lands at k transfer times, no later than the
+    tree's last, so the probe costs nothing there; where they do not, the more it sends
+    the fewer are left for the second hop."""
     if not BROADCAST_LEARN:
         return BROADCAST_PER_SENDER
     if wide is None:
-        return BROADCAST_PER_SENDER if waiting else max(BROADCAST_PER_SENDER,
-                                                        BROADCAST_PROBE)
+        if waiting:
+            return BROADCAST_PER_SENDER
+        hops = math.ceil(math.log2(workers)) if workers > 1 else 1
+        return max(BROADCAST_PER_SENDER, min(BROADCAST_PROBE, hops))
     return max(BROADCAST_PER_SENDER, BROADCAST_WIDE) if wide else BROADCAST_PER_SENDER
 
 

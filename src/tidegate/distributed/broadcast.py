@@ -90,6 +90,7 @@ class Broadcast:
         # (not known), True (a sender's copies did not slow each other), False (they did).
         self.wide = None
         self.per = broadcast_per_sender(None)  # copies a holder may send at once, now
+        self._nw = 0  # the workers self.per was found for (the probe's size follows them)
         self._starts: dict = {}  # (key, receiver) -> its group, while the copy is out
         # group: [start time, nbytes, copies out, durations, clean, sender, key]; clean:
         # its sender sent nothing else meanwhile (a lone copy, or copies started together)
@@ -190,7 +191,8 @@ class Broadcast:
                 flight = self._flight(s, d, who)
             if held or ws in who or addr in flight:
                 continue
-            if len(flight) < len(who) * self.per:
+            per = self.per if self._nw == len(s.workers) else self._reper(s)
+            if len(flight) < len(who) * per:
                 return False  # a holder may send: gate may start a copy
             held = True
         return held
@@ -251,7 +253,7 @@ class Broadcast:
         if getattr(s, "stream_comms", None) is None or not self.enabled:
             return None
         memo: dict = {}
-        per = self.per
+        per = self.per if self._nw == len(s.workers) else self._reper(s)
 
         def blocked(ts, ws) -> bool:
             addr = ws.address
@@ -358,7 +360,7 @@ class Broadcast:
         lazy = not isinstance(candidates, list)
         holders = self.addresses(d.key, who)  # (who_has keeps only current workers)
         covered = holders.union(flight)
-        per = self.per
+        per = self.per if self._nw == len(workers) else self._reper(s)
         every_holder_sending = len(flight) >= len(who) * per
         if lazy:
             # Candidates given as an iterator (a root's free workers, from _place) are
@@ -431,6 +433,12 @@ class Broadcast:
             allowed = [a for a in again if a in started or a in covered]
         return allowed
 
+    def _reper(self, s) -> int:
+        """:attr:`per` for the workers now and what the copies measured so far say."""
+        self._nw = len(s.workers)
+        self.per = broadcast_per_sender(self.wide, bool(self._waiting), self._nw)
+        return self.per
+
     def _started(self, s, d, dest, src, stimulus_id) -> None:
         """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of ``src``'s
         copies of d started at about the same time (policy.joins_group: the readers one
@@ -466,11 +474,11 @@ class Broadcast:
             if g[2] > 0:
                 if g[4] and len(g[3]) == 1:  # a probe partly landed: one at a time
                     self._waiting.append(g)
-                    self.per = broadcast_per_sender(self.wide, True)
+                    self._nw = -1  # (found again: _reper)
                 continue
             if g in self._waiting:
                 self._waiting.remove(g)
-                self.per = broadcast_per_sender(self.wide, bool(self._waiting))
+                self._nw = -1
             live = self._live.get(g[5])
             if live is not None and g in live:
                 live.remove(g)
@@ -482,7 +490,7 @@ class Broadcast:
                 self.lone_rate = g[1] / g[3][0]
                 continue
             self.wide = senders_free(g[3], g[1], self.lone_rate)
-            self.per = broadcast_per_sender(self.wide, bool(self._waiting))
+            self._nw = -1
             self.verdicts.append((k, tuple(g[3]), self.wide))
 
     def drop_worker(self, addr) -> None:
@@ -500,7 +508,7 @@ class Broadcast:
                 g = self._starts.pop((k, dest))
                 if g in self._waiting:
                     self._waiting.remove(g)
-                    self.per = broadcast_per_sender(self.wide, bool(self._waiting))
+                    self._nw = -1
                 live = self._live.get(g[5])
                 if live is not None and g in live:
                     live.remove(g)
