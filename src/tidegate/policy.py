@@ -2599,31 +2599,38 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
 BROADCAST_LEARN = 1
 BROADCAST_PROBE = 2
 BROADCAST_WIDE = 64
-# Copies that shared a sender were slowed by it when the slowest took more than this times
-# the fastest (a sender whose copies queue: 2x for a pair), or when their rate was below a
-# lone copy's by this factor (a link shared fairly: every copy of the pair 2x slower).
+# Copies that one sender started together were slowed by sharing it when they landed more
+# than BROADCAST_SPREAD of one copy's time apart (a sender whose copies queue lands them one
+# copy's time apart, whatever waited before them), or when the slowest took more than
+# BROADCAST_SLACK times one copy's time (a link shared fairly slows each alike). One copy's
+# time: its bytes at the best rate any copy of the run reached (no copy beats its link).
+BROADCAST_SPREAD = 0.5
 BROADCAST_SLACK = 1.5
 
 
-def broadcast_per_sender(wide, waiting: bool = False, workers: int = 0) -> int:
+def broadcast_per_sender(level, waiting: bool = False, workers: int = 0) -> int:
     """Copies a holder may send at once, given what the copies measured so far say of
-    the senders: ``wide`` None (not known yet), True (a sender's copies do not slow each
-    other) or False (they do). ``waiting``: copies started together are partly landed,
+    the senders: ``level`` None (not known yet), 0 (a sender's copies slowed each other
+    at the last verdict), n > 0 (n verdicts in a row found they did not: the fan-out
+    doubles with each, up to BROADCAST_WIDE, so that a verdict wrong by chance commits
+    few copies to one sender). ``waiting``: copies started together are partly landed,
     the others not yet: one at a time until they land (where a sender's copies queue,
     the probe's sender would otherwise take a third while its second waits, and the
     verdict would come a transfer time later). ``workers``: how many there are; the probe
     sends no more copies at once than the tree's hops to them all (ceil(log2(workers))):
     where a sender's copies queue, its k-th lands at k transfer times, no later than the
-    tree's last, so the probe costs nothing there; where they do not, the more it sends
-    the fewer are left for the second hop."""
+    tree's last."""
     if not BROADCAST_LEARN:
         return BROADCAST_PER_SENDER
-    if wide is None:
+    probe = max(BROADCAST_PER_SENDER, BROADCAST_PROBE)
+    if level is None:
         if waiting:
             return BROADCAST_PER_SENDER
         hops = math.ceil(math.log2(workers)) if workers > 1 else 1
-        return max(BROADCAST_PER_SENDER, min(BROADCAST_PROBE, hops))
-    return max(BROADCAST_PER_SENDER, BROADCAST_WIDE) if wide else BROADCAST_PER_SENDER
+        return max(BROADCAST_PER_SENDER, min(probe, hops))
+    if level <= 0:
+        return BROADCAST_PER_SENDER
+    return max(BROADCAST_PER_SENDER, min(BROADCAST_WIDE, probe << min(level, 30)))
 
 
 # Copies of one input a sender starts within this fraction of one copy's expected time
@@ -2642,19 +2649,18 @@ def joins_group(elapsed: float, nbytes: float, bandwidth: float) -> bool:
     return bandwidth > 0 and elapsed <= BROADCAST_JOIN * nbytes / bandwidth
 
 
-def senders_free(durations, nbytes: float, lone_rate=None) -> bool:
-    """Copies of ``nbytes`` each that one sender started at once took ``durations`` (s,
+def senders_free(durations, nbytes: float, best_rate: float) -> bool:
+    """Copies of ``nbytes`` each that one sender started together took ``durations`` (s,
     from the scheduler's sending to its hearing of each copy): did sharing the sender not
-    slow them? No when the slowest took more than BROADCAST_SLACK x the fastest (the
-    sender's copies queued), or when a copy that had its sender alone (``lone_rate``,
-    bytes/s, if one was measured) went BROADCAST_SLACK x faster than the slowest (a link
-    shared fairly slows every copy alike)."""
-    if len(durations) < 2:
+    slow them? ``best_rate``: the fastest bytes/s any copy of the run took (these
+    included), so ``nbytes / best_rate`` is at least one copy's time on its link. Yes
+    only when they landed within BROADCAST_SPREAD of that time of one another and the
+    slowest took no more than BROADCAST_SLACK times it."""
+    if len(durations) < 2 or best_rate <= 0:
         return False
+    one = nbytes / best_rate
     fast, slow = min(durations), max(durations)
-    if slow <= 0 or slow > BROADCAST_SLACK * max(fast, 1e-9):
-        return False
-    return not (lone_rate and nbytes / slow * BROADCAST_SLACK < lone_rate)
+    return slow - fast <= BROADCAST_SPREAD * one and slow <= BROADCAST_SLACK * one
 
 
 def broadcast_pairs(sending: dict, wanting: list, most: int,

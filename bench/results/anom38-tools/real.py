@@ -49,7 +49,7 @@ def one(workload, learn, workers, threads, bandwidth):
         return {
             "workload": workload, "learn": learn, "bandwidth": bandwidth, "wall_s": wall,
             "copies": b.copies, "verdicts": [(str(k)[:40], d, w) for k, d, w in b.verdicts],
-            "lone_rate": b.lone_rate, "per_at_end": b.per, "wide": b.wide,
+            "best_rate": b.best_rate, "per_at_end": b.per, "level": b.level,
             "timed": [(str(k)[:30], r[-5:], sd[-5:], sid, round(t, 4)) for k, r, sd, sid, t in list(b.timed)[:20]],
             "s.bandwidth": s.bandwidth,
             "bandwidth_workers": {str(k): v for k, v in s.bandwidth_workers.items()},

@@ -86,9 +86,10 @@ class Broadcast:
         self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
         self._holders: dict = {}  # key -> (its who_has as last seen, their addresses)
         self.flush = None  # called before a copy's message is sent (Plugin._flush_starts)
-        # The fan-out learnt from the copies' times (policy.BROADCAST_LEARN): wide None
-        # (not known), True (a sender's copies did not slow each other), False (they did).
-        self.wide = None
+        # The fan-out learnt from the copies' times (policy.BROADCAST_LEARN): level None
+        # (not known), 0 (a sender's copies slowed each other), n > 0 (n verdicts in a
+        # row found they did not; policy.broadcast_per_sender).
+        self.level = None
         self.per = broadcast_per_sender(None)  # copies a holder may send at once, now
         self._nw = 0  # the workers self.per was found for (the probe's size follows them)
         self._starts: dict = {}  # (key, receiver) -> its group, while the copy is out
@@ -96,8 +97,8 @@ class Broadcast:
         # its sender sent nothing else meanwhile (a lone copy, or copies started together)
         self._live: dict = {}  # sender -> its groups with copies out
         self._waiting: list = []  # clean groups partly landed (broadcast_per_sender)
-        self.lone_rate = None  # bytes/s of the last copy that had its sender alone
-        self.verdicts: list = []  # (key, durations, wide) per judged group (a record)
+        self.best_rate = 0.0  # the fastest bytes/s a copy took (policy.senders_free)
+        self.verdicts: list = []  # (key, durations, free) per judged group (a record)
         self.timed: deque = deque(maxlen=1_000)  # (key, receiver, sender, stimulus, start)
 
     def shared(self, ts) -> bool:
@@ -436,7 +437,7 @@ class Broadcast:
     def _reper(self, s) -> int:
         """:attr:`per` for the workers now and what the copies measured so far say."""
         self._nw = len(s.workers)
-        self.per = broadcast_per_sender(self.wide, bool(self._waiting), self._nw)
+        self.per = broadcast_per_sender(self.level, bool(self._waiting), self._nw)
         return self.per
 
     def _started(self, s, d, dest, src, stimulus_id) -> None:
@@ -469,8 +470,11 @@ class Broadcast:
                 continue
             if now is None:
                 now = _now(s)
-            g[3].append(now - g[0])
+            took = now - g[0]
+            g[3].append(took)
             g[2] -= 1
+            if took > 0 and g[1] / took > self.best_rate:
+                self.best_rate = g[1] / took
             if g[2] > 0:
                 if g[4] and len(g[3]) == 1:  # a probe partly landed: one at a time
                     self._waiting.append(g)
@@ -487,11 +491,11 @@ class Broadcast:
             if not g[4] or now - g[0] <= 0:
                 continue
             if len(g[3]) == 1:
-                self.lone_rate = g[1] / g[3][0]
                 continue
-            self.wide = senders_free(g[3], g[1], self.lone_rate)
+            free = senders_free(g[3], g[1], self.best_rate)
+            self.level = (self.level or 0) + 1 if free else 0
             self._nw = -1
-            self.verdicts.append((k, tuple(g[3]), self.wide))
+            self.verdicts.append((k, tuple(g[3]), free))
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
