@@ -2608,15 +2608,15 @@ BROADCAST_SPREAD = 0.5
 BROADCAST_SLACK = 1.5
 
 
-def broadcast_per_sender(level, waiting: bool = False, workers: int = 0) -> int:
+def broadcast_per_sender(level, probing: bool = False, workers: int = 0) -> int:
     """Copies a holder may send at once, given what the copies measured so far say of
     the senders: ``level`` None (not known yet), 0 (a sender's copies slowed each other
     at the last verdict), n > 0 (n verdicts in a row found they did not: the fan-out
     doubles with each, up to BROADCAST_WIDE, so that a verdict wrong by chance commits
-    few copies to one sender). ``waiting``: copies started together are partly landed,
-    the others not yet: one at a time until they land (where a sender's copies queue,
-    the probe's sender would otherwise take a third while its second waits, and the
-    verdict would come a transfer time later). ``workers``: how many there are; the probe
+    few copies to one sender). ``probing``: copies started together to learn it are out:
+    one at a time until they land (where a sender's copies queue, the probe's sender
+    would otherwise take a third while its second waits, and other holders would queue
+    copies of their own). ``workers``: how many there are; the probe
     sends no more copies at once than the tree's hops to them all (ceil(log2(workers))):
     where a sender's copies queue, its k-th lands at k transfer times, no later than the
     tree's last."""
@@ -2624,7 +2624,7 @@ def broadcast_per_sender(level, waiting: bool = False, workers: int = 0) -> int:
         return BROADCAST_PER_SENDER
     probe = max(BROADCAST_PER_SENDER, BROADCAST_PROBE)
     if level is None:
-        if waiting:
+        if probing:
             return BROADCAST_PER_SENDER
         hops = math.ceil(math.log2(workers)) if workers > 1 else 1
         return max(BROADCAST_PER_SENDER, min(probe, hops))
