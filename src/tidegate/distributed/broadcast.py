@@ -407,6 +407,11 @@ class Broadcast:
         # (twin seed weighted 4 x 1, 200 MB/s: first readers 40 ms later, 1.05-1.08x
         # queuing's makespan).
         receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
+        if receiving and per > 1 and self.level is None and policy.BROADCAST_PROBE_ALONE:
+            # No probe while another input's copies are on their way (their senders and
+            # receivers are its too): the tree (a smaller per than _holds and blocker
+            # read: they then ask gate, which holds).
+            per = 1
         if receiving and per > 1 and policy.BROADCAST_LEARN:
             pairs = self._pairs_apart(sending, wanting, most, per, receiving)
         else:
