@@ -2596,7 +2596,10 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
 # the second's); when copies that shared a sender landed no later than one another
 # (:func:`senders_free`), holders send BROADCAST_WIDE at once for the rest of the run; when
 # they did not, one at a time (the tree). 0: the tree always (BROADCAST_PER_SENDER).
-BROADCAST_LEARN = 1
+# Off by default (anom38): senders free gain (twin seed anomaly 5 x 4 1.155 -> 1.080x
+# queuing's time, weighted 8 x 2 1.150 -> 1.025x, 100 x 4 0.89-0.91x), senders limited
+# hold except the twin's weighted 100 x 4 at 200 MB/s (+3.7%: the probe's second copy).
+BROADCAST_LEARN = 0
 BROADCAST_PROBE = 2
 BROADCAST_WIDE = 64
 # Copies that one sender started together were slowed by sharing it when they landed more
