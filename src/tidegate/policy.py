@@ -2593,9 +2593,12 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
 # tell the two apart from the copies it starts: while it does not know, a holder sends
 # BROADCAST_PROBE copies at once (as cheap as the tree where the sender's copies queue: a
 # holder's copies still land one per transfer time, and the tree's completion is later than
-# the second's); when copies that shared a sender landed no later than one another
-# (:func:`senders_free`), holders send BROADCAST_WIDE at once for the rest of the run; when
-# they did not, one at a time (the tree). 0: the tree always (BROADCAST_PER_SENDER).
+# the second's), one probe at a time, none while another input's copies are on their way
+# (BROADCAST_PROBE_ALONE); when copies that shared a sender landed together
+# (:func:`senders_free`), holders send more at once, doubling per such verdict up to
+# BROADCAST_WIDE (:func:`broadcast_per_sender`); when they did not, one at a time (the
+# tree). Times: the scheduler's loop clock from acquire-replicas sent to add-keys heard
+# (broadcast.Broadcast.landed). 0: the tree always (BROADCAST_PER_SENDER).
 # Off by default (anom38): senders free gain (twin seed anomaly 5 x 4 1.155 -> 1.080x
 # queuing's time, weighted 8 x 2 1.150 -> 1.025x, 100 x 4 0.89-0.91x), senders limited
 # hold except the twin's weighted 100 x 4 at 200 MB/s (+3.7%: the probe's second copy).
