@@ -167,10 +167,16 @@ def test_broadcast_weights_copied_holder_to_holder():
     assert last1 < last0 / 2  # the last worker has w in under half the time
 
 
-def test_broadcast_each_holder_sends_one_copy_at_a_time():
+def test_broadcast_each_holder_sends_one_copy_at_a_time(monkeypatch):
     # With senders not modelled as a bottleneck (outgoing_bandwidth=inf), overlapping
     # sends from one holder would show: the plugin names one receiver per holder at once.
+    # (The tree: policy.BROADCAST_LEARN widens it where senders are free, as here;
+    # tests/test_broadcast_learn.py.)
     import math
+
+    from tidegate import policy
+
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 0)
 
     _, _, plain = _weights_run(False, outgoing_bandwidth=math.inf)
     _, _, waves = _weights_run(True, outgoing_bandwidth=math.inf)

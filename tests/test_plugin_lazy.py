@@ -78,10 +78,16 @@ def test_free_workers_as_each_was_checked_while_every_worker_runs_or_not():
     assert list(hooks.Plugin._free_iter(plugin)) == ["w2"]
 
 
-def test_holders_addresses_follow_who_has_when_its_members_change_but_not_its_size():
+def test_holders_addresses_follow_who_has_when_its_members_change_but_not_its_size(
+        monkeypatch):
     # Broadcast.addresses keeps a grid's holders' addresses while who_has is the same
     # WorkerStates: a holder swapped for another (a replica dropped, one added) at the same
     # count must show, where a cache by size would keep the old holder.
+    # (One copy per holder: the tree, policy.BROADCAST_LEARN off; its probe would let a
+    # holder sending one send a second.)
+    from tidegate import policy
+
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 0)
     s = _cluster(6)
     ts = _reader_of([s.workers["w0"], s.workers["w1"]])
     d = ts.dependencies[0]

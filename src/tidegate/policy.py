@@ -2653,6 +2653,95 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
     return ndependents >= SHARED_FANOUT and nbytes >= BROADCAST_MIN_BYTES
 
 
+# A broadcast that learns its fan-out (anom38; issue 9's seed anomaly with senders free).
+# The tree (one copy per holder at a time) is right when a sender's copies share its link
+# (a NIC: n copies at once take n transfer times) and costs log2(n) hops where they do not
+# (dask's own LocalCluster hands data over in-process; the twin's ``--outgoing inf``):
+# queuing's workers all fetch from the one holder at once, in one hop. The scheduler can
+# tell the two apart from the copies it starts: while it does not know, a holder sends
+# BROADCAST_PROBE copies at once (as cheap as the tree where the sender's copies queue: a
+# holder's copies still land one per transfer time, and the tree's completion is later than
+# the second's), one probe at a time, none while another input's copies are on their way
+# (BROADCAST_PROBE_ALONE); when copies that shared a sender landed together
+# (:func:`senders_free`), holders send more at once, doubling per such verdict up to
+# BROADCAST_WIDE (:func:`broadcast_per_sender`); when they did not, one at a time (the
+# tree). Times: the scheduler's loop clock from acquire-replicas sent to add-keys heard
+# (broadcast.Broadcast.landed). 0: the tree always (BROADCAST_PER_SENDER).
+# Off by default (anom38): senders free gain (twin seed anomaly 5 x 4 1.155 -> 1.080x
+# queuing's time, weighted 8 x 2 1.150 -> 1.025x, 100 x 4 0.89-0.91x), senders limited
+# hold except the twin's weighted 100 x 4 at 200 MB/s (+3.7%: the probe's second copy).
+BROADCAST_LEARN = 0
+BROADCAST_PROBE = 2
+BROADCAST_WIDE = 64
+# Copies that one sender started together were slowed by sharing it when they landed more
+# than BROADCAST_SPREAD of one copy's time apart (a sender whose copies queue lands them one
+# copy's time apart, whatever waited before them), or when the slowest took more than
+# BROADCAST_SLACK times one copy's time (a link shared fairly slows each alike). One copy's
+# time: its bytes at the best rate any copy of the run reached (no copy beats its link).
+BROADCAST_SPREAD = 0.5
+BROADCAST_SLACK = 1.5
+
+
+def broadcast_per_sender(level, probing: bool = False, workers: int = 0) -> int:
+    """Copies a holder may send at once, given what the copies measured so far say of
+    the senders: ``level`` None (not known yet), 0 (a sender's copies slowed each other
+    at the last verdict), n > 0 (n verdicts in a row found they did not: the fan-out
+    doubles with each, up to BROADCAST_WIDE, so that a verdict wrong by chance commits
+    few copies to one sender). ``probing``: copies started together to learn it are out:
+    one at a time until they land (where a sender's copies queue, the probe's sender
+    would otherwise take a third while its second waits, and other holders would queue
+    copies of their own). ``workers``: how many there are; the probe
+    sends no more copies at once than the tree's hops to them all (ceil(log2(workers))):
+    where a sender's copies queue, its k-th lands at k transfer times, no later than the
+    tree's last."""
+    if not BROADCAST_LEARN:
+        return BROADCAST_PER_SENDER
+    probe = max(BROADCAST_PER_SENDER, BROADCAST_PROBE)
+    if level is None:
+        if probing:
+            return BROADCAST_PER_SENDER
+        hops = math.ceil(math.log2(workers)) if workers > 1 else 1
+        return max(BROADCAST_PER_SENDER, min(probe, hops))
+    if level <= 0:
+        return BROADCAST_PER_SENDER
+    return max(BROADCAST_PER_SENDER, min(BROADCAST_WIDE, probe << min(level, 30)))
+
+
+# No probe while copies of another shared input are on their way (twin vorticity-files
+# 5 x 2, senders limited: three grids probed at once moved the readers' placement,
+# 0.428 -> 0.511x queuing's time). 0: probe whenever the fan-out is not known.
+BROADCAST_PROBE_ALONE = 1
+
+# Copies of one input a sender starts within this fraction of one copy's expected time
+# (its bytes over the scheduler's bandwidth estimate) count as started together.
+BROADCAST_JOIN = 0.1
+
+
+def joins_group(elapsed: float, nbytes: float, bandwidth: float) -> bool:
+    """Does a copy started ``elapsed`` s after its sender's first copy of the same input
+    (none landed yet) time that sender's sharing with it? Only if it started within
+    BROADCAST_JOIN of the time one copy should take (``bandwidth``: dask's estimate,
+    ``Scheduler.bandwidth``; 100 MB/s until heartbeats tell more); otherwise the first
+    copy had most of its time alone and the two would look free on a sender that is not."""
+    if elapsed <= 0:
+        return True
+    return bandwidth > 0 and elapsed <= BROADCAST_JOIN * nbytes / bandwidth
+
+
+def senders_free(durations, nbytes: float, best_rate: float) -> bool:
+    """Copies of ``nbytes`` each that one sender started together took ``durations`` (s,
+    from the scheduler's sending to its hearing of each copy): did sharing the sender not
+    slow them? ``best_rate``: the fastest bytes/s any copy of the run took (these
+    included), so ``nbytes / best_rate`` is at least one copy's time on its link. Yes
+    only when they landed within BROADCAST_SPREAD of that time of one another and the
+    slowest took no more than BROADCAST_SLACK times it."""
+    if len(durations) < 2 or best_rate <= 0:
+        return False
+    one = nbytes / best_rate
+    fast, slow = min(durations), max(durations)
+    return slow - fast <= BROADCAST_SPREAD * one and slow <= BROADCAST_SLACK * one
+
+
 def broadcast_pairs(sending: dict, wanting: list, most: int,
                     per_sender: int = BROADCAST_PER_SENDER) -> list:
     """Which copies of one input start now: ``[(receiver, sender)]``.

@@ -27,12 +27,15 @@ import operator
 from collections import deque
 from itertools import chain, compress, filterfalse, tee
 
+from .. import policy
 from ..policy import (
     BROADCAST_MIN_BYTES,
-    BROADCAST_PER_SENDER,
     SHARED_FANOUT,
     broadcast_pairs,
+    broadcast_per_sender,
     is_broadcast,
+    joins_group,
+    senders_free,
 )
 
 
@@ -49,6 +52,9 @@ def watch(plugin, s) -> None:
         b = plugin.__dict__.get("_broadcast")
         if plugin.scheduler is s and b is not None and b.flight \
                 and any(k in b.flight for k in keys):  # fmt: skip
+            if b._starts:
+                worker = kwargs.get("worker", args[0] if args else None)
+                b.landed(s, worker, keys)
             b.generation += 1
             plugin.poke(f"tidegate-copy-{b.copies}")
         return out
@@ -80,6 +86,19 @@ class Broadcast:
         self._seen: dict = {}  # key -> (holders, workers) when its copies were last checked
         self._holders: dict = {}  # key -> (its who_has as last seen, their addresses)
         self.flush = None  # called before a copy's message is sent (Plugin._flush_starts)
+        # The fan-out learnt from the copies' times (policy.BROADCAST_LEARN): level None
+        # (not known), 0 (a sender's copies slowed each other), n > 0 (n verdicts in a
+        # row found they did not; policy.broadcast_per_sender).
+        self.level = None
+        self.per = broadcast_per_sender(None)  # copies a holder may send at once, now
+        self._nw = 0  # the workers self.per was found for (the probe's size follows them)
+        self._starts: dict = {}  # (key, receiver) -> its group, while the copy is out
+        # group: [start time, nbytes, copies out, durations, judged, sender, key]
+        self._live: dict = {}  # sender -> its groups with copies out
+        self._probe = None  # while the fan-out is not known: the group probing it, if any
+        self.best_rate = 0.0  # the fastest bytes/s a copy took (policy.senders_free)
+        self.verdicts: list = []  # (key, durations, free) per judged group (a record)
+        self.timed: deque = deque(maxlen=1_000)  # (key, receiver, sender, stimulus, start)
 
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
@@ -172,7 +191,8 @@ class Broadcast:
                 flight = self._flight(s, d, who)
             if held or ws in who or addr in flight:
                 continue
-            if len(flight) < len(who) * BROADCAST_PER_SENDER:
+            per = self.per if self._nw == len(s.workers) else self._reper(s)
+            if len(flight) < len(who) * per:
                 return False  # a holder may send: gate may start a copy
             held = True
         return held
@@ -233,7 +253,7 @@ class Broadcast:
         if getattr(s, "stream_comms", None) is None or not self.enabled:
             return None
         memo: dict = {}
-        per = BROADCAST_PER_SENDER
+        per = self.per if self._nw == len(s.workers) else self._reper(s)
 
         def blocked(ts, ws) -> bool:
             addr = ws.address
@@ -340,7 +360,7 @@ class Broadcast:
         lazy = not isinstance(candidates, list)
         holders = self.addresses(d.key, who)  # (who_has keeps only current workers)
         covered = holders.union(flight)
-        per = BROADCAST_PER_SENDER
+        per = self.per if self._nw == len(workers) else self._reper(s)
         every_holder_sending = len(flight) >= len(who) * per
         if lazy:
             # Candidates given as an iterator (a root's free workers, from _place) are
@@ -387,11 +407,20 @@ class Broadcast:
         # (twin seed weighted 4 x 1, 200 MB/s: first readers 40 ms later, 1.05-1.08x
         # queuing's makespan).
         receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
-        if receiving:
-            first, then = tee(wanting)
-            wanting = chain(filterfalse(receiving.__contains__, first),
-                            filter(receiving.__contains__, then))
-        for dest, src in broadcast_pairs(sending, wanting, most, per):
+        if receiving and per > 1 and self.level is None and policy.BROADCAST_PROBE_ALONE:
+            # No probe while another input's copies are on their way (their senders and
+            # receivers are its too): the tree (a smaller per than _holds and blocker
+            # read: they then ask gate, which holds).
+            per = 1
+        if receiving and per > 1 and policy.BROADCAST_LEARN:
+            pairs = self._pairs_apart(sending, wanting, most, per, receiving)
+        else:
+            if receiving:
+                first, then = tee(wanting)
+                wanting = chain(filterfalse(receiving.__contains__, first),
+                                filter(receiving.__contains__, then))
+            pairs = broadcast_pairs(sending, wanting, most, per)
+        for dest, src in pairs:
             comm = comms.get(dest)
             if comm is None:
                 continue
@@ -404,12 +433,95 @@ class Broadcast:
             })  # fmt: skip
             flight[dest] = src
             started.add(dest)
+            if policy.BROADCAST_LEARN:
+                self._started(s, d, dest, src, stimulus_id)
             self.generation += 1
             self.copies += 1
             self.log.append((d.key, dest, src, stimulus_id))
         if started:  # in the candidates' order (least loaded first); covered: allowed
             allowed = [a for a in again if a in started or a in covered]
         return allowed
+
+    @staticmethod
+    def _pairs_apart(sending, wanting, most, per, receiving) -> list:
+        """broadcast_pairs when a holder may send more than one copy at once: the copies
+        beyond one per holder go only to workers receiving no other shared input. A
+        worker's incoming copies take turns on its link: two grids' holders probing with
+        2 copies each sent both to one of 3 workers, which got the second a transfer time
+        late (twin seed weighted 4 x 1, senders limited: 2.40 -> 2.48 s)."""
+        wanting = list(wanting)
+        apart = [w for w in wanting if w not in receiving]
+        pairs = broadcast_pairs(sending, apart, most, per)
+        used = {src for _, src in pairs}
+        idle = {h: 0 for h, n in sending.items() if not n and h not in used}
+        if idle and len(pairs) < most:
+            pairs += broadcast_pairs(idle, [w for w in wanting if w in receiving],
+                                     most - len(pairs), 1)
+        return pairs
+
+    def _reper(self, s) -> int:
+        """:attr:`per` for the workers now and what the copies measured so far say."""
+        self._nw = len(s.workers)
+        self.per = broadcast_per_sender(self.level, self._probe is not None, self._nw)
+        return self.per
+
+    def _started(self, s, d, dest, src, stimulus_id) -> None:
+        """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of ``src``'s
+        copies of d started at about the same time (policy.joins_group: the readers one
+        poke lets go each start one, a few ms apart on a real scheduler), or a new one."""
+        now = _now(s)
+        live = self._live.setdefault(src, [])
+        g = live[-1] if live else None
+        if g is None or g[6] != d.key or g[3] \
+                or not joins_group(now - g[0], d.nbytes, getattr(s, "bandwidth", 0)):
+            # (copies the sender sends besides a group's, before or after, can only make
+            # its copies slower or further apart: a verdict of "slowed", the tree)
+            g = [now, d.nbytes, 0, [], True, src, d.key]
+            live.append(g)
+        g[2] += 1
+        if g[2] == 2 and self.level is None and self._probe is None:
+            # The probe: until it lands, holders send one at a time (where a sender's
+            # copies queue, every holder probing at once queued a copy behind each probe:
+            # twin seed weighted 8 x 2, senders limited, 0.766 -> 0.838x queuing's time).
+            self._probe = g
+            self._nw = -1
+        self.timed.append((d.key, dest, src, stimulus_id, now))
+        self._starts[d.key, dest] = g
+
+    def landed(self, s, worker, keys) -> None:
+        """``worker`` reported copies of ``keys``: the copies of them it awaited are timed;
+        a group whose copies have all landed is judged (policy.senders_free), and the
+        fan-out follows the latest verdict."""
+        now = None
+        for k in keys:
+            g = self._starts.pop((k, worker), None)
+            if g is None:
+                continue
+            if now is None:
+                now = _now(s)
+            took = now - g[0]
+            g[3].append(took)
+            g[2] -= 1
+            if took > 0 and g[1] / took > self.best_rate:
+                self.best_rate = g[1] / took
+            if g[2] > 0:
+                continue
+            if g is self._probe:  # landed: another may probe if this one told nothing
+                self._probe = None
+                self._nw = -1  # (per found again: _reper)
+            live = self._live.get(g[5])
+            if live is not None and g in live:
+                live.remove(g)
+                if not live:
+                    del self._live[g[5]]
+            if not g[4] or now - g[0] <= 0:
+                continue
+            if len(g[3]) == 1:
+                continue
+            free = senders_free(g[3], g[1], self.best_rate)
+            self.level = (self.level or 0) + 1 if free else 0
+            self._nw = -1
+            self.verdicts.append((k, tuple(g[3]), free))
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
@@ -421,6 +533,17 @@ class Broadcast:
             del holders[key]
 
     def forget(self, key) -> None:
+        if self._starts:  # copies that never landed: their groups are not judged
+            for k, dest in [kd for kd in self._starts if kd[0] == key]:
+                g = self._starts.pop((k, dest))
+                if g is self._probe:
+                    self._probe = None
+                    self._nw = -1
+                live = self._live.get(g[5])
+                if live is not None and g in live:
+                    live.remove(g)
+                    if not live:
+                        del self._live[g[5]]
         self.flight.pop(key, None)
         self._seen.pop(key, None)
         self._holders.pop(key, None)
@@ -444,4 +567,12 @@ class _Replay:
         return next(self._start.__copy__(), None) is not None  # (addresses are never None)
 
 
-_address = operator.attrgetter("address")  # (in C: no Python frame per holder)
+_address = operator.attrgetter("address")
+
+
+def _now(s) -> float:
+    """The scheduler's loop time: tornado's IOLoop.time() on a real scheduler, the
+    virtual clock in the twin (sim.clock.VirtualLoop). Read only to time the copies a
+    broadcast starts (policy.BROADCAST_LEARN)."""
+    loop = getattr(s, "loop", None)
+    return loop.time() if loop is not None else 0.0  # (in C: no Python frame per holder)

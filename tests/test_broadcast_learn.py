@@ -1,0 +1,87 @@
+"""policy.BROADCAST_LEARN: the broadcast's fan-out learnt from the copies' times (anom38).
+A sender whose copies do not slow each other (the twin's ``outgoing_bandwidth=inf``, a
+LocalCluster's in-process hand-over) gets a wide fan-out; one whose copies queue (the
+twin's default: one NIC) keeps the tree."""
+
+import math
+
+import pytest
+
+from tidegate import policy
+from tidegate.policy import broadcast_per_sender, joins_group, senders_free
+
+
+def test_senders_free_by_the_spread_against_one_copys_time():
+    one = 8e6 / 200e6  # 40 ms at the best rate seen
+    assert senders_free([0.041, 0.042], 8e6, 200e6)  # landed together
+    assert not senders_free([0.041, 0.082], 8e6, 200e6)  # a transfer time apart: queued
+    # Queued behind other copies, still a transfer time apart: slowed (a ratio would not
+    # see it: 0.5 s against 0.54 s).
+    assert not senders_free([0.5, 0.5 + one], 8e6, 200e6)
+    # A link shared fairly: both late alike, against a copy measured faster before.
+    assert not senders_free([2 * one, 2 * one], 8e6, 200e6)
+    assert not senders_free([0.04], 8e6, 200e6)  # one copy tells nothing
+    assert not senders_free([0.04, 0.04], 8e6, 0.0)
+
+
+def test_broadcast_per_sender_probe_then_doubling(monkeypatch):
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 1)
+    assert broadcast_per_sender(None, False, 2) == 1  # one receiver: nothing to probe
+    assert broadcast_per_sender(None, False, 5) == policy.BROADCAST_PROBE
+    assert broadcast_per_sender(None, True, 5) == 1  # a probe is out
+    assert broadcast_per_sender(0, False, 100) == policy.BROADCAST_PER_SENDER
+    assert broadcast_per_sender(1, False, 100) == 2 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(2, False, 100) == 4 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(99, False, 100) == policy.BROADCAST_WIDE
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 0)
+    assert broadcast_per_sender(5, False, 100) == policy.BROADCAST_PER_SENDER
+
+
+def test_joins_group_within_a_fraction_of_a_copys_time():
+    assert joins_group(0.0, 8e6, 100e6)
+    assert joins_group(0.005, 8e6, 100e6)  # 80 ms expected: 8 ms window
+    assert not joins_group(0.02, 8e6, 100e6)
+    assert not joins_group(0.001, 8e6, 0)
+
+
+def _weighted_runs(outgoing, learns=(0, 1)):
+    from tidegate.distributed import broadcast
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    made = []
+    init = broadcast.Broadcast.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+
+    model = build("weighted", 40, 190e6, store=False).model()
+    out = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(broadcast.Broadcast, "__init__", record)
+        for learn in learns:
+            mp.setattr(policy, "BROADCAST_LEARN", learn)
+            kw = dict(workers=8, threads_per_worker=2, bandwidth="200MB/s")
+            if outgoing is not None:
+                kw["outgoing_bandwidth"] = outgoing
+            r = simulate(model, policy="tidegate", **kw)
+            out[learn] = (r, made[-1])
+    return out
+
+
+def test_twin_senders_free_widen_and_gain():
+    runs = _weighted_runs(math.inf)
+    (r0, b0), (r1, b1) = runs[0], runs[1]
+    assert not b0.timed and b0.level is None  # switched off: nothing timed (the tree)
+    assert b1.level and b1.level > 0 and all(v[2] for v in b1.verdicts)
+    assert r1.makespan < 0.97 * r0.makespan  # 18.45 -> 17.50 s
+    assert max(r1.peak_memory_per_worker) <= max(r0.peak_memory_per_worker)
+
+
+def test_twin_senders_limited_keep_the_tree():
+    runs = _weighted_runs(None)
+    (r0, _), (r1, b1) = runs[0], runs[1]
+    assert b1.level == 0 and b1.per == 1 and not any(v[2] for v in b1.verdicts)
+    assert r1.makespan <= 1.005 * r0.makespan  # 19.402 -> 19.400 s
+    assert r1.bytes_transferred == r0.bytes_transferred
