@@ -610,6 +610,28 @@ def over_wave_share(taken: int, share: int, waiting: int, elsewhere: int) -> boo
     return bool(WAVE_SHARE) and taken >= share and waiting < elsewhere
 
 
+# A pair's second root whose partner's worker took its share of a wave of share 1 goes
+# to another worker as a fresh opener (Placement._wave_split; peak38). 0: as before.
+WAVE_SPLIT = 1
+
+
+def splits_for_wave(over: int, partners: int, share: int) -> bool:
+    """Does a root whose ``partners`` workers all took their share of the wave (``over``
+    of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
+    Yes where every partner's worker is over its share and the share is 1 (the line no
+    longer than the running workers): a pair's two roots on one worker then take both of
+    its threads while the first pair's loaded data waits for its combine, on half the
+    workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
+    loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
+    (share 1); w0 took L7 and its partner L6 on both threads, w1-w3 a pair each, w4-w7
+    none: 100 MB on w0-w3 against queuing's 80 (1.25x in 15 of 15 runs, 5 namings x 3
+    seeds). Split, each worker loads one root beside its first combine: peak 1.000x in
+    15 of 15, makespan 0.979 [0.974-1.006] -> 1.004 [0.997-1.010]x queuing's, bytes
+    moved 220 -> 300 MB (queuing's 460; bench/results/peak38-findings.txt). Not at a
+    share of 2 or more: there the pair fits in the share (8 x 4 / 48, wave37)."""
+    return bool(WAVE_SPLIT) and over == partners and share <= 1
+
+
 def may_fit_count(counts, opens: int) -> bool:
     """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
     its ``(free_thread, slots used - cap)`` among others (``slots used``:
