@@ -615,11 +615,12 @@ def over_wave_share(taken: int, share: int, waiting: int, elsewhere: int) -> boo
 WAVE_SPLIT = 1
 
 
-def splits_for_wave(over: int, partners: int, share: int) -> bool:
+def splits_for_wave(over: int, partners: int, share: int, free: bool = True) -> bool:
     """Does a root whose ``partners`` workers all took their share of the wave (``over``
     of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
-    Yes where every partner's worker is over its share and the share is 1 (the line no
-    longer than the running workers): a pair's two roots on one worker then take both of
+    Yes where every partner's worker is over its share, the share is 1 (the line no
+    longer than the running workers) and some worker free for roots now has not taken
+    its share (``free``): a pair's two roots on one worker then take both of
     its threads while the first pair's loaded data waits for its combine, on half the
     workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
     loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
@@ -628,8 +629,11 @@ def splits_for_wave(over: int, partners: int, share: int) -> bool:
     seeds). Split, each worker loads one root beside its first combine: peak 1.000x in
     15 of 15, makespan 0.979 [0.974-1.006] -> 1.004 [0.997-1.010]x queuing's, bytes
     moved 220 -> 300 MB (queuing's 460; bench/results/peak38-findings.txt). Not at a
-    share of 2 or more: there the pair fits in the share (8 x 4 / 48, wave37)."""
-    return bool(WAVE_SPLIT) and over == partners and share <= 1
+    share of 2 or more: there the pair fits in the share (8 x 4 / 48, wave37). Not
+    where no other worker may take it now: at a line's last pair (2 x 3 / 96, a wave of
+    2 roots on 2 workers) the root split off waited 0.07 s for the other worker and 5 of
+    15 runs took 1.012 -> 1.044x queuing's makespan."""
+    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free
 
 
 def may_fit_count(counts, opens: int) -> bool:

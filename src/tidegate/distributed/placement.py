@@ -770,14 +770,17 @@ class Placement:
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
 
     def _wave_split(self, ts, partners):
-        """The workers that took their share of the wave (:meth:`_over_share`) when every
-        worker of ts's partners is one of them and policy.splits_for_wave says the pair
-        splits; else ()."""
+        """The workers that took their share of the wave (:meth:`_over_share`) when
+        policy.splits_for_wave splits ts from its partners (every partner's worker one of
+        them, and a worker free for roots that is not); else ()."""
         over = self._over_share(ts)
-        if not over or not splits_for_wave(sum(1 for w in partners if w in over),
-                                           len(partners), self._wave[0]):  # fmt: skip
+        if not over:
             return ()
-        return over
+        n = sum(1 for w in partners if w in over)
+        if n < len(partners) or self._wave[0] > 1:
+            return ()  # (splits_for_wave's answer without reading the free workers)
+        free = next((a for a in self._free_iter() if a not in over), None) is not None
+        return over if splits_for_wave(n, len(partners), self._wave[0], free) else ()
 
     def _over_share(self, ts):
         """Workers that took their share of the wave (``_wave``) and may take no fresh
