@@ -615,12 +615,14 @@ def over_wave_share(taken: int, share: int, waiting: int, elsewhere: int) -> boo
 WAVE_SPLIT = 1
 
 
-def splits_for_wave(over: int, partners: int, share: int, free: bool = True) -> bool:
+def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
+                    widest: int = 2) -> bool:
     """Does a root whose ``partners`` workers all took their share of the wave (``over``
     of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
     Yes where every partner's worker is over its share, the share is 1 (the line no
-    longer than the running workers) and some worker free for roots now has not taken
-    its share (``free``): a pair's two roots on one worker then take both of
+    longer than the running workers), its meetings are pairs (``widest``: the most
+    inputs of one, at most 2) and some worker free for roots now has not taken its
+    share (``free``): a pair's two roots on one worker then take both of
     its threads while the first pair's loaded data waits for its combine, on half the
     workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
     loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
@@ -632,8 +634,11 @@ def splits_for_wave(over: int, partners: int, share: int, free: bool = True) -> 
     share of 2 or more: there the pair fits in the share (8 x 4 / 48, wave37). Not
     where no other worker may take it now: at a line's last pair (2 x 3 / 96, a wave of
     2 roots on 2 workers) the root split off waited 0.07 s for the other worker and 5 of
-    15 runs took 1.012 -> 1.044x queuing's makespan."""
-    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free
+    15 runs took 1.012 -> 1.044x queuing's makespan. Not a group of more than two
+    roots: the anomaly's groups of 4 under a tree reduction (plugin 100 x 4 at 200 MB/s)
+    split over the workers: peak 0.86 -> 1.00x queuing's, makespan 36.2 -> 42.0 s,
+    bytes moved 62 -> 76 GB."""
+    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free and widest <= 2
 
 
 def may_fit_count(counts, opens: int) -> bool:

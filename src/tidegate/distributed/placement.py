@@ -611,7 +611,7 @@ class Placement:
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
         split = ()
         if partners and self._wave is not None and policy_module.WAVE_SPLIT:
-            split = self._wave_split(ts, partners)
+            split = self._wave_split(ts, partners, plan)
             if split:
                 # (a pair's second root whose partners' workers took their share of a
                 # wave: placed as a fresh opener elsewhere, policy.splits_for_wave)
@@ -769,18 +769,22 @@ class Placement:
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
 
-    def _wave_split(self, ts, partners):
+    def _wave_split(self, ts, partners, plan):
         """The workers that took their share of the wave (:meth:`_over_share`) when
         policy.splits_for_wave splits ts from its partners (every partner's worker one of
-        them, and a worker free for roots that is not); else ()."""
+        them, its meetings of two inputs, and a worker free for roots that is not); else
+        ()."""
+        if self._wave[0] > 1:
+            return ()  # (splits_for_wave's answer, asked first: most waves)
         over = self._over_share(ts)
         if not over:
             return ()
         n = sum(1 for w in partners if w in over)
-        if n < len(partners) or self._wave[0] > 1:
+        widest = _widest(plan)
+        if n < len(partners) or widest > 2:
             return ()  # (splits_for_wave's answer without reading the free workers)
         free = next((a for a in self._free_iter() if a not in over), None) is not None
-        return over if splits_for_wave(n, len(partners), self._wave[0], free) else ()
+        return over if splits_for_wave(n, len(partners), self._wave[0], free, widest) else ()
 
     def _over_share(self, ts):
         """Workers that took their share of the wave (``_wave``) and may take no fresh
