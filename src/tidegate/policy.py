@@ -616,12 +616,13 @@ WAVE_SPLIT = 1
 
 
 def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
-                    widest: int = 2) -> bool:
+                    widest: int = 2, meetings: int = 1, joins: bool = False) -> bool:
     """Does a root whose ``partners`` workers all took their share of the wave (``over``
     of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
     Yes where every partner's worker is over its share, the share is 1 (the line no
-    longer than the running workers), its meetings are pairs (``widest``: the most
-    inputs of one, at most 2) and some worker free for roots now has not taken its
+    longer than the running workers), its data meets other data in one task
+    (``meetings``) of two inputs (``widest``), not a join of two arrays (``joins``:
+    :attr:`MeetingPlan.pair`), and some worker free for roots now has not taken its
     share (``free``): a pair's two roots on one worker then take both of
     its threads while the first pair's loaded data waits for its combine, on half the
     workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
@@ -637,8 +638,12 @@ def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
     15 runs took 1.012 -> 1.044x queuing's makespan. Not a group of more than two
     roots: the anomaly's groups of 4 under a tree reduction (plugin 100 x 4 at 200 MB/s)
     split over the workers: peak 0.86 -> 1.00x queuing's, makespan 36.2 -> 42.0 s,
-    bytes moved 62 -> 76 GB."""
-    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free and widest <= 2
+    bytes moved 62 -> 76 GB. Not a two-array join (its root meets the other array's
+    in two merges): at a line's tail a side split off moved its merges (twin seed
+    rechunk-add in its store form, 4 x 2: peak 300 -> 350 MB, makespan 3.82 -> 4.07 s,
+    bytes moved 0 -> 150 MB)."""
+    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free \
+        and widest <= 2 and meetings == 1 and not joins
 
 
 def may_fit_count(counts, opens: int) -> bool:
