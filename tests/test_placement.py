@@ -1294,7 +1294,7 @@ def test_a_pair_splits_where_its_workers_took_a_share_of_one(monkeypatch):
     took their share goes elsewhere; not where one of them has not, not at a share of 2
     (the pair fits in it), not where no worker below its share is free for roots, not
     in a meeting of more than two roots, nor in several meetings or a two-array join, nor
-    with the switch off."""
+    where a partner's worker runs other work than roots, nor with the switch off."""
     import tidegate.policy as policy
 
     assert policy.splits_for_wave(1, 1, 1)
@@ -1305,5 +1305,6 @@ def test_a_pair_splits_where_its_workers_took_a_share_of_one(monkeypatch):
     assert not policy.splits_for_wave(1, 1, 1, widest=4)
     assert not policy.splits_for_wave(1, 1, 1, meetings=2)
     assert not policy.splits_for_wave(1, 1, 1, joins=True)
+    assert not policy.splits_for_wave(1, 1, 1, roots_only=False)
     monkeypatch.setattr(policy, "WAVE_SPLIT", 0)
     assert not policy.splits_for_wave(1, 1, 1)

@@ -616,14 +616,16 @@ WAVE_SPLIT = 1
 
 
 def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
-                    widest: int = 2, meetings: int = 1, joins: bool = False) -> bool:
+                    widest: int = 2, meetings: int = 1, joins: bool = False,
+                    roots_only: bool = True) -> bool:
     """Does a root whose ``partners`` workers all took their share of the wave (``over``
     of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
     Yes where every partner's worker is over its share, the share is 1 (the line no
     longer than the running workers), its data meets other data in one task
     (``meetings``) of two inputs (``widest``), not a join of two arrays (``joins``:
-    :attr:`MeetingPlan.pair`), and some worker free for roots now has not taken its
-    share (``free``): a pair's two roots on one worker then take both of
+    :attr:`MeetingPlan.pair`), its partners' workers run roots and nothing else
+    (``roots_only``: wave37's "loads started together end together") and some worker
+    free for roots now has not taken its share (``free``): a pair's two roots on one worker then take both of
     its threads while the first pair's loaded data waits for its combine, on half the
     workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
     loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
@@ -641,9 +643,12 @@ def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
     bytes moved 62 -> 76 GB. Not a two-array join (its root meets the other array's
     in two merges): at a line's tail a side split off moved its merges (twin seed
     rechunk-add in its store form, 4 x 2: peak 300 -> 350 MB, makespan 3.82 -> 4.07 s,
-    bytes moved 0 -> 150 MB)."""
+    bytes moved 0 -> 150 MB). Not where the partner's worker runs other work besides its
+    roots (a line's tail, not a wave's start): offset-slices' last root on 2 x 2 (2 ms
+    lag) was split from a worker with a consumer queued to one whose threads both
+    loaded: 3 of 9 runs (ab_twin) 0.398 -> 0.437 s, time median 0.649 -> 0.693x."""
     return bool(WAVE_SPLIT) and over == partners and share <= 1 and free \
-        and widest <= 2 and meetings == 1 and not joins
+        and widest <= 2 and meetings == 1 and not joins and roots_only
 
 
 def may_fit_count(counts, opens: int) -> bool:

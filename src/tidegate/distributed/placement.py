@@ -772,8 +772,8 @@ class Placement:
     def _wave_split(self, ts, partners, plan):
         """The workers that took their share of the wave (:meth:`_over_share`) when
         policy.splits_for_wave splits ts from its partners (every partner's worker one of
-        them, its one meeting of two inputs, no two-array join, and a worker free for roots
-        that is not); else ()."""
+        them and running roots only, its one meeting of two inputs, no two-array join, and a
+        worker free for roots that is not); else ()."""
         if self._wave[0] > 1:
             return ()  # (splits_for_wave's answer, asked first: most waves)
         over = self._over_share(ts)
@@ -784,9 +784,13 @@ class Placement:
         meetings = len(plan.meetings)
         if n < len(partners) or widest > 2 or meetings != 1 or plan.pair:
             return ()  # (splits_for_wave's answer without reading the free workers)
-        free = next((a for a in self._free_iter() if a not in over), None) is not None
+        workers = self.books.workers
+        roots_only = all(workers[w].processing <= workers[w].roots_processing
+                         for w in partners if w in workers)  # fmt: skip
+        free = roots_only and next(
+            (a for a in self._free_iter() if a not in over), None) is not None
         return over if splits_for_wave(n, len(partners), self._wave[0], free, widest,
-                                       meetings, plan.pair) else ()  # fmt: skip
+                                       meetings, plan.pair, roots_only) else ()  # fmt: skip
 
     def _over_share(self, ts):
         """Workers that took their share of the wave (``_wave``) and may take no fresh
