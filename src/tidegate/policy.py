@@ -625,9 +625,9 @@ def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
     (``meetings``) of two inputs (``widest``), not a join of two arrays (``joins``:
     :attr:`MeetingPlan.pair`), its partners' workers run roots and nothing else
     (``roots_only``: wave37's "loads started together end together") and some worker
-    free for roots now has not taken its share (``free``): a pair's two roots on one worker then take both of
-    its threads while the first pair's loaded data waits for its combine, on half the
-    workers, while the other half take none. Why: loaders 8 x 2 / 24 (twin unique-key
+    free for roots now has not taken its share (``free``): a pair's two roots on one
+    worker then take both of its threads while the first pair's loaded data waits for
+    its combine, and half the workers take none. Why: loaders 8 x 2 / 24 (twin unique-key
     loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
     (share 1); w0 took L7 and its partner L6 on both threads, w1-w3 a pair each, w4-w7
     none: 100 MB on w0-w3 against queuing's 80 (1.25x in 15 of 15 runs, 5 namings x 3

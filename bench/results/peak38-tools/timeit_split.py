@@ -25,7 +25,7 @@ class Ready:
 
 def make(workers, threads, share, over):
     names = [f"w{i}" for i in range(workers)]
-    books = {a: NS(threads=threads) for a in names}
+    books = {a: NS(threads=threads, processing=threads, roots_processing=threads) for a in names}
     full = set(names[:over])
     self = NS(_wave=[share, {a: share for a in full}, full, set(), threads],
               _ready=Ready(workers - over), books=NS(workers=books),
