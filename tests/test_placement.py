@@ -1354,3 +1354,25 @@ def test_a_worker_that_took_its_share_of_a_wave_takes_no_fresh_opener(monkeypatc
     assert not policy.over_wave_share(2, 2, 28, 28)
     monkeypatch.setattr(policy, "WAVE_SHARE", 0)
     assert not policy.over_wave_share(2, 2, 13, 28)
+
+
+def test_a_pair_splits_where_its_workers_took_a_share_of_one(monkeypatch):
+    """policy.splits_for_wave (WAVE_SPLIT): loaders 8 x 2 / 24, 8 roots left when the first
+    16 loads end together (a share of 1). A pair's second root whose partners' workers all
+    took their share goes elsewhere; not where one of them has not, not at a share of 2
+    (the pair fits in it), not where no worker below its share is free for roots, not
+    in a meeting of more than two roots, nor in several meetings or a two-array join, nor
+    where a partner's worker runs other work than roots, nor with the switch off."""
+    import tidegate.policy as policy
+
+    assert policy.splits_for_wave(1, 1, 1)
+    assert not policy.splits_for_wave(0, 1, 1)
+    assert not policy.splits_for_wave(1, 2, 1)
+    assert not policy.splits_for_wave(1, 1, 2)
+    assert not policy.splits_for_wave(1, 1, 1, free=False)
+    assert not policy.splits_for_wave(1, 1, 1, widest=4)
+    assert not policy.splits_for_wave(1, 1, 1, meetings=2)
+    assert not policy.splits_for_wave(1, 1, 1, joins=True)
+    assert not policy.splits_for_wave(1, 1, 1, roots_only=False)
+    monkeypatch.setattr(policy, "WAVE_SPLIT", 0)
+    assert not policy.splits_for_wave(1, 1, 1)

@@ -352,6 +352,24 @@ def test_a_wave_that_starts_together_spreads_over_every_worker():
     assert t_make <= q_make, t_make / q_make
 
 
+def test_a_wave_of_one_root_a_worker_splits_its_pairs():
+    """Unique-key loaders reduced pairwise, 8 x 2 with 24 loads (3 namings x 2 seeds). The
+    first 16 loads end together and 8 roots are left (a wave's share of 1): a pair's
+    opener went to the worker heard first and its partner followed it, so w0-w3 loaded a
+    pair each on both threads while their first pair's data waited for its combine, and
+    w4-w7 took none (100 MB against queuing's 80 in every run). The partner of a worker
+    that took its share of such a wave now goes elsewhere as a fresh opener
+    (policy.WAVE_SPLIT): one load beside each worker's first combine, at queuing's peak,
+    within 1.02x its makespan per run and moving fewer bytes."""
+    t_make = q_make = 0.0
+    for n, seed, q, t in _unique_loader_runs(24, 8, 2):
+        t_make, q_make = t_make + t.makespan, q_make + q.makespan
+        assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker), (n, seed)
+        assert t.makespan <= 1.02 * q.makespan, (n, seed, t.makespan / q.makespan)
+        assert t.bytes_transferred <= q.bytes_transferred
+    assert t_make <= 1.01 * q_make, t_make / q_make
+
+
 def test_two_shared_grids_load_apart_on_multi_thread_workers():
     """seed weighted's two 8 MB chunks, each read by one getitem that all 12 stores read
     beside the other's and two store handles, on 2 x 4, 3 x 2, 4 x 2 and 2 x 2 workers (10 ms

@@ -610,6 +610,47 @@ def over_wave_share(taken: int, share: int, waiting: int, elsewhere: int) -> boo
     return bool(WAVE_SHARE) and taken >= share and waiting < elsewhere
 
 
+# A pair's second root whose partner's worker took its share of a wave of share 1 goes
+# to another worker as a fresh opener (Placement._wave_split; peak38). 0: as before.
+WAVE_SPLIT = 1
+
+
+def splits_for_wave(over: int, partners: int, share: int, free: bool = True,
+                    widest: int = 2, meetings: int = 1, joins: bool = False,
+                    roots_only: bool = True) -> bool:
+    """Does a root whose ``partners`` workers all took their share of the wave (``over``
+    of them did: :func:`over_wave_share`) leave its pair and go where no partner is?
+    Yes where every partner's worker is over its share, the share is 1 (the line no
+    longer than the running workers), its data meets other data in one task
+    (``meetings``) of two inputs (``widest``), not a join of two arrays (``joins``:
+    :attr:`MeetingPlan.pair`), its partners' workers run roots and nothing else
+    (``roots_only``: wave37's "loads started together end together") and some worker
+    free for roots now has not taken its share (``free``): a pair's two roots on one
+    worker then take both of its threads while the first pair's loaded data waits for
+    its combine, and half the workers take none. Why: loaders 8 x 2 / 24 (twin unique-key
+    loads reduced pairwise, 16 threads): the first 16 loads end together, 8 roots left
+    (share 1); w0 took L7 and its partner L6 on both threads, w1-w3 a pair each, w4-w7
+    none: 100 MB on w0-w3 against queuing's 80 (1.25x in 15 of 15 runs, 5 namings x 3
+    seeds). Split, each worker loads one root beside its first combine: peak 1.000x in
+    15 of 15, makespan 0.979 [0.974-1.006] -> 1.004 [0.997-1.010]x queuing's, bytes
+    moved 220 -> 300 MB (queuing's 460; bench/results/peak38-findings.txt). Not at a
+    share of 2 or more: there the pair fits in the share (8 x 4 / 48, wave37). Not
+    where no other worker may take it now: at a line's last pair (2 x 3 / 96, a wave of
+    2 roots on 2 workers) the root split off waited 0.07 s for the other worker and 5 of
+    15 runs took 1.012 -> 1.044x queuing's makespan. Not a group of more than two
+    roots: the anomaly's groups of 4 under a tree reduction (plugin 100 x 4 at 200 MB/s)
+    split over the workers: peak 0.86 -> 1.00x queuing's, makespan 36.2 -> 42.0 s,
+    bytes moved 62 -> 76 GB. Not a two-array join (its root meets the other array's
+    in two merges): at a line's tail a side split off moved its merges (twin seed
+    rechunk-add in its store form, 4 x 2: peak 300 -> 350 MB, makespan 3.82 -> 4.07 s,
+    bytes moved 0 -> 150 MB). Not where the partner's worker runs other work besides its
+    roots (a line's tail, not a wave's start): offset-slices' last root on 2 x 2 (2 ms
+    lag) was split from a worker with a consumer queued to one whose threads both
+    loaded: 3 of 9 runs (ab_twin) 0.398 -> 0.437 s, time median 0.649 -> 0.693x."""
+    return bool(WAVE_SPLIT) and over == partners and share <= 1 and free \
+        and widest <= 2 and meetings == 1 and not joins and roots_only
+
+
 def may_fit_count(counts, opens: int) -> bool:
     """Could some busy worker admit a root by the in-flight count alone, ``counts`` being
     its ``(free_thread, slots used - cap)`` among others (``slots used``:

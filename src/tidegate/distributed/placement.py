@@ -39,6 +39,7 @@ from ..policy import (
     passes_for_group,
     over_wave_share,
     leaves_slower,
+    splits_for_wave,
     places_by_held,
     combine_elsewhere,
     loads_before_reduced,
@@ -411,6 +412,8 @@ class Placement:
         book = books.workers.get(w)
         if book is None or s.workers.get(w) not in s.running:
             return None
+        if self._wave is not None and w in self._wave[2] and policy_module.WAVE_SPLIT:
+            return None  # (w took its share of a wave: _decide asks _wave_split)
         kept = self._plans.get(ts.key)
         entries = None
         if (kept is None or kept[0] is not ts) and policy_module.OWED_FAST == 2:
@@ -606,6 +609,13 @@ class Placement:
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
+        split = ()
+        if partners and self._wave is not None and policy_module.WAVE_SPLIT:
+            split = self._wave_split(ts, partners, plan)
+            if split:
+                # (a pair's second root whose partners' workers took their share of a
+                # wave: placed as a fresh opener elsewhere, policy.splits_for_wave)
+                partners, complete = {}, set()
         narrowed = allowed is not listed
         if narrowed:
             def free():
@@ -653,7 +663,13 @@ class Placement:
                                stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
             return None, partners  # nobody may take a root without partners
-        if self._wave is not None and not books.reserved(ts.key):
+        if split:
+            over = split
+            if not narrowed:
+                def free(free=free):
+                    return (a for a in free() if a not in over)
+                listed = free()
+        elif self._wave is not None and not books.reserved(ts.key):
             over = self._over_share(ts)
             if over:
                 # (a fresh opener: not where a worker took its share of the wave)
@@ -752,6 +768,29 @@ class Placement:
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+
+    def _wave_split(self, ts, partners, plan):
+        """The workers that took their share of the wave (:meth:`_over_share`) when
+        policy.splits_for_wave splits ts from its partners (every partner's worker one of
+        them and running roots only, its one meeting of two inputs, no two-array join, and a
+        worker free for roots that is not); else ()."""
+        if self._wave[0] > 1:
+            return ()  # (splits_for_wave's answer, asked first: most waves)
+        over = self._over_share(ts)
+        if not over:
+            return ()
+        n = sum(1 for w in partners if w in over)
+        widest = _widest(plan)
+        meetings = len(plan.meetings)
+        if n < len(partners) or widest > 2 or meetings != 1 or plan.pair:
+            return ()  # (splits_for_wave's answer without reading the free workers)
+        workers = self.books.workers
+        roots_only = all(workers[w].processing <= workers[w].roots_processing
+                         for w in partners if w in workers)  # fmt: skip
+        free = roots_only and next(
+            (a for a in self._free_iter() if a not in over), None) is not None
+        return over if splits_for_wave(n, len(partners), self._wave[0], free, widest,
+                                       meetings, plan.pair, roots_only) else ()  # fmt: skip
 
     def _over_share(self, ts):
         """Workers that took their share of the wave (``_wave``) and may take no fresh

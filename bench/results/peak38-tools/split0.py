@@ -1,0 +1,1 @@
+import tidegate.policy as _p; _p.WAVE_SPLIT = 0
