@@ -45,6 +45,7 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
+    asks_short_one, holds_least,
     may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
@@ -928,9 +929,27 @@ class Books:
         of ``est`` bytes counted (``light``: the body's ``light``, asked only where the
         allowance could decide: light_on's most, then the count)."""
         most = light_on(book.threads) if self.light is not None else 0
-        return bool(most) and may_load_beside(
-            book.threads, book.roots_processing, book.processing, most) and may_load_beside(
-            book.threads, book.roots_processing, book.processing, self.light(w, est, most))
+        if not most or not may_load_beside(book.threads, book.roots_processing,
+                                           book.processing, most):  # fmt: skip
+            return False
+        light = self.light(w, est, most)
+        if may_load_beside(book.threads, book.roots_processing, book.processing, light):
+            return True
+        # (policy.SHORT_ONE: one short task reading a block counts on a one-thread worker
+        # that holds least, asked only here, after the allowance without it refused)
+        return light < most and asks_short_one(book.threads) and self._holds_least(
+            w, book, est) and may_load_beside(book.threads, book.roots_processing,
+                                              book.processing, self.light(w, est, most, True))
+
+    def _holds_least(self, w, book, est) -> bool:
+        """policy.holds_least of w against every other worker (held and estimated bytes):
+        w holds no more than the least-held other plus a root of ``est`` bytes. Stops at
+        the first other that holds less."""
+        held = book.held + book.estimated
+        for v, other in self.workers.items():
+            if v != w and not holds_least(held, other.held + other.estimated, est):
+                return False
+        return True
 
     def may_take_some(self, w) -> bool:
         """A cheap necessary condition for ``admits`` on w (any root, any size)."""

@@ -221,6 +221,20 @@ LIGHT_SHORT = 0.005
 # tests' default model 2 x 1 s7 1.002 -> 1.014x over five namings, one run's peak +1 block.
 SHORT_AHEAD = 1
 SHORT_THREADS = 2
+# SHORT_ONE 1: on one-thread workers (where SHORT_THREADS does not name them) the one short
+# task that reads a block counts too, where the worker holds no more than the least-held
+# other worker plus the root (:func:`holds_least`; ``light_ahead(short=True)``, asked by
+# books.Books._beside_light only where the allowance without it refused). One thread at 2 ms:
+# each block's slices come a round trip after it loads, and the next block came a round trip
+# after the last slice was heard of; queuing runs blocks in pairs and idles at neither (twin
+# stencil 2 x 1 at 2 ms: random_sample -> getitem gaps 83 ms a run, getitem -> random_sample
+# 34 ms, queuing's 0 and 26). Sent ahead of the last slice it covers the second gap and part
+# of the first, but holds its predecessor's block a slice longer: everywhere (SHORT_THREADS
+# 3) 1.037 -> 0.996x queuing's time median over 60 runs, 11 -> 2 over 1.05x, but runs over
+# queuing's peak 3 -> 6 of 180 (2 x 1, 3 x 1, 4 x 1). Only where the worker is not the one
+# holding most, the block more is not the cluster's peak: 2 x 1 1.004x, 0 over, peaks over
+# as before. sten38-findings.txt. 0: off (main before sten38).
+SHORT_ONE = 1
 # LIGHT_FREE 1: on workers of 2+ threads the allowance counts in may_load_beside's second
 # test too (a thread free where at most one root processes): the second block of a pair
 # went out only once the scheduler heard a thread free (twin stencil 2 x 2 at 2 ms, with
@@ -254,6 +268,16 @@ BESIDE_THIRD_THREADS = 4
 # sten37-findings.txt. 0: off (main before sten37).
 BESIDE_BUSY = 1
 BESIDE_BUSY_THREADS = 4
+# BESIDE_DEEP n: BESIDE_BUSY's clause lets the root wait behind up to n tasks waiting for a
+# thread (processing <= threads + n), not none. A block loads in about 1.5 slices' time (15
+# ms beside 10 ms slices), and the scheduler hears of each slice's end a round trip late:
+# sent when the last four slices of a pair of blocks were left (one round of 4 threads),
+# the next pair loaded on two threads while the other two idled (twin stencil 2 x 4 at 10
+# ms: getitem -> getitem gaps 220 ms a run against queuing's none; 1.054x queuing's time
+# median, 16 of 30 runs over 1.05x). Two tasks deeper: 1.021x (2 over), peaks 0.79 -> 0.81x
+# median, none over queuing's; still at most two roots processing. sten38-findings.txt.
+# 0: off (main before sten38).
+BESIDE_DEEP = 2
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -274,14 +298,15 @@ def light_on(threads: int) -> int:
     return LIGHT_AHEAD if LIGHT_THREADS & (2 if threads > 1 else 1) else 0
 
 
-def light_ahead(tasks, estimate: float, most: int, threads: int) -> int:
+def light_ahead(tasks, estimate: float, most: int, threads: int, short: bool = False) -> int:
     """``may_load_beside``'s ``light`` on a worker of ``threads`` threads: of ``tasks``
     (``(input_bytes, duration)`` of each task processing there: its inputs together,
     negative if unknown; its kind's average run time, negative if unknown), those that read
     little (:func:`reads_little`), and up to ``SHORT_AHEAD`` that read more but end soon
-    (known run time under ``LIGHT_SHORT``) where ``SHORT_THREADS`` names the worker's kind;
-    counted up to ``most``. Why the short ones: see :data:`SHORT_AHEAD`."""
-    heavy = SHORT_AHEAD if SHORT_THREADS & (2 if threads > 1 else 1) else 0
+    (known run time under ``LIGHT_SHORT``) where ``SHORT_THREADS`` names the worker's kind,
+    or ``short`` (the body's :data:`SHORT_ONE` ask); counted up to ``most``. Why the short
+    ones: see :data:`SHORT_AHEAD`."""
+    heavy = SHORT_AHEAD if short or SHORT_THREADS & (2 if threads > 1 else 1) else 0
     n = 0
     for input_bytes, duration in tasks:
         if reads_little(input_bytes, estimate, duration):
@@ -294,6 +319,21 @@ def light_ahead(tasks, estimate: float, most: int, threads: int) -> int:
         if n >= most:
             break
     return n
+
+
+def asks_short_one(threads: int) -> bool:
+    """Could the one short task that reads a block count in ``light`` on this worker where
+    :data:`SHORT_THREADS` does not count it (:data:`SHORT_ONE`: one-thread workers; the
+    body then asks :func:`holds_least`)?"""
+    return threads == 1 and bool(SHORT_ONE) and not SHORT_THREADS & 1
+
+
+def holds_least(held: float, other: float, estimate: float) -> bool:
+    """:data:`SHORT_ONE`'s test against one other worker: does a worker holding ``held``
+    bytes (held and estimated) hold no more than ``other`` (another worker's) plus a root
+    of ``estimate`` bytes? Asked of every other worker: the one short task counts where it
+    holds of each."""
+    return held <= other + estimate
 
 
 def asks_third(threads: int, roots_processing: int) -> bool:
@@ -354,15 +394,16 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     (:data:`BESIDE_THIRD`, four-thread workers).
 
     On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
-    test's "a thread free" is "no task waits for a thread" (``processing <= threads``).
+    test's "a thread free" is "no task waits for a thread" (``processing <= threads``),
+    or no more than :data:`BESIDE_DEEP` wait.
     """
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
         processing - free < threads and roots_processing < 2 + (
             third and asks_third(threads, roots_processing))) or (
-        processing <= threads and roots_processing < 2 and threads >= BESIDE_BUSY_THREADS
-        and BESIDE_BUSY != 0)
+        processing <= threads + BESIDE_DEEP and roots_processing < 2
+        and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of

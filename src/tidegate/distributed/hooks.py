@@ -560,16 +560,16 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         ts = self.scheduler.tasks.get(key)
         return ts is None or _read_soon(ts) or self._feeds_roots(ts)
 
-    def _light_on(self, addr, estimate: float, most: int) -> int:
+    def _light_on(self, addr, estimate: float, most: int, short: bool = False) -> int:
         """books.light: how many of the tasks processing on worker addr a spread root of
         ``estimate`` bytes may be sent ahead of (policy.light_ahead: tasks that read next to
         no data and end soon, and one that ends soon whatever it reads), counted up to
         ``most``. Asked only where they could let a spread root go (books._admits), so over
-        a few tasks."""
+        a few tasks. ``short``: light_ahead's (books' policy.SHORT_ONE ask)."""
         ws = self.scheduler.workers.get(addr)
         if ws is None:
             return 0
-        return light_ahead(_reads_and_runs(ws.processing), estimate, most, ws.nthreads)
+        return light_ahead(_reads_and_runs(ws.processing), estimate, most, ws.nthreads, short)
 
     def _feeds_roots(self, ts) -> bool:
         """Is a reader of ts a root (ts a handle its loads read: twin weighted's
