@@ -25,7 +25,9 @@ kept in ``Plugin.errors`` and logged once per method. An error in the books' boo
 Server parts (timer, ``stimulus_queue_slots_maybe_opened``, stealing, noticing removal)
 live in server.py and are applied only to a live ``Scheduler``. The twin installs the same
 plugin on a ``SchedulerState`` subclass with ``install(state, apply=...)`` and calls
-``poke(stimulus_id)`` on its virtual tick. No decision reads a clock.
+``poke(stimulus_id)`` on its virtual tick. No decision reads a clock (but the broadcast's
+fan-out with ``policy.BROADCAST_LEARN`` on, off by default: copies timed on the
+scheduler's loop clock, the twin's virtual one).
 
 ``Plugin`` is one class written in four files: this one (dask's events into the books:
 ``transition``, worker and graph hooks, the books' measures), install.py (install,
