@@ -567,7 +567,7 @@ class _Replay:
         return next(self._start.__copy__(), None) is not None  # (addresses are never None)
 
 
-_address = operator.attrgetter("address")
+_address = operator.attrgetter("address")  # (in C: no Python frame per holder)
 
 
 def _now(s) -> float:
@@ -575,4 +575,4 @@ def _now(s) -> float:
     virtual clock in the twin (sim.clock.VirtualLoop). Read only to time the copies a
     broadcast starts (policy.BROADCAST_LEARN)."""
     loop = getattr(s, "loop", None)
-    return loop.time() if loop is not None else 0.0  # (in C: no Python frame per holder)
+    return loop.time() if loop is not None else 0.0
