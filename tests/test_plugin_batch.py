@@ -119,7 +119,7 @@ def test_a_copy_s_message_goes_after_the_starts_made_before_it():
                         status=None)  # fmt: skip
     s.send_all = lambda c, w: Scheduler.send_all(s, c, w)
     plugin = SimpleNamespace(scheduler=s, _batch=({}, {}), _error=None)
-    flush = admission.Admission._flush_starts.__get__(plugin)
+    flush = plugin._flush_starts = admission.Admission._flush_starts.__get__(plugin)
     end = admission.Admission._end_batch.__get__(plugin)
     plugin._batch[1].setdefault("a", []).append({"op": "compute-task"})
     plugin._batch[1].setdefault("b", []).append({"op": "compute-task"})

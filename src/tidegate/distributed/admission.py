@@ -49,6 +49,12 @@ BATCH_STARTS = True
 PARK_HELD_QUEUED = True
 
 
+def _only_loads(book) -> bool:
+    """Does the worker of ``book`` run roots and nothing else, on every thread
+    (Admission._in_wave: loads started together end together)?"""
+    return book.roots_processing >= book.threads and book.processing <= book.roots_processing
+
+
 def _held(ts) -> bool:
     """Is ts's result in memory (policy.split_gains' ``held``)?"""
     return ts.state == "memory"
@@ -518,12 +524,12 @@ class Admission:
         (``_flush_starts``). Why: one Scheduler.transitions and send_all per start (twin
         anomaly 100 x 4: 0.59 a task, ~40 bytecodes each). dask's own queue release
         (stimulus_queue_slots_maybe_opened) calls transitions once per queued task."""
-        batch, self._batch = self._batch, None
-        if batch is not None and (batch[0] or batch[1]):
-            try:
-                s.send_all(batch[0], batch[1])
-            except Exception as exc:  # (dask's own send_all logs comm errors itself)
-                self._error("poke", exc)
+        try:
+            self._flush_starts()
+        except Exception as exc:  # (dask's own send_all logs comm errors itself)
+            self._error("poke", exc)
+        finally:
+            self._batch = None
 
     def _flush_starts(self) -> None:
         """Send the starts poke made so far (before a copy's message: the order a worker
@@ -722,13 +728,10 @@ class Admission:
             # (the worker found last not only loading roots asked first: where one such
             # worker among many stays so, each root after a stall looks at it alone)
             last = books.get(self._wave_not)
-            if last is not None and self._wave_not != addr and (
-                    last.roots_processing < last.threads
-                    or last.processing > last.roots_processing):  # fmt: skip
+            if last is not None and self._wave_not != addr and not _only_loads(last):
                 return
             for a, book in books.items():
-                if a != addr and (book.roots_processing < book.threads
-                                  or book.processing > book.roots_processing):  # fmt: skip
+                if a != addr and not _only_loads(book):
                     self._wave_not = a
                     # (some other worker does not only load roots: no wave that starts
                     # together, the tail of a line. Begun where the others' threads all
