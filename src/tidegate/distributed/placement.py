@@ -665,20 +665,15 @@ class Placement:
             return None, partners  # nobody may take a root without partners
         if split:
             over = split
-            if not narrowed:
-                def free(free=free):
-                    return (a for a in free() if a not in over)
-                listed = free()
         elif self._wave is not None and not books.reserved(ts.key):
-            over = self._over_share(ts)
-            if over:
-                # (a fresh opener: not where a worker took its share of the wave)
-                def free(free=free):
-                    return (a for a in free() if a not in over)
-                if not narrowed:
-                    listed = free()
+            over = self._over_share(ts)  # (a fresh opener: not where one took its share)
         else:
             over = ()
+        if over and not (split and narrowed):  # (a split keeps a shared input's workers)
+            def free(free=free):
+                return (a for a in free() if a not in over)
+            if not narrowed:
+                listed = free()
         hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
