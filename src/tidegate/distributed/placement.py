@@ -777,8 +777,9 @@ class Placement:
         n = sum(1 for w in partners if w in over)
         widest = _widest(plan)
         meetings = len(plan.meetings)
-        if n < len(partners) or widest > 2 or meetings != 1 or plan.pair:
-            return ()  # (splits_for_wave's answer without reading the free workers)
+        if not splits_for_wave(n, len(partners), self._wave[0], True, widest, meetings,
+                               plan.pair, True):  # fmt: skip
+            return ()  # (its answer before the free workers and their books are read)
         workers = self.books.workers
         roots_only = all(workers[w].processing <= workers[w].roots_processing
                          for w in partners if w in workers)  # fmt: skip
