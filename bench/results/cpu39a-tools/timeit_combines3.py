@@ -1,6 +1,8 @@
-"""(cpu39a) Plugin._combines_of (main's loop counting here and n, copied below, against this
-tree's _held_count in C) and tasks._on_their_way (main's loop against this tree's, which
-asks "every input done or running" first in C): each timed at every call a real run makes
+"""(cpu39a) Plugin._combines_of (main's loop counting here and n, copied below, against the
+dropped form's _held_count in C) and tasks._on_their_way (main's loop against the dropped
+form's, which asks "every input done or running" first in C): run on a tree with
+dropped-c-forms.diff applied (/tmp/cpu39a/snap1/src; on the branch's head both sides are
+main's); each timed at every call a real run makes
 (twin anomaly 100x4, 1,000 steps unless given), min of REPS each on copies of the noted
 combines, answers and prunings compared.
 PYTHONPATH=src python bench/results/cpu39a-tools/timeit_combines3.py [REPS] [STEPS] [WORKERS]"""
