@@ -83,7 +83,8 @@ def _structural_root(ts) -> bool:
     annotations = ts.annotations
     override = annotations.get(ROOT) if annotations else None
     deps = ts.dependencies
-    marked = bool(getattr(ts.run_spec, "data_producer", False))
+    # (read as a truth value only, here and by is_root: no bool() call, once per task)
+    marked = getattr(ts.run_spec, "data_producer", False)
     if override is None and deps and not marked:
         # An input read by fewer than SHARED_FANOUT tasks is no handle (policy.is_handle):
         # data, unless a constant. Most tasks' first input is such: found here, without a
@@ -286,9 +287,13 @@ def _frees(books):
 def _returned(group) -> float:
     """Bytes a task of ``group`` (a TaskGroup or TaskPrefix) returned on average so far (its
     done tasks); NaN unknown."""
-    done = group.states.get("memory", 0) + group.states.get("released", 0) \
-        + group.states.get("forgotten", 0)  # fmt: skip
-    return group.nbytes_total / done if done and group.nbytes_total > 0 else math.nan
+    states = group.states  # (each attribute read once: 1.5 calls a task, twin anomaly)
+    done = states.get("memory", 0) + states.get("released", 0) + states.get("forgotten", 0)
+    if done:
+        total = group.nbytes_total
+        if total > 0:
+            return total / done
+    return math.nan
 
 
 _DONE = frozenset(("memory", "released", "forgotten", "erred"))

@@ -178,9 +178,9 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         if idle.get(ws.address) is not ws:
             idle[ws.address] = ws
         return
-    if occ < 0:  # (WorkerState.occupancy and .scheduler inlined)
-        occ = ws._occupancy_cache or _occupancy(ws.scheduler_ref(), ws.task_prefix_count,
-                                                ws._network_occ)  # fmt: skip
+    if occ < 0:  # (WorkerState.occupancy and .scheduler inlined: the scheduler is self,
+        # whose worker ws is: dask calls it for its own workers, as the total below reads)
+        occ = ws._occupancy_cache or _occupancy(self, ws.task_prefix_count, ws._network_occ)
     if saturated:
         saturated.discard(ws)
     per_thread = _occupancy(self, self._task_prefix_count_global,
