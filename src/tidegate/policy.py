@@ -1839,6 +1839,58 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
+LAG = 1.5  # lags: times the other worker's pace, at a root group's loads and their readers
+
+
+def lags(pace, other, read_pace, read_other) -> float:
+    """How many times slower than another worker is a process lagging throughout, or 0.0?
+    ``pace``, ``other``: the last two compute seconds of a root group's roots on the worker
+    and on the other (as :func:`clearly_slower` reads them); ``read_pace``, ``read_other``:
+    the same of the group's readers (the tasks taking a root's output on: the anomaly's
+    chunk-means). Lagging when both of the worker's last two at each took more than
+    ``LAG`` times the longer of the other's; its measure, the smaller of the two ratios
+    (the slow one's shorter against the fast one's longer). Both are asked because each
+    alone misleads: a reduction group whose loads are slow wherever they run, or slow
+    loads on a worker computing at full speed, slow the loads only; there the tasks after
+    the loads run as fast on either worker and must not be moved for it."""
+    if pace is None or other is None or read_pace is None or read_other is None:
+        return 0.0
+    a, b = pace
+    c, d = other
+    e, f = read_pace
+    g, h = read_other
+    if b != b or d != d or f != f or h != h:
+        return 0.0  # (not two of each known)
+    slow, fast, rslow, rfast = min(a, b), max(c, d), min(e, f), max(g, h)
+    if not (slow > LAG * fast and rslow > LAG * rfast):
+        return 0.0
+    return min(slow / fast, rslow / rfast)
+
+
+# A task that is not a root, placed on a worker found lagging (lags), goes to another
+# holder of its inputs that would end it sooner at the measured paces (ends_sooner_elsewhere;
+# Placement._off_lagging). 0: main's.
+LAG_CONSUMERS = 1
+
+
+def ends_sooner_elsewhere(wait: float, lag: float, other_wait: float, other_lag: float,
+                          duration: float, comm: float, other_comm: float) -> bool:
+    """Does a task that is not a root, placed on a lagging worker (``lag`` times slower:
+    :func:`lags`), end sooner on another worker (``other_lag``: 1.0 unless it lags too)?
+    ``wait``, ``other_wait``: each worker's queued work per thread (dask's occupancy over
+    its threads: seconds at the cluster's average pace); ``duration``: the task's (dask's
+    estimate); ``comm``, ``other_comm``: seconds to copy the inputs it lacks there (dask's
+    comm cost). Each worker's work is stretched by its lag, the copies are not: dask's own
+    objective (the soonest start) at the measured paces. Why: twin anomaly 2 x 1
+    (bench/twin_slow_worker.py --mode all), every task of the second worker 2-4x slower:
+    each store followed its load (its one input not read by many), so the worker that
+    loaded half the data ran half the stores at half the pace: 2x 1.288x queuing's
+    makespan (summed over the tests' five namings), 2.5x 1.514x, 3x 1.313x, 4x 1.185x."""
+    if not LAG_CONSUMERS:
+        return False
+    return (other_wait + duration) * other_lag + other_comm < (wait + duration) * lag + comm
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

@@ -39,6 +39,7 @@ from ..policy import (
     passes_for_group,
     over_wave_share,
     leaves_slower,
+    ends_sooner_elsewhere,
     splits_for_wave,
     places_by_held,
     combine_elsewhere,
@@ -104,6 +105,26 @@ def _room_elsewhere(addr, free, workers, widest) -> bool:
     return False
 
 
+def _ready_with(s, ts) -> dict:
+    """{worker: dask's duration estimates of the tasks made ready with ts and not placed
+    yet (readers of an input of ts read by SHARED_FANOUT or more, all of their inputs in
+    memory, still waiting), by the worker holding their first input not read by many}."""
+    ahead: dict = {}
+    for d in ts.dependencies:
+        if len(d.dependents) < SHARED_FANOUT:
+            continue
+        for r in d.dependents:
+            if r is ts or r.state != "waiting" or r.waiting_on:
+                continue
+            for e in r.dependencies:
+                who = e.who_has
+                if who and len(e.dependents) < SHARED_FANOUT:
+                    w = next(iter(who))
+                    ahead[w] = ahead.get(w, 0.0) + s._get_prefix_duration(r.prefix)
+                    break
+    return ahead
+
+
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
@@ -167,6 +188,8 @@ class Placement:
                         and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
                     for h in who:
                         if everyone or h in running:
+                            if self._lagging and h.address in self._lagging:
+                                return self._off_lagging(ts, h)
                             return s.workers[h.address]
         local: dict = {}
         roots_max = None
@@ -187,6 +210,8 @@ class Placement:
                 other = self._combine_elsewhere(ts, local, sole)
                 if other is not None:
                     return other
+            if self._lagging and sole in self._lagging:
+                return self._off_lagging(ts, s.workers[sole])
             return s.workers[sole]
         if not local and deps and everyone and not any(
                 d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
@@ -236,7 +261,39 @@ class Placement:
             other = self._combine_elsewhere(ts, local, addr)
             if other is not None:
                 return other
+        if self._lagging and addr in self._lagging:
+            return self._off_lagging(ts, s.workers[addr])
         return ws if addr == ws.address else s.workers[addr]
+
+    def _off_lagging(self, ts, ws):
+        """ws, found lagging (policy.lags), or the running holder of one of ts's inputs
+        that would end ts soonest at the measured paces (policy.ends_sooner_elsewhere:
+        dask's occupancy and comm cost, each worker's work stretched by its lag). The
+        tasks made ready with ts (readers of a shared input of ts, not yet placed: one
+        task's end readies them all, dask places them one by one) count as queued where
+        their own input is held, ahead of ts: placed one by one, the first of them went
+        to the fast worker before its own were placed there (twin anomaly 2 x 1, every
+        task of one worker 2x slower: 9 stores / 3, 1.063x queuing's; counted, 8 / 4).
+        Asked only for a task placed on a lagging worker."""
+        s = self.scheduler
+        lagging, running = self._lagging, s.running
+        duration = s._get_prefix_duration(ts.prefix)
+        ahead = _ready_with(s, ts)
+        lag = lagging.get(ws.address, 1.0)
+        wait = (ws.occupancy + ahead.get(ws, 0.0)) / ws.nthreads
+        comm = s.get_comm_cost(ts, ws)
+        best = ws
+        for d in ts.dependencies:
+            for other in d.who_has or ():
+                if other is best or other is ws or other not in running:
+                    continue
+                other_lag = lagging.get(other.address, 1.0)
+                other_wait = (other.occupancy + ahead.get(other, 0.0)) / other.nthreads
+                other_comm = s.get_comm_cost(ts, other)
+                if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
+                                         other_comm):  # fmt: skip
+                    best, wait, lag, comm = other, other_wait, other_lag, other_comm
+        return best
 
     def _combine_elsewhere(self, ts, local, chosen):
         """Another worker for ts when it is a reduction's first combine of loads kept for
@@ -1110,6 +1167,10 @@ class Placement:
             return None
         if ts.group.name not in self._pace:  # its roots' paces are kept from now on
             self._pace[ts.group.name] = {}
+            if policy_module.LAG_CONSUMERS:  # and its readers' (policy.lags)
+                for d in ts.dependents:
+                    if d.group.name not in self._readers and d.group.name not in self._pace:
+                        self._readers[d.group.name] = (ts.group.name, {})
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
