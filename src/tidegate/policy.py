@@ -1839,7 +1839,7 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
-LAG = 1.5  # lags: times the other worker's pace, at a root group's loads and their readers
+LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
 
 
 def lags(pace, other, read_pace, read_other) -> float:
@@ -1865,6 +1865,30 @@ def lags(pace, other, read_pace, read_other) -> float:
     if not (slow > LAG * fast and rslow > LAG * rfast):
         return 0.0
     return min(slow / fast, rslow / rfast)
+
+
+# A worker lagging (lags) more than LAG_ROOTS times, while the other does not, is clearly
+# slower at its roots too (lags_clearly: Plugin._slower, as for clearly_slower). 0: never.
+LAG_ROOTS = 2.4
+
+
+def lags_clearly(lag: float, other_lag: float = 0.0) -> bool:
+    """Is a worker lagging ``lag`` times (:func:`lags`; 0.0: not found lagging) clearly
+    slower at a root group's roots than another (``other_lag``: 0.0 unless that one lags
+    too), as :func:`clearly_slower` answers (a root then does not wait for it, and at the
+    group's tail goes to the other: :func:`leaves_slower`)? When it lags more than
+    ``LAG_ROOTS`` times, just below clearly_slower's ``SLOWER``: found slower at two
+    groups (its loads and their readers), which a slow reduction group or slow loads
+    alone never are (those keep SLOWER: one slow group must not move the balance), so a
+    process lagging 2.5x counts (clearly_slower's "more than 2.5x" misses it). Why: twin
+    anomaly 2 x 1, every task of one worker 2.5x slower (twin_slow_worker.py --mode all):
+    the fast worker waited for the slow one's loads (6 / 6, the mean at 3.05 s against
+    queuing's 1.95): 1.110x queuing's makespan over five namings with the stores moved
+    (LAG_CONSUMERS); placed as any root, 8 / 4: 0.933x, peak 0.91x. Not lower: at 2.2-2.4x
+    8 / 4 peaks 1.06-1.24x queuing's (whose split there is 7 / 5 or 8 / 4, holding less
+    than tidegate's 8 / 4), while 6 / 6 with the stores moved is 0.91-1.03x its makespan
+    (LAG_ROOTS 2.0 and 2.2 measured: bench/results/slow39-findings.txt)."""
+    return bool(LAG_ROOTS) and lag > LAG_ROOTS and not other_lag
 
 
 # A task that is not a root, placed on a worker found lagging (lags), goes to another

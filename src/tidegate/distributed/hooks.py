@@ -55,7 +55,7 @@ from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
-    light_ahead, steals_beside_slower, tiny_prefix,
+    lags_clearly, light_ahead, steals_beside_slower, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -560,15 +560,24 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return out
 
     def _slower(self, group, addr, other) -> bool:
-        """policy.clearly_slower of worker addr against worker other, at group's roots."""
+        """Is worker addr clearly slower than worker other at group's roots
+        (policy.clearly_slower), or lagging throughout by more than
+        policy.LAG_ROOTS times while other does not lag (policy.lags_clearly)? Only
+        reads: a caller acting on a yes notes it (``_found_slower``)."""
         paces = self._pace.get(group)
         if paces is None:
             return False
-        if not clearly_slower(paces.get(addr), paces.get(other)):
-            return False
-        if steals_beside_slower(True):  # (stealing may move non-roots from now on)
+        if clearly_slower(paces.get(addr), paces.get(other)):
+            return True
+        lagging = self._lagging
+        return bool(lagging) and lags_clearly(lagging.get(addr, 0.0), lagging.get(other, 0.0))
+
+    def _found_slower(self, group) -> None:
+        """A decision was taken on ``_slower``'s yes for root group ``group``: stealing may
+        move non-roots from now on, until the group is forgotten
+        (policy.steals_beside_slower, server._inputs_all_here)."""
+        if steals_beside_slower(True):
             self._slow_groups.add(group)
-        return True
 
     def _lag_seen(self, reader, read, worker, startstops) -> None:
         """A task of group ``reader`` (``read``: (the root group it reads, its paces))

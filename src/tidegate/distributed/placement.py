@@ -1200,6 +1200,7 @@ class Placement:
         got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
                           complete={least}, commits=plan.further)  # fmt: skip
         if got is None and self._slower(ts.group.name, least, p):
+            self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
 
@@ -1231,6 +1232,7 @@ class Placement:
         left = ts.group.states.get("queued", 0)
         for addr in books.workers:
             if addr != p and workers.get(addr) in running and self._slower(group, p, addr):
+                self._found_slower(group)  # (p found clearly slower: stealing may move)
                 if leaves_slower(book.roots_processing, book.threads, left,
                                  books.workers[addr].roots_processing, paces.get(p),
                                  paces.get(addr)):  # fmt: skip
@@ -1367,6 +1369,7 @@ class Placement:
         least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()
                          if workers.get(a) in running), default=(math.inf, None))  # fmt: skip
         if at is not None and at != addr and self._slower(ts.group.name, at, addr):
+            self._found_slower(ts.group.name)
             return False  # it would wait for a worker clearly slower than addr
         return places_by_held(self._held_here(addr, books.workers[addr], owner, est), least, est)
 
