@@ -1915,6 +1915,46 @@ def ends_sooner_elsewhere(wait: float, lag: float, other_wait: float, other_lag:
     return (other_wait + duration) * other_lag + other_comm < (wait + duration) * lag + comm
 
 
+# A root does not queue behind the busy threads of a worker lagging throughout (lags) and
+# found clearly slower than another (Placement._faster: OFF_SLOWER's bit 1 for such a
+# worker alone). 0: main's.
+LAG_LEAVES = 1
+
+
+def leaves_lagging(in_flight: int, threads: int) -> bool:
+    """Does a root on its way to a worker lagging throughout (:func:`lags`) and clearly
+    slower than another running worker (:func:`clearly_slower` or :func:`lags_clearly`)
+    go to that other worker when the lagging one's ``in_flight`` roots fill its
+    ``threads`` (it would queue behind them)? Yes (switch ``LAG_LEAVES``): what kept
+    :func:`leaves_slower`'s bit 1 off (the loads' stores follow them, 9 / 3 put 9 stores
+    on the fast worker) does not hold here: a lagging worker's consumers are placed by
+    pace (:func:`ends_sooner_elsewhere`). Why: twin anomaly 2 x 1, every task of one
+    worker 3x slower (--mode all), the last group's second load queued behind the slow
+    worker's first and the mean waited for both: over five namings 1.092 -> 1.052x
+    queuing's makespan (with LAG_STEAL 0), 2.75x 1.064 -> 1.007x; peak 1.00x queuing's
+    (9 / 3, as queuing)."""
+    return bool(LAG_LEAVES) and in_flight >= threads
+
+
+# While a worker is found lagging (lags) and its consumers go by pace (LAG_CONSUMERS),
+# SLOW_STEAL's lift of keeps_its_worker is withdrawn (steals_while_lagging). 1: kept.
+LAG_STEAL = 0
+
+
+def steals_while_lagging(lagging: bool) -> bool:
+    """May work stealing move non-roots beside a slow worker (:func:`steals_beside_slower`)
+    while a worker is found lagging throughout (``lagging``: :func:`lags`)? Not while
+    LAG_CONSUMERS places the consumers by the workers' paces (switch ``LAG_STEAL`` 0):
+    dask's stealing does not know them and undoes it, taking a store onto the idle
+    lagging worker that then runs it 4x slower. Why: twin anomaly 2 x 1, every task of
+    one worker 4x slower (--mode all), a store stolen onto the slow worker at the 3 s
+    stealing tick ended the run 0.9 s after the fast worker: over five namings 1.145x ->
+    1.000x queuing's makespan, 5x 1.148 -> 0.995x, 3.5x 0.991 -> 0.936x; 3x 1.016 ->
+    1.052x (there a stolen store helped: placed by pace at the mean, the fast worker took
+    one store too many)."""
+    return not lagging or bool(LAG_STEAL) or not LAG_CONSUMERS
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

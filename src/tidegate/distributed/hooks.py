@@ -55,7 +55,7 @@ from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
-    lags_clearly, light_ahead, steals_beside_slower, tiny_prefix,
+    lags_clearly, light_ahead, steals_beside_slower, steals_while_lagging, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -575,8 +575,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def _found_slower(self, group) -> None:
         """A decision was taken on ``_slower``'s yes for root group ``group``: stealing may
         move non-roots from now on, until the group is forgotten
-        (policy.steals_beside_slower, server._inputs_all_here)."""
-        if steals_beside_slower(True):
+        (policy.steals_beside_slower, server._inputs_all_here), unless a worker is found
+        lagging (policy.steals_while_lagging)."""
+        if steals_beside_slower(True) and steals_while_lagging(bool(self._lagging)):
             self._slow_groups.add(group)
 
     def _lag_seen(self, reader, read, worker, startstops) -> None:
@@ -601,6 +602,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         lag = lags(roots.get(worker), roots.get(fast), mine, paces.get(fast))
         if lag:
             self._lagging[worker] = lag
+            if self._slow_groups and not steals_while_lagging(True):
+                self._slow_groups.clear()  # (consumers go by pace now: not dask's stealing)
         else:
             self._lagging.pop(worker, None)
 

@@ -40,6 +40,7 @@ from ..policy import (
     over_wave_share,
     leaves_slower,
     ends_sooner_elsewhere,
+    leaves_lagging,
     splits_for_wave,
     places_by_held,
     combine_elsewhere,
@@ -209,6 +210,8 @@ class Placement:
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, sole)
                 if other is not None:
+                    if self._lagging and other.address in self._lagging:
+                        return self._off_lagging(ts, other)  # (its holders may end it sooner)
                     return other
             if self._lagging and sole in self._lagging:
                 return self._off_lagging(ts, s.workers[sole])
@@ -260,6 +263,8 @@ class Placement:
         if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
             other = self._combine_elsewhere(ts, local, addr)
             if other is not None:
+                if self._lagging and other.address in self._lagging:
+                    return self._off_lagging(ts, other)  # (its holders may end it sooner)
                 return other
         if self._lagging and addr in self._lagging:
             return self._off_lagging(ts, s.workers[addr])
@@ -1218,8 +1223,8 @@ class Placement:
 
     def _faster(self, ts, p):
         """A running worker than which p is clearly slower at root ts's group
-        (policy.clearly_slower) and that should run ts rather than p
-        (policy.leaves_slower), or None. Asked by ``_by_held`` and ``_heavier`` only:
+        (policy.clearly_slower, lags_clearly) and that should run ts rather than p
+        (policy.leaves_slower; p lagging throughout: leaves_lagging), or None. Asked by ``_by_held`` and ``_heavier`` only:
         cost p's book, and every running worker's paces only where ts's group has paces
         of two workers."""
         books = self.books
@@ -1236,6 +1241,9 @@ class Placement:
                 if leaves_slower(book.roots_processing, book.threads, left,
                                  books.workers[addr].roots_processing, paces.get(p),
                                  paces.get(addr)):  # fmt: skip
+                    return addr
+                if self._lagging and p in self._lagging \
+                        and leaves_lagging(book.roots_processing, book.threads):  # fmt: skip
                     return addr
         return None
 
