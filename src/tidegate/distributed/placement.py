@@ -1172,9 +1172,10 @@ class Placement:
             return None
         if ts.group.name not in self._pace:  # its roots' paces are kept from now on
             self._pace[ts.group.name] = {}
-            if policy_module.LAG_CONSUMERS:  # and its readers' (policy.lags)
+            if policy_module.LAG_CONSUMERS:  # and its readers' (policy.lags): of it alone
                 for d in ts.dependents:
-                    if d.group.name not in self._readers and d.group.name not in self._pace:
+                    if len(d.dependencies) == 1 and d.group.name not in self._readers \
+                            and d.group.name not in self._pace:  # fmt: skip
                         self._readers[d.group.name] = (ts.group.name, {})
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
