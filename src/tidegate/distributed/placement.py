@@ -1231,9 +1231,9 @@ class Placement:
     def _faster(self, ts, p):
         """A running worker than which p is clearly slower at root ts's group
         (policy.clearly_slower, lags_clearly) and that should run ts rather than p
-        (policy.leaves_slower; p lagging throughout: leaves_lagging), or None. Asked by ``_by_held`` and ``_heavier`` only:
-        cost p's book, and every running worker's paces only where ts's group has paces
-        of two workers."""
+        (policy.leaves_slower; p lagging throughout: leaves_lagging), or None. Asked by
+        ``_by_held`` and ``_heavier`` only: cost p's book, and every running worker's
+        paces only where ts's group has paces of two workers."""
         books = self.books
         book = books.workers.get(p) if p is not None else None
         group = ts.group.name
