@@ -464,8 +464,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 pieces = _pieces(deps)
                 if len(ts.dependents) == 1:
                     self._note_combine(ts, worker)
-            if self._readers and startstops and worker is not None:  # (policy.lags)
-                read = self._readers.get(ts.group.name)
+            elif self._readers and startstops and worker is not None:  # (policy.lags: a
+                read = self._readers.get(ts.group.name)  # reader reads one task, no root)
                 if read is not None:
                     self._lag_seen(ts.group.name, read, worker, startstops)
             # (read_on is asked only of an input that carries data: no closure otherwise)
