@@ -1238,6 +1238,90 @@ def test_leaves_slower_at_the_tail_only():
         policy.OFF_SLOWER = saved
 
 
+def test_lags_needs_a_slow_root_group_and_slow_readers():
+    """policy.lags: a worker lags throughout when both of its last two loads and both of
+    its last two readers took more than LAG times the other's longer; slow loads alone
+    (twin_slow_worker --mode worker) or one slow sample are not lagging; its measure is
+    the smaller ratio. lags_clearly: more than LAG_ROOTS, the other not lagging."""
+    from tidegate.policy import LAG, LAG_ROOTS, lags, lags_clearly
+
+    nan = float("nan")
+    fast, rfast = (0.16, 0.16), (0.033, 0.033)
+    assert lags((0.48, 0.48), fast, (0.099, 0.099), rfast) == pytest.approx(3.0)
+    assert lags((0.48, 0.48), fast, (0.066, 0.066), rfast) == pytest.approx(2.0)
+    assert not lags((0.48, 0.48), fast, rfast, rfast)  # slow loads, readers at full speed
+    assert not lags(fast, fast, (0.099, 0.099), rfast)
+    assert not lags((0.48, nan), fast, (0.099, 0.099), rfast)  # one sample
+    assert not lags((0.48, 0.48), fast, (0.099, 0.01), rfast)  # one slow reader
+    assert not lags(None, fast, (0.099, 0.099), rfast)
+    assert not lags((LAG * 0.16,) * 2, fast, (LAG * 0.033,) * 2, rfast)  # not more than
+    assert lags_clearly(LAG_ROOTS + 0.1) and not lags_clearly(LAG_ROOTS)
+    assert not lags_clearly(LAG_ROOTS + 0.1, 1.5)  # the other lags too
+    assert not lags_clearly(0.0)
+
+
+def test_ends_sooner_elsewhere_stretches_work_by_lag_not_copies():
+    """policy.ends_sooner_elsewhere: each worker's queued work and the task stretched by
+    its lag, the copies not; LAG_CONSUMERS 0: never."""
+    from tidegate import policy
+    from tidegate.policy import ends_sooner_elsewhere
+
+    # 2x slower, nothing queued: 0.7 there against 0.35 + a 0.16 copy here
+    assert ends_sooner_elsewhere(0.0, 2.0, 0.0, 1.0, 0.35, 0.0, 0.16)
+    # the fast worker has 4 stores queued: 4 x 0.35 + 0.35 + 0.16 > 2 x 0.35
+    assert not ends_sooner_elsewhere(0.0, 2.0, 1.4, 1.0, 0.35, 0.0, 0.16)
+    assert not ends_sooner_elsewhere(0.0, 1.0, 0.0, 1.0, 0.35, 0.0, 0.16)  # no lag: stays
+    saved = policy.LAG_CONSUMERS
+    try:
+        policy.LAG_CONSUMERS = 0
+        assert not ends_sooner_elsewhere(0.0, 2.0, 0.0, 1.0, 0.35, 0.0, 0.16)
+    finally:
+        policy.LAG_CONSUMERS = saved
+
+
+def _lagging_spans(bench, slow, workers=2):
+    """Summed makespans (tidegate / queuing) over the tests' namings with every task of
+    the second worker ``slow`` times slower (twin_slow_worker --mode all), and the worst
+    peak ratio."""
+    out = bench.namings(slow, mode="all", workers=workers)
+    return out["time"], out["worst_peak"]
+
+
+@pytest.mark.parametrize("slow", [2.0, 2.5, 3.0, 4.0])
+def test_twin_a_lagging_worker_is_given_work_by_its_pace(slow):
+    """Every task of the second worker 2-4x slower (a process lagging throughout,
+    twin_slow_worker --mode all): each store followed its load, so the slow worker ran
+    half the stores at its pace (base, summed over five namings: 1.288x, 1.514x, 1.313x,
+    1.185x queuing's makespan). Found lagging at its loads and their chunk-means
+    (policy.lags), its consumers go where they end sooner (LAG_CONSUMERS), past 2.4x its
+    roots leave it as a clearly slower worker's (LAG_ROOTS, LAG_LEAVES), and dask's
+    stealing no longer moves stores onto it (LAG_STEAL 0): 1.028x, 0.901x, 1.016x,
+    1.000x; every peak at or below queuing's (but 1.3 kB)."""
+    pytest.importorskip("distributed")
+    bench = _twin_slow_worker_bench()
+    ratio, peak = _lagging_spans(bench, slow)
+    assert ratio <= 1.06, ratio
+    # (2.5-3x: 9 / 3 as queuing, 368.0013 MB against its 368.0000: four chunk-means'
+    # 328 bytes of count beside their sums)
+    assert peak <= 1.00001, peak
+
+
+def test_twin_lagging_rules_off_are_mains():
+    """LAG_CONSUMERS, LAG_ROOTS, LAG_LEAVES 0 and LAG_STEAL 1: main's decisions (the base
+    numbers above), so each can be A/B'd."""
+    pytest.importorskip("distributed")
+    from tidegate import policy
+
+    bench = _twin_slow_worker_bench()
+    saved = (policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL)
+    try:
+        policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL = 0, 0, 0, 1
+        ratio, _ = _lagging_spans(bench, 2.0)
+    finally:
+        policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL = saved
+    assert ratio == pytest.approx(1.288, abs=0.002)
+
+
 @pytest.mark.parametrize("mode", ["group", "worker"])
 @pytest.mark.parametrize("workers", [2, 4])
 def test_twin_the_balance_holds_up_to_twice_slower(mode, workers):

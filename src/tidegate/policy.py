@@ -1839,6 +1839,121 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
+LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
+
+
+def lags(pace, other, read_pace, read_other) -> float:
+    """How many times slower than another worker is a process lagging throughout, or 0.0?
+    ``pace``, ``other``: the last two compute seconds of a root group's roots on the worker
+    and on the other (as :func:`clearly_slower` reads them); ``read_pace``, ``read_other``:
+    the same of the group's readers (the tasks taking a root's output on: the anomaly's
+    chunk-means). Lagging when both of the worker's last two at each took more than
+    ``LAG`` times the longer of the other's; its measure, the smaller of the two ratios
+    (the slow one's shorter against the fast one's longer). Both are asked because each
+    alone misleads: a reduction group whose loads are slow wherever they run, or slow
+    loads on a worker computing at full speed, slow the loads only; there the tasks after
+    the loads run as fast on either worker and must not be moved for it."""
+    if pace is None or other is None or read_pace is None or read_other is None:
+        return 0.0
+    a, b = pace
+    c, d = other
+    e, f = read_pace
+    g, h = read_other
+    if b != b or d != d or f != f or h != h:
+        return 0.0  # (not two of each known)
+    slow, fast, rslow, rfast = min(a, b), max(c, d), min(e, f), max(g, h)
+    if not (slow > LAG * fast and rslow > LAG * rfast):
+        return 0.0
+    return min(slow / fast, rslow / rfast)
+
+
+# A worker lagging (lags) more than LAG_ROOTS times, while the other does not, is clearly
+# slower at its roots too (lags_clearly: Plugin._slower, as for clearly_slower). 0: never.
+LAG_ROOTS = 2.4
+
+
+def lags_clearly(lag: float, other_lag: float = 0.0) -> bool:
+    """Is a worker lagging ``lag`` times (:func:`lags`; 0.0: not found lagging) clearly
+    slower at a root group's roots than another (``other_lag``: 0.0 unless that one lags
+    too), as :func:`clearly_slower` answers (a root then does not wait for it, and at the
+    group's tail goes to the other: :func:`leaves_slower`)? When it lags more than
+    ``LAG_ROOTS`` times, just below clearly_slower's ``SLOWER``: found slower at two
+    groups (its loads and their readers), which a slow reduction group or slow loads
+    alone never are (those keep SLOWER: one slow group must not move the balance), so a
+    process lagging 2.5x counts (clearly_slower's "more than 2.5x" misses it). Why: twin
+    anomaly 2 x 1, every task of one worker 2.5x slower (twin_slow_worker.py --mode all):
+    the fast worker waited for the slow one's loads (6 / 6, the mean at 3.05 s against
+    queuing's 1.95): 1.110x queuing's makespan over five namings with the stores moved
+    (LAG_CONSUMERS); placed as any root, 8 / 4: 0.933x, peak 0.91x. Not lower: at 2.2-2.4x
+    8 / 4 peaks 1.06-1.24x queuing's (whose split there is 7 / 5 or 8 / 4, holding less
+    than tidegate's 8 / 4), while 6 / 6 with the stores moved is 0.91-1.03x its makespan
+    (LAG_ROOTS 2.0 and 2.2 measured: bench/results/slow39-findings.txt)."""
+    return bool(LAG_ROOTS) and lag > LAG_ROOTS and not other_lag
+
+
+# A task that is not a root, placed on a worker found lagging (lags), goes to another
+# holder of its inputs that would end it sooner at the measured paces (ends_sooner_elsewhere;
+# Placement._off_lagging). 0: main's.
+LAG_CONSUMERS = 1
+
+
+def ends_sooner_elsewhere(wait: float, lag: float, other_wait: float, other_lag: float,
+                          duration: float, comm: float, other_comm: float) -> bool:
+    """Does a task that is not a root, placed on a lagging worker (``lag`` times slower:
+    :func:`lags`), end sooner on another worker (``other_lag``: 1.0 unless it lags too)?
+    ``wait``, ``other_wait``: each worker's queued work per thread (dask's occupancy over
+    its threads: seconds at the cluster's average pace); ``duration``: the task's (dask's
+    estimate); ``comm``, ``other_comm``: seconds to copy the inputs it lacks there (dask's
+    comm cost). Each worker's work is stretched by its lag, the copies are not: dask's own
+    objective (the soonest start) at the measured paces. Why: twin anomaly 2 x 1
+    (bench/twin_slow_worker.py --mode all), every task of the second worker 2-4x slower:
+    each store followed its load (its one input not read by many), so the worker that
+    loaded half the data ran half the stores at half the pace: 2x 1.288x queuing's
+    makespan (summed over the tests' five namings), 2.5x 1.514x, 3x 1.313x, 4x 1.185x."""
+    if not LAG_CONSUMERS:
+        return False
+    return (other_wait + duration) * other_lag + other_comm < (wait + duration) * lag + comm
+
+
+# A root does not queue behind the busy threads of a worker lagging throughout (lags) and
+# found clearly slower than another (Placement._faster: OFF_SLOWER's bit 1 for such a
+# worker alone). 0: main's.
+LAG_LEAVES = 1
+
+
+def leaves_lagging(in_flight: int, threads: int) -> bool:
+    """Does a root on its way to a worker lagging throughout (:func:`lags`) and clearly
+    slower than another running worker (:func:`clearly_slower` or :func:`lags_clearly`)
+    go to that other worker when the lagging one's ``in_flight`` roots fill its
+    ``threads`` (it would queue behind them)? Yes (switch ``LAG_LEAVES``): what kept
+    :func:`leaves_slower`'s bit 1 off (the loads' stores follow them, 9 / 3 put 9 stores
+    on the fast worker) does not hold here: a lagging worker's consumers are placed by
+    pace (:func:`ends_sooner_elsewhere`). Why: twin anomaly 2 x 1, every task of one
+    worker 3x slower (--mode all), the last group's second load queued behind the slow
+    worker's first and the mean waited for both: over five namings 1.092 -> 1.016x
+    queuing's makespan, 2.5x 0.933 -> 0.901x; peak 0.91 -> 1.00x queuing's (9 / 3, as
+    queuing's split)."""
+    return bool(LAG_LEAVES) and in_flight >= threads
+
+
+# While a worker is found lagging (lags) and its consumers go by pace (LAG_CONSUMERS),
+# SLOW_STEAL's lift of keeps_its_worker is withdrawn (steals_while_lagging). 1: kept.
+LAG_STEAL = 0
+
+
+def steals_while_lagging(lagging: bool) -> bool:
+    """May work stealing move non-roots beside a slow worker (:func:`steals_beside_slower`)
+    while a worker is found lagging throughout (``lagging``: :func:`lags`)? Not while
+    LAG_CONSUMERS places the consumers by the workers' paces (switch ``LAG_STEAL`` 0):
+    dask's stealing does not know them and undoes it, taking a store onto the idle
+    lagging worker that then runs it 4x slower. Why: twin anomaly 2 x 1, every task of
+    one worker 4x slower (--mode all), a store stolen onto the slow worker at the 3 s
+    stealing tick ended the run 0.9 s after the fast worker: over five namings 1.145x ->
+    1.000x queuing's makespan, 5x 1.222 -> 0.968x, 2.5x 0.992 -> 0.901x; 3x 1.016 either
+    way."""
+    return not lagging or bool(LAG_STEAL) or not LAG_CONSUMERS
+
+
 def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANOUT) -> bool:
     """Does the output of one of a root's meetings (``meetings``: :func:`_meetings`')
     meet other data again, in its one dependent with 2 to ``fanout`` inputs (rechunk-add:

@@ -54,8 +54,8 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, light_ahead,
-    steals_beside_slower, tiny_prefix,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
+    lags_clearly, light_ahead, steals_beside_slower, steals_while_lagging, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -378,7 +378,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             b.forget(key)
         if self._limit_cache:
             self._limit_cache.pop(key, None)
-        if self.books.keeps_groups or self._pace:
+        if self.books.keeps_groups or self._pace or self._readers:
             ts = self.scheduler.tasks.get(key)  # (dask puts it back for plugins)
             if ts is not None:
                 self._group_going(ts.group)
@@ -389,6 +389,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         group of the same name (every dask.delayed call of one function is group "load"),
         made before update_graph runs, and was judged by the old group's sizes."""
         name, books = tg.name, self.books
+        if self._readers and name in self._readers:  # (policy.lags: its measures go)
+            self._reader_going(tg)
         if not books.keeps_group(name) and name not in self._pace:
             return
         states = tg.states
@@ -401,6 +403,16 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             self._tiny_prefixes.discard(tg.prefix.name)
             self._tiny_most.pop(tg.prefix.name, None)
             self._tiny_not.discard(tg.prefix.name)
+
+    def _reader_going(self, tg) -> None:
+        """Reader group ``tg``'s paces and the lags found from them go with its last task."""
+        states = tg.states
+        if states.get("forgotten", 0) != sum(states.values()):
+            return
+        del self._readers[tg.name]
+        self._lag_ref.pop(tg.name, None)
+        if not self._readers:
+            self._lagging.clear()
 
     def _left_processing(self, key, finish, stimulus_id, worker=None, startstops=None) -> None:
         books = self.books
@@ -452,6 +464,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 pieces = _pieces(deps)
                 if len(ts.dependents) == 1:
                     self._note_combine(ts, worker)
+            elif self._readers and startstops and worker is not None:  # (policy.lags: a
+                read = self._readers.get(ts.group.name)  # reader reads one task, no root)
+                if read is not None:
+                    self._lag_seen(ts.group.name, read, worker, startstops)
             # (read_on is asked only of an input that carries data: no closure otherwise)
             read_on = partial(_read_on_key, ts, books, worker) if single else None
             books.on_finished(key, nbytes, inputs, single, feeds, stimulus_id, pieces, read_on)
@@ -544,15 +560,52 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return out
 
     def _slower(self, group, addr, other) -> bool:
-        """policy.clearly_slower of worker addr against worker other, at group's roots."""
+        """Is worker addr clearly slower than worker other at group's roots
+        (policy.clearly_slower), or lagging throughout by more than
+        policy.LAG_ROOTS times while other does not lag (policy.lags_clearly)? Only
+        reads: a caller acting on a yes notes it (``_found_slower``)."""
         paces = self._pace.get(group)
         if paces is None:
             return False
-        if not clearly_slower(paces.get(addr), paces.get(other)):
-            return False
-        if steals_beside_slower(True):  # (stealing may move non-roots from now on)
+        if clearly_slower(paces.get(addr), paces.get(other)):
+            return True
+        lagging = self._lagging
+        return bool(lagging) and lags_clearly(lagging.get(addr, 0.0), lagging.get(other, 0.0))
+
+    def _found_slower(self, group) -> None:
+        """A decision was taken on ``_slower``'s yes for root group ``group``: stealing may
+        move non-roots from now on, until the group is forgotten
+        (policy.steals_beside_slower, server._inputs_all_here), unless a worker is found
+        lagging (policy.steals_while_lagging)."""
+        if steals_beside_slower(True) and steals_while_lagging(bool(self._lagging)):
             self._slow_groups.add(group)
-        return True
+
+    def _lag_seen(self, reader, read, worker, startstops) -> None:
+        """A task of group ``reader`` (``read``: (the root group it reads, its paces))
+        ended on ``worker``: its pace is kept, and the worker is found lagging or not
+        (policy.lags) against the fastest reader seen (the one whose longer of its last
+        two is shortest; the first worker with two samples until then). Once per such
+        task."""
+        root, paces = read
+        _paced(paces, worker, startstops)
+        mine = paces[worker]
+        if mine[1] != mine[1]:
+            return  # (one sample)
+        longer = max(mine)
+        ref = self._lag_ref.get(reader)
+        if ref is None or ref[0] == worker or longer < ref[1]:
+            self._lag_ref[reader] = (worker, longer)
+            self._lagging.pop(worker, None)
+            return
+        fast = ref[0]
+        roots = self._pace.get(root, {})
+        lag = lags(roots.get(worker), roots.get(fast), mine, paces.get(fast))
+        if lag:
+            self._lagging[worker] = lag
+            if self._slow_groups and not steals_while_lagging(True):
+                self._slow_groups.clear()  # (consumers go by pace now: not dask's stealing)
+        else:
+            self._lagging.pop(worker, None)
 
     def _leads_on(self, key) -> bool:
         """books.leads_on: does root key's result, tiny beside a larger root result now,

@@ -368,6 +368,13 @@ class Install:
         # of those, the groups where a worker was found clearly slower: work stealing may
         # move non-roots while any is (policy.steals_beside_slower, server._inputs_all_here)
         self._slow_groups: set = set()
+        # group reading the roots of a group in _pace -> (that root group, {worker: compute
+        # seconds of its last two there}) (policy.lags); reader group -> (worker, the longer
+        # of its last two) the fastest seen; worker -> how many times slower it lags
+        # (Placement._off_lagging)
+        self._readers: dict = {}
+        self._lag_ref: dict = {}
+        self._lagging: dict = {}
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)
         self._waiting_on: dict = {}
         # Queued readers held for a copy of a shared input (broadcast.py), apart: all are

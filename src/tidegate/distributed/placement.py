@@ -39,6 +39,8 @@ from ..policy import (
     passes_for_group,
     over_wave_share,
     leaves_slower,
+    ends_sooner_elsewhere,
+    leaves_lagging,
     splits_for_wave,
     places_by_held,
     combine_elsewhere,
@@ -104,6 +106,26 @@ def _room_elsewhere(addr, free, workers, widest) -> bool:
     return False
 
 
+def _ready_with(s, ts) -> dict:
+    """{worker: dask's duration estimates of the tasks made ready with ts and not placed
+    yet (readers of an input of ts read by SHARED_FANOUT or more, all of their inputs in
+    memory, still waiting), by the worker holding their first input not read by many}."""
+    ahead: dict = {}
+    for d in ts.dependencies:
+        if len(d.dependents) < SHARED_FANOUT:
+            continue
+        for r in d.dependents:
+            if r is ts or r.state != "waiting" or r.waiting_on:
+                continue
+            for e in r.dependencies:
+                who = e.who_has
+                if who and len(e.dependents) < SHARED_FANOUT:
+                    w = next(iter(who))
+                    ahead[w] = ahead.get(w, 0.0) + s._get_prefix_duration(r.prefix)
+                    break
+    return ahead
+
+
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
@@ -167,6 +189,8 @@ class Placement:
                         and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
                     for h in who:
                         if everyone or h in running:
+                            if self._lagging and h.address in self._lagging:
+                                return self._off_lagging(ts, h)
                             return s.workers[h.address]
         local: dict = {}
         roots_max = None
@@ -186,7 +210,11 @@ class Placement:
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, sole)
                 if other is not None:
+                    if self._lagging and other.address in self._lagging:
+                        return self._off_lagging(ts, other)  # (its holders may end it sooner)
                     return other
+            if self._lagging and sole in self._lagging:
+                return self._off_lagging(ts, s.workers[sole])
             return s.workers[sole]
         if not local and deps and everyone and not any(
                 d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
@@ -235,8 +263,48 @@ class Placement:
         if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
             other = self._combine_elsewhere(ts, local, addr)
             if other is not None:
+                if self._lagging and other.address in self._lagging:
+                    return self._off_lagging(ts, other)  # (its holders may end it sooner)
                 return other
+        if self._lagging and addr in self._lagging:
+            return self._off_lagging(ts, s.workers[addr])
         return ws if addr == ws.address else s.workers[addr]
+
+    def _off_lagging(self, ts, ws):
+        """ws, found lagging (policy.lags), or the running holder of one of ts's inputs
+        that would end ts soonest at the measured paces (policy.ends_sooner_elsewhere:
+        dask's occupancy and comm cost, each worker's work stretched by its lag, the
+        copies on their way to it not: stretched, the slow worker's copy of the mean
+        read as 3x its time and 10 stores of 12 went to the fast worker at 3x, 1.052x
+        queuing's; unstretched 9, 1.016x). The
+        tasks made ready with ts (readers of a shared input of ts, not yet placed: one
+        task's end readies them all, dask places them one by one) count as queued where
+        their own input is held, ahead of ts: placed one by one, the first of them went
+        to the fast worker before its own were placed there (twin anomaly 2 x 1, every
+        task of one worker 2x slower: 9 stores / 3, 1.063x queuing's; counted, 8 / 4).
+        Asked only for a task placed on a lagging worker."""
+        s = self.scheduler
+        lagging, running = self._lagging, s.running
+        duration = s._get_prefix_duration(ts.prefix)
+        ahead = _ready_with(s, ts)
+        lag, bw = lagging.get(ws.address, 1.0), s.bandwidth
+        # (dask's occupancy counts the copies on their way there: not stretched by lag)
+        net = getattr(ws, "_network_occ", 0) / bw
+        wait = (ws.occupancy - net + ahead.get(ws, 0.0)) / ws.nthreads
+        comm = s.get_comm_cost(ts, ws) + net / ws.nthreads
+        best = ws
+        for d in ts.dependencies:
+            for other in d.who_has or ():
+                if other is best or other is ws or other not in running:
+                    continue
+                other_lag = lagging.get(other.address, 1.0)
+                net = getattr(other, "_network_occ", 0) / bw
+                other_wait = (other.occupancy - net + ahead.get(other, 0.0)) / other.nthreads
+                other_comm = s.get_comm_cost(ts, other) + net / other.nthreads
+                if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
+                                         other_comm):  # fmt: skip
+                    best, wait, lag, comm = other, other_wait, other_lag, other_comm
+        return best
 
     def _combine_elsewhere(self, ts, local, chosen):
         """Another worker for ts when it is a reduction's first combine of loads kept for
@@ -1110,6 +1178,11 @@ class Placement:
             return None
         if ts.group.name not in self._pace:  # its roots' paces are kept from now on
             self._pace[ts.group.name] = {}
+            if policy_module.LAG_CONSUMERS:  # and its readers' (policy.lags): of it alone
+                for d in ts.dependents:
+                    if len(d.dependencies) == 1 and d.group.name not in self._readers \
+                            and d.group.name not in self._pace:  # fmt: skip
+                        self._readers[d.group.name] = (ts.group.name, {})
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
@@ -1139,6 +1212,7 @@ class Placement:
         got = books.place(ts.key, math.nan, ts.group.name, {}, [least], stimulus_id, lacks,
                           complete={least}, commits=plan.further)  # fmt: skip
         if got is None and self._slower(ts.group.name, least, p):
+            self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
 
@@ -1156,10 +1230,10 @@ class Placement:
 
     def _faster(self, ts, p):
         """A running worker than which p is clearly slower at root ts's group
-        (policy.clearly_slower) and that should run ts rather than p
-        (policy.leaves_slower), or None. Asked by ``_by_held`` and ``_heavier`` only:
-        cost p's book, and every running worker's paces only where ts's group has paces
-        of two workers."""
+        (policy.clearly_slower, lags_clearly) and that should run ts rather than p
+        (policy.leaves_slower; p lagging throughout: leaves_lagging), or None. Asked by
+        ``_by_held`` and ``_heavier`` only: cost p's book, and every running worker's
+        paces only where ts's group has paces of two workers."""
         books = self.books
         book = books.workers.get(p) if p is not None else None
         group = ts.group.name
@@ -1170,9 +1244,13 @@ class Placement:
         left = ts.group.states.get("queued", 0)
         for addr in books.workers:
             if addr != p and workers.get(addr) in running and self._slower(group, p, addr):
+                self._found_slower(group)  # (p found clearly slower: stealing may move)
                 if leaves_slower(book.roots_processing, book.threads, left,
                                  books.workers[addr].roots_processing, paces.get(p),
                                  paces.get(addr)):  # fmt: skip
+                    return addr
+                if self._lagging and p in self._lagging \
+                        and leaves_lagging(book.roots_processing, book.threads):  # fmt: skip
                     return addr
         return None
 
@@ -1306,6 +1384,7 @@ class Placement:
         least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()
                          if workers.get(a) in running), default=(math.inf, None))  # fmt: skip
         if at is not None and at != addr and self._slower(ts.group.name, at, addr):
+            self._found_slower(ts.group.name)
             return False  # it would wait for a worker clearly slower than addr
         return places_by_held(self._held_here(addr, books.workers[addr], owner, est), least, est)
 
