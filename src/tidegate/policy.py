@@ -429,8 +429,8 @@ def waits_behind_short(threads: int, roots_processing: int, processing: int,
     threads with fewer than two roots processing? (The body asks it after
     :func:`may_load_beside` refused; with :data:`SHORT_DEEP_LEAST` only where the worker
     holds least, :func:`holds_least`.)"""
-    return light > 0 and roots_processing < 2 and processing <= threads + SHORT_DEEP \
-        and threads >= BESIDE_BUSY_THREADS and SHORT_DEEP > 0 and BESIDE_BUSY != 0
+    return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
+        and roots_processing < 2 and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
