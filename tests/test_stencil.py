@@ -726,7 +726,7 @@ def test_four_thread_blocks_wait_deeper_behind_short_slices_at_2ms(monkeypatch):
 
     monkeypatch.setattr(install, "LIGHT_RELEASE", True)
     monkeypatch.setattr(policy, "SHORT_DEEP", 10)
-    monkeypatch.setattr(policy, "SHORT_DEEP_LEAST", 1)
+    monkeypatch.setattr(policy, "SHORT_DEEP_SLACK", 0)
     tide, queue = _stencil_at_2ms_summed(threads=4, peak_over=8 * ROW)
     monkeypatch.setattr(policy, "SHORT_DEEP", 0)
     before, _ = _stencil_at_2ms_summed(threads=4, peak_over=math.inf)

@@ -939,7 +939,8 @@ class Books:
             return True
         # (policy.SHORT_DEEP: deeper behind short tasks on four threads, where w holds least)
         if waits_behind_short(book.threads, book.roots_processing, book.processing, light):
-            return not policy_module.SHORT_DEEP_LEAST or self._holds_least(w, book, est)
+            slack = policy_module.SHORT_DEEP_SLACK
+            return slack == math.inf or self._holds_least(w, book, slack * est)
         # (policy.SHORT_ONE: one short task reading a block counts on a one-thread worker
         # that holds least, asked only here, after the allowance without it refused)
         return light < most and asks_short_one(book.threads) and self._holds_least(

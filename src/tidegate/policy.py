@@ -289,10 +289,13 @@ BESIDE_DEEP = 2
 # getitem -> random_sample 153 against 92; 0.999x queuing's time median, 8 of 30 runs
 # over 1.05x). sten39-findings.txt. 0: off (main before sten39).
 SHORT_DEEP = 10
-# SHORT_DEEP_LEAST 1: ... only where the worker holds no more than every other worker plus
-# the root (:func:`holds_least`, as SHORT_ONE): the block sent early holds its predecessors'
-# a few slices longer; on the worker holding least that block is not the cluster's peak.
-SHORT_DEEP_LEAST = 1
+# SHORT_DEEP_SLACK s: ... only where the worker holds no more than every other worker plus
+# s roots (:func:`holds_least` with s times the root's estimate; inf: no guard). The block
+# sent early holds its predecessors' a few slices longer; on the worker holding least it is
+# not the cluster's peak. 2 x 4 at 2 ms, 60 runs: no guard 2 runs of 30 over queuing's peak
+# by a block; s 1 (SHORT_ONE's) 1 of 60 (0.896x time); s 0 none (0.917x); s -1 (no more
+# than any other after the root) 1 of 60 and 0.944x.
+SHORT_DEEP_SLACK = 0
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -427,7 +430,7 @@ def waits_behind_short(threads: int, roots_processing: int, processing: int,
     a thread (``processing <= threads + SHORT_DEEP``) where a task processing there is known
     short (``light`` > 0: :func:`light_ahead`'s count), on workers of BESIDE_BUSY_THREADS+
     threads with fewer than two roots processing? (The body asks it after
-    :func:`may_load_beside` refused; with :data:`SHORT_DEEP_LEAST` only where the worker
+    :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
     holds least, :func:`holds_least`.)"""
     return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
         and roots_processing < 2 and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
