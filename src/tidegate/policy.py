@@ -287,7 +287,11 @@ BESIDE_DEEP = 2
 # slices were left, came a round trip later and loaded on two threads while two idled (twin
 # stencil 2 x 4 at 2 ms, traced: getitem -> getitem gaps 144 ms a run against queuing's 31,
 # getitem -> random_sample 153 against 92; 0.999x queuing's time median, 8 of 30 runs
-# over 1.05x). sten39-findings.txt. 0: off (main before sten39).
+# over 1.05x). Ten deeper (SHORT_DEEP_SLACK 0; 60 runs a cell): 2 x 4 0.990 -> 0.917x
+# (13 -> 3 over), 3 x 4 0.685 -> 0.664x, 4 x 4 0.621 -> 0.593x; runs over queuing's peak by
+# a block 0 -> 1 of 180 (4 x 4: a reshuffled schedule's waiting interiors); 10 ms cells run
+# for run the same (no task short). 6 and 8: slower, no fewer peaks over.
+# sten39-findings.txt. 0: off (main before sten39).
 SHORT_DEEP = 10
 # SHORT_DEEP_SLACK s: ... only where the worker holds no more than every other worker plus
 # s roots (:func:`holds_least` with s times the root's estimate; inf: no guard). The block
