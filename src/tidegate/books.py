@@ -45,7 +45,7 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
-    asks_short_one, holds_least,
+    asks_short_one, holds_least, waits_behind_short,
     may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
@@ -930,11 +930,17 @@ class Books:
         allowance could decide: light_on's most, then the count)."""
         most = light_on(book.threads) if self.light is not None else 0
         if not most or not may_load_beside(book.threads, book.roots_processing,
-                                           book.processing, most):  # fmt: skip
+                                           book.processing, most) and not \
+                waits_behind_short(book.threads, book.roots_processing, book.processing,
+                                   most):  # fmt: skip
             return False
         light = self.light(w, est, most)
         if may_load_beside(book.threads, book.roots_processing, book.processing, light):
             return True
+        # (policy.SHORT_DEEP: deeper behind short tasks on four threads, where w holds least)
+        if waits_behind_short(book.threads, book.roots_processing, book.processing, light):
+            slack = policy_module.SHORT_DEEP_SLACK
+            return slack == math.inf or self._holds_least(w, book, slack * est)
         # (policy.SHORT_ONE: one short task reading a block counts on a one-thread worker
         # that holds least, asked only here, after the allowance without it refused)
         return light < most and asks_short_one(book.threads) and self._holds_least(

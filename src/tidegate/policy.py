@@ -278,6 +278,28 @@ BESIDE_BUSY_THREADS = 4
 # median, none over queuing's; still at most two roots processing. sten38-findings.txt.
 # 0: off (main before sten38).
 BESIDE_DEEP = 2
+# SHORT_DEEP n: where a task processing on the worker is known short (the light allowance
+# counts one: ``light`` > 0, its kind's run time under LIGHT_SHORT), BESIDE_BUSY's clause
+# lets the root wait behind up to n tasks waiting for a thread, not BESIDE_DEEP
+# (:func:`waits_behind_short`; asked by books.Books._beside_light after the allowance
+# refused). BESIDE_DEEP's two tasks are a round trip at 10 ms slices on four threads; at 2
+# ms they are a millisecond: each pair of blocks went out when its predecessors' last
+# slices were left, came a round trip later and loaded on two threads while two idled (twin
+# stencil 2 x 4 at 2 ms, traced: getitem -> getitem gaps 144 ms a run against queuing's 31,
+# getitem -> random_sample 153 against 92; 0.999x queuing's time median, 8 of 30 runs
+# over 1.05x). Ten deeper (SHORT_DEEP_SLACK 0; 60 runs a cell): 2 x 4 0.990 -> 0.917x
+# (13 -> 3 over), 3 x 4 0.685 -> 0.664x, 4 x 4 0.621 -> 0.593x; runs over queuing's peak by
+# a block 0 -> 1 of 180 (4 x 4: a reshuffled schedule's waiting interiors); 10 ms cells run
+# for run the same (no task short). 6 and 8: slower, no fewer peaks over.
+# sten39-findings.txt. 0: off (main before sten39).
+SHORT_DEEP = 10
+# SHORT_DEEP_SLACK s: ... only where the worker holds no more than every other worker plus
+# s roots (:func:`holds_least` with s times the root's estimate; inf: no guard). The block
+# sent early holds its predecessors' a few slices longer; on the worker holding least it is
+# not the cluster's peak. 2 x 4 at 2 ms, 60 runs: no guard 2 runs of 30 over queuing's peak
+# by a block; s 1 (SHORT_ONE's) 1 of 60 (0.896x time); s 0 none (0.917x); s -1 (no more
+# than any other after the root) 1 of 60 and 0.944x.
+SHORT_DEEP_SLACK = 0
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -404,6 +426,18 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
             third and asks_third(threads, roots_processing))) or (
         processing <= threads + BESIDE_DEEP and roots_processing < 2
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
+
+
+def waits_behind_short(threads: int, roots_processing: int, processing: int,
+                       light: int) -> bool:
+    """:data:`SHORT_DEEP`: may a spread root wait behind up to SHORT_DEEP tasks waiting for
+    a thread (``processing <= threads + SHORT_DEEP``) where a task processing there is known
+    short (``light`` > 0: :func:`light_ahead`'s count), on workers of BESIDE_BUSY_THREADS+
+    threads with fewer than two roots processing? (The body asks it after
+    :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
+    holds least, :func:`holds_least`.)"""
+    return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
+        and roots_processing < 2 and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
