@@ -305,10 +305,13 @@ class Held:
             if not es:
                 continue
             i = 0 if mark is None else bisect_right(es, mark)
-            while i < len(es) and es[i][2].key in ahead:
-                i += 1  # parked: not a reader that poke would look at
-            if i < len(es) and (first is None or es[i] < first):
-                first = es[i]
+            if ahead:  # (none parked since the wake: every skip of twin anomaly 100 x 4)
+                while i < len(es) and es[i][2].key in ahead:
+                    i += 1  # parked: not a reader that poke would look at
+            if i < len(es):
+                e = es[i]
+                if first is None or e < first:
+                    first = e
         if first is not None:
             end = min(end, lst.bisect_left(first))
         if end <= start:
