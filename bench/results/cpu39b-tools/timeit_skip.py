@@ -43,10 +43,13 @@ def new(covered, on, mark, ahead, lst, end):
         if not es:
             continue
         i = 0 if mark is None else bisect_right(es, mark)
-        while i < len(es) and es[i][2].key in ahead:
-            i += 1
-        if i < len(es) and (first is None or es[i] < first):
-            first = es[i]
+        if ahead:
+            while i < len(es) and es[i][2].key in ahead:
+                i += 1
+        if i < len(es):
+            e = es[i]
+            if first is None or e < first:
+                first = e
     if first is not None:
         end = min(end, lst.bisect_left(first))
     return end
