@@ -1,3 +1,5 @@
+"""(cpu39b, session 39) Held.skip's calls by whether readers were parked since the wake (ahead) and the mark. python ahead.py WORKLOAD SCALE WORKERS
+(from the worktree root, PYTHONHASHSEED=0 PYTHONPATH=<src>)"""
 import sys, collections
 sys.path.insert(0, "bench")
 import plugin_ops

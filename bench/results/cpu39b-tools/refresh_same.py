@@ -1,3 +1,5 @@
+"""(cpu39b, session 39) Admission._refresh's calls that change nothing: open or closed, and whether the book's fields it reads differ from the worker's previous look. python refresh_same.py WORKLOAD SCALE
+(from the worktree root, PYTHONHASHSEED=0 PYTHONPATH=<src>)"""
 import collections, sys
 sys.path.insert(0, "bench")
 import plugin_ops

@@ -1,3 +1,5 @@
+"""(cpu39b, session 39) Held.skip's calls in twin runs at 100 x 4 (untraced). python skipcalls.py SCALE WORKLOAD...
+(from the worktree root, PYTHONHASHSEED=0 PYTHONPATH=<src>)"""
 import sys, collections
 sys.path.insert(0, "bench")
 import plugin_ops

@@ -1,3 +1,5 @@
+"""(cpu39b, session 39) Which of Placement._still_withheld's tests fails where it answers None (twin anomaly 100 x 4, scale 1). python sw_why.py
+(from the worktree root, PYTHONHASHSEED=0 PYTHONPATH=<src>)"""
 import collections, sys
 sys.path.insert(0, "bench")
 import plugin_ops
