@@ -498,7 +498,10 @@ class Admission:
         roots."""
         s = self.scheduler
         self._queue_new = False
-        if s is None or not (s.queued or self._held) or not s.running:
+        # (dask's queue, a HeapSet: its set's truth read in C, not through HeapSet.__len__,
+        # a Python frame once per stimulus; anything else that has no ``_data``: itself)
+        if s is None or not (getattr(s.queued, "_data", s.queued) or self._held) \
+                or not s.running:  # fmt: skip
             return
         if not self._whole:  # books half rebuilt (_resync failed): dask releases the queue
             self._dask_stimulus(s, stimulus_id)
