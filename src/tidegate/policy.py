@@ -2752,6 +2752,11 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
 # Off by default (anom38): senders free gain (twin seed anomaly 5 x 4 1.155 -> 1.080x
 # queuing's time, weighted 8 x 2 1.150 -> 1.025x, 100 x 4 0.89-0.91x), senders limited
 # hold except the twin's weighted 100 x 4 at 200 MB/s (+3.7%: the probe's second copy).
+# 2 (anom39): the same rule timed by dask's own measure instead of the scheduler's loop
+# clock: each copy's time is what its receiver measured of the fetch (the "transfer"
+# startstop dask's worker reports with a task it fetched for: broadcast.Broadcast.reported),
+# and copies started while handling one stimulus count as started together (no clock
+# read by the plugin). Its verdicts come later (when a reader there finishes).
 BROADCAST_LEARN = 0
 BROADCAST_PROBE = 2
 BROADCAST_WIDE = 64
