@@ -85,3 +85,43 @@ def test_twin_senders_limited_keep_the_tree():
     assert b1.level == 0 and b1.per == 1 and not any(v[2] for v in b1.verdicts)
     assert r1.makespan <= 1.005 * r0.makespan  # 19.402 -> 19.400 s
     assert r1.bytes_transferred == r0.bytes_transferred
+
+
+def test_the_twin_reports_each_fetch_as_dask_s_worker_does(monkeypatch):
+    """dask's Worker.gather_dep attaches a "transfer" startstop (start, stop, source) to
+    a task it fetched for; the scheduler hears it with that task's task-finished. The twin
+    must give the same signal (BROADCAST_LEARN = 2 reads it)."""
+    from tidegate.sim import cluster as sim_cluster
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    seen = []
+    original = sim_cluster.SimScheduler.handle_task_finished
+
+    def handle(self, *args, startstops=(), worker=None, **kwargs):
+        seen.extend((worker, ss) for ss in startstops or () if ss["action"] == "transfer")
+        return original(self, *args, startstops=startstops, worker=worker, **kwargs)
+
+    monkeypatch.setattr(sim_cluster.SimScheduler, "handle_task_finished", handle)
+    model = build("weighted", 8, 190e6, store=False).model()
+    r = simulate(model, policy="queue", workers=4, threads_per_worker=1, bandwidth="200MB/s")
+    assert r.trace.transfers and seen
+    workers = set(r.trace.meta["workers"])
+    for worker, ss in seen:
+        assert ss["source"] in workers and ss["source"] != worker
+        assert 0 <= ss["start"] <= ss["stop"] <= r.makespan
+
+
+def test_twin_learn_by_dask_s_measure_agrees_with_the_loop_clock():
+    """BROADCAST_LEARN = 2 (copies timed by their receivers' reports, no clock read):
+    senders free widen, senders limited keep the tree, as with the loop clock (1)."""
+    free = _weighted_runs(math.inf, (0, 2))
+    (r0, _), (r2, b2) = free[0], free[2]
+    assert b2.level and b2.level > 0 and all(v[2] for v in b2.verdicts)
+    assert not b2.timed or all(t[4] is None for t in b2.timed)  # no clock read
+    assert r2.makespan < 0.97 * r0.makespan
+    limited = _weighted_runs(None, (0, 2))
+    (r0, _), (r2, b2) = limited[0], limited[2]
+    assert b2.level == 0 and b2.per == 1 and not any(v[2] for v in b2.verdicts)
+    assert r2.makespan <= 1.005 * r0.makespan
+    assert r2.bytes_transferred == r0.bytes_transferred

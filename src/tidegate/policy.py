@@ -2815,6 +2815,19 @@ def joins_group(elapsed: float, nbytes: float, bandwidth: float) -> bool:
     return bandwidth > 0 and elapsed <= BROADCAST_JOIN * nbytes / bandwidth
 
 
+# BROADCAST_LEARN = 2: a fetch a worker reports (dask's "transfer" startstop names no keys)
+# times a copy of ``nbytes`` only if it took at least nbytes over BROADCAST_FASTEST times
+# dask's bandwidth estimate: a reader's fetch of a small input from the same sender is not
+# the copy (twin weighted 8 x 2: a 1 ms fetch judged a 190 MB copy's pair "slowed").
+BROADCAST_FASTEST = 10.0
+
+
+def could_be_copy(duration: float, nbytes: float, bandwidth: float) -> bool:
+    """Could a reported fetch of ``duration`` s carry a copy of ``nbytes``, given dask's
+    bandwidth estimate (``Scheduler.bandwidth``)?"""
+    return bandwidth <= 0 or duration * BROADCAST_FASTEST * bandwidth >= nbytes
+
+
 def senders_free(durations, nbytes: float, best_rate: float) -> bool:
     """Copies of ``nbytes`` each that one sender started together took ``durations`` (s,
     from the scheduler's sending to its hearing of each copy): did sharing the sender not

@@ -33,6 +33,7 @@ from ..policy import (
     SHARED_FANOUT,
     broadcast_pairs,
     broadcast_per_sender,
+    could_be_copy,
     is_broadcast,
     joins_group,
     senders_free,
@@ -78,8 +79,9 @@ def _watch_reports(plugin, s, handlers) -> None:
     def task_finished(*args, startstops=None, **kwargs):
         b = plugin.__dict__.get("_broadcast")
         if startstops and b is not None and b._starts and plugin.scheduler is s:
+            key = kwargs.get("key", args[0] if args else None)
             worker = kwargs.get("worker", args[1] if len(args) > 1 else None)
-            b.reported(s, worker, startstops)
+            b.reported(s, key, worker, startstops)
         return original(*args, startstops=startstops, **kwargs)
 
     task_finished._tidegate = True
@@ -556,27 +558,37 @@ class Broadcast:
         self._nw = -1
         self.verdicts.append((k, tuple(g[3]), free))
 
-    def reported(self, s, worker, startstops) -> None:
-        """policy.BROADCAST_LEARN = 2: ``worker`` reported a finished task's startstops;
-        its "transfer" ones (dask's own measure of a fetch: from asking ``source`` to
-        having the data, on the worker's clock) time the copies ``worker`` awaited from
-        that source. A fetch may carry other keys from that sender too: then it looks
-        slower (the tree: the safe side)."""
-        for ss in startstops:
-            if ss.get("action") != "transfer":
+    def reported(self, s, key, worker, startstops) -> None:
+        """policy.BROADCAST_LEARN = 2: task ``key`` finished on ``worker`` with these
+        startstops. dask's worker attaches a fetch's "transfer" startstop (from asking its
+        source to having the data, on the worker's clock) to a task there that reads what
+        it fetched: a copy ``worker`` awaited of an input of ``key`` is timed by the
+        longest of the fetches from that copy's sender (another fetch from the same
+        sender, of a small input, is shorter; one that carried more keys only makes the
+        copy look slower: the tree, the safe side)."""
+        ts = s.tasks.get(key)
+        if ts is None:
+            return
+        for d in ts.dependencies:
+            g = self._starts.get((d.key, worker))
+            if g is None:
                 continue
-            src = ss.get("source")
-            for g in self._live.get(src, ()):
-                k = g[6]
-                if self._starts.get((k, worker)) is g:
-                    del self._starts[k, worker]
-                    starts = g[7]
-                    starts.append(ss["start"])
-                    if g[2] == 1 and len(starts) > 1 and not joins_group(
-                            max(starts) - min(starts), g[1], getattr(s, "bandwidth", 0)):
-                        g[4] = False  # (not started together: no verdict, as landed's)
-                    self._timed(k, g, ss["stop"] - ss["start"])
-                    break
+            src = g[5]
+            best = None
+            for ss in startstops:
+                if ss.get("action") == "transfer" and ss.get("source") == src and (
+                        best is None or ss["stop"] - ss["start"] > best[1] - best[0]):
+                    best = (ss["start"], ss["stop"])
+            if best is None or not could_be_copy(best[1] - best[0], g[1],
+                                                 getattr(s, "bandwidth", 0)):
+                continue  # (fetched for another reader there: its report times it)
+            del self._starts[d.key, worker]
+            starts = g[7]
+            starts.append(best[0])
+            if g[2] == 1 and len(starts) > 1 and not joins_group(
+                    max(starts) - min(starts), g[1], getattr(s, "bandwidth", 0)):
+                g[4] = False  # (not started together: no verdict, as landed's)
+            self._timed(d.key, g, best[1] - best[0])
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
