@@ -110,18 +110,3 @@ def test_the_twin_reports_each_fetch_as_dask_s_worker_does(monkeypatch):
     for worker, ss in seen:
         assert ss["source"] in workers and ss["source"] != worker
         assert 0 <= ss["start"] <= ss["stop"] <= r.makespan
-
-
-def test_twin_learn_by_dask_s_measure_agrees_with_the_loop_clock():
-    """BROADCAST_LEARN = 2 (copies timed by their receivers' reports, no clock read):
-    senders free widen, senders limited keep the tree, as with the loop clock (1)."""
-    free = _weighted_runs(math.inf, (0, 2))
-    (r0, _), (r2, b2) = free[0], free[2]
-    assert b2.level and b2.level > 0 and all(v[2] for v in b2.verdicts)
-    assert not b2.timed or all(t[4] is None for t in b2.timed)  # no clock read
-    assert r2.makespan < 0.97 * r0.makespan
-    limited = _weighted_runs(None, (0, 2))
-    (r0, _), (r2, b2) = limited[0], limited[2]
-    assert b2.level == 0 and b2.per == 1 and not any(v[2] for v in b2.verdicts)
-    assert r2.makespan <= 1.005 * r0.makespan
-    assert r2.bytes_transferred == r0.bytes_transferred

@@ -2752,11 +2752,6 @@ def is_broadcast(nbytes: float, ndependents: int) -> bool:
 # Off by default (anom38): senders free gain (twin seed anomaly 5 x 4 1.155 -> 1.080x
 # queuing's time, weighted 8 x 2 1.150 -> 1.025x, 100 x 4 0.89-0.91x), senders limited
 # hold except the twin's weighted 100 x 4 at 200 MB/s (+3.7%: the probe's second copy).
-# 2 (anom39): the same rule timed by dask's own measure instead of the scheduler's loop
-# clock: each copy's time is what its receiver measured of the fetch (the "transfer"
-# startstop dask's worker reports with a task it fetched for: broadcast.Broadcast.reported),
-# and copies started while handling one stimulus count as started together (no clock
-# read by the plugin). Its verdicts come later (when a reader there finishes).
 BROADCAST_LEARN = 0
 BROADCAST_PROBE = 2
 BROADCAST_WIDE = 64
@@ -2813,19 +2808,6 @@ def joins_group(elapsed: float, nbytes: float, bandwidth: float) -> bool:
     if elapsed <= 0:
         return True
     return bandwidth > 0 and elapsed <= BROADCAST_JOIN * nbytes / bandwidth
-
-
-# BROADCAST_LEARN = 2: a fetch a worker reports (dask's "transfer" startstop names no keys)
-# times a copy of ``nbytes`` only if it took at least nbytes over BROADCAST_FASTEST times
-# dask's bandwidth estimate: a reader's fetch of a small input from the same sender is not
-# the copy (twin weighted 8 x 2: a 1 ms fetch judged a 190 MB copy's pair "slowed").
-BROADCAST_FASTEST = 10.0
-
-
-def could_be_copy(duration: float, nbytes: float, bandwidth: float) -> bool:
-    """Could a reported fetch of ``duration`` s carry a copy of ``nbytes``, given dask's
-    bandwidth estimate (``Scheduler.bandwidth``)?"""
-    return bandwidth <= 0 or duration * BROADCAST_FASTEST * bandwidth >= nbytes
 
 
 def senders_free(durations, nbytes: float, best_rate: float) -> bool:

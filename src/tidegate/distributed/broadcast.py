@@ -33,7 +33,6 @@ from ..policy import (
     SHARED_FANOUT,
     broadcast_pairs,
     broadcast_per_sender,
-    could_be_copy,
     is_broadcast,
     joins_group,
     senders_free,
@@ -53,7 +52,7 @@ def watch(plugin, s) -> None:
         b = plugin.__dict__.get("_broadcast")
         if plugin.scheduler is s and b is not None and b.flight \
                 and any(k in b.flight for k in keys):  # fmt: skip
-            if b._starts and policy.BROADCAST_LEARN != 2:
+            if b._starts:
                 worker = kwargs.get("worker", args[0] if args else None)
                 b.landed(s, worker, keys)
             b.generation += 1
@@ -63,38 +62,13 @@ def watch(plugin, s) -> None:
     add_keys._tidegate = True
     add_keys.__wrapped__ = original
     handlers["add-keys"] = add_keys
-    if policy.BROADCAST_LEARN == 2:
-        _watch_reports(plugin, s, handlers)
-
-
-def _watch_reports(plugin, s, handlers) -> None:
-    """policy.BROADCAST_LEARN = 2: a copy's time is what the receiving worker measured
-    (dask's "transfer" startstop, from asking its sender to having the data, on the
-    worker's clock), reported with the task-finished of a task it fetched it for: no
-    clock read here. Wrapped only with that switch (a frame per finished task)."""
-    original = handlers.get("task-finished")
-    if original is None or getattr(original, "_tidegate", False):
-        return
-
-    def task_finished(*args, startstops=None, **kwargs):
-        b = plugin.__dict__.get("_broadcast")
-        if startstops and b is not None and b._starts and plugin.scheduler is s:
-            key = kwargs.get("key", args[0] if args else None)
-            worker = kwargs.get("worker", args[1] if len(args) > 1 else None)
-            b.reported(s, key, worker, startstops)
-        return original(*args, startstops=startstops, **kwargs)
-
-    task_finished._tidegate = True
-    task_finished.__wrapped__ = original
-    handlers["task-finished"] = task_finished
 
 
 def unwatch(s) -> None:
     handlers = getattr(s, "stream_handlers", None) or {}
-    for op in ("add-keys", "task-finished"):
-        h = handlers.get(op)
-        if getattr(h, "_tidegate", False):
-            handlers[op] = h.__wrapped__
+    h = handlers.get("add-keys")
+    if getattr(h, "_tidegate", False):
+        handlers["add-keys"] = h.__wrapped__
 
 
 class Broadcast:
@@ -495,21 +469,14 @@ class Broadcast:
         """Copy of ``d`` to ``dest`` from ``src`` started: timed, in the group of ``src``'s
         copies of d started at about the same time (policy.joins_group: the readers one
         poke lets go each start one, a few ms apart on a real scheduler), or a new one."""
+        now = _now(s)
         live = self._live.setdefault(src, [])
         g = live[-1] if live else None
-        if policy.BROADCAST_LEARN == 2:
-            # Joined while none of the group's copies is timed; whether they started
-            # together is judged on the starts the receivers report (reported).
-            now = None
-            apart = g is None
-        else:
-            now = _now(s)
-            apart = g is None or not joins_group(now - g[0], d.nbytes,
-                                                 getattr(s, "bandwidth", 0))
-        if apart or g[6] != d.key or g[3]:
+        if g is None or g[6] != d.key or g[3] \
+                or not joins_group(now - g[0], d.nbytes, getattr(s, "bandwidth", 0)):
             # (copies the sender sends besides a group's, before or after, can only make
             # its copies slower or further apart: a verdict of "slowed", the tree)
-            g = [now, d.nbytes, 0, [], True, src, d.key, []]
+            g = [now, d.nbytes, 0, [], True, src, d.key]
             live.append(g)
         g[2] += 1
         if g[2] == 2 and self.level is None and self._probe is None:
@@ -532,63 +499,29 @@ class Broadcast:
                 continue
             if now is None:
                 now = _now(s)
-            self._timed(k, g, now - g[0])
-
-    def _timed(self, k, g, took) -> None:
-        """A copy of ``k`` in group ``g`` took ``took`` s: the group is judged when its
-        copies are all timed (policy.senders_free), and the fan-out follows."""
-        g[3].append(took)
-        g[2] -= 1
-        if took > 0 and g[1] / took > self.best_rate:
-            self.best_rate = g[1] / took
-        if g[2] > 0:
-            return
-        if g is self._probe:  # landed: another may probe if this one told nothing
-            self._probe = None
-            self._nw = -1  # (per found again: _reper)
-        live = self._live.get(g[5])
-        if live is not None and g in live:
-            live.remove(g)
-            if not live:
-                del self._live[g[5]]
-        if not g[4] or took <= 0 or len(g[3]) == 1:
-            return
-        free = senders_free(g[3], g[1], self.best_rate)
-        self.level = (self.level or 0) + 1 if free else 0
-        self._nw = -1
-        self.verdicts.append((k, tuple(g[3]), free))
-
-    def reported(self, s, key, worker, startstops) -> None:
-        """policy.BROADCAST_LEARN = 2: task ``key`` finished on ``worker`` with these
-        startstops. dask's worker attaches a fetch's "transfer" startstop (from asking its
-        source to having the data, on the worker's clock) to a task there that reads what
-        it fetched: a copy ``worker`` awaited of an input of ``key`` is timed by the
-        longest of the fetches from that copy's sender (another fetch from the same
-        sender, of a small input, is shorter; one that carried more keys only makes the
-        copy look slower: the tree, the safe side)."""
-        ts = s.tasks.get(key)
-        if ts is None:
-            return
-        for d in ts.dependencies:
-            g = self._starts.get((d.key, worker))
-            if g is None:
+            took = now - g[0]
+            g[3].append(took)
+            g[2] -= 1
+            if took > 0 and g[1] / took > self.best_rate:
+                self.best_rate = g[1] / took
+            if g[2] > 0:
                 continue
-            src = g[5]
-            best = None
-            for ss in startstops:
-                if ss.get("action") == "transfer" and ss.get("source") == src and (
-                        best is None or ss["stop"] - ss["start"] > best[1] - best[0]):
-                    best = (ss["start"], ss["stop"])
-            if best is None or not could_be_copy(best[1] - best[0], g[1],
-                                                 getattr(s, "bandwidth", 0)):
-                continue  # (fetched for another reader there: its report times it)
-            del self._starts[d.key, worker]
-            starts = g[7]
-            starts.append(best[0])
-            if g[2] == 1 and len(starts) > 1 and not joins_group(
-                    max(starts) - min(starts), g[1], getattr(s, "bandwidth", 0)):
-                g[4] = False  # (not started together: no verdict, as landed's)
-            self._timed(d.key, g, best[1] - best[0])
+            if g is self._probe:  # landed: another may probe if this one told nothing
+                self._probe = None
+                self._nw = -1  # (per found again: _reper)
+            live = self._live.get(g[5])
+            if live is not None and g in live:
+                live.remove(g)
+                if not live:
+                    del self._live[g[5]]
+            if not g[4] or now - g[0] <= 0:
+                continue
+            if len(g[3]) == 1:
+                continue
+            free = senders_free(g[3], g[1], self.best_rate)
+            self.level = (self.level or 0) + 1 if free else 0
+            self._nw = -1
+            self.verdicts.append((k, tuple(g[3]), free))
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
