@@ -110,3 +110,13 @@ def test_the_twin_reports_each_fetch_as_dask_s_worker_does(monkeypatch):
     for worker, ss in seen:
         assert ss["source"] in workers and ss["source"] != worker
         assert 0 <= ss["start"] <= ss["stop"] <= r.makespan
+
+
+def test_broadcast_growth_widens_faster_per_free_verdict(monkeypatch):
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 1)
+    monkeypatch.setattr(policy, "BROADCAST_GROWTH", 2)
+    assert broadcast_per_sender(None, False, 5) == policy.BROADCAST_PROBE  # probe alike
+    assert broadcast_per_sender(0, False, 100) == policy.BROADCAST_PER_SENDER  # tree alike
+    assert broadcast_per_sender(1, False, 100) == 4 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(2, False, 100) == 16 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(3, False, 100) == policy.BROADCAST_WIDE
