@@ -2775,8 +2775,8 @@ def broadcast_per_sender(level, probing: bool = False, workers: int = 0) -> int:
     """Copies a holder may send at once, given what the copies measured so far say of
     the senders: ``level`` None (not known yet), 0 (a sender's copies slowed each other
     at the last verdict), n > 0 (n verdicts in a row found they did not: the fan-out
-    doubles with each (x 2 ** BROADCAST_GROWTH), up to BROADCAST_WIDE, so that a verdict
-    wrong by chance commits few copies to one sender). ``probing``: copies started together to learn it are out:
+    doubles with each, up to BROADCAST_WIDE, so that a verdict wrong by chance commits
+    few copies to one sender). ``probing``: copies started together to learn it are out:
     one at a time until they land (where a sender's copies queue, the probe's sender
     would otherwise take a third while its second waits, and other holders would queue
     copies of their own). ``workers``: how many there are; the probe
