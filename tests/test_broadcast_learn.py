@@ -120,3 +120,40 @@ def test_broadcast_growth_widens_faster_per_free_verdict(monkeypatch):
     assert broadcast_per_sender(1, False, 100) == 4 * policy.BROADCAST_PROBE
     assert broadcast_per_sender(2, False, 100) == 16 * policy.BROADCAST_PROBE
     assert broadcast_per_sender(3, False, 100) == policy.BROADCAST_WIDE
+
+
+def test_a_free_verdict_holds_only_on_the_hosts_it_was_made_on(monkeypatch):
+    from types import SimpleNamespace
+
+    from tidegate.distributed.broadcast import Broadcast
+    from tidegate.policy import kept_level
+
+    assert kept_level(2, frozenset("ab"), frozenset("a")) == 2  # fewer hosts: kept
+    assert kept_level(2, frozenset("ab"), frozenset("abc")) is None  # a new host: probe
+    assert kept_level(0, frozenset("a"), frozenset("abc")) == 0  # "slowed" kept (the tree)
+    assert kept_level(None, frozenset(), frozenset("a")) is None
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 0)
+    assert kept_level(2, frozenset("ab"), frozenset("abc")) == 2  # anom38's
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 1)
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 1)
+
+    def scheduler(*hosts):
+        return SimpleNamespace(workers={f"tcp://{h}:{i}": SimpleNamespace(host=h)
+                                        for i, h in enumerate(hosts)})
+
+    b = Broadcast()
+    b.level, b._hosts, b._nw = 1, frozenset("ab"), -1
+    assert b._reper(scheduler("a", "b", "b")) == 2 * policy.BROADCAST_PROBE  # kept
+    assert b._reper(scheduler("a", "b", "c")) == policy.BROADCAST_PROBE and b.level is None
+    # A resync's new Broadcast keeps what the old one learnt of the senders, not its copies.
+    old = Broadcast()
+    old.level, old.best_rate, old._hosts = 3, 2e8, frozenset("a")
+    old.flight["x"] = {"tcp://a:1": "tcp://a:0"}
+    new = Broadcast()
+    new.keep(old)
+    assert (new.level, new.best_rate, new._hosts) == (3, 2e8, frozenset("a"))
+    assert not new.flight
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 0)
+    fresh = Broadcast()
+    fresh.keep(old)
+    assert fresh.level is None

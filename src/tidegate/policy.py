@@ -2797,6 +2797,26 @@ def broadcast_per_sender(level, probing: bool = False, workers: int = 0) -> int:
                min(BROADCAST_WIDE, probe << min(level * BROADCAST_GROWTH, 30)))
 
 
+# The fan-out learnt is a property of the senders, not of a graph: kept across computations
+# (Broadcast lives per install) and across the plugin's resyncs (a restart does not change
+# the network); a "free" verdict is dropped (probe again) when a worker joins on a host it
+# was not made on: a new machine's NIC may queue its copies, and a kept "free" verdict on
+# senders that queue commits copies before a verdict corrects it (twin, level 1 kept on
+# senders limited: seed weighted 8 x 2 0.752 -> 1.000x queuing's time, 5 x 1 0.948 ->
+# 1.072; anom39). A "slowed" verdict is kept (the tree: the safe side). 0: forgotten at
+# every resync, kept on any host (anom38's).
+BROADCAST_KEEP = 1
+
+
+def kept_level(level, hosts_then, hosts_now):
+    """The fan-out level (broadcast_per_sender) to keep when the workers changed: a
+    "free" verdict (level > 0) made on ``hosts_then`` holds only while every host now was
+    among them; else not known (None: probe again)."""
+    if not BROADCAST_KEEP or level is None or level <= 0:
+        return level
+    return level if hosts_now <= hosts_then else None
+
+
 # No probe while copies of another shared input are on their way (twin vorticity-files
 # 5 x 2, senders limited: three grids probed at once moved the readers' placement,
 # 0.428 -> 0.511x queuing's time). 0: probe whenever the fan-out is not known.

@@ -35,6 +35,7 @@ from ..policy import (
     broadcast_per_sender,
     is_broadcast,
     joins_group,
+    kept_level,
     senders_free,
 )
 
@@ -97,6 +98,7 @@ class Broadcast:
         self._live: dict = {}  # sender -> its groups with copies out
         self._probe = None  # while the fan-out is not known: the group probing it, if any
         self.best_rate = 0.0  # the fastest bytes/s a copy took (policy.senders_free)
+        self._hosts = frozenset()  # the workers' hosts when level was last set above 0
         self.verdicts: list = []  # (key, durations, free) per judged group (a record)
         self.timed: deque = deque(maxlen=1_000)  # (key, receiver, sender, stimulus, start)
 
@@ -460,8 +462,13 @@ class Broadcast:
         return pairs
 
     def _reper(self, s) -> int:
-        """:attr:`per` for the workers now and what the copies measured so far say."""
+        """:attr:`per` for the workers now and what the copies measured so far say (a
+        "free" verdict only while the workers' hosts are those it was made on:
+        policy.kept_level; their hosts listed only then, when the workers' count changed)."""
         self._nw = len(s.workers)
+        if self.level is not None and self.level > 0 and policy.BROADCAST_KEEP:
+            hosts = frozenset(ws.host for ws in s.workers.values())
+            self.level = kept_level(self.level, self._hosts, hosts)
         self.per = broadcast_per_sender(self.level, self._probe is not None, self._nw)
         return self.per
 
@@ -520,8 +527,18 @@ class Broadcast:
                 continue
             free = senders_free(g[3], g[1], self.best_rate)
             self.level = (self.level or 0) + 1 if free else 0
+            if free and policy.BROADCAST_KEEP:
+                self._hosts = frozenset(ws.host for ws in s.workers.values())
             self._nw = -1
             self.verdicts.append((k, tuple(g[3]), free))
+
+    def keep(self, old) -> None:
+        """What ``old`` (the Broadcast this one replaces at a resync) learnt of the
+        senders (policy.BROADCAST_KEEP): its verdict, best rate and hosts; nothing of its
+        copies."""
+        if old is not None and policy.BROADCAST_KEEP:
+            self.level, self.best_rate, self._hosts = old.level, old.best_rate, old._hosts
+            self._nw = -1
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).
