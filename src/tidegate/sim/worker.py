@@ -404,7 +404,9 @@ class SimWorker:
             # dask's Worker.gather_dep reports each fetch as a "transfer" startstop of one
             # task it fetched for (_get_cause: a dependent here, else the key itself), from
             # asking to having (its loop's clock), named by its source; the scheduler gets
-            # it with that task's task-finished (policy.BROADCAST_LEARN = 2 reads it).
+            # it with that task's task-finished. The twin gives the same (a real cluster's
+            # signal; anom39 timed broadcast copies by it and dropped that: a copy that
+            # lands before its readers is attached to the key itself, never reported).
             cause = None
             for k in data:
                 ts = tasks[k]
