@@ -2817,6 +2817,13 @@ def kept_level(level, hosts_then, hosts_now):
     return level if hosts_now <= hosts_then else None
 
 
+# The workers receiving copies of another shared input (broadcast.Broadcast._allowed: they
+# go last; no probe while any) are found from copies really on their way: each other
+# input's landed copies dropped first (Broadcast._receiving). 0: as read, with entries left
+# from copies that landed after the last look at their input (anom39: a later
+# computation's broadcast treated those workers as receiving).
+BROADCAST_FRESH = 1
+
 # No probe while copies of another shared input are on their way (twin vorticity-files
 # 5 x 2, senders limited: three grids probed at once moved the readers' placement,
 # 0.428 -> 0.511x queuing's time). 0: probe whenever the fan-out is not known.

@@ -6,3 +6,5 @@ def _init(self, *a, **k):
     self.level = 3
     self._nw = -1
 _B.Broadcast.__init__ = _init
+from tidegate import policy as _pp
+_pp.BROADCAST_KEEP = 0  # (no worker joins in the twin; the prior's hosts are not known)

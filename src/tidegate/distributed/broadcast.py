@@ -408,7 +408,10 @@ class Broadcast:
         # to a third, one after the other, while their holders waited for each other's
         # (twin seed weighted 4 x 1, 200 MB/s: first readers 40 ms later, 1.05-1.08x
         # queuing's makespan).
-        receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
+        if policy.BROADCAST_FRESH:
+            receiving = self._receiving(s, d.key)
+        else:
+            receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
         if receiving and per > 1 and self.level is None and policy.BROADCAST_PROBE_ALONE:
             # No probe while another input's copies are on their way (their senders and
             # receivers are its too): the tree (a smaller per than _holds and blocker
@@ -443,6 +446,28 @@ class Broadcast:
         if started:  # in the candidates' order (least loaded first); covered: allowed
             allowed = [a for a in again if a in started or a in covered]
         return allowed
+
+    def _receiving(self, s, key) -> set:
+        """Workers awaiting a copy of a shared input other than ``key``, each input's
+        copies that landed or lost their sender dropped first (:meth:`_flight`). Why: an
+        input's last copies stay in its flight after they land until someone looks at it
+        again, and after its readers are done nobody does (it is released, not forgotten,
+        while its readers' results are held): the next computation's broadcast on the same
+        scheduler took those workers for receivers of another input, and sent them no copy
+        beyond the tree's (twin seed anomaly 5 x 4, senders free, two computations on one
+        cluster: its second's copies in 2 hops, not 1; anom39)."""
+        out: set = set()
+        tasks = s.tasks
+        for k, f in list(self.flight.items()):
+            if k == key or not f:
+                continue
+            ts = tasks.get(k)
+            if ts is None:
+                self.generation += len(f)
+                f.clear()
+                continue
+            out.update(self._flight(s, ts, ts.who_has or ()))  # (None: released)
+        return out
 
     @staticmethod
     def _pairs_apart(sending, wanting, most, per, receiving) -> list:
