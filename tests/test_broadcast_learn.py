@@ -157,3 +157,25 @@ def test_a_free_verdict_holds_only_on_the_hosts_it_was_made_on(monkeypatch):
     fresh = Broadcast()
     fresh.keep(old)
     assert fresh.level is None
+
+
+def test_receivers_of_another_input_are_those_still_awaiting_a_copy():
+    """Broadcast._receiving (policy.BROADCAST_FRESH): an input whose last copies landed
+    after anyone last looked at it keeps them in its flight; they are not receivers."""
+    from types import SimpleNamespace
+
+    from tidegate.distributed.broadcast import Broadcast
+
+    class W:  # hashable by identity, as dask's WorkerState
+        def __init__(self, address):
+            self.address = address
+
+    ws = {a: W(a) for a in ("w0", "w1", "w2", "w3")}
+    grid = SimpleNamespace(key="grid", who_has={ws["w0"], ws["w1"]})
+    other = SimpleNamespace(key="other", who_has=None)  # released
+    s = SimpleNamespace(workers=ws, tasks={"grid": grid, "other": other})
+    b = Broadcast()
+    b.flight = {"grid": {"w1": "w0", "w2": "w0"}, "other": {"w3": "w1"}, "agg": {}}
+    b._seen = {"grid": (1, 4)}  # looked at when w0 alone held it
+    assert b._receiving(s, "agg") == {"w2"}  # w1 landed; other's copies: no sender left
+    assert b.flight["grid"] == {"w2": "w0"} and not b.flight["other"]
