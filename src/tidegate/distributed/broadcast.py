@@ -457,11 +457,10 @@ class Broadcast:
         beyond the tree's (twin seed anomaly 5 x 4, senders free, two computations on one
         cluster: its second's copies in 2 hops, not 1; anom39)."""
         out: set = set()
-        tasks = s.tasks
         for k, f in list(self.flight.items()):
             if k == key or not f:
                 continue
-            ts = tasks.get(k)
+            ts = s.tasks.get(k)
             if ts is None:
                 self.generation += len(f)
                 f.clear()
