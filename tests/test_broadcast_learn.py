@@ -85,3 +85,97 @@ def test_twin_senders_limited_keep_the_tree():
     assert b1.level == 0 and b1.per == 1 and not any(v[2] for v in b1.verdicts)
     assert r1.makespan <= 1.005 * r0.makespan  # 19.402 -> 19.400 s
     assert r1.bytes_transferred == r0.bytes_transferred
+
+
+def test_the_twin_reports_each_fetch_as_dask_s_worker_does(monkeypatch):
+    """dask's Worker.gather_dep attaches a "transfer" startstop (start, stop, source) to
+    a task it fetched for; the scheduler hears it with that task's task-finished. The twin
+    must give the same signal (BROADCAST_LEARN = 2 reads it)."""
+    from tidegate.sim import cluster as sim_cluster
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    seen = []
+    original = sim_cluster.SimScheduler.handle_task_finished
+
+    def handle(self, *args, startstops=(), worker=None, **kwargs):
+        seen.extend((worker, ss) for ss in startstops or () if ss["action"] == "transfer")
+        return original(self, *args, startstops=startstops, worker=worker, **kwargs)
+
+    monkeypatch.setattr(sim_cluster.SimScheduler, "handle_task_finished", handle)
+    model = build("weighted", 8, 190e6, store=False).model()
+    r = simulate(model, policy="queue", workers=4, threads_per_worker=1, bandwidth="200MB/s")
+    assert r.trace.transfers and seen
+    workers = set(r.trace.meta["workers"])
+    for worker, ss in seen:
+        assert ss["source"] in workers and ss["source"] != worker
+        assert 0 <= ss["start"] <= ss["stop"] <= r.makespan
+
+
+def test_broadcast_growth_widens_faster_per_free_verdict(monkeypatch):
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 1)
+    monkeypatch.setattr(policy, "BROADCAST_GROWTH", 2)
+    assert broadcast_per_sender(None, False, 5) == policy.BROADCAST_PROBE  # probe alike
+    assert broadcast_per_sender(0, False, 100) == policy.BROADCAST_PER_SENDER  # tree alike
+    assert broadcast_per_sender(1, False, 100) == 4 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(2, False, 100) == 16 * policy.BROADCAST_PROBE
+    assert broadcast_per_sender(3, False, 100) == policy.BROADCAST_WIDE
+
+
+def test_a_free_verdict_holds_only_on_the_hosts_it_was_made_on(monkeypatch):
+    from types import SimpleNamespace
+
+    from tidegate.distributed.broadcast import Broadcast
+    from tidegate.policy import kept_level
+
+    assert kept_level(2, frozenset("ab"), frozenset("a")) == 2  # fewer hosts: kept
+    assert kept_level(2, frozenset("ab"), frozenset("abc")) is None  # a new host: probe
+    assert kept_level(0, frozenset("a"), frozenset("abc")) == 0  # "slowed" kept (the tree)
+    assert kept_level(None, frozenset(), frozenset("a")) is None
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 0)
+    assert kept_level(2, frozenset("ab"), frozenset("abc")) == 2  # anom38's
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 1)
+    monkeypatch.setattr(policy, "BROADCAST_LEARN", 1)
+
+    def scheduler(*hosts):
+        return SimpleNamespace(workers={f"tcp://{h}:{i}": SimpleNamespace(host=h)
+                                        for i, h in enumerate(hosts)})
+
+    b = Broadcast()
+    b.level, b._hosts, b._nw = 1, frozenset("ab"), -1
+    assert b._reper(scheduler("a", "b", "b")) == 2 * policy.BROADCAST_PROBE  # kept
+    assert b._reper(scheduler("a", "b", "c")) == policy.BROADCAST_PROBE and b.level is None
+    # A resync's new Broadcast keeps what the old one learnt of the senders, not its copies.
+    old = Broadcast()
+    old.level, old.best_rate, old._hosts = 3, 2e8, frozenset("a")
+    old.flight["x"] = {"tcp://a:1": "tcp://a:0"}
+    new = Broadcast()
+    new.keep(old)
+    assert (new.level, new.best_rate, new._hosts) == (3, 2e8, frozenset("a"))
+    assert not new.flight
+    monkeypatch.setattr(policy, "BROADCAST_KEEP", 0)
+    fresh = Broadcast()
+    fresh.keep(old)
+    assert fresh.level is None
+
+
+def test_receivers_of_another_input_are_those_still_awaiting_a_copy():
+    """Broadcast._receiving (policy.BROADCAST_FRESH): an input whose last copies landed
+    after anyone last looked at it keeps them in its flight; they are not receivers."""
+    from types import SimpleNamespace
+
+    from tidegate.distributed.broadcast import Broadcast
+
+    class W:  # hashable by identity, as dask's WorkerState
+        def __init__(self, address):
+            self.address = address
+
+    ws = {a: W(a) for a in ("w0", "w1", "w2", "w3")}
+    grid = SimpleNamespace(key="grid", who_has={ws["w0"], ws["w1"]})
+    other = SimpleNamespace(key="other", who_has=None)  # released
+    s = SimpleNamespace(workers=ws, tasks={"grid": grid, "other": other})
+    b = Broadcast()
+    b.flight = {"grid": {"w1": "w0", "w2": "w0"}, "other": {"w3": "w1"}, "agg": {}}
+    b._seen = {"grid": (1, 4)}  # looked at when w0 alone held it
+    assert b._receiving(s, "agg") == {"w2"}  # w1 landed; other's copies: no sender left
+    assert b.flight["grid"] == {"w2": "w0"} and not b.flight["other"]

@@ -35,6 +35,7 @@ from ..policy import (
     broadcast_per_sender,
     is_broadcast,
     joins_group,
+    kept_level,
     senders_free,
 )
 
@@ -97,6 +98,7 @@ class Broadcast:
         self._live: dict = {}  # sender -> its groups with copies out
         self._probe = None  # while the fan-out is not known: the group probing it, if any
         self.best_rate = 0.0  # the fastest bytes/s a copy took (policy.senders_free)
+        self._hosts = frozenset()  # the workers' hosts when level was last set above 0
         self.verdicts: list = []  # (key, durations, free) per judged group (a record)
         self.timed: deque = deque(maxlen=1_000)  # (key, receiver, sender, stimulus, start)
 
@@ -406,7 +408,10 @@ class Broadcast:
         # to a third, one after the other, while their holders waited for each other's
         # (twin seed weighted 4 x 1, 200 MB/s: first readers 40 ms later, 1.05-1.08x
         # queuing's makespan).
-        receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
+        if policy.BROADCAST_FRESH:
+            receiving = self._receiving(s, d.key)
+        else:
+            receiving = {r for k, f in self.flight.items() if k != d.key for r in f}
         if receiving and per > 1 and self.level is None and policy.BROADCAST_PROBE_ALONE:
             # No probe while another input's copies are on their way (their senders and
             # receivers are its too): the tree (a smaller per than _holds and blocker
@@ -442,6 +447,27 @@ class Broadcast:
             allowed = [a for a in again if a in started or a in covered]
         return allowed
 
+    def _receiving(self, s, key) -> set:
+        """Workers awaiting a copy of a shared input other than ``key``, each input's
+        copies that landed or lost their sender dropped first (:meth:`_flight`). Why: an
+        input's last copies stay in its flight after they land until someone looks at it
+        again, and after its readers are done nobody does (it is released, not forgotten,
+        while its readers' results are held): the next computation's broadcast on the same
+        scheduler took those workers for receivers of another input, and sent them no copy
+        beyond the tree's (twin seed anomaly 5 x 4, senders free, two computations on one
+        cluster: its second's copies in 2 hops, not 1; anom39)."""
+        out: set = set()
+        for k, f in list(self.flight.items()):
+            if k == key or not f:
+                continue
+            ts = s.tasks.get(k)
+            if ts is None:
+                self.generation += len(f)
+                f.clear()
+                continue
+            out.update(self._flight(s, ts, ts.who_has or ()))  # (None: released)
+        return out
+
     @staticmethod
     def _pairs_apart(sending, wanting, most, per, receiving) -> list:
         """broadcast_pairs when a holder may send more than one copy at once: the copies
@@ -460,8 +486,13 @@ class Broadcast:
         return pairs
 
     def _reper(self, s) -> int:
-        """:attr:`per` for the workers now and what the copies measured so far say."""
+        """:attr:`per` for the workers now and what the copies measured so far say (a
+        "free" verdict only while the workers' hosts are those it was made on:
+        policy.kept_level; their hosts listed only then, when the workers' count changed)."""
         self._nw = len(s.workers)
+        if self.level is not None and self.level > 0 and policy.BROADCAST_KEEP:
+            hosts = frozenset(ws.host for ws in s.workers.values())
+            self.level = kept_level(self.level, self._hosts, hosts)
         self.per = broadcast_per_sender(self.level, self._probe is not None, self._nw)
         return self.per
 
@@ -520,8 +551,18 @@ class Broadcast:
                 continue
             free = senders_free(g[3], g[1], self.best_rate)
             self.level = (self.level or 0) + 1 if free else 0
+            if free and policy.BROADCAST_KEEP:
+                self._hosts = frozenset(ws.host for ws in s.workers.values())
             self._nw = -1
             self.verdicts.append((k, tuple(g[3]), free))
+
+    def keep(self, old) -> None:
+        """What ``old`` (the Broadcast this one replaces at a resync) learnt of the
+        senders (policy.BROADCAST_KEEP): its verdict, best rate and hosts; nothing of its
+        copies."""
+        if old is not None and policy.BROADCAST_KEEP:
+            self.level, self.best_rate, self._hosts = old.level, old.best_rate, old._hosts
+            self._nw = -1
 
     def drop_worker(self, addr) -> None:
         """Worker ``addr`` left: the holder lists kept naming it go (:meth:`addresses`).

@@ -336,7 +336,9 @@ class Install:
         self._context = None
         self._open: set = set()  # addresses that may take a root (books.may_take_some)
         self._held = set() if s is None else restricted.held_by_limits(self, s)
+        kept = self.__dict__.get("_broadcast")  # (its senders' verdict: Broadcast.keep)
         self._broadcast = Broadcast(dask.config.get("tidegate.distributed.broadcast", True))
+        self._broadcast.keep(kept)
         self._broadcast.flush = self._flush_starts  # (a copy's message after poke's starts)
         # Workers that may take a root without partners (in flight below the count, under
         # budget, or idle) as (load, address): the least loaded first, without a sort per

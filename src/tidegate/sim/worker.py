@@ -400,6 +400,22 @@ class SimWorker:
                 Transfer(str(k), sender.address, self.address, start, stop, v.nbytes))
             cl.bytes_transferred += v.nbytes
         heartbeats.measured(self, sum(v.nbytes for v in data.values()), stop - asked)
+        if data:
+            # dask's Worker.gather_dep reports each fetch as a "transfer" startstop of one
+            # task it fetched for (_get_cause: a dependent here, else the key itself), from
+            # asking to having (its loop's clock), named by its source; the scheduler gets
+            # it with that task's task-finished. The twin gives the same (a real cluster's
+            # signal; anom39 timed broadcast copies by it and dropped that: a copy that
+            # lands before its readers is attached to the key itself, never reported).
+            cause = None
+            for k in data:
+                ts = tasks[k]
+                if ts.dependents:
+                    cause = next(iter(ts.dependents))
+                    break
+                cause = ts
+            cause.startstops.append({"action": "transfer", "start": asked,
+                                     "stop": self.clock.now, "source": sender.address})
         self.handle_stimulus(
             GatherDepSuccessEvent(
                 worker=inst.worker, total_nbytes=inst.total_nbytes, data=data,

@@ -1,0 +1,1 @@
+from tidegate import policy; policy.BROADCAST_LEARN = 1
