@@ -25,6 +25,9 @@ def test_fast_thief_is_dasks_thief(monkeypatch, name, workers, steps):
     from tidegate import policy
 
     monkeypatch.setattr(policy, "FIRST_SHARE", 0)
+    # (and thieves among every idle worker: policy.STEAL_SPLIT keeps a task whose own
+    # inputs are on one or two workers to them, which dask's search does not know)
+    monkeypatch.setattr(policy, "STEAL_SPLIT", 0)
     checked = []
     fast = server._fast_thief
 
@@ -132,3 +135,40 @@ def test_a_task_whose_inputs_are_all_on_its_worker_is_not_stolen():
     assert moved == 0, f"{moved} of {local} tasks ran away from all their inputs"
     assert tide.bytes_transferred <= 0.3 * queue.bytes_transferred
     assert max(tide.peak_memory_per_worker) <= 0.85 * max(queue.peak_memory_per_worker)
+
+
+def test_a_combine_split_over_two_workers_is_stolen_only_to_one_of_them(monkeypatch):
+    """policy.thieves_only_holders (STEAL_SPLIT): a task that is not a root, whose own
+    inputs are all held on two workers, may be stolen only to one of them (seed anomaly 4 x
+    1, LocalCluster: a combine of 4 chunk means split 2 + 2 went to a third worker, which
+    copied all 4 beside its own group's: lc39-findings.txt). Plain stand-ins for dask's
+    state, the thief search itself replaced by its first candidate."""
+    from types import SimpleNamespace as NS
+
+    from tidegate import policy
+
+    assert policy.thieves_only_holders(2, True) and policy.thieves_only_holders(1, True)
+    assert not policy.thieves_only_holders(3, True)
+    assert not policy.thieves_only_holders(2, False) and not policy.thieves_only_holders(0, True)
+    a, b, c, d = "a", "b", "c", "d"  # (workers as strings: hashable, comparable)
+    means = [NS(key=i, nbytes=8_000_000, dependents=[None], dependencies=[1], who_has={w},
+                get_nbytes=lambda: 8_000_000) for i, w in enumerate((a, a, b, b))]
+    combine = NS(dependencies=means, processing_on=a, actor=False)
+    def error(where, exc):
+        raise exc
+
+    plugin = NS(_slow_groups=set(), books=NS(roots_max=32_000_000), scheduler=object(),
+                _error=error)
+    steal = NS(stealing_objective=None, in_flight_occupancy={})
+    guarded = server._fast_thief(plugin, steal, None)
+    monkeypatch.setattr(policy, "STEAL_SPLIT", 2)
+    # (the search itself, tested above: here the first candidate by name)
+    monkeypatch.setattr(server, "_scan", lambda thieves, *args: min(thieves) if thieves else None)
+    sched = NS(valid_workers=lambda ts: None, bandwidth=1e8)
+    assert guarded(sched, combine, {c, d}, occupancies={}) is None  # no holder is idle
+    assert guarded(sched, combine, {b, c, d}, occupancies={}) == b
+    monkeypatch.setattr(policy, "STEAL_SPLIT", 0)
+    assert guarded(sched, combine, {c, d}, occupancies={}) == c  # dask's: any idle worker
+    means[3].who_has = {d}  # three holders: the rule does not bind
+    monkeypatch.setattr(policy, "STEAL_SPLIT", 2)
+    assert guarded(sched, combine, {c, d}, occupancies={}) == c

@@ -1318,6 +1318,25 @@ def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     return held_here > 0 and held_elsewhere == 0
 
 
+# A task that is not a root, whose own inputs are all held on at most STEAL_SPLIT workers,
+# is stolen only to one of them (server._fast_thief asks thieves_only_holders; lc39). 0:
+# dask's thief among every idle worker, as before.
+STEAL_SPLIT = 2
+
+
+def thieves_only_holders(holders: int, all_held: bool) -> bool:
+    """May work stealing move a task that is not a root only to a worker holding some of
+    its own inputs (:func:`own_input`, as :func:`keeps_its_worker` counts them)? Yes when
+    they are all held (``all_held``) on ``holders`` workers, from 1 to ``STEAL_SPLIT``.
+    Why: a tree reduction's combine whose 4 inputs were split 2 + 2 over two workers was
+    stolen (keeps_its_worker binds only where all are on its worker) to a third worker
+    holding none, which copied all 4 while holding its own group's loads and chunk means:
+    seed anomaly 4 x 1 on a LocalCluster, that worker's managed peak 145 -> 168 MiB
+    (one33, and lc39 on main a6d339f). Stolen to the other holder, it copies the 2 it would
+    have copied anyway, where nothing of another group waits."""
+    return 0 < holders <= STEAL_SPLIT and all_held
+
+
 def sole_holder(local: dict):
     """The one worker holding more of a consumer's own input bytes than any other, or
     None: there :func:`place_consumer`'s answer is that worker whatever the runtime

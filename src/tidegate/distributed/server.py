@@ -18,7 +18,7 @@ import numpy as np
 
 from tornado.ioloop import PeriodicCallback
 
-from ..policy import SHARED_FANOUT, keeps_its_worker, own_input
+from ..policy import SHARED_FANOUT, keeps_its_worker, own_input, thieves_only_holders
 from . import recompile
 
 logger = logging.getLogger("tidegate.distributed")
@@ -326,6 +326,28 @@ def _inputs_all_here(ts, plugin) -> bool:
     return keeps_its_worker(here, elsewhere)
 
 
+def _own_holders(ts, plugin):
+    """The workers holding ts's own inputs (policy.own_input, as _inputs_all_here counts
+    them) where policy.thieves_only_holders keeps its thieves among them, else None. Asked
+    only of a task stealing looks for a thief for (a few per balance round); not while a
+    worker is found clearly slower (policy.steals_beside_slower: dask's stealing)."""
+    if plugin._slow_groups or ts.processing_on is None:
+        return None
+    holders: set = set()
+    all_held = True
+    for d in ts.dependencies:
+        if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+            continue
+        if not d.dependencies and not own_input(d.nbytes, len(d.dependents), True,
+                                                plugin.books.roots_max):  # fmt: skip
+            continue
+        if d.who_has:
+            holders.update(d.who_has)
+        else:
+            all_held = False
+    return holders if thieves_only_holders(len(holders), all_held) else None
+
+
 def _unpatch_stealing(plugin, s) -> None:
     steal = getattr(s, "extensions", {}).get("stealing")
     saved = getattr(plugin, "_saved_steal", None)
@@ -436,6 +458,11 @@ def _fast_thief(plugin, steal, original):
 
     def guarded(scheduler, ts, potential_thieves, *, occupancies):
         try:
+            only = _own_holders(ts, plugin)  # (policy.thieves_only_holders)
+            if only is not None:
+                potential_thieves = {ws for ws in only if ws in potential_thieves}
+                if not potential_thieves:
+                    return None
             return _get_thief(scheduler, ts, potential_thieves, occupancies=occupancies)
         except Exception as exc:  # dask's own search for this call (never break balance)
             round_[0] = arrays[0] = None
