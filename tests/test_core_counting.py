@@ -163,6 +163,7 @@ def _plugin_single(tasks: dict, key) -> bool:
         scheduler=SimpleNamespace(tasks=tasks),
         _is_root_cache={},
         _note_combine=lambda ts, worker: None,  # (a tree reduction's combine: not asked here)
+        _readers={},  # (policy.lags' readers: none registered here)
     )
     hooks.Plugin._left_processing(plugin, key, "memory", "s")
     (single,) = got

@@ -25,6 +25,7 @@ from distributed import Client, Event, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
 from tidegate.books import Books  # noqa: E402
+from tidegate import policy  # noqa: E402
 from tidegate.distributed import admission, hooks, placement, server  # noqa: E402
 from tidegate.distributed import tasks as plugin_tasks  # noqa: E402
 from conftest import VALIDATING, local_cluster  # noqa: E402
@@ -178,6 +179,9 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
     if not server._thief_shape(object.__new__(WorkStealing)):
         pytest.skip("this distributed picks thieves with a module function: not replaced")
     monkeypatch.setattr(server, "_inputs_all_here", lambda ts, plugin: False)  # (more to steal)
+    # (every thief asked, not only its inputs' holders: STEAL_SPLIT would leave most
+    # searches without a thief, so the search would rarely run)
+    monkeypatch.setattr(policy, "STEAL_SPLIT", 0)
     monkeypatch.setattr(server, "_scan", _raise("thief"))
     monkeypatch.setattr(server._Thieves, "best", _raise("thief"))
     w = build("anomaly", 150, 190e6, store=False)
