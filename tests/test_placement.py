@@ -1254,6 +1254,8 @@ def test_lags_needs_a_slow_root_group_and_slow_readers():
     assert not lags((0.48, nan), fast, (0.099, 0.099), rfast)  # one sample
     assert not lags((0.48, 0.48), fast, (0.099, 0.01), rfast)  # one slow reader
     assert not lags(None, fast, (0.099, 0.099), rfast)
+    assert not lags((0.48, 0.48), (0.0, 0.0), (0.099, 0.099), rfast)  # (a coarse clock's 0)
+    assert not lags((0.48, 0.48), fast, (0.099, 0.099), (0.0, 0.0))
     assert not lags((LAG * 0.16,) * 2, fast, (LAG * 0.033,) * 2, rfast)  # not more than
     assert lags_clearly(LAG_ROOTS + 0.1) and not lags_clearly(LAG_ROOTS)
     assert not lags_clearly(LAG_ROOTS + 0.1, 1.5)  # the other lags too

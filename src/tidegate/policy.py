@@ -1915,8 +1915,8 @@ def lags(pace, other, read_pace, read_other) -> float:
     if b != b or d != d or f != f or h != h:
         return 0.0  # (not two of each known)
     slow, fast, rslow, rfast = min(a, b), max(c, d), min(e, f), max(g, h)
-    if not (slow > LAG * fast and rslow > LAG * rfast):
-        return 0.0
+    if not (slow > LAG * fast and rslow > LAG * rfast) or fast <= 0 or rfast <= 0:
+        return 0.0  # (a duration of 0: a clock too coarse to compare by)
     return min(slow / fast, rslow / rfast)
 
 
