@@ -295,20 +295,24 @@ class Placement:
         lagging, running = self._lagging, s.running
         duration = s._get_prefix_duration(ts.prefix)
         ahead = _ready_with(s, ts)
-        lag, bw = lagging.get(ws.address, 1.0), s.bandwidth
-        # (dask's occupancy counts the copies on their way there: not stretched by lag)
-        net = getattr(ws, "_network_occ", 0) / bw
-        wait = (ws.occupancy - net + ahead.get(ws, 0.0)) / ws.nthreads
-        comm = s.get_comm_cost(ts, ws) + net / ws.nthreads
-        best = ws
+        bw = s.bandwidth
+
+        def costs(w) -> tuple:
+            """w's (queued work per thread, inputs' copy time): dask's occupancy counts
+            the copies on their way to w, moved from the work (stretched by lag) to the
+            copy time (not)."""
+            net = getattr(w, "_network_occ", 0) / bw
+            return ((w.occupancy - net + ahead.get(w, 0.0)) / w.nthreads,
+                    s.get_comm_cost(ts, w) + net / w.nthreads)
+
+        best, lag = ws, lagging.get(ws.address, 1.0)
+        wait, comm = costs(ws)
         for d in ts.dependencies:
             for other in d.who_has or ():
                 if other is best or other is ws or other not in running:
                     continue
                 other_lag = lagging.get(other.address, 1.0)
-                net = getattr(other, "_network_occ", 0) / bw
-                other_wait = (other.occupancy - net + ahead.get(other, 0.0)) / other.nthreads
-                other_comm = s.get_comm_cost(ts, other) + net / other.nthreads
+                other_wait, other_comm = costs(other)
                 if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
                                          other_comm):  # fmt: skip
                     best, wait, lag, comm = other, other_wait, other_lag, other_comm
