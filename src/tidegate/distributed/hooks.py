@@ -42,6 +42,7 @@ import logging
 import math
 from functools import partial
 from itertools import islice
+from operator import attrgetter
 
 import dask.config
 from dask._task_spec import DataNode
@@ -61,11 +62,25 @@ from .admission import Admission
 from .install import Install
 from .placement import Placement
 from .tasks import (
-    _UNPLACED, _chained, _constant, _key, _most_held, _on_their_way, _one_data_input, _pieces,
-    _read_on_key, _read_soon, _structural_root, _target,
+    _UNPLACED, _chained, _constant, _key, _most_held, _on_their_way, _on_their_way_read,
+    _one_data_input, _pieces, _read_on_key, _read_soon, _structural_root, _target,
 )
 
 logger = logging.getLogger("tidegate.distributed")
+# The combine view (_combines_of) kept per worker until a task it read changes. Why: twin
+# anomaly 100 x 4 at 1,000 steps asks it 1.1 times a task, 99% of the asks with nothing it
+# reads changed since that worker's last ask (bench/results/cpu39c-findings.txt section 3;
+# cpu40a-findings.txt). What it reads: the worker's noted combines (_combines[addr]: a note
+# drops the kept view, _note_combine), each kept combine's state, its inputs' holders,
+# processing_on and states, and the inputs' states _on_their_way walks into. Each of those
+# tasks is watched (_viewed) and its kept views dropped (_view_moved) where dask changes
+# them: a transition (Plugin.transition; not processing -> memory: on the worker it ran on,
+# its one holder then, which the view counts alike; not released -> waiting: a view that
+# read a task released is not kept), a replica added or dropped (Placement._replicas), a
+# steal confirmed (stealing's move_task_confirm sets processing_on without a transition:
+# its stream handler wrapped at install, _steal_confirmed). A graph added drops all.
+VIEW_MEMO = 1
+_STATE = attrgetter("_state")
 _dask_logger = logging.getLogger("distributed.scheduler")  # (a folded hook fails as dask logs)
 
 NAME = "tidegate"
@@ -217,6 +232,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             self._open.discard(worker)
             self._idle.discard(worker)
             self._combines.pop(worker, None)
+            self._views.pop(worker, None)
             if worker in self._waiting_on:
                 self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
@@ -232,6 +248,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
     def update_graph(self, scheduler, **kwargs) -> None:
         if self.scheduler is None:
             return
+        self._views.clear()  # (the edges the kept combine views walked may change)
+        self._viewed.clear()
         try:
             self._new_graph(scheduler, kwargs)
         except Exception as exc:  # (dask would log it at every graph)
@@ -274,6 +292,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return
         if self.scheduler is None:
             return
+        if self._viewed and key in self._viewed and (start != "processing" or finish != "memory"):
+            self._view_moved(key)  # (a kept combine view read it: VIEW_MEMO)
         if self._moves and key in self._moves and (start != "processing" or finish != "memory"):
             # A kept walk looked at it (_keep_walk) and where it is changed: not when it
             # finishes (processing -> memory: on the worker it ran on, its one holder), the
@@ -497,6 +517,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             if worker is None:
                 return
         self._combines.setdefault(worker, {})[d.key] = d
+        self._views.pop(worker, None)  # (a kept view of worker's combines: VIEW_MEMO)
 
     def _combines_of(self, addr) -> list:
         """books.combines: for each combine noted at addr (_note_combine) still to run,
@@ -516,10 +537,24 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         (~1,200 bytecodes, ~9 us a task, 5% of the scheduler's time). The most held is
         counted per worker only where the holders elsewhere could outnumber here's
         (session 37: 3,643 of 3,685 asks with two or more here, all of them with n - here
-        <= here; 142 bytecodes a task)."""
+        <= here; 142 bytecodes a task). With VIEW_MEMO, kept per worker until a task it
+        read changes (_combines_kept)."""
         combs = self._combines.get(addr)
         if not combs:
             return []
+        if VIEW_MEMO:
+            out = self._views.get(addr)
+            if out is None:
+                return self._combines_kept(addr, combs)
+            if self.books.audit:  # (tests: the kept view is the view found anew)
+                n = len(combs)
+                assert self._combines_found(addr, combs) == out and len(combs) == n, addr
+                self._audited("view kept")
+            return out
+        return self._combines_found(addr, combs)
+
+    def _combines_found(self, addr, combs) -> list:
+        """_combines_of's answer, found (and the combines gone pruned)."""
         out = []
         gone = None
         for key, d in combs.items():
@@ -558,6 +593,70 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             if not combs:
                 del self._combines[addr]
         return out
+
+    def _combines_kept(self, addr, combs) -> list:
+        """_combines_found's answer, found as there (the same steps), and kept for addr
+        with every task read watched (VIEW_MEMO), unless one of them is released (its
+        move to waiting is not stamped: Plugin.transition's first return) or the steals'
+        confirmations are not seen (a stealing handler not wrapped: _steal_confirmed)."""
+        out = []
+        gone = None
+        read = []  # the tasks whose state, holders or processing_on this view reads
+        for key, d in combs.items():
+            if d._state == "waiting":
+                here = n = 0
+                deps = d.dependencies
+                for x in deps:
+                    who = x.who_has
+                    if who:
+                        n += len(who)
+                        for ws in who:
+                            if ws.address == addr:
+                                here += 1
+                    ws = x.processing_on
+                    if ws is not None:
+                        n += 1
+                        if ws.address == addr:
+                            here += 1
+                if here:
+                    read.append(d)
+                    read.extend(deps)
+                    most, way = here, False
+                    if awaits_combine(here, here, True):
+                        if n - here > here:
+                            most = _most_held(d)
+                            way = awaits_combine(here, most, True) \
+                                and _on_their_way_read(d, 4, read)  # fmt: skip
+                        else:
+                            way = _on_their_way_read(d, 4, read)
+                    out.append((here, most, way))
+                    continue
+            if gone is None:
+                gone = []
+            gone.append(key)
+        if gone is not None:
+            for key in gone:
+                del combs[key]
+            if not combs:
+                del self._combines[addr]
+        if out and "released" not in map(_STATE, read) and self._steals_seen():
+            self._views[addr] = out
+            viewed = self._viewed
+            for ts in read:
+                kept = viewed.get(ts.key)
+                if kept is None:
+                    viewed[ts.key] = {addr}
+                else:
+                    kept.add(addr)
+        return out
+
+    def _view_moved(self, key) -> None:
+        """Task ``key``, read by kept combine views, changed: those views go (VIEW_MEMO;
+        the others watching it too, whether or not they still read it: kept fewer, never
+        stale)."""
+        views = self._views
+        for addr in self._viewed.pop(key, ()):
+            views.pop(addr, None)
 
     def _slower(self, group, addr, other) -> bool:
         """Is worker addr clearly slower than worker other at group's roots

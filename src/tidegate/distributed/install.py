@@ -130,6 +130,7 @@ class Install:
         self._batch = None
         self._server = False
         self._task_to_msg = None
+        self._steal_confirmed = None  # (the steal-response handler wrapped: _watch_steals)
         self._listed = None  # holders.listing's kept copies, by id of a task's holders
         self._saved_idle_task_count = None
         self._held = set()
@@ -204,6 +205,7 @@ class Install:
             "decide_worker_non_rootish", self._decide_worker_non_rootish
         )
         scheduler._tidegate = self
+        self._watch_steals(scheduler)
         for name in REPLICA_HOOKS:
             if name == "remove_all_replicas" and _drops_all_in_transitions(scheduler):
                 continue  # (twin rechunk-add 100 x 4: 0.88 calls a task, ~45 bytecodes)
@@ -234,6 +236,11 @@ class Install:
             self._saved_idle_task_count.clear()
         if self._task_to_msg is not None and s.__dict__.get("_task_to_msg") is self._task_to_msg:
             del s._task_to_msg
+        confirmed, self._steal_confirmed = self._steal_confirmed, None
+        handlers = getattr(s, "stream_handlers", None)
+        if confirmed is not None and handlers is not None \
+                and handlers.get("steal-response") is confirmed:  # fmt: skip
+            handlers["steal-response"] = confirmed.__wrapped__
         for name, saved in self._saved.items():
             if saved is _MISSING:
                 s.__dict__.pop(name, None)
@@ -256,6 +263,31 @@ class Install:
         restricted.hand_back(self, s, stimulus_id)  # held in no-worker by a limit
         logger.info("tidegate uninstalled")
 
+    def _watch_steals(self, scheduler) -> None:
+        """Wrap the steal-response handler: a steal confirmed (stealing's
+        move_task_confirm) sets the task's processing_on without a transition; the kept
+        combine views that read the task go (hooks.VIEW_MEMO). Restored by uninstall."""
+        original = _steal_handler(scheduler)
+        if original is None:
+            return
+        plugin = self
+
+        def confirmed(*args, **kwargs):
+            try:
+                return original(*args, **kwargs)
+            finally:
+                key = kwargs.get("key")
+                if plugin._viewed and key in plugin._viewed:
+                    plugin._view_moved(key)
+
+        confirmed.__wrapped__ = original
+        scheduler.stream_handlers["steal-response"] = self._steal_confirmed = confirmed
+
+    def _steals_seen(self) -> bool:
+        """Is every steal confirmation seen (_watch_steals), or is there no stealing?"""
+        handler = _steal_handler(self.scheduler)
+        return handler is None or handler is self._steal_confirmed
+
     def _resync(self) -> None:
         """Books rebuilt from the scheduler's state (install, restart, after an error).
         Until one completes (``_whole``), poke releases the queue as dask does: tasks
@@ -268,6 +300,10 @@ class Install:
         # {combine key: its TaskState} (noted by _note_combine, read and pruned by
         # _combines_of: books.combines).
         self._combines: dict = {}
+        # The combine views kept (hooks.VIEW_MEMO): address -> _combines_of's answer, and
+        # key -> the addresses whose kept view read that task (dropped when it changes).
+        self._views: dict = {}
+        self._viewed: dict = {}
         self.books.combines = self._combines_of
         self.books.loads_data = self._unreserve_readers_of
         self.books.leads_on = self._leads_on
@@ -482,6 +518,13 @@ class Install:
             self._logged.add((where, type(exc)))
             logger.error("tidegate: %s failed; dask's own behaviour used for this call",
                          where, exc_info=exc)  # fmt: skip
+
+
+def _steal_handler(scheduler):
+    """The scheduler's steal-response stream handler (stealing's move_task_confirm), or
+    None."""
+    handlers = getattr(scheduler, "stream_handlers", None)
+    return None if handlers is None else handlers.get("steal-response")
 
 
 def _drops_all_in_transitions(scheduler) -> bool:

@@ -1075,6 +1075,8 @@ class Placement:
                 if ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
+                if ts.key in plugin._viewed:  # (a kept combine view read it: VIEW_MEMO)
+                    plugin._view_moved(ts.key)
         elif original.__name__ == "add_replica":
             def stamped(ts, ws):
                 # (a task finishing on its worker: still "processing", no holder yet; it
@@ -1083,9 +1085,12 @@ class Placement:
                 if listed and not same:
                     listed.pop(id(ts.who_has), None)
                 original(ts, ws)
-                if not same and ts.key in plugin._moves:
-                    plugin._moved += 1
-                    plugin._moves[ts.key] = plugin._moved
+                if not same:
+                    if ts.key in plugin._moves:
+                        plugin._moved += 1
+                        plugin._moves[ts.key] = plugin._moved
+                    if ts.key in plugin._viewed:
+                        plugin._view_moved(ts.key)
         else:
             def stamped(ts, ws):
                 if listed:
@@ -1094,6 +1099,8 @@ class Placement:
                 if ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
+                if ts.key in plugin._viewed:
+                    plugin._view_moved(ts.key)
 
         stamped.__name__ = original.__name__
         stamped.__wrapped__ = original

@@ -189,6 +189,21 @@ def _on_their_way(ts, depth: int) -> bool:
     return True
 
 
+def _on_their_way_read(ts, depth: int, read: list) -> bool:
+    """_on_their_way, the inputs of each task it walks into appended to ``read`` before
+    their states are read (Plugin._combines_of's memo watches them: VIEW_MEMO)."""
+    for x in ts.dependencies:
+        state = x._state
+        if state == "memory" or state == "processing":
+            continue
+        if state != "waiting" or depth <= 1:
+            return False
+        read.extend(x.dependencies)
+        if not _on_their_way_read(x, depth - 1, read):
+            return False
+    return True
+
+
 def _most_held(ts) -> int:
     """The most of ts's inputs done or computed on any one worker (0: none)."""
     held: dict = {}
