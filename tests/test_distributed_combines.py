@@ -97,10 +97,13 @@ class _Worker:  # (a WorkerState as _combines_of reads it: hashed by identity)
         self.address = address
 
 
+_KEYS = itertools.count()
+
+
 def _fake(state, deps=(), who=(), on=None):
     from types import SimpleNamespace
 
-    return SimpleNamespace(_state=state, state=state, dependencies=list(deps),
+    return SimpleNamespace(key=next(_KEYS), _state=state, state=state, dependencies=list(deps),
                            who_has={_Worker(a) for a in who} or None,
                            processing_on=None if on is None else _Worker(on))
 
@@ -126,7 +129,12 @@ def test_combines_of_most_held_skipped_only_where_it_is_here_s():
             inputs.append(_fake(state, [_fake("memory", who="a")], who, on))
         d = _fake("waiting", inputs)
         fake = SimpleNamespace(_combines={"a": {"d": d}})
-        out = hooks.Plugin._combines_of(fake, "a")
+        out = hooks.Plugin._combines_found(fake, "a", fake._combines["a"])
+        # (found alike where it is kept: hooks.VIEW_MEMO)
+        kept = SimpleNamespace(_combines={"a": {"d": d}}, _views={}, _viewed={},
+                               _steals_seen=lambda: True)
+        assert hooks.Plugin._combines_kept(kept, "a", kept._combines["a"]) == out
+        assert kept._views == ({"a": out} if out else {})
         ref = _reference(SimpleNamespace(_combines={"a": {"d": d}}), "a")
         assert _awaits(out) == _awaits(ref)
         if ref and awaits_combine(ref[0][0], ref[0][0], True):
