@@ -69,10 +69,12 @@ def audited(monkeypatch):
     # what that worker holds is looked at ("held by count"); a refusal kept whatever the
     # body's view of the worker's combines, the view not asked (session 37: "refused, view
     # not asked", ~62,000 times); such a refusal of a root without partners found in one
-    # step (session 38: books.KEPT_STEP, "kept step", ~65,000 times)
+    # step (session 38: books.KEPT_STEP, "kept step", ~65,000 times); the view of a
+    # worker's combines answered from the one kept for it (session 40: hooks.VIEW_MEMO,
+    # "view kept", ~6,900 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld",
                                 "owed", "held by count", "refused, view not asked",
-                                "kept step"}),
+                                "kept step", "view kept"}),
     # held bytes and budgets in the books
     # (a root still refused stays parked, "still waits": here "further park" is asked
     # 16 times, 1,378 before session 26)
