@@ -174,3 +174,26 @@ def test_the_steal_handler_is_put_back_at_uninstall():
     ((plugin, s, before),) = plugins
     assert before is not None and plugin._steal_confirmed is None
     assert s.stream_handlers["steal-response"] is before
+
+
+def test_a_view_that_read_a_released_task_is_not_kept():
+    """A task's move released -> waiting is not stamped (Plugin.transition returns first):
+    a view that read a released task is answered, not kept."""
+
+    class W:
+        address = "a"
+
+    def task(key, state, who=False, deps=()):
+        return SimpleNamespace(key=key, _state=state, who_has={W()} if who else None,
+                               processing_on=None, dependencies=list(deps))
+
+    for state, kept in (("released", False), ("waiting", True)):
+        deep = task("deep", state)
+        inputs = [task("x", "memory", True), task("y", "memory", True),
+                  task("z", "waiting", deps=[deep])]
+        d = task("d", "waiting", deps=inputs)
+        p = _fake_plugin(_combines={"a": {"d": d}}, _steals_seen=lambda: True)
+        out = hooks.Plugin._combines_kept(p, "a", p._combines["a"])
+        assert out == [(2, 2, state == "waiting")]
+        assert (p._views == {"a": out}) is kept, p._views
+        assert set(p._viewed) == ({"d", "x", "y", "z", "deep"} if kept else set())
