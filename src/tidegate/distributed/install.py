@@ -280,6 +280,7 @@ class Install:
                 if plugin._viewed and key in plugin._viewed:
                     plugin._view_moved(key)
 
+        confirmed._tidegate = True
         confirmed.__wrapped__ = original
         scheduler.stream_handlers["steal-response"] = self._steal_confirmed = confirmed
 
