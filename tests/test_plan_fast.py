@@ -61,6 +61,13 @@ def _handmade() -> list:
     for i in range(10):  # a handle read by 10 loads: a handle inside the chain (inner)
         edges[f"load-{i}"] = ["store"]
         edges[f"sel-{i}"] = [f"load-{i}"]
+    edges["path"] = []
+    edges["store2"] = ["path"]  # a handle whose one input is a constant (its path)
+    for i in range(12):
+        edges[f"zload-{i}"] = ["store2"]
+        edges[f"zsel-{i}"] = [f"zload-{i}"]
+    for i in range(0, 12, 2):
+        edges[f"zpair-{i}"] = [f"zsel-{i}", f"zsel-{i + 1}"]
     for i in range(0, 10, 2):  # pairs of one group, then combined with the other side
         edges[f"pair-{i}"] = [f"sel-{i}", f"sel-{i + 1}"]
     edges["big"] = []
@@ -94,7 +101,7 @@ def _handmade() -> list:
     for i in range(7):
         edges[f"merge-{i}"] = [f"c4-{i}", f"c4-{i + 1}"]
         edges[f"sum-{i}"] = [f"merge-{i}"]
-    return _graph(edges, constants={"const"})
+    return _graph(edges, constants={"const", "path"})
 
 
 GRAPHS = [(f"{w}-{s}", w, s) for w in WORKLOADS for s in (False, True)]

@@ -1562,6 +1562,8 @@ def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chain
                        gather=gathers_only(meetings, dependents, dependencies, group))
 
 
+_tuple_new = tuple.__new__
+
 # The plans' walks (meeting_plan, further_plan) by their fast forms: the same plans with
 # fewer steps (cpu40b-findings.txt); False: the walks as they were (session 39's).
 PLAN_FAST = True
@@ -1630,9 +1632,11 @@ def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, 
     if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
             and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
         wide = meetings[0][0]
-    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings, further, wide,
-                       pair, gather=leaves and bool(meetings) and gathers_only(
-                           meetings, dependents, dependencies, group))
+    # (the named tuple made without its Python __new__: every field given, in order)
+    return _tuple_new(MeetingPlan, (
+        len(inputs) > MEETING_SPREAD, tuple(inputs), meetings, further, wide, pair, False,
+        leaves and bool(meetings) and gathers_only(meetings, dependents, dependencies,
+                                                   group)))  # fmt: skip
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
@@ -2730,7 +2734,8 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
 def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
     """:func:`_chain` (``PLAN_FAST``): its first step, where no task is a handle (a handle
     is read past the first), taken before the loop; a handle ends the walk at once (past
-    it, ``n > fanout`` ended it: the same chain)."""
+    it, ``n > fanout`` ended it: the same chain); :func:`_no_data` inline, its inputs read
+    once for both."""
     if depth <= 0 or len(dependents(t)) > fanout:
         return (), None, None, None
     ins = dependencies(t)
@@ -2741,15 +2746,20 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
     inner = handle = end = None
     for _ in range(depth - 1):
         n = len(dependents(t))
-        if n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
-            if n > fanout:
-                handle = t
+        if n >= SHARED_FANOUT:
+            ins = dependencies(t)
+            if not ins or (constant is not None and all(map(constant, ins))):  # (_no_data)
+                if n > fanout:
+                    handle = t
+                    break
+                inner = (inner or ()) + (len(tops),)
+            elif n > fanout:
                 break
-            inner = (inner or ()) + (len(tops),)
         elif n > fanout:
             break
+        else:
+            ins = dependencies(t)
         tops.append(t)
-        ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
             break
