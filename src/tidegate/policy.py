@@ -2474,15 +2474,36 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     entries each (anomaly's openers of the four groups under one next-level combine: each
     the other three groups', 12 chains; cpu33a-findings.txt).
 
-    ``unique``: as :func:`meeting_plan`'s (with ``PLAN_FAST``: :func:`_further_plan_fast`)."""
-    if PLAN_FAST and chains is not None:
-        return _further_plan_fast(meetings, dependents, dependencies, depth, fanout,
-                                  constant, chains, unique)
+    ``unique``: as :func:`meeting_plan`'s (with ``PLAN_FAST``: each meeting's own input
+    passed by identity alone; its parts built by :func:`_further_part`)."""
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
-    out: list = []
+    if PLAN_FAST:  # (inline, not a call: most asks find every part kept)
+        out: list = []
+        for m, _ in meetings:
+            ds = dependents(m)
+            if len(ds) != 1:
+                continue
+            (m2,) = ds
+            inputs = dependencies(m2)
+            if not 1 < len(inputs) <= fanout:
+                continue
+            part = chains.get(-id(m2))
+            if part is None or part[0] is not m2:
+                part = _further_part(m2, inputs, dependents, dependencies, depth, fanout,
+                                     constant, chains)
+            if unique:
+                for t, entry in part[1]:
+                    if t is not m:
+                        out.append(entry)
+            else:
+                for t, entry in part[1]:
+                    if not (t is m or t == m):
+                        out.append(entry)
+        return tuple(out)
+    out = []
     for m, _ in meetings:  # (_further_inputs' walk, inline: a generator's steps cost more)
         ds = dependents(m)
         if len(ds) != 1:
@@ -2512,52 +2533,32 @@ def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains)
                      for u in ins) if len(ins) <= fanout else ())
 
 
-def _further_plan_fast(meetings, dependents, dependencies, depth, fanout, constant, chains,
-                       unique) -> tuple:
-    """:func:`further_plan` with ``chains`` (``PLAN_FAST``): the same entries, each built
-    with the kept chains read in place and a loop for a generator (:func:`_further_entry`'s
-    steps), its own meeting passed by identity alone with ``unique``."""
-    out: list = []
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
+def _further_part(m2, inputs, dependents, dependencies, depth, fanout, constant,
+                  chains) -> tuple:
+    """:func:`further_plan`'s kept part of further meeting ``m2`` (``PLAN_FAST``): the
+    entries :func:`_further_entry` gives, each built with the kept chains read in place and
+    a loop for a generator; kept under ``-id(m2)``."""
+    entries = []
+    for t in inputs:
+        if len(dependents(t)) > fanout:
+            entries.append((t, None))
             continue
-        (m2,) = ds
-        inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
+        ins = dependencies(t)
+        if len(ins) > fanout:
+            entries.append((t, (t, ())))
             continue
-        part = chains.get(-id(m2))
-        if part is None or part[0] is not m2:
-            entries = []
-            for t in inputs:
-                if len(dependents(t)) > fanout:
-                    entries.append((t, None))
-                    continue
-                ins = dependencies(t)
-                if len(ins) > fanout:
-                    entries.append((t, (t, ())))
-                    continue
-                found = []
-                for u in ins:
-                    kept = chains.get(id(u))
-                    if kept is not None and kept[0] is u:
-                        found.append(kept[1])
-                    else:
-                        chain = _chain_fast(u, dependents, dependencies, depth, fanout,
-                                            constant)
-                        chains[id(u)] = (u, chain)
-                        found.append(chain)
-                entries.append((t, (t, tuple(found))))
-            part = chains[-id(m2)] = (m2, tuple(entries))
-        if unique:
-            for t, entry in part[1]:
-                if t is not m:
-                    out.append(entry)
-        else:
-            for t, entry in part[1]:
-                if not (t is m or t == m):
-                    out.append(entry)
-    return tuple(out)
+        found = []
+        for u in ins:
+            kept = chains.get(id(u))
+            if kept is not None and kept[0] is u:
+                found.append(kept[1])
+            else:
+                chain = _chain_fast(u, dependents, dependencies, depth, fanout, constant)
+                chains[id(u)] = (u, chain)
+                found.append(chain)
+        entries.append((t, (t, tuple(found))))
+    part = chains[-id(m2)] = (m2, tuple(entries))
+    return part
 
 
 def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:

@@ -1,12 +1,13 @@
 """(cpu40b) The plans' walks timed at every real call of one twin run: at each call the
 plugin makes of policy.meeting_plan / policy.further_plan (Placement._plan, _further_plan),
-the old walk (PLAN_FAST = False, group a Python function as tasks._group was, == compares)
+the old walk (session 39's policy.py, BASE_POLICY, loaded beside: group a Python function as
+tasks._group was, == compares)
 and the new (PLAN_FAST = True, the plugin's arguments: unique, the attrgetter) each run
 REPS times on a fresh copy of the kept chains (copied outside the timer), thread time, min
 per call; answers compared (plans and the chains left). Sums over the run, ns a call.
 PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=src python
     bench/results/cpu40b-tools/timeit_plans.py WORKLOAD STEPS WORKERS [REPS=5]"""
-import sys, time
+import importlib.util, os, sys, time
 from tidegate import policy
 from tidegate.distributed import placement
 from tidegate.sim import simulate
@@ -19,11 +20,19 @@ clock = time.thread_time_ns
 sums = {"meeting_plan": [0, 0, 0], "further_plan": [0, 0, 0]}  # calls, old ns, new ns
 
 
+BASE = os.environ.get("BASE_POLICY", "/work/base40/src/tidegate/policy.py")
+_spec = importlib.util.spec_from_file_location("base_policy", BASE)
+base = sys.modules["base_policy"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)  # (session 39's policy.py: the old walks as they were)
+
+
 def _group_py(ts):  # (tasks._group before: a Python function)
     return ts.group
 
 
 def timed(fn, label):
+    old_fn = getattr(base, fn.__name__)
+
     def wrapper(*args, **kwargs):
         chains = kwargs.get("chains")
         best = {}
@@ -34,13 +43,14 @@ def timed(fn, label):
                 if kw.get("group") is not None:
                     kw["group"] = _group_py
             policy.PLAN_FAST = fast
+            f = fn if fast else old_fn
             b = None
             for _ in range(reps):
                 c = dict(chains) if chains is not None else None
                 if c is not None:
                     kw["chains"] = c
                 t0 = clock()
-                out = fn(*args, **kw)
+                out = f(*args, **kw)
                 t = clock() - t0
                 b = t if b is None or t < b else b
             best[fast] = (b, out, c)
