@@ -186,3 +186,38 @@ def test_a_wrong_fast_walk_fails(monkeypatch):
     monkeypatch.setattr(policy, "_chain_fast", mutant)
     with pytest.raises(AssertionError):
         _same(_handmade(), None)
+
+
+def _shape(plan, name):
+    """A plan with each task replaced by its name's prefix (what a key of group names and
+    counts could know): equal shapes are what a plan shared between roots would need."""
+    def n(t):
+        return None if t is None else key_split(name(t))
+
+    return (plan.spread, plan.further, plan.pair, plan.gather, plan.deep, n(plan.wide),
+            tuple((n(m), n(v)) for m, v in plan.meetings),
+            tuple(tuple((tuple(map(n, tops)), n(end), n(handle), inner, others, bar)
+                        for tops, end, handle, inner, others, bar in inputs)
+                  for inputs in plan.inputs))
+
+
+def test_a_coarse_shape_key_would_share_wrong_plans():
+    """Why the plans are not shared between roots of one shape (cpu40b-findings.txt): a
+    key cheaper than the walk (a root's group and its count of readers) puts rechunk-add's
+    last u-load of an odd step count, whose merge reads its one split (no meeting there:
+    the walk goes on to the add), with the others, whose merges pair two loads."""
+    nodes = _workload_graph("rechunk-add", False)  # 12 steps: even
+    odd = _graph({k: list(node.dependencies)
+                  for k, node in build("rechunk-add", 5, 1e6, store=False).model().dsk.items()})
+    shapes: dict = {}
+    deps = lambda t: t.dependents  # noqa: E731
+    ins = lambda t: t.dependencies  # noqa: E731
+    for graph in (nodes, odd):
+        for t in graph:
+            if t.dependencies and all(len(d.dependents) > policy.MEETING_FANOUT or
+                                      not d.dependencies for d in t.dependencies) \
+                    and key_split(t.key).startswith("open"):  # (the loads: roots)
+                plan = policy.meeting_plan(t, deps, ins, group=lambda t: t.group)
+                key = (key_split(t.key), len(t.dependents))
+                shapes.setdefault(key, set()).add(_shape(plan, lambda t: t.key))
+    assert any(len(s) > 1 for s in shapes.values()), shapes
