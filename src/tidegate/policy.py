@@ -1461,7 +1461,7 @@ def halo_depth(threads: int, workers: int) -> int | None:
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None,
                  chains: dict | None = None, group=None,
-                 halo_depth: int | None = None) -> MeetingPlan:
+                 halo_depth: int | None = None, unique: bool = False) -> MeetingPlan:
     """:class:`MeetingPlan` of root ``task`` (arguments as :func:`meeting_partners`).
 
     It holds while the graph's tasks and edges do: a body may keep it for a root until a
@@ -1484,9 +1484,17 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     neighbours, each chunk was placed by load alone (2 x 2: alternate chunks on alternate
     workers, every halo crossing) and waited for a slot while its neighbour's data waited
     for it: twin of probe24's rolling-max (bench/probe25_twin.py) 2 x 2 1.15-1.26x
-    queuing's time (bench/results/halo26-findings.txt)."""
-    plan = _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
-                         group)
+    queuing's time (bench/results/halo26-findings.txt).
+
+    ``unique``: distinct task objects are distinct tasks (dask's TaskStates, one per key
+    in a scheduler: a task is compared by identity alone, without ``==``); with
+    ``PLAN_FAST`` the same plan, walked with fewer steps (:func:`_meeting_plan_fast`)."""
+    if PLAN_FAST:
+        plan = _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant,
+                                  chains, group, unique)
+    else:
+        plan = _meeting_plan(task, dependents, dependencies, depth, fanout, constant,
+                             chains, group)
     if halo_depth is None or halo_depth <= depth or not plan.inputs or plan.wide is not None:
         return plan
     own = 0
@@ -1500,8 +1508,10 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             own += 1
     if not own:
         return plan  # (meetings with inputs read by many only: a grid, weights)
-    deep = _meeting_plan(task, dependents, dependencies, halo_depth, fanout, constant, None,
-                         group)
+    deep = (_meeting_plan_fast(task, dependents, dependencies, halo_depth, fanout, constant,
+                               None, group, unique) if PLAN_FAST else
+            _meeting_plan(task, dependents, dependencies, halo_depth, fanout, constant, None,
+                          group))
     for inputs in deep.inputs:
         for entry in inputs:
             for c in entry[0]:
@@ -1550,6 +1560,83 @@ def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chain
                        group is not None and joins_two_sides(meetings, dependents,
                                                              dependencies, group),
                        gather=gathers_only(meetings, dependents, dependencies, group))
+
+
+_tuple_new = tuple.__new__
+
+# The plans' walks (meeting_plan, further_plan) by their fast forms: the same plans with
+# fewer steps (cpu40b-findings.txt); False: the walks as they were (session 39's).
+PLAN_FAST = True
+
+
+def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, chains,
+                       group, unique) -> MeetingPlan:
+    """:func:`_meeting_plan`'s plan with fewer steps (``PLAN_FAST``): ``further``, ``pair``
+    and ``gather`` (:func:`meets_further`, :func:`joins_two_sides`, :func:`gathers_only`:
+    each asks whether some meeting's one dependent reads 2 to ``fanout`` inputs, or whether
+    any has a dependent) found on the one pass over the meetings that lists their inputs,
+    each meeting's dependents read once, each group once (the same answers: each is a
+    test of any one meeting, or of none having a dependent, then asked as before); the
+    kept chains read in place (``_chain_of``'s look-up without its call); with ``unique``,
+    a meeting's input compared with its ``via`` by identity alone. Why: rechunk-add's
+    plans are one walk per root, no part of it shared with another root's (each chain is
+    walked once and read once more, each meeting's other input is one root's entry:
+    nothing to share between roots of one shape), so only a walk with fewer steps costs
+    less (cpu40b-findings.txt)."""
+    meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    inputs = []
+    further = pair = False
+    leaves = group is not None  # (every meeting without a dependent so far: a gather?)
+    for m, via in meetings:
+        ds = dependents(m)
+        if ds:
+            leaves = False
+            if len(ds) == 1:
+                (m2,) = ds
+                ins2 = dependencies(m2)
+                n2 = len(ins2)
+                if 1 < n2 <= fanout:
+                    further = True
+                if n2 == 2 and not pair and group is not None:
+                    a, b = ins2
+                    ga = group(a)
+                    gb = group(b)
+                    if ga is not gb and ga != gb:
+                        pair = True
+        ins = dependencies(m)
+        if len(ins) > fanout:
+            continue
+        plans = []
+        for t in ins:
+            if t is via or (not unique and t == via):
+                continue
+            n = len(dependents(t))
+            if n > fanout:
+                continue  # (a chain of no task: no score, no root, no bar; a mean, a grid)
+            if chains is None:
+                chain = _chain_fast(t, dependents, dependencies, depth, fanout, constant)
+            else:
+                kept = chains.get(id(t))
+                if kept is not None and kept[0] is t:
+                    chain = kept[1]
+                else:
+                    chain = _chain_fast(t, dependents, dependencies, depth, fanout, constant)
+                    chains[id(t)] = (t, chain)
+            shared = n > 1
+            if n >= SHARED_FANOUT and HANDLES_NO_PARTNERS and _no_data(t, dependencies,
+                                                                     constant):
+                shared = 2
+            plans.append(chain + (shared, not (constant is not None and constant(t))))
+        inputs.append(tuple(plans))
+    wide = None
+    if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
+            and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
+        wide = meetings[0][0]
+    # (the named tuple made without its Python __new__: every field given, in order)
+    return _tuple_new(MeetingPlan, (
+        len(inputs) > MEETING_SPREAD, tuple(inputs), meetings, further, wide, pair, False,
+        leaves and bool(meetings) and gathers_only(meetings, dependents, dependencies,
+                                                   group)))  # fmt: skip
 
 
 def joins_started_fan_in(task, plan: MeetingPlan, dependencies, where) -> bool:
@@ -2370,7 +2457,7 @@ def further_meeting(
 
 def further_plan(meetings, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None, chains: dict | None = None,
-                 ) -> tuple:
+                 unique: bool = False) -> tuple:
     """The structural part of :func:`further_meeting` (same arguments; ``meetings``
     required): per other input ``t`` of each further meeting, ``(t, chains of t's inputs)``
     (:func:`_chain`; none when t reads more than ``fanout``), or None for an input read
@@ -2385,12 +2472,38 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     while the graph does): a root's plan is the entries of its further meetings but its
     own meetings'. Why: the roots whose meetings end in one further meeting built the same
     entries each (anomaly's openers of the four groups under one next-level combine: each
-    the other three groups', 12 chains; cpu33a-findings.txt)."""
+    the other three groups', 12 chains; cpu33a-findings.txt).
+
+    ``unique``: as :func:`meeting_plan`'s (with ``PLAN_FAST``: each meeting's own input
+    passed by identity alone; its parts built by :func:`_further_part`)."""
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
-    out: list = []
+    if PLAN_FAST:  # (inline, not a call: most asks find every part kept)
+        out: list = []
+        for m, _ in meetings:
+            ds = dependents(m)
+            if len(ds) != 1:
+                continue
+            (m2,) = ds
+            inputs = dependencies(m2)
+            if not 1 < len(inputs) <= fanout:
+                continue
+            part = chains.get(-id(m2))
+            if part is None or part[0] is not m2:
+                part = _further_part(m2, inputs, dependents, dependencies, depth, fanout,
+                                     constant, chains)
+            if unique:
+                for t, entry in part[1]:
+                    if t is not m:
+                        out.append(entry)
+            else:
+                for t, entry in part[1]:
+                    if not (t is m or t == m):
+                        out.append(entry)
+        return tuple(out)
+    out = []
     for m, _ in meetings:  # (_further_inputs' walk, inline: a generator's steps cost more)
         ds = dependents(m)
         if len(ds) != 1:
@@ -2418,6 +2531,34 @@ def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains)
     ins = dependencies(t)
     return (t, tuple(_chain_of(u, dependents, dependencies, depth, fanout, constant, chains)
                      for u in ins) if len(ins) <= fanout else ())
+
+
+def _further_part(m2, inputs, dependents, dependencies, depth, fanout, constant,
+                  chains) -> tuple:
+    """:func:`further_plan`'s kept part of further meeting ``m2`` (``PLAN_FAST``): the
+    entries :func:`_further_entry` gives, each built with the kept chains read in place and
+    a loop for a generator; kept under ``-id(m2)``."""
+    entries = []
+    for t in inputs:
+        if len(dependents(t)) > fanout:
+            entries.append((t, None))
+            continue
+        ins = dependencies(t)
+        if len(ins) > fanout:
+            entries.append((t, (t, ())))
+            continue
+        found = []
+        for u in ins:
+            kept = chains.get(id(u))
+            if kept is not None and kept[0] is u:
+                found.append(kept[1])
+            else:
+                chain = _chain_fast(u, dependents, dependencies, depth, fanout, constant)
+                chains[id(u)] = (u, chain)
+                found.append(chain)
+        entries.append((t, (t, tuple(found))))
+    part = chains[-id(m2)] = (m2, tuple(entries))
+    return part
 
 
 def further_by_plan(plan: tuple, where, nbytes=None) -> tuple[dict, bool]:
@@ -2588,6 +2729,42 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
             end = None if ins else t
             break
         (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
+    return tuple(tops), end, handle, inner
+
+
+def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
+    """:func:`_chain` (``PLAN_FAST``): its first step, where no task is a handle (a handle
+    is read past the first), taken before the loop; a handle ends the walk at once (past
+    it, ``n > fanout`` ended it: the same chain); :func:`_no_data` inline, its inputs read
+    once for both."""
+    if depth <= 0 or len(dependents(t)) > fanout:
+        return (), None, None, None
+    ins = dependencies(t)
+    if len(ins) != 1:
+        return (t,), None if ins else t, None, None
+    tops = [t]
+    (t,) = ins
+    inner = handle = end = None
+    for _ in range(depth - 1):
+        n = len(dependents(t))
+        if n >= SHARED_FANOUT:
+            ins = dependencies(t)
+            if not ins or (constant is not None and all(map(constant, ins))):  # (_no_data)
+                if n > fanout:
+                    handle = t
+                    break
+                inner = (inner or ()) + (len(tops),)
+            elif n > fanout:
+                break
+        elif n > fanout:
+            break
+        else:
+            ins = dependencies(t)
+        tops.append(t)
+        if len(ins) != 1:
+            end = None if ins else t
+            break
+        (t,) = ins
     return tuple(tops), end, handle, inner
 
 

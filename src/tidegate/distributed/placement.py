@@ -955,7 +955,7 @@ class Placement:
         if kept is None or kept[0] is not ts:
             kept = self._fplans[ts.key] = (ts, further_plan(
                 plan.meetings, _dependents, _dependencies, constant=_constant,
-                chains=self._chains))  # fmt: skip
+                chains=self._chains, unique=True))  # fmt: skip
         return kept[1]
 
     def _keep_walk(self, entry) -> None:
@@ -1137,7 +1137,8 @@ class Placement:
             return _NO_MEETINGS
         plan = meeting_plan(ts, _dependents, _dependencies, constant=_constant,
                             chains=self._chains, group=_group,
-                            halo_depth=halo_depth(s.total_nthreads, len(s.workers)))
+                            halo_depth=halo_depth(s.total_nthreads, len(s.workers)),
+                            unique=True)  # (TaskStates: one per key)
         self._plans[ts.key] = (ts, plan)
         return plan
 

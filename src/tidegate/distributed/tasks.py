@@ -46,8 +46,8 @@ def _pieces(deps) -> float:
     return total if n > 1 else math.nan
 
 
-def _group(ts):
-    return ts.group
+# (read in C: the plans' walks ask it of each pair's two inputs)
+_group = operator.attrgetter("group")
 
 
 def _keys(looked) -> tuple:
