@@ -300,6 +300,14 @@ SHORT_DEEP = 10
 # by a block; s 1 (SHORT_ONE's) 1 of 60 (0.896x time); s 0 none (0.917x); s -1 (no more
 # than any other after the root) 1 of 60 and 0.944x.
 SHORT_DEEP_SLACK = 0
+# BESIDE_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, may_load_beside's "fewer than
+# two spread roots processing" is "fewer than n per eight threads" (:func:`beside_roots`). Two
+# loads at a time on eight threads: a pair of blocks loads in ~6 ms and its 18 slices run
+# in ~5 ms on eight threads, so the threads idle while the next pair loads (twin stencil
+# 2 x 8 at 2 ms: threads 2.8-3.9 of 8 busy against queuing's 4.1-5.8, 1.14x queuing's time
+# median, 11 of 15 runs over 1.05x). sten40-findings.txt. 0: off (main before sten40).
+BESIDE_WIDE = 4
+BESIDE_WIDE_THREADS = 8
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -365,6 +373,16 @@ def asks_third(threads: int, roots_processing: int) -> bool:
     return bool(BESIDE_THIRD) and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
 
 
+def beside_roots(threads: int) -> int:
+    """How many spread roots may process at once on a worker of ``threads`` threads for
+    :func:`may_load_beside`'s second test (and :func:`waits_behind_short`): two, or
+    ``BESIDE_WIDE * threads // 8`` on workers of BESIDE_WIDE_THREADS+ threads where more
+    (:data:`BESIDE_WIDE`)."""
+    if BESIDE_WIDE and threads >= BESIDE_WIDE_THREADS:
+        return max(2, BESIDE_WIDE * threads // 8)
+    return 2
+
+
 def may_load_beside(threads: int, roots_processing: int, processing: int,
                     light: int = 0, third: bool = False) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
@@ -422,9 +440,9 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
-        processing - free < threads and roots_processing < 2 + (
+        processing - free < threads and roots_processing < beside_roots(threads) + (
             third and asks_third(threads, roots_processing))) or (
-        processing <= threads + BESIDE_DEEP and roots_processing < 2
+        processing <= threads + BESIDE_DEEP and roots_processing < beside_roots(threads)
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
 
@@ -437,7 +455,8 @@ def waits_behind_short(threads: int, roots_processing: int, processing: int,
     :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
     holds least, :func:`holds_least`.)"""
     return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
-        and roots_processing < 2 and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
+        and roots_processing < beside_roots(threads) and light > 0 and SHORT_DEEP > 0 \
+        and BESIDE_BUSY != 0
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
