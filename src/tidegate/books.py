@@ -45,7 +45,7 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
-    asks_short_one, holds_least, waits_behind_short,
+    asks_short_one, asks_wide, holds_least, waits_behind_short,
     may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
@@ -770,7 +770,7 @@ class Books:
                                                  book.processing) or (
                 book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
             if spread and not beside:
-                beside = self._beside_light(w, book, est)
+                beside = self._beside_light(w, book, est) or self._beside_wide(w, book, est)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
@@ -911,7 +911,8 @@ class Books:
         # estimate, unless its size is known). Counted as may-count alone, blocks parked
         # on a one-thread worker were walked again about once a task end (twin stencil
         # 2 x 1: 1,041 walks for 36 blocks against 401).
-        return self._beside_light(w, book, self._roots_max)
+        return self._beside_light(w, book, self._roots_max) or self._beside_wide(
+            w, book, self._roots_max)
 
     def _third(self, w, book, est) -> bool:
         """policy.may_load_beside with its ``third`` on worker w, asked where it failed
@@ -924,21 +925,24 @@ class Books:
             and may_load_beside(book.threads, book.roots_processing, book.processing,
                                 third=True)  # fmt: skip
 
-    def _beside_light(self, w, book, est) -> bool:
+    def _beside_light(self, w, book, est, wide=False) -> bool:
         """policy.may_load_beside on worker w with its tasks that read little beside a root
         of ``est`` bytes counted (``light``: the body's ``light``, asked only where the
-        allowance could decide: light_on's most, then the count)."""
+        allowance could decide: light_on's most, then the count). ``wide``: see
+        ``_beside_wide``."""
         most = light_on(book.threads) if self.light is not None else 0
         if not most or not may_load_beside(book.threads, book.roots_processing,
-                                           book.processing, most) and not \
+                                           book.processing, most, wide=wide) and not \
                 waits_behind_short(book.threads, book.roots_processing, book.processing,
-                                   most):  # fmt: skip
+                                   most, wide):  # fmt: skip
             return False
         light = self.light(w, est, most)
-        if may_load_beside(book.threads, book.roots_processing, book.processing, light):
+        if may_load_beside(book.threads, book.roots_processing, book.processing, light,
+                           wide=wide):
             return True
         # (policy.SHORT_DEEP: deeper behind short tasks on four threads, where w holds least)
-        if waits_behind_short(book.threads, book.roots_processing, book.processing, light):
+        if waits_behind_short(book.threads, book.roots_processing, book.processing, light,
+                              wide):
             slack = policy_module.SHORT_DEEP_SLACK
             return slack == math.inf or self._holds_least(w, book, slack * est)
         # (policy.SHORT_ONE: one short task reading a block counts on a one-thread worker
@@ -946,6 +950,16 @@ class Books:
         return light < most and asks_short_one(book.threads) and self._holds_least(
             w, book, est) and may_load_beside(book.threads, book.roots_processing,
                                               book.processing, self.light(w, est, most, True))
+
+    def _beside_wide(self, w, book, est) -> bool:
+        """policy.BESIDE_WIDE: may a spread root process beside other work on worker w of
+        eight or more threads with two or more roots processing there (policy.asks_wide:
+        where other tasks than roots process there, with BESIDE_WIDE_BUSY), as
+        ``may_load_beside`` (or ``_beside_light``) with ``wide``? Asked after those refused
+        without it."""
+        return asks_wide(book.threads, book.roots_processing, book.processing) and (
+            may_load_beside(book.threads, book.roots_processing, book.processing, wide=True)
+            or self._beside_light(w, book, est, True))
 
     def _holds_least(self, w, book, est) -> bool:
         """policy.holds_least of w against every other worker (held and estimated bytes):

@@ -300,6 +300,22 @@ SHORT_DEEP = 10
 # by a block; s 1 (SHORT_ONE's) 1 of 60 (0.896x time); s 0 none (0.917x); s -1 (no more
 # than any other after the root) 1 of 60 and 0.944x.
 SHORT_DEEP_SLACK = 0
+# BESIDE_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, may_load_beside's "fewer than
+# two spread roots processing" is "fewer than n per eight threads" (:func:`asks_wide`),
+# where other tasks than roots process there (BESIDE_WIDE_BUSY). Two loads at a time on
+# eight threads: a pair of blocks loads in ~6 ms and its 18 slices run in ~5 ms on eight
+# threads, so the threads idle while the next pair loads (twin stencil 2 x 8 at 2 ms:
+# threads 2.8-3.9 of 8 busy against queuing's 4.1-5.8; 1.145x queuing's time median, 46 of
+# 60 runs over 1.05x). Four: 1.036x (25 over), at 10 ms 1.073 -> 1.038x (48 -> 21 over);
+# peaks 0.72 -> 0.88x median, none over queuing's but one at 10 ms (main's too).
+# BESIDE_WIDE_BUSY 0 (at the start too, nothing but roots processing): 1.022x, but a
+# worker took four blocks at the start and more of its partners later (4 x 8 at 2 ms: 8
+# of 60 runs a block over queuing's peak, main none). Not guarded by holds_least
+# (SHORT_DEEP_SLACK's form, slack 0: 4 x 8 still 6 over, 2 x 8 6 over). sten40-findings.txt.
+# 0: off (main before sten40).
+BESIDE_WIDE = 4
+BESIDE_WIDE_THREADS = 8
+BESIDE_WIDE_BUSY = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -365,8 +381,18 @@ def asks_third(threads: int, roots_processing: int) -> bool:
     return bool(BESIDE_THIRD) and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
 
 
+def asks_wide(threads: int, roots_processing: int, processing: int) -> bool:
+    """Would :data:`BESIDE_WIDE` let one more spread root process beside other work on this
+    worker than the two of :func:`may_load_beside`'s second test (where other tasks than
+    roots process there, with BESIDE_WIDE_BUSY)? The body then asks may_load_beside with
+    ``wide``."""
+    return bool(BESIDE_WIDE) and threads >= BESIDE_WIDE_THREADS \
+        and 2 <= roots_processing < BESIDE_WIDE * threads // 8 \
+        and (processing > roots_processing or not BESIDE_WIDE_BUSY)
+
+
 def may_load_beside(threads: int, roots_processing: int, processing: int,
-                    light: int = 0, third: bool = False) -> bool:
+                    light: int = 0, third: bool = False, wide: bool = False) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
     block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
     placed (``Books.place``'s ``spread``: it has partners) start on a worker beside its
@@ -418,26 +444,31 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
     test's "a thread free" is "no task waits for a thread" (``processing <= threads``),
     or no more than :data:`BESIDE_DEEP` wait.
+
+    ``wide``: :func:`asks_wide` (:data:`BESIDE_WIDE`): on workers of BESIDE_WIDE_THREADS+
+    threads the second test's "fewer than two roots processing" is "fewer than BESIDE_WIDE
+    per eight threads" (the body passes it only where asks_wide).
     """
     ahead = min(light, light_on(threads))
     free = ahead if LIGHT_FREE and threads > 1 else 0
     return roots_processing == 0 and processing - ahead <= threads or (
-        processing - free < threads and roots_processing < 2 + (
-            third and asks_third(threads, roots_processing))) or (
-        processing <= threads + BESIDE_DEEP and roots_processing < 2
+        processing - free < threads and (roots_processing < 2 or wide or third and asks_third(
+            threads, roots_processing))) or (
+        processing <= threads + BESIDE_DEEP and (roots_processing < 2 or wide)
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
 
 def waits_behind_short(threads: int, roots_processing: int, processing: int,
-                       light: int) -> bool:
+                       light: int, wide: bool = False) -> bool:
     """:data:`SHORT_DEEP`: may a spread root wait behind up to SHORT_DEEP tasks waiting for
     a thread (``processing <= threads + SHORT_DEEP``) where a task processing there is known
     short (``light`` > 0: :func:`light_ahead`'s count), on workers of BESIDE_BUSY_THREADS+
-    threads with fewer than two roots processing? (The body asks it after
-    :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
+    threads with fewer than two roots processing (``wide``: as :func:`may_load_beside`'s)?
+    (The body asks it after :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
     holds least, :func:`holds_least`.)"""
     return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
-        and roots_processing < 2 and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
+        and (roots_processing < 2 or wide) \
+        and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
 
 
 # A root completing a consumer passes the in-flight count only while fewer than the cap of
