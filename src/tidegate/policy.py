@@ -1894,6 +1894,36 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
 
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
 
+# lags: each worker's own two samples (at the roots and at the readers) must agree within
+# LAG_SPREAD times, or they are noise, not a pace (steady). 0: main's (any two samples).
+LAG_SPREAD = 1.25
+
+
+# Plugin._lag_seen: each worker's first reader of a group is not a sample (warm_sample).
+# 0: main's.
+LAG_WARM = 0
+
+
+def warm_sample(first: bool) -> bool:
+    """Is a reader's compute time (policy.lags) a sample of its worker's pace? Not the
+    worker's ``first`` of its group while ``LAG_WARM``: a process's first call of a
+    function pays its warm-up (imports, the first deserialisation)."""
+    return not (first and LAG_WARM)
+
+
+def steady(pair) -> bool:
+    """Do a worker's last two samples of one group (``(last, previous)``: compute seconds)
+    agree within ``LAG_SPREAD`` times, so that they measure its pace? A lag of LAG
+    (1.25x) cannot be told from samples varying by more than that. Why: on a LocalCluster
+    of equal workers (seed anomaly 2 x 1) one worker's chunk-means took 3-54 ms and its
+    loads 0.03-0.23 s, and slow39's two samples a worker found a lag of 1.45-2.42x in 3
+    of 6 quiet runs (lead39-findings.txt); the twin's samples of a group on one worker
+    are equal (spread 1.0: its decisions unchanged)."""
+    a, b = pair
+    if a > b:
+        a, b = b, a
+    return not LAG_SPREAD or b <= LAG_SPREAD * a
+
 
 def lags(pace, other, read_pace, read_other) -> float:
     """How many times slower than another worker is a process lagging throughout, or 0.0?
@@ -1905,7 +1935,9 @@ def lags(pace, other, read_pace, read_other) -> float:
     (the slow one's shorter against the fast one's longer). Both are asked because each
     alone misleads: a reduction group whose loads are slow wherever they run, or slow
     loads on a worker computing at full speed, slow the loads only; there the tasks after
-    the loads run as fast on either worker and must not be moved for it."""
+    the loads run as fast on either worker and must not be moved for it. Each pair must
+    be :func:`steady` (``LAG_SPREAD``): two samples varying more than the lag sought are
+    noise, not a pace."""
     if pace is None or other is None or read_pace is None or read_other is None:
         return 0.0
     a, b = pace
@@ -1917,6 +1949,9 @@ def lags(pace, other, read_pace, read_other) -> float:
     slow, fast, rslow, rfast = min(a, b), max(c, d), min(e, f), max(g, h)
     if not (slow > LAG * fast and rslow > LAG * rfast) or fast <= 0 or rfast <= 0:
         return 0.0  # (a duration of 0: a clock too coarse to compare by)
+    if LAG_SPREAD and not (steady(pace) and steady(other) and steady(read_pace)
+                           and steady(read_other)):  # fmt: skip
+        return 0.0  # (samples varying more than the lag sought: LocalCluster noise)
     return min(slow / fast, rslow / rfast)
 
 

@@ -56,6 +56,7 @@ from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: te
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
     lags_clearly, light_ahead, steals_beside_slower, steals_while_lagging, tiny_prefix,
+    warm_sample,
 )
 from .admission import Admission
 from .install import Install
@@ -587,6 +588,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         two is shortest; the first worker with two samples until then). Once per such
         task."""
         root, paces = read
+        if worker not in paces and not warm_sample(True):
+            paces[worker] = (math.nan, math.nan)  # (the next one is its first sample)
+            return
         _paced(paces, worker, startstops)
         mine = paces[worker]
         if mine[1] != mine[1]:
