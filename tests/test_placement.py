@@ -1262,6 +1262,51 @@ def test_lags_needs_a_slow_root_group_and_slow_readers():
     assert not lags_clearly(0.0)
 
 
+def test_equal_workers_lagging_in_two_samples_only_do_not_lag():
+    """lag40: on a LocalCluster two samples a worker scatter as much as a lag (equal
+    workers found lagging 1.45-2.42x in 3 of 6 quiet runs, lead39-findings.txt). A lag
+    must persist over each worker's last LAG_SAMPLES (policy.lags_persist: each side's
+    most extreme LAG_TRIM dropped): equal workers whose last two readers of one happened
+    slow do not lag; a worker slower throughout with one fast outlier still does; with
+    fewer samples the pairs' answer stands (the twin's); LAG_SAMPLES 2 is main's."""
+    from types import SimpleNamespace
+
+    from tidegate import policy
+    from tidegate.distributed import Plugin
+    from tidegate.policy import lags_persist
+
+    b_roots, b_reads = (0.2, 0.19, 0.6, 0.18), (0.012, 0.015, 0.013, 0.014)
+    assert not lags_persist((0.26, 0.27, 0.2, 0.19), b_roots, (0.021, 0.02, 0.015, 0.016),
+                            b_reads)
+    assert lags_persist((0.5, 0.45, 0.48, 0.2), b_roots, (0.08, 0.03, 0.031, 0.029), b_reads)
+    assert lags_persist((0.26, 0.27), b_roots[:2], (0.021, 0.02), b_reads[:2])  # (pairs)
+
+    def found(a_roots, a_reads, samples=policy.LAG_SAMPLES) -> float:
+        saved = policy.LAG_SAMPLES
+        policy.LAG_SAMPLES = samples
+        try:
+            stub = SimpleNamespace(
+                _lag_ref={}, _lagging={}, _slow_groups=set(),
+                _pace={"load": {"a": a_roots[:2], "b": b_roots[:2]}},  # (the pairs)
+                _lag_roots={"load": {"a": a_roots, "b": b_roots}})
+            read = ("load", {})
+            worst = 0.0
+            for worker, seconds in [("b", x) for x in reversed(b_reads)] \
+                    + [("a", x) for x in reversed(a_reads)]:  # fmt: skip
+                ss = [{"action": "compute", "start": 0.0, "stop": seconds}]
+                Plugin._lag_seen(stub, "mean_chunk", read, worker, ss)
+                worst = max([worst, *stub._lagging.values()])
+            return worst
+        finally:
+            policy.LAG_SAMPLES = saved
+
+    noisy = ((0.26, 0.27, 0.2, 0.19), (0.021, 0.02, 0.015, 0.016))
+    assert found(*noisy, samples=2) == pytest.approx(0.26 / 0.2)  # main's: a lag
+    assert not found(*noisy)
+    slow = ((0.5, 0.45, 0.48, 0.2), (0.08, 0.03, 0.031, 0.029))
+    assert found(*slow) == pytest.approx(min(0.45 / 0.2, 0.03 / 0.015))
+
+
 def test_ends_sooner_elsewhere_stretches_work_by_lag_not_copies():
     """policy.ends_sooner_elsewhere: each worker's queued work and the task stretched by
     its lag, the copies not; LAG_CONSUMERS 0: never."""

@@ -2038,6 +2038,38 @@ def lags(pace, other, read_pace, read_other) -> float:
     return min(slow / fast, rslow / rfast)
 
 
+# lags holds only when it holds over each worker's last LAG_SAMPLES samples too, each side's
+# most extreme LAG_TRIM dropped (lags_persist; Plugin._lag_seen). 2: main's (the pairs).
+LAG_SAMPLES = 6
+LAG_TRIM = 1
+
+
+def lags_persist(pace, other, read_pace, read_other) -> bool:
+    """Does a lag found by :func:`lags` (its pairs: each worker's last two) persist over
+    the last ``LAG_SAMPLES`` samples of each (newest first: compute seconds of the group's
+    roots on the worker and on the other, then of its readers)? Each side's
+    ``LAG_TRIM`` most extreme dropped (the slow one's shortest, the fast one's longest),
+    the slow one's next shortest must still take more than ``LAG`` times the fast one's
+    next longest, at the roots and at the readers. Until every window holds
+    ``2 * LAG_TRIM + 2`` samples, the pairs' answer stands (True). Why: on a LocalCluster
+    two samples a worker scatter as much as a lag: equal workers (seed anomaly 2 x 1,
+    quiet) were found lagging 1.45-2.42x in 3 of 6 runs (lead39-findings.txt), the scatter
+    of one worker's samples was 1.5-6x at a load average of 30 (lag40-findings.txt); a
+    lag that noise made holds in two samples, not in six. The twin's samples of a group on
+    one worker are equal: its answers are the pairs'. Not the windows' extremes alone: a
+    worker really 3x slower (reniced) at a load of 30 was then found in 1 of 3 runs, not
+    3 of 3; nor each pair's own spread: 0 of 3."""
+    if LAG_SAMPLES <= 2 or not LAG_TRIM:
+        return True
+    t = LAG_TRIM
+    least = 2 * t + 2
+    if len(pace) < least or len(other) < least or len(read_pace) < least \
+            or len(read_other) < least:  # fmt: skip
+        return True
+    return sorted(pace)[t] > LAG * sorted(other)[-1 - t] \
+        and sorted(read_pace)[t] > LAG * sorted(read_other)[-1 - t]  # fmt: skip
+
+
 # A worker lagging (lags) more than LAG_ROOTS times, while the other does not, is clearly
 # slower at its roots too (lags_clearly: Plugin._slower, as for clearly_slower). 0: never.
 LAG_ROOTS = 2.4

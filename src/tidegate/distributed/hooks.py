@@ -56,7 +56,8 @@ from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
-    lags_clearly, light_ahead, steals_beside_slower, steals_while_lagging, tiny_prefix,
+    lags_clearly, lags_persist, light_ahead, steals_beside_slower, steals_while_lagging,
+    tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -418,6 +419,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
         self._pace.pop(name, None)
+        self._lag_roots.pop(name, None)
         self._slow_groups.discard(name)
         if self._tiny_prefixes or self._tiny_most or self._tiny_not:  # (with its groups)
             self._tiny_prefixes.discard(tg.prefix.name)
@@ -480,6 +482,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
                         _paced(paces, worker, startstops)
+                        if self._lag_roots:  # (and the lag's windows: policy.lags_persist)
+                            windows = self._lag_roots.get(ts.group.name)
+                            if windows is not None:
+                                _windowed(windows, worker, startstops)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
                 if len(ts.dependents) == 1:
@@ -683,13 +689,15 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         """A task of group ``reader`` (``read``: (the root group it reads, its paces))
         ended on ``worker``: its pace is kept, and the worker is found lagging or not
         (policy.lags) against the fastest reader seen (the one whose longer of its last
-        two is shortest; the first worker with two samples until then). Once per such
-        task."""
+        two is shortest; the first worker with two samples until then), and the lag must
+        persist over each one's last policy.LAG_SAMPLES (policy.lags_persist: the readers'
+        windows kept here, the roots' in ``_lag_roots``). Once per such task."""
         root, paces = read
-        _paced(paces, worker, startstops)
-        mine = paces[worker]
-        if mine[1] != mine[1]:
+        _windowed(paces, worker, startstops)
+        window = paces[worker]
+        if len(window) < 2:
             return  # (one sample)
+        mine = window[:2]
         longer = max(mine)
         ref = self._lag_ref.get(reader)
         if ref is None or ref[0] == worker or longer < ref[1]:
@@ -698,7 +706,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return
         fast = ref[0]
         roots = self._pace.get(root, {})
-        lag = lags(roots.get(worker), roots.get(fast), mine, paces.get(fast))
+        others = paces[fast]
+        lag = lags(roots.get(worker), roots.get(fast), mine, others[:2])
+        if lag:
+            windows = self._lag_roots.get(root, {})
+            if not lags_persist(windows.get(worker, ()), windows.get(fast, ()), window,
+                                others):  # fmt: skip
+                lag = 0.0  # (two samples' noise: it does not hold over more)
         if lag:
             self._lagging[worker] = lag
             if self._slow_groups and not steals_while_lagging(True):
@@ -991,6 +1005,19 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._context = (ts, None)
             return True
         return False
+
+
+def _windowed(windows: dict, worker, startstops) -> None:
+    """A task finished on ``worker``: its compute seconds (the worker's ``startstops``)
+    become the newest of the last policy.LAG_SAMPLES (at least two) kept in ``windows``
+    (by worker, newest first) for policy.lags and lags_persist."""
+    d = 0.0
+    for ss in startstops:
+        if ss["action"] == "compute":
+            d += ss["stop"] - ss["start"]
+    last = windows.get(worker)
+    windows[worker] = (d,) if last is None \
+        else (d,) + last[:max(policy_module.LAG_SAMPLES, 2) - 1]  # fmt: skip
 
 
 def _paced(paces: dict, worker, startstops) -> None:

@@ -412,6 +412,9 @@ class Install:
         # of its last two) the fastest seen; worker -> how many times slower it lags
         # (Placement._off_lagging)
         self._readers: dict = {}
+        # root group of a reader group in _readers -> {worker: compute seconds of its last
+        # policy.LAG_SAMPLES there, newest first} (policy.lags_persist)
+        self._lag_roots: dict = {}
         self._lag_ref: dict = {}
         self._lagging: dict = {}
         self._parked_ts: dict = {}  # key -> ts (dask reports transitions by key)

@@ -1203,6 +1203,7 @@ class Placement:
                     if len(d.dependencies) == 1 and d.group.name not in self._readers \
                             and d.group.name not in self._pace:  # fmt: skip
                         self._readers[d.group.name] = (ts.group.name, {})
+                        self._lag_roots.setdefault(ts.group.name, {})
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
