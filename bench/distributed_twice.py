@@ -14,7 +14,8 @@ copies started, the most copies one holder had out at once per input, the broadc
     PYTHONPATH=src python bench/distributed_twice.py --only seed-anomaly --workers 4
         --threads 1 [--bandwidth 200e6] --pairs 6 --computations 2 --out X.json
 
-Modes: learn0 / learn1 (tidegate with BROADCAST_LEARN 0 / 1), queue (dask's own queuing).
+Modes: learn0 / learn1 (tidegate with BROADCAST_LEARN 0 / 1), learn1f (1 with
+BROADCAST_RATE_FLOOR 1), queue (dask's own queuing).
 The scheduler runs in this process (LocalCluster), so the policy switch set here is the
 scheduler's.
 """
@@ -67,6 +68,66 @@ def _landings(s, out: list) -> None:
         return original(*args, keys=keys, **kwargs)
 
     s.stream_handlers["add-keys"] = add_keys
+
+
+def _slow_sender(bandwidth, fair=False):
+    """A worker plugin: each worker's copies out (its get_data replies) share a link of
+    ``bandwidth`` bytes/s. ``fair`` False: one after another, nbytes / bandwidth each (an
+    asyncio lock, FIFO: the twin's sender model). True: the link shared equally by the
+    copies on it at each moment (TCP's fair share; a fluid model stepped every 2 ms), so
+    copies started together land together, each slowed alike. tidegate.demo.SlowNetwork
+    slows each fetch into a worker alone, concurrent ones in parallel: senders free."""
+    import asyncio
+
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class SlowSender(WorkerPlugin):
+        name = "tidegate-slow-sender"
+
+        def __init__(self, bandwidth, fair):
+            self.bandwidth, self.fair = float(bandwidth), bool(fair)
+
+        def setup(self, worker):
+            original, bw, fair, box = worker.handlers["get_data"], self.bandwidth, \
+                self.fair, {}
+            loop_time = asyncio.get_event_loop
+
+            async def share(nbytes):
+                active = box.setdefault("active", {})
+                done = asyncio.Event()
+                active[done] = float(nbytes)
+                if "pump" not in box or box["pump"].done():
+                    box["pump"] = asyncio.ensure_future(pump(active))
+                await done.wait()
+
+            async def pump(active):
+                last = loop_time().time()
+                while active:
+                    await asyncio.sleep(0.002)
+                    now = loop_time().time()
+                    each = bw * (now - last) / len(active)
+                    last = now
+                    for ev in list(active):
+                        active[ev] -= each
+                        if active[ev] <= 0:
+                            del active[ev]
+                            ev.set()
+
+            async def get_data(comm, keys, who=None, serializers=None):
+                tasks = worker.state.tasks
+                nbytes = sum((tasks[k].nbytes or 0) for k in keys if k in tasks)
+                if fair:
+                    await share(nbytes)
+                else:
+                    if "lock" not in box:
+                        box["lock"] = asyncio.Lock()
+                    async with box["lock"]:
+                        await asyncio.sleep(nbytes / bw)
+                return await original(comm, keys, who=who, serializers=serializers)
+
+            worker.handlers["get_data"] = get_data
+
+    return SlowSender(bandwidth, fair)
 
 
 def _reset_peaks(dask_worker):
@@ -130,12 +191,14 @@ def _hops(out) -> int:
     return max(hop.values(), default=0)
 
 
-def run_pair_member(workload, mode, computations, workers, threads, bandwidth, config):
+def run_pair_member(workload, mode, computations, workers, threads, bandwidth, config,
+                    outgoing=None, fair=False):
     from tidegate.demo import _worker_plugins
 
     SlowNetwork, PeakMemory = _worker_plugins()
-    if mode.startswith("learn"):
-        policy.BROADCAST_LEARN = int(mode[5:])
+    if mode.startswith("learn"):  # learn0, learn1; learn1f: with BROADCAST_RATE_FLOOR 1
+        policy.BROADCAST_LEARN = int(mode[5])
+        policy.BROADCAST_RATE_FLOOR = int(mode.endswith("f"))
     out = []
     with dask.config.set(config), LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0,
@@ -144,6 +207,8 @@ def run_pair_member(workload, mode, computations, workers, threads, bandwidth, c
         client.register_plugin(PeakMemory())
         if bandwidth:
             client.register_plugin(SlowNetwork(bandwidth))
+        if outgoing:
+            client.register_plugin(_slow_sender(outgoing, fair))
         s = cluster.scheduler
         lands: list = []
         if mode != "queue":
@@ -174,6 +239,7 @@ def run_pair_member(workload, mode, computations, workers, threads, bandwidth, c
             if b is not None:
                 b = _plugin(s)._broadcast
                 rec.update(level=b.level, per=b.per, best_rate_mbs=b.best_rate / 1e6,
+                           dask_bandwidth_mbs=s.bandwidth / 1e6,
                            copies=b.copies - rec["copies0"],
                            verdicts=[(str(k)[:40], [round(d, 4) for d in ds], free)
                                      for k, ds, free in b.verdicts[rec["verdicts0"]:]],
@@ -192,6 +258,10 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bandwidth", type=float, default=None, help="bytes/s into each worker")
+    ap.add_argument("--outgoing", type=float, default=None,
+                    help="bytes/s out of each worker, its copies one after another")
+    ap.add_argument("--fair", action="store_true",
+                    help="--outgoing shared equally by a worker's copies at once (TCP)")
     ap.add_argument("--steps", type=int, default=48)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -206,7 +276,8 @@ def main(argv=None):
                 for m in order:
                     try:
                         recs = run_pair_member(w, m, args.computations, args.workers,
-                                               args.threads, args.bandwidth, config)
+                                               args.threads, args.bandwidth, config,
+                                               args.outgoing, args.fair)
                     except Exception as e:
                         print(f"pair {i} {w} {m} failed: {e!r}", flush=True)
                         continue
