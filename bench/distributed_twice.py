@@ -284,12 +284,13 @@ def main(argv=None):
                     for r in recs:
                         r.update(pair=i, workload=w)
                         runs.append(r)
-                        bc = r.get("broadcast", {})
+                        bc = {k: (v["copies"], v["most_at_once"], v["span_s"])
+                              for k, v in r.get("broadcast", {}).items()}
                         print(f"pair {i} {w} {m} c{r['computation']} load={r['load1']:.2f} "
                               f"wall={r['wall_s']:.2f} peak={r['peak_managed_mb']:.0f} "
                               f"moved={r['transferred_mb']:.0f} level {r.get('level0')}->"
                               f"{r.get('level')} verdicts={r.get('verdicts')} "
-                              f"bc={ {k: (v['copies'], v['most_at_once'], v['span_s']) for k, v in bc.items()} }",
+                              f"bc={bc}",
                               flush=True)
                     path_out = args.out
                     with open(path_out, "w") as fh:

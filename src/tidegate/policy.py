@@ -3037,7 +3037,7 @@ def senders_free(durations, nbytes: float, best_rate: float) -> bool:
 # test against 0.21 s ("free", wrong; learn40). dask's estimate bounds the yardstick: a
 # spread of one transfer at that rate is not taken for noise. Where the copies' rates
 # reach dask's estimate (the twin) nothing changes. 0: the best rate seen alone (anom38's).
-BROADCAST_RATE_FLOOR = 0
+BROADCAST_RATE_FLOOR = 1
 
 
 def copy_rate(best_rate: float, bandwidth: float) -> float:

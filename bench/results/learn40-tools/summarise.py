@@ -13,6 +13,22 @@ def med(xs, f="{:.2f}"):
     return f"{f.format(statistics.median(xs))} [{f.format(min(xs))}-{f.format(max(xs))}]"
 
 
+def refloor(r, durations, nbytes=8e6):
+    """The verdict BROADCAST_RATE_FLOOR 1 would give these durations (approximate: the
+    best rate at the run's end, dask's bandwidth as recorded, else its 100 MB/s default;
+    the seed workloads' broadcast inputs are 8 MB)."""
+    from tidegate import policy
+
+    old = policy.BROADCAST_RATE_FLOOR
+    policy.BROADCAST_RATE_FLOOR = 1
+    try:
+        rate = policy.copy_rate((r.get("best_rate_mbs") or 0) * 1e6,
+                                (r.get("dask_bandwidth_mbs") or 100) * 1e6)
+        return "free" if policy.senders_free(durations, nbytes, rate) else "slow"
+    finally:
+        policy.BROADCAST_RATE_FLOOR = old
+
+
 def main():
     files = [a for a in sys.argv[1:] if not a.startswith("--")]
     show_runs = "--runs" in sys.argv
@@ -33,6 +49,7 @@ def main():
                 fan = " ".join(f"{v['copies']}c/{v['most_at_once']}at1/{v['hops']}h/"
                                f"{v['span_s']:.3f}s" for v in bc.values())
                 ver = " ".join(f"({','.join(f'{x:.3f}' for x in ds)})->{'free' if fr else 'slow'}"
+                               f"{'' if r['mode'].endswith('f') else '/F:' + refloor(r, ds)}"
                                for _, ds, fr in r.get("verdicts") or [])
                 print(f"    p{r['pair']} {r['mode']} c{r['computation']} load {r['load1']:.1f} "
                       f"wall {r['wall_s']:.2f} peak {r['peak_managed_mb']:.0f} moved "
