@@ -132,7 +132,7 @@ def _slow_sender(bandwidth, fair=False):
 
 def _reset_peaks(dask_worker):
     p = dask_worker.plugins["tidegate-peak-memory"]
-    p.base = p.rss = p.proc.memory_info().rss - 0  # growth counted from here
+    p.base = p.rss = p.proc.memory_info().rss  # growth counted from here
     p.managed = dask_worker.state.nbytes
     return dask_worker.transfer_outgoing_bytes_total
 

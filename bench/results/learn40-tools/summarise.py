@@ -57,5 +57,35 @@ def main():
                       f"best {r.get('best_rate_mbs') or 0:.0f}MB/s {ver} | {fan}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "--tally" not in sys.argv:
     main()
+
+
+def tally(files):
+    """Across files: every verdict by mode and position (the first of a cluster, later),
+    free or slowed, and the level each cluster ended at after each computation."""
+    first, later, ends = {}, {}, {}
+    for fn in files:
+        d = json.load(open(fn))
+        cell = fn.rsplit("/", 1)[-1]
+        seen = set()
+        for r in d["runs"]:
+            if not r["mode"].startswith("learn1"):
+                continue
+            key = (cell, r["mode"], r["pair"])
+            for _, ds, fr in r.get("verdicts") or []:
+                box = later if key in seen else first
+                seen.add(key)
+                box.setdefault((cell, r["mode"]), []).append("free" if fr else "slow")
+            ends.setdefault((cell, r["mode"]), []).append((r["computation"], r.get("level")))
+    for (cell, m), vs in sorted(first.items()):
+        print(f"  {cell:24} {m:7} first {vs}  later {later.get((cell, m), [])}")
+    for (cell, m), es in sorted(ends.items()):
+        by = {}
+        for c, lv in es:
+            by.setdefault(c, []).append(lv)
+        print(f"  {cell:24} {m:7} level after c0/c1/c2: {[by[c] for c in sorted(by)]}")
+
+
+if __name__ == "__main__" and "--tally" in sys.argv:
+    tally([a for a in sys.argv[1:] if not a.startswith("--")])
