@@ -191,6 +191,16 @@ def _hops(out) -> int:
     return max(hop.values(), default=0)
 
 
+def _drop_outputs() -> None:
+    """This computation's zarr result (the disk is shared: each run's 256-384 MB)."""
+    import shutil
+
+    folder = B._INPUTS.get("folder")
+    for e in os.scandir(folder) if folder else ():
+        if e.is_dir() and e.name not in ("a.zarr", "b.zarr"):
+            shutil.rmtree(e.path, ignore_errors=True)
+
+
 def run_pair_member(workload, mode, computations, workers, threads, bandwidth, config,
                     outgoing=None, fair=False):
     from tidegate.demo import _worker_plugins
@@ -232,6 +242,7 @@ def run_pair_member(workload, mode, computations, workers, threads, bandwidth, c
             rec["wall_s"] = time.perf_counter() - t0
             f.result()
             del f
+            _drop_outputs()
             stats = client.run(_peaks)
             rec["peak_managed_mb"] = max(v["managed"] for v in stats.values()) / 2**20
             rec["peak_rss_growth_mb"] = max(v["rss"] for v in stats.values()) / 2**20
