@@ -179,3 +179,23 @@ def test_receivers_of_another_input_are_those_still_awaiting_a_copy():
     b._seen = {"grid": (1, 4)}  # looked at when w0 alone held it
     assert b._receiving(s, "agg") == {"w2"}  # w1 landed; other's copies: no sender left
     assert b.flight["grid"] == {"w2": "w0"} and not b.flight["other"]
+
+
+def test_one_copys_time_at_no_slower_than_dask_s_estimate(monkeypatch):
+    """policy.BROADCAST_RATE_FLOOR: on a busy real cluster a copy's measured time is mostly
+    the messages' round trip; judged against the best rate seen alone, a sender whose
+    copies queue (8 MB at 200 MB/s: 40 ms apart) passed for free (LocalCluster 4 x 1,
+    load 25: copies 0.215 and 0.262 s, best rate 37 MB/s; learn40)."""
+    from tidegate.policy import copy_rate
+
+    queued, best, dask_bw = [0.215, 0.262], 37e6, 100e6
+    monkeypatch.setattr(policy, "BROADCAST_RATE_FLOOR", 0)
+    assert copy_rate(best, dask_bw) == best
+    assert senders_free(queued, 8e6, copy_rate(best, dask_bw))  # the wrong verdict
+    monkeypatch.setattr(policy, "BROADCAST_RATE_FLOOR", 1)
+    assert copy_rate(best, dask_bw) == dask_bw
+    assert not senders_free(queued, 8e6, copy_rate(best, dask_bw))
+    # Copies that reach dask's estimate are judged as before (the twin: SAME).
+    assert copy_rate(190e6, dask_bw) == 190e6
+    assert senders_free([0.041, 0.042], 8e6, copy_rate(200e6, dask_bw))
+    assert copy_rate(37e6, 0) == 37e6  # no estimate: the best rate seen

@@ -33,6 +33,7 @@ from ..policy import (
     SHARED_FANOUT,
     broadcast_pairs,
     broadcast_per_sender,
+    copy_rate,
     is_broadcast,
     joins_group,
     kept_level,
@@ -549,7 +550,8 @@ class Broadcast:
                 continue
             if len(g[3]) == 1:
                 continue
-            free = senders_free(g[3], g[1], self.best_rate)
+            free = senders_free(g[3], g[1],
+                                copy_rate(self.best_rate, getattr(s, "bandwidth", 0)))
             self.level = (self.level or 0) + 1 if free else 0
             if free and policy.BROADCAST_KEEP:
                 self._hosts = frozenset(ws.host for ws in s.workers.values())
