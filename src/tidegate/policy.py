@@ -1817,6 +1817,28 @@ def places_by_held(partners_held: float, least_held: float, estimate: float) -> 
     return least_held + estimate / 2 < partners_held
 
 
+# places_by_held's test asked of each worker holding some of the root's partners, not only
+# of the one holding most of them: one holding more than half a load over the least is left
+# out of the partners the root may join (the plugin's Placement._by_held, _decide; lc40).
+# 0: main's (only the most partners' worker is measured).
+HEAVY_PARTNER = 1
+
+
+def leaves_partner(partner_held: float, least_held: float, estimate: float) -> bool:
+    """Is a worker holding some of a root's meeting partners, not the most of them, left out
+    of the workers that root may join (:func:`places_by_held`'s case: its data waits for
+    its own reduction), where it holds (``partner_held``, places_by_held's measure) more
+    than half a load (``estimate``) over the worker holding least (``least_held``)? Yes:
+    the same test as places_by_held's, asked of every partners' worker. Why: the
+    LocalCluster's seed anomaly at 4 x 1 (3 reduction groups of 4 loads): a group's root
+    whose partners were 2 loads on a busy worker and 1 on another found the busy one no
+    heavier than the least (places_by_held: no), was refused there by its count and went
+    to the other partner's worker as its 4th load (3 loads and 3 chunk-means held there,
+    the least-holding worker 1 load and a load running): 167.8 MiB at that worker against
+    145.0 (lc40-findings.txt)."""
+    return bool(HEAVY_PARTNER) and least_held + estimate / 2 < partner_held
+
+
 # A reduction group's last root, before any of its reduction returned, waits rather than pass
 # its partners' full count while another worker holds a load less (bit 1; the plugin's
 # Placement._unknown_pass), and places_by_held's measure counts roots in flight whole (bit 2:

@@ -43,6 +43,7 @@ from ..policy import (
     leaves_lagging,
     splits_for_wave,
     places_by_held,
+    leaves_partner,
     combine_elsewhere,
     loads_before_reduced,
     over_first_share,
@@ -137,6 +138,7 @@ def _ready_with(s, ts) -> dict:
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
+    _light = None  # (root, its partners less the heavier ones' workers, those): _by_held
 
     def _decide_worker(self):
         s = self.scheduler
@@ -711,7 +713,14 @@ class Placement:
                 if reduced_enough(returned, self._size(ts)):
                     placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
                     if placed is not None:
+                        self._light = None
                         return placed
+                    light, self._light = self._light, None
+                    if light is not None and light[0] is ts:
+                        # (its heavier partners' workers left out, as partners and as
+                        # free workers: idle, one was asked next)
+                        partners, heavy = light[1], light[2]
+                        listed = (a for a in listed if a not in heavy)
             elif partners and policy_module.FIRST_SHARE and (
                     placed := self._first_share(ts, partners, lacks, stimulus_id)) is not None:
                 return placed
@@ -1213,17 +1222,28 @@ class Placement:
             p = next(iter(self._free_iter()), None)
         held_p = None
         least = least_key = None
+        # (the other partners' workers' measures: policy.leaves_partner, HEAVY_PARTNER)
+        others = {} if len(partners) > 1 and policy_module.HEAVY_PARTNER else None
         for addr, book in books.workers.items():
             if workers.get(addr) not in running:
                 continue
             h = self._held_here(addr, book, owner, est)
             if addr == p:
                 held_p = h
+            elif others is not None and addr in partners:
+                others[addr] = h
             key = (h, addr != p, book.processing / book.threads, addr)
             if least_key is None or key < least_key:
                 least, least_key = addr, key
         if least is None or least == p or held_p is None \
                 or not places_by_held(held_p, least_key[0], est):  # fmt: skip
+            if others and least is not None:
+                # (p stands: a heavier partners' worker is left out of those ts may join,
+                # _decide reads _light; books.place went there when p refused it)
+                heavy = [w for w, h in others.items() if leaves_partner(h, least_key[0], est)]
+                if heavy:
+                    self._light = (ts, {w: n for w, n in partners.items() if w not in heavy},
+                                   heavy)
             return self._off_slower(ts, p, lacks, plan, stimulus_id) \
                 if policy_module.OFF_SLOWER else None  # fmt: skip
         if policy_module.OFF_SLOWER:  # (it holds least but is clearly slower: leaves_slower)
