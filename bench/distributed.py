@@ -138,12 +138,17 @@ _INPUTS: dict = {}
 def _zarr(name):
     """A workload of tidegate.workloads on zarr inputs (steps x 1000 x 1000 float64, 32 MB
     chunks; --steps, default 48), written once per bench run, its result stored to zarr."""
+    import atexit
+    import shutil
     import tempfile
 
     from tidegate.workloads import build, make_inputs
 
     if "folder" not in _INPUTS:
         _INPUTS["folder"] = tempfile.mkdtemp(prefix="tidegate-bench-")
+        # GBs of zarr: removed at exit also when a script imports this module (session 40:
+        # importers' leftovers filled the disk).
+        atexit.register(shutil.rmtree, _INPUTS["folder"], ignore_errors=True)
         _INPUTS["paths"] = make_inputs(_INPUTS["folder"], _INPUTS.get("steps", 48))
     return build(name, _INPUTS["paths"], tempfile.mkdtemp(dir=_INPUTS["folder"]))
 
@@ -280,10 +285,6 @@ def main(argv=None):
                           if q and q["transferred_mb"] else "-")
     Console(width=150).print(table)
     print(f"wrote {args.out}")
-    if "folder" in _INPUTS:
-        import shutil
-
-        shutil.rmtree(_INPUTS["folder"], ignore_errors=True)
 
 
 if __name__ == "__main__":
