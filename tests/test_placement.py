@@ -1268,7 +1268,8 @@ def test_equal_workers_lagging_in_two_samples_only_do_not_lag():
     must persist over each worker's last LAG_SAMPLES (policy.lags_persist: each side's
     most extreme LAG_TRIM dropped): equal workers whose last two readers of one happened
     slow do not lag; a worker slower throughout with one fast outlier still does; with
-    fewer samples the pairs' answer stands (the twin's); LAG_SAMPLES 2 is main's."""
+    fewer samples the pairs' answer stands (the twin's); LAG_SAMPLES 2 (the default) is
+    main's."""
     from types import SimpleNamespace
 
     from tidegate import policy
@@ -1276,12 +1277,18 @@ def test_equal_workers_lagging_in_two_samples_only_do_not_lag():
     from tidegate.policy import lags_persist
 
     b_roots, b_reads = (0.2, 0.19, 0.6, 0.18), (0.012, 0.015, 0.013, 0.014)
-    assert not lags_persist((0.26, 0.27, 0.2, 0.19), b_roots, (0.021, 0.02, 0.015, 0.016),
-                            b_reads)
-    assert lags_persist((0.5, 0.45, 0.48, 0.2), b_roots, (0.08, 0.03, 0.031, 0.029), b_reads)
-    assert lags_persist((0.26, 0.27), b_roots[:2], (0.021, 0.02), b_reads[:2])  # (pairs)
+    saved = policy.LAG_SAMPLES
+    policy.LAG_SAMPLES = 4
+    try:
+        assert not lags_persist((0.26, 0.27, 0.2, 0.19), b_roots,
+                                (0.021, 0.02, 0.015, 0.016), b_reads)  # fmt: skip
+        assert lags_persist((0.5, 0.45, 0.48, 0.2), b_roots, (0.08, 0.03, 0.031, 0.029),
+                            b_reads)  # fmt: skip
+        assert lags_persist((0.26, 0.27), b_roots[:2], (0.021, 0.02), b_reads[:2])  # (pairs)
+    finally:
+        policy.LAG_SAMPLES = saved
 
-    def found(a_roots, a_reads, samples=policy.LAG_SAMPLES) -> float:
+    def found(a_roots, a_reads, samples=4) -> float:
         saved = policy.LAG_SAMPLES
         policy.LAG_SAMPLES = samples
         try:
