@@ -1,12 +1,14 @@
 """timeit of hooks.VIEW_MEMO's paths at the sizes the twin's anomaly gives them.
-    PYTHONHASHSEED=0 PYTHONPATH=src python bench/results/cpu40a-tools/timeit_view.py [steps workers]
+    PYTHONHASHSEED=0 PYTHONPATH=src python bench/results/cpu40a-tools/timeit_view.py
+        [steps workers]
 (A) During twin anomaly (default 1,000 steps, 100 x 4: scale 1), at every 40th ask of the
 combine view (Books.awaits) made while that worker's view is kept, time
   kept:  Books.awaits(w) as run (VIEW_MEMO 1: _combines_of answers from _views),
   found: Books.awaits(w) with VIEW_MEMO 0 (_combines_of -> _combines_found, the view found
          as session 39 found it, plus one method call),
   body:  Plugin._combines_found(addr, combs) alone (session 39's _combines_of body),
-9 alternated repeats of 2,000 calls each, medians (us a call, by thread time); then the median over asks.
+9 alternated repeats of 2,000 calls each, medians (us a call, by thread time); then the
+median over asks.
 (B) The stamp Plugin.transition pays on every transition (the new line, alone), on an
 empty _viewed (every other workload) and on one the size the anomaly's reaches, key absent;
 and the replica hooks' extra test, each against the same function without it."""
@@ -15,7 +17,7 @@ import sys
 import time
 import timeit
 
-T = time.thread_time  # (this thread's CPU time: the machine is shared, wall time is not ours)
+T = time.thread_time  # (this thread's CPU time: the machine is shared)
 
 from tidegate.books import Books
 from tidegate.distributed import hooks
@@ -48,9 +50,11 @@ def timed(self, w):
             runs = {k: [] for k in samples}
             for _ in range(REPEATS):
                 hooks.VIEW_MEMO = 1
-                runs["kept"].append(timeit.timeit(timer=T, stmt=lambda: awaits(self, w), number=NUMBER))
+                runs["kept"].append(timeit.timeit(timer=T, stmt=lambda: awaits(self, w),
+                                                  number=NUMBER))
                 hooks.VIEW_MEMO = 0
-                runs["found"].append(timeit.timeit(timer=T, stmt=lambda: awaits(self, w), number=NUMBER))
+                runs["found"].append(timeit.timeit(timer=T, stmt=lambda: awaits(self, w),
+                                                   number=NUMBER))
                 hooks.VIEW_MEMO = 1
                 runs["body"].append(timeit.timeit(timer=T, stmt=
                     lambda: p._combines_found(w, combs), number=NUMBER))
