@@ -770,7 +770,9 @@ class Books:
                                                  book.processing) or (
                 book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
             if spread and not beside:
-                beside = self._beside_light(w, book, est) or self._beside_wide(w, book, est)
+                # (policy.BESIDE_WIDE: asked on its workers only, past the few-thread ones)
+                beside = self._beside_light(w, book, est) or book.threads >= \
+                    policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
@@ -911,8 +913,8 @@ class Books:
         # estimate, unless its size is known). Counted as may-count alone, blocks parked
         # on a one-thread worker were walked again about once a task end (twin stencil
         # 2 x 1: 1,041 walks for 36 blocks against 401).
-        return self._beside_light(w, book, self._roots_max) or self._beside_wide(
-            w, book, self._roots_max)
+        return self._beside_light(w, book, self._roots_max) or book.threads >= \
+            policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, self._roots_max)
 
     def _third(self, w, book, est) -> bool:
         """policy.may_load_beside with its ``third`` on worker w, asked where it failed

@@ -464,8 +464,8 @@ def waits_behind_short(threads: int, roots_processing: int, processing: int,
     a thread (``processing <= threads + SHORT_DEEP``) where a task processing there is known
     short (``light`` > 0: :func:`light_ahead`'s count), on workers of BESIDE_BUSY_THREADS+
     threads with fewer than two roots processing (``wide``: as :func:`may_load_beside`'s)?
-    (The body asks it after :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK` only where the worker
-    holds least, :func:`holds_least`.)"""
+    (The body asks it after :func:`may_load_beside` refused; with :data:`SHORT_DEEP_SLACK`
+    only where the worker holds least, :func:`holds_least`.)"""
     return threads >= BESIDE_BUSY_THREADS and processing <= threads + SHORT_DEEP \
         and (roots_processing < 2 or wide) \
         and light > 0 and SHORT_DEEP > 0 and BESIDE_BUSY != 0
