@@ -32,7 +32,7 @@ class _Plugin:
     """What Placement._by_held reads, as stand-ins: four running workers of one thread,
     held measures given (``held``), the root's group's paces known (none kept anew)."""
 
-    _light = None
+    _unheavy = None
 
     def __init__(self, held):
         self.held = held
@@ -54,7 +54,7 @@ def _by_held(held, partners):
     plugin = _Plugin(held)
     ts = NS(key="load-0", group=NS(name="load"), dependents=())
     out = Placement._by_held(plugin, ts, partners, set(), NS(further=False), "s")
-    return out, plugin._light, ts
+    return out, plugin._unheavy, ts
 
 
 def test_a_kept_root_does_not_join_a_heavier_partners_worker():

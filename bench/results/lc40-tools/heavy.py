@@ -4,7 +4,7 @@ import json, re, sys
 def short(k):
     m = re.search(r"'([a-z_\-]+?)-?[0-9a-f]{32}', (\d+)", k)
     return (m.group(1) + "(" + m.group(2) + ")") if m else k[:24]
-for f in sys.argv[1:]:
+for f in [a for a in sys.argv[1:] if not a.startswith("-")]:
     d = json.load(open(f))
     t0 = d["where"]["rows"][0][0]
     pr = d.get("probe", [])

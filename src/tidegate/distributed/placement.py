@@ -138,7 +138,7 @@ def _ready_with(s, ts) -> dict:
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
-    _light = None  # (root, its partners less the heavier ones' workers, those): _by_held
+    _unheavy = None  # (root, its partners less the heavier ones' workers, those): _by_held
 
     def _decide_worker(self):
         s = self.scheduler
@@ -713,13 +713,13 @@ class Placement:
                 if reduced_enough(returned, self._size(ts)):
                     placed = self._by_held(ts, partners, lacks, plan, stimulus_id)
                     if placed is not None:
-                        self._light = None
+                        self._unheavy = None
                         return placed
-                    light, self._light = self._light, None
-                    if light is not None and light[0] is ts:
+                    kept, self._unheavy = self._unheavy, None
+                    if kept is not None and kept[0] is ts:
                         # (its heavier partners' workers left out, as partners and as
                         # free workers: idle, one was asked next)
-                        partners, heavy = light[1], light[2]
+                        partners, heavy = kept[1], kept[2]
                         listed = (a for a in listed if a not in heavy)
             elif partners and policy_module.FIRST_SHARE and (
                     placed := self._first_share(ts, partners, lacks, stimulus_id)) is not None:
@@ -1239,11 +1239,11 @@ class Placement:
                 or not places_by_held(held_p, least_key[0], est):  # fmt: skip
             if others and least is not None:
                 # (p stands: a heavier partners' worker is left out of those ts may join,
-                # _decide reads _light; books.place went there when p refused it)
+                # _decide reads _unheavy; books.place went there when p refused it)
                 heavy = [w for w, h in others.items() if leaves_partner(h, least_key[0], est)]
                 if heavy:
-                    self._light = (ts, {w: n for w, n in partners.items() if w not in heavy},
-                                   heavy)
+                    self._unheavy = (ts, {w: n for w, n in partners.items() if w not in heavy},
+                                     heavy)
             return self._off_slower(ts, p, lacks, plan, stimulus_id) \
                 if policy_module.OFF_SLOWER else None  # fmt: skip
         if policy_module.OFF_SLOWER:  # (it holds least but is clearly slower: leaves_slower)
