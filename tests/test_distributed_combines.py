@@ -5,6 +5,7 @@ did when every combine's three numbers were found in full, and the same combines
 from __future__ import annotations
 
 import itertools
+from functools import partial
 
 from tidegate.distributed import hooks
 from tidegate.policy import awaits_combine
@@ -133,6 +134,7 @@ def test_combines_of_most_held_skipped_only_where_it_is_here_s():
         # (found alike where it is kept: hooks.VIEW_MEMO)
         kept = SimpleNamespace(_combines={"a": {"d": d}}, _views={}, _viewed={},
                                _steals_seen=lambda: True)
+        kept._combines_found = partial(hooks.Plugin._combines_found, kept)
         assert hooks.Plugin._combines_kept(kept, "a", kept._combines["a"]) == out
         assert kept._views == ({"a": out} if out else {})
         ref = _reference(SimpleNamespace(_combines={"a": {"d": d}}), "a")

@@ -112,6 +112,8 @@ def test_a_skipped_stamp_leaves_a_stale_view(monkeypatch, mutant):
 def _fake_plugin(**kw):
     p = SimpleNamespace(_views={}, _viewed={}, **kw)
     p._view_moved = lambda key: hooks.Plugin._view_moved(p, key)
+    p._combines_found = lambda addr, combs, read=None: hooks.Plugin._combines_found(
+        p, addr, combs, read)
     return p
 
 

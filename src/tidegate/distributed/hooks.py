@@ -559,8 +559,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return out
         return self._combines_found(addr, combs)
 
-    def _combines_found(self, addr, combs) -> list:
-        """_combines_of's answer, found (and the combines gone pruned)."""
+    def _combines_found(self, addr, combs, read=None) -> list:
+        """_combines_of's answer, found (and the combines gone pruned); ``read``: a list
+        the tasks whose state, holders or processing_on the answer read are appended to
+        (_combines_kept)."""
         out = []
         gone = None
         for key, d in combs.items():
@@ -579,15 +581,21 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                         if ws.address == addr:
                             here += 1
                 if here:
+                    if read is not None:
+                        read.append(d)
+                        read.extend(d.dependencies)
                     most, way = here, False
                     if awaits_combine(here, here, True):
                         # (no other worker holds more than the rest, n - here: when that
                         # is at most here, the most is here's, found without _most_held)
                         if n - here > here:
                             most = _most_held(d)
-                            way = awaits_combine(here, most, True) and _on_their_way(d, 4)
+                            way = awaits_combine(here, most, True) and (
+                                _on_their_way(d, 4) if read is None
+                                else _on_their_way_read(d, 4, read))
                         else:
-                            way = _on_their_way(d, 4)
+                            way = _on_their_way(d, 4) if read is None \
+                                else _on_their_way_read(d, 4, read)  # fmt: skip
                     out.append((here, most, way))
                     continue
             if gone is None:
@@ -601,50 +609,12 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return out
 
     def _combines_kept(self, addr, combs) -> list:
-        """_combines_found's answer, found as there (the same steps), and kept for addr
-        with every task read watched (VIEW_MEMO), unless one of them is released (its
-        move to waiting is not stamped: Plugin.transition's first return) or the steals'
-        confirmations are not seen (a stealing handler not wrapped: _steal_confirmed)."""
-        out = []
-        gone = None
-        read = []  # the tasks whose state, holders or processing_on this view reads
-        for key, d in combs.items():
-            if d._state == "waiting":
-                here = n = 0
-                deps = d.dependencies
-                for x in deps:
-                    who = x.who_has
-                    if who:
-                        n += len(who)
-                        for ws in who:
-                            if ws.address == addr:
-                                here += 1
-                    ws = x.processing_on
-                    if ws is not None:
-                        n += 1
-                        if ws.address == addr:
-                            here += 1
-                if here:
-                    read.append(d)
-                    read.extend(deps)
-                    most, way = here, False
-                    if awaits_combine(here, here, True):
-                        if n - here > here:
-                            most = _most_held(d)
-                            way = awaits_combine(here, most, True) \
-                                and _on_their_way_read(d, 4, read)  # fmt: skip
-                        else:
-                            way = _on_their_way_read(d, 4, read)
-                    out.append((here, most, way))
-                    continue
-            if gone is None:
-                gone = []
-            gone.append(key)
-        if gone is not None:
-            for key in gone:
-                del combs[key]
-            if not combs:
-                del self._combines[addr]
+        """_combines_found's answer, kept for addr with every task it read watched
+        (VIEW_MEMO), unless one of them is released (its move to waiting is not stamped:
+        Plugin.transition's first return) or the steals' confirmations are not seen (a
+        stealing handler not wrapped: _steal_confirmed)."""
+        read: list = []
+        out = self._combines_found(addr, combs, read)
         if out and "released" not in map(_STATE, read) and self._steals_seen():
             self._views[addr] = out
             viewed = self._viewed
