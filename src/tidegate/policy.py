@@ -1836,7 +1836,7 @@ def leaves_partner(partner_held: float, least_held: float, estimate: float) -> b
     to the other partner's worker as its 4th load (3 loads and 3 chunk-means held there,
     the least-holding worker 1 load and a load running): 167.8 MiB at that worker against
     145.0 (lc40-findings.txt)."""
-    return bool(HEAVY_PARTNER) and least_held + estimate / 2 < partner_held
+    return bool(HEAVY_PARTNER) and places_by_held(partner_held, least_held, estimate)
 
 
 # A reduction group's last root, before any of its reduction returned, waits rather than pass

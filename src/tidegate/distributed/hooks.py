@@ -482,7 +482,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
                         _paced(paces, worker, startstops)
-                        if self._lag_roots:  # (and the lag's windows: policy.lags_persist)
+                        # (and the lag's windows, read only past the pairs: lags_persist)
+                        if self._lag_roots and policy_module.LAG_SAMPLES > 2:
                             windows = self._lag_roots.get(ts.group.name)
                             if windows is not None:
                                 _windowed(windows, worker, startstops)
