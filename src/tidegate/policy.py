@@ -2510,7 +2510,8 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
-    # (the loop inline, not a call: most asks find every part kept)
+    # (_further_inputs' walk inline, with the look-up of each part kept: a generator's
+    # steps and a call cost more, and most asks find every part kept)
     out: list = []
     for m, _ in meetings:
         ds = dependents(m)
