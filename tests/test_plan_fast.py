@@ -1,14 +1,17 @@
-"""policy.PLAN_FAST (cpu40b): the plans' fast walks (_meeting_plan_fast, _chain_fast,
-_further_plan_fast) give the plans the old walks gave, on every task of the twin's seed
-workloads and of small graphs with the rarer kinds (handles inside a chain and past it,
-wide fan-ins, gathers, pairs, deep halos, constants), with kept chains shared across the
-roots as the plugin keeps them, by identity (``unique``) and by ``==`` (the core's)."""
+"""The plans' fast walks (cpu40b, session 40: policy._meeting_plan_fast, _chain_fast,
+_further_part) give the plans the old walks gave (tests/plan_reference.py: session 39's
+walks, moved out of src/ with the ``PLAN_FAST`` switch by tidy41, session 41), on every task
+of the twin's seed workloads and of small graphs with the rarer kinds (handles inside a chain
+and past it, wide fan-ins, gathers, pairs, deep halos, constants), with kept chains shared
+across the roots as the plugin keeps them, by identity (``unique``) and by ``==`` (the
+core's)."""
 
 from __future__ import annotations
 
 import pytest
 from dask.utils import key_split
 
+import plan_reference
 from tidegate import policy
 from tidegate.sim.workloads import WORKLOADS, build
 
@@ -107,36 +110,32 @@ def _handmade() -> list:
 GRAPHS = [(f"{w}-{s}", w, s) for w in WORKLOADS for s in (False, True)]
 
 
-def _plans(nodes, fast: bool, unique: bool, halo):
-    """Every node's meeting plan and further plan (kept chains shared as the plugin keeps
-    them), and the chains dict as left."""
-    old = policy.PLAN_FAST
-    policy.PLAN_FAST = fast
-    try:
-        chains: dict = {}
-        out = []
-        deps = lambda t: t.dependents  # noqa: E731
-        ins = lambda t: t.dependencies  # noqa: E731
-        group = lambda t: t.group  # noqa: E731
-        constant = lambda t: t.data  # noqa: E731
-        for t in nodes:
-            plan = policy.meeting_plan(t, deps, ins, constant=constant, chains=chains,
-                                       group=group, halo_depth=halo, unique=unique)
-            further = policy.further_plan(plan.meetings, deps, ins, constant=constant,
-                                          chains=chains, unique=unique)
-            alone = policy.meeting_plan(t, deps, ins, constant=constant, group=group,
-                                        unique=unique)  # (no kept chains)
-            out.append((t, plan, further, alone))
-        return out, {k: v[1] for k, v in chains.items()}
-    finally:
-        policy.PLAN_FAST = old
+def _plans(nodes, walks, unique: bool, halo):
+    """Every node's meeting plan and further plan by ``walks`` (policy, or plan_reference:
+    the old walks), kept chains shared as the plugin keeps them, and the chains dict as
+    left."""
+    chains: dict = {}
+    out = []
+    deps = lambda t: t.dependents  # noqa: E731
+    ins = lambda t: t.dependencies  # noqa: E731
+    group = lambda t: t.group  # noqa: E731
+    constant = lambda t: t.data  # noqa: E731
+    for t in nodes:
+        plan = walks.meeting_plan(t, deps, ins, constant=constant, chains=chains,
+                                  group=group, halo_depth=halo, unique=unique)
+        further = walks.further_plan(plan.meetings, deps, ins, constant=constant,
+                                     chains=chains, unique=unique)
+        alone = walks.meeting_plan(t, deps, ins, constant=constant, group=group,
+                                   unique=unique)  # (no kept chains)
+        out.append((t, plan, further, alone))
+    return out, {k: v[1] for k, v in chains.items()}
 
 
 def _same(nodes, halo):
-    base, base_chains = _plans(nodes, False, False, halo)
+    base, base_chains = _plans(nodes, plan_reference, False, halo)
     kinds = set()
     for unique in (False, True):
-        new, new_chains = _plans(nodes, True, unique, halo)
+        new, new_chains = _plans(nodes, policy, unique, halo)
         for (t, plan, further, alone), (_, plan2, further2, alone2) in zip(base, new):
             assert plan2 == plan, t
             assert [type(x) for x in plan2] == [type(x) for x in plan], t
@@ -179,8 +178,8 @@ def test_a_wrong_fast_walk_fails(monkeypatch):
     """The comparison catches a mutant: a chain walk ignoring handles (each taken for a
     fan-out, as a too-coarse test would)."""
     def mutant(t, dependents, dependencies, depth, fanout, constant=None):
-        tops, end, handle, inner = policy._chain(t, dependents, dependencies, depth, fanout,
-                                                 constant)
+        tops, end, handle, inner = plan_reference._chain(t, dependents, dependencies,
+                                                         depth, fanout, constant)
         return tops, end, None, inner
 
     monkeypatch.setattr(policy, "_chain_fast", mutant)

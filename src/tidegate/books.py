@@ -378,7 +378,8 @@ class Books:
                 # loads ran ahead (twin stencil 4x1: 1.5x queuing's peak).
                 continue
             else:
-                # Consumed: combined with other data, or reduced (inline _drop_carrier: hot).
+                # Consumed: combined with other data, or reduced (_drop_carrier's count inline:
+                # hot; the landing, once a root, is _landed).
                 del carriers[x]
                 if x in self._passed:
                     self._passed.discard(x)
@@ -388,19 +389,9 @@ class Books:
                 continue
             live[1] -= 1
             if live[1] == 0:
-                del self._live[r]
-                if self._passes:
-                    self._unpass(r)
-                w = live[0]
-                book = self.workers.get(w) if w is not None else None
-                weight = self._join_weight.pop(r, 1) if self._join_weight else 1
-                if book is not None:
-                    book.roots_untouched -= weight
-                    book.version += 1
-                    self.changed.add(w)
-                if self._owing:
-                    self._unowe(r)
-                self.log.append((r, "landed", "consumed", x, stimulus_id))
+                # (book rebound as the inline form did: a later input's keeps_read_on reads
+                # the landed root's worker; see tidy41-findings.txt)
+                book = self._landed(r, live, "consumed", x, stimulus_id)
 
     def _joined(self, task, w, nbytes, stimulus_id) -> None:
         """``task`` joined pieces of one array on w (policy.joins_pieces): its output is data
@@ -551,19 +542,26 @@ class Books:
             return
         live[1] -= 1
         if live[1] == 0:
-            del self._live[r]
-            if self._passes:
-                self._unpass(r)
-            w = live[0]
-            book = self.workers.get(w) if w is not None else None
-            weight = self._join_weight.pop(r, 1) if self._join_weight else 1
-            if book is not None:
-                book.roots_untouched -= weight
-                book.version += 1
-                self.changed.add(w)
-            if self._owing:
-                self._unowe(r)
-            self.log.append((r, "landed", why, x, stimulus_id))
+            self._landed(r, live, why, x, stimulus_id)
+
+    def _landed(self, r, live, why, x, stimulus_id):
+        """Root r's data is in flight no more (its last carrier x consumed or dropped, for
+        ``why``): its slot frees on its worker (``live``: its entry, just counted down to
+        0). Returns that worker's book (None where it has none)."""
+        del self._live[r]
+        if self._passes:
+            self._unpass(r)
+        w = live[0]
+        book = self.workers.get(w) if w is not None else None
+        weight = self._join_weight.pop(r, 1) if self._join_weight else 1
+        if book is not None:
+            book.roots_untouched -= weight
+            book.version += 1
+            self.changed.add(w)
+        if self._owing:
+            self._unowe(r)
+        self.log.append((r, "landed", why, x, stimulus_id))
+        return book
 
     # -- meetings opened ------------------------------------------------------------------
     def _reserve(self, task, w, lacks) -> None:

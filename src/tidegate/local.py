@@ -41,7 +41,7 @@ from .measure import (
     rss_reader,
 )
 from .spill import Loading, SpillStore
-from .trace import Memory, SpillEvent, TaskEnd, Trace
+from .trace import Memory, SpillEvent, TaskEnd, Trace, collected_in
 
 logger = logging.getLogger("tidegate.local")
 
@@ -92,17 +92,11 @@ _stats_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def collect_stats():
+def collect_stats() -> contextlib.AbstractContextManager[list[RunStats]]:
     """Every compute run inside the block (in this context, so also those nested in its
     tasks) appends its :class:`RunStats` to the list yielded: for computes a library starts
     (``ds.to_zarr``), where no ``stats=`` can be passed."""
-    runs: list[RunStats] = []
-    token = _stats_sink.set(runs)
-    try:
-        yield runs
-    finally:
-        _stats_sink.reset(token)
+    return collected_in(_stats_sink)
 
 
 def stats_sink() -> list | None:

@@ -1423,8 +1423,17 @@ class MeetingPlan(NamedTuple):
     ``further``: a meeting's output meets other data again in one task (see
     :func:`meets_further`). ``wide``: the root's one meeting when it has more than
     ``fanout`` inputs (see :func:`joins_started_fan_in`), else None. ``pair``: a
-    further meeting combines two arrays (see :func:`joins_two_sides`). ``gather``: every
-    meeting is a final gather of one collection's pieces (see :func:`gathers_only`)."""
+    meeting's output is combined, in its one dependent, with one other input of another
+    task group (``group(t)``): two arrays side by side (rechunk-add: the merge of u's pieces
+    added to v's merge), not a level of a tree reduction, whose inputs are partials of one
+    group (anomaly's mean, whatever their count). Then :func:`passes_for_further` applies
+    to the roots of the second side. Applied to a tree reduction too, a group of 4 loads
+    whose next level had its other partials waited for a worker with no root processing:
+    twin anomaly 20x4, 200 steps, 0.82 -> 0.86x queuing's peak (every 4-way level); 1,000
+    steps, only the tree's remainder (two partials, 2 of 250), 60 -> 76 GB moved and 0.786
+    -> 0.814x queuing's time. (Session 39's ``joins_two_sides``, found now in
+    :func:`_meeting_plan_fast`'s pass.) ``gather``: every meeting is a final gather of one
+    collection's pieces (see :func:`gathers_only`)."""
 
     spread: bool
     inputs: tuple
@@ -1518,14 +1527,10 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     queuing's time (bench/results/halo26-findings.txt).
 
     ``unique``: distinct task objects are distinct tasks (dask's TaskStates, one per key
-    in a scheduler: a task is compared by identity alone, without ``==``); with
-    ``PLAN_FAST`` the same plan, walked with fewer steps (:func:`_meeting_plan_fast`)."""
-    if PLAN_FAST:
-        plan = _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant,
-                                  chains, group, unique)
-    else:
-        plan = _meeting_plan(task, dependents, dependencies, depth, fanout, constant,
-                             chains, group)
+    in a scheduler: a task is compared by identity alone, without ``==``). The plan is
+    walked by :func:`_meeting_plan_fast`."""
+    plan = _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant,
+                              chains, group, unique)
     if halo_depth is None or halo_depth <= depth or not plan.inputs or plan.wide is not None:
         return plan
     own = 0
@@ -1539,10 +1544,8 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
             own += 1
     if not own:
         return plan  # (meetings with inputs read by many only: a grid, weights)
-    deep = (_meeting_plan_fast(task, dependents, dependencies, halo_depth, fanout, constant,
-                               None, group, unique) if PLAN_FAST else
-            _meeting_plan(task, dependents, dependencies, halo_depth, fanout, constant, None,
-                          group))
+    deep = _meeting_plan_fast(task, dependents, dependencies, halo_depth, fanout, constant,
+                              None, group, unique)
     for inputs in deep.inputs:
         for entry in inputs:
             for c in entry[0]:
@@ -1553,67 +1556,24 @@ def meeting_plan(task, dependents, dependencies, depth: int = 4,
     return plan
 
 
-def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
-                  group) -> MeetingPlan:
-    """:func:`meeting_plan` at one depth."""
-    meetings = _meetings(task, dependents, dependencies, depth, fanout)
-    inputs = []
-    for m, via in meetings:
-        ins = dependencies(m)
-        if len(ins) > fanout:
-            continue
-        plans = []
-        for t in ins:
-            # Identity first: a dask TaskState's == is a Python call (by key); the same
-            # object is the same task for every task type used here.
-            if t is via or t == via:
-                continue
-            n = len(dependents(t))
-            if n > fanout:
-                continue  # (a chain of no task: no score, no root, no bar; a mean, a grid)
-            chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
-            # (2: a handle by structure, read by SHARED_FANOUT or more without data inputs:
-            # no partner while its size says so, see HANDLES_NO_PARTNERS)
-            shared = n > 1
-            if n >= SHARED_FANOUT and HANDLES_NO_PARTNERS and _no_data(t, dependencies,
-                                                                     constant):
-                shared = 2
-            plans.append(chain + (shared, not (constant is not None and constant(t))))
-        inputs.append(tuple(plans))
-    wide = None
-    # (read directly only: through a chain, a reduce of each load, withholding the root
-    # keeps one load per thread in memory instead of all; review22, twin 2x4: 90 MB/worker)
-    if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
-            and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
-        wide = meetings[0][0]
-    return MeetingPlan(len(inputs) > MEETING_SPREAD, tuple(inputs), meetings,
-                       meets_further(meetings, dependents, dependencies, fanout), wide,
-                       group is not None and joins_two_sides(meetings, dependents,
-                                                             dependencies, group),
-                       gather=gathers_only(meetings, dependents, dependencies, group))
-
-
 _tuple_new = tuple.__new__
-
-# The plans' walks (meeting_plan, further_plan) by their fast forms: the same plans with
-# fewer steps (cpu40b-findings.txt); False: the walks as they were (session 39's).
-PLAN_FAST = True
 
 
 def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, chains,
                        group, unique) -> MeetingPlan:
-    """:func:`_meeting_plan`'s plan with fewer steps (``PLAN_FAST``): ``further``, ``pair``
-    and ``gather`` (:func:`meets_further`, :func:`joins_two_sides`, :func:`gathers_only`:
-    each asks whether some meeting's one dependent reads 2 to ``fanout`` inputs, or whether
-    any has a dependent) found on the one pass over the meetings that lists their inputs,
-    each meeting's dependents read once, each group once (the same answers: each is a
-    test of any one meeting, or of none having a dependent, then asked as before); the
-    kept chains read in place (``_chain_of``'s look-up without its call); with ``unique``,
-    a meeting's input compared with its ``via`` by identity alone. Why: rechunk-add's
-    plans are one walk per root, no part of it shared with another root's (each chain is
-    walked once and read once more, each meeting's other input is one root's entry:
-    nothing to share between roots of one shape), so only a walk with fewer steps costs
-    less (cpu40b-findings.txt)."""
+    """:func:`meeting_plan` at one depth, in one pass over the meetings: ``further``,
+    ``pair`` and ``gather`` (:func:`meets_further`; two groups joined, see
+    :attr:`MeetingPlan.pair`; :func:`gathers_only`: each asks whether some meeting's one
+    dependent reads 2 to ``fanout`` inputs, or whether none has a dependent) found on the
+    pass that lists their inputs, each meeting's dependents read once, each group once;
+    the kept chains read in place (``_chain_of``'s look-up without its call); with
+    ``unique``, a meeting's input compared with its ``via`` by identity alone. Why:
+    rechunk-add's plans are one walk per root, no part of it shared with another root's
+    (each chain is walked once and read once more, each meeting's other input is one
+    root's entry: nothing to share between roots of one shape), so only a walk with fewer
+    steps costs less (cpu40b-findings.txt: 0.70-0.96x session 39's walk's time a call;
+    that walk is tests/plan_reference.py, the reference tests/test_plan_fast.py compares
+    every plan with)."""
     meetings = _meetings(task, dependents, dependencies, depth, fanout)
     inputs = []
     further = pair = False
@@ -1639,6 +1599,8 @@ def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, 
             continue
         plans = []
         for t in ins:
+            # Identity first: a dask TaskState's == is a Python call (by key); the same
+            # object is the same task for every task type used here.
             if t is via or (not unique and t == via):
                 continue
             n = len(dependents(t))
@@ -1653,6 +1615,8 @@ def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, 
                 else:
                     chain = _chain_fast(t, dependents, dependencies, depth, fanout, constant)
                     chains[id(t)] = (t, chain)
+            # (2: a handle by structure, read by SHARED_FANOUT or more without data inputs:
+            # no partner while its size says so, see HANDLES_NO_PARTNERS)
             shared = n > 1
             if n >= SHARED_FANOUT and HANDLES_NO_PARTNERS and _no_data(t, dependencies,
                                                                      constant):
@@ -1660,6 +1624,8 @@ def _meeting_plan_fast(task, dependents, dependencies, depth, fanout, constant, 
             plans.append(chain + (shared, not (constant is not None and constant(t))))
         inputs.append(tuple(plans))
     wide = None
+    # (read directly only: through a chain, a reduce of each load, withholding the root
+    # keeps one load per thread in memory instead of all; review22, twin 2x4: 90 MB/worker)
     if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
             and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
         wide = meetings[0][0]
@@ -2199,29 +2165,6 @@ def meets_further(meetings, dependents, dependencies, fanout: int = MEETING_FANO
     return False
 
 
-def joins_two_sides(meetings, dependents, dependencies, group) -> bool:
-    """Is the output of one of a root's meetings (``meetings``: :func:`_meetings`')
-    combined, in its one dependent, with one other input of another task group
-    (``group(t)``): two arrays side by side (rechunk-add: the merge of u's pieces added to
-    v's merge), not a level of a tree reduction, whose inputs are partials of one group
-    (anomaly's mean, whatever their count)? Then :func:`passes_for_further` applies to the
-    roots of the second side. Applied to a tree reduction too, a group of 4 loads whose
-    next level had its other partials waited for a worker with no root processing: twin
-    anomaly 20x4, 200 steps, 0.82 -> 0.86x queuing's peak (every 4-way level); 1,000
-    steps, only the tree's remainder (two partials, 2 of 250), 60 -> 76 GB moved and
-    0.786 -> 0.814x queuing's time."""
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) == 1:
-            (m2,) = ds
-            ins = dependencies(m2)
-            if len(ins) == 2:
-                a, b = ins
-                if group(a) is not group(b) and group(a) != group(b):
-                    return True
-    return False
-
-
 def meeting_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     lacks: set | None = None, shared: dict | None = None, constant=None,
@@ -2561,37 +2504,16 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     entries each (anomaly's openers of the four groups under one next-level combine: each
     the other three groups', 12 chains; cpu33a-findings.txt).
 
-    ``unique``: as :func:`meeting_plan`'s (with ``PLAN_FAST``: each meeting's own input
-    passed by identity alone; its parts built by :func:`_further_part`)."""
+    ``unique``: as :func:`meeting_plan`'s (each meeting's own input passed by identity
+    alone). With ``chains``, the parts are built by :func:`_further_part`."""
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
                      for t in _further_inputs(meetings, dependents, dependencies, fanout))
-    if PLAN_FAST:  # (inline, not a call: most asks find every part kept)
-        out: list = []
-        for m, _ in meetings:
-            ds = dependents(m)
-            if len(ds) != 1:
-                continue
-            (m2,) = ds
-            inputs = dependencies(m2)
-            if not 1 < len(inputs) <= fanout:
-                continue
-            part = chains.get(-id(m2))
-            if part is None or part[0] is not m2:
-                part = _further_part(m2, inputs, dependents, dependencies, depth, fanout,
-                                     constant, chains)
-            if unique:
-                for t, entry in part[1]:
-                    if t is not m:
-                        out.append(entry)
-            else:
-                for t, entry in part[1]:
-                    if not (t is m or t == m):
-                        out.append(entry)
-        return tuple(out)
-    out = []
-    for m, _ in meetings:  # (_further_inputs' walk, inline: a generator's steps cost more)
+    # (_further_inputs' walk inline, with the look-up of each part kept: a generator's
+    # steps and a call cost more, and most asks find every part kept)
+    out: list = []
+    for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
             continue
@@ -2601,12 +2523,16 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
             continue
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
-            part = chains[-id(m2)] = (m2, tuple(
-                (t, _further_entry(t, dependents, dependencies, depth, fanout, constant,
-                                   chains)) for t in inputs))  # fmt: skip
-        for t, entry in part[1]:
-            if not (t is m or t == m):  # (identity first, as _further_inputs)
-                out.append(entry)
+            part = _further_part(m2, inputs, dependents, dependencies, depth, fanout,
+                                 constant, chains)
+        if unique:
+            for t, entry in part[1]:
+                if t is not m:
+                    out.append(entry)
+        else:
+            for t, entry in part[1]:
+                if not (t is m or t == m):
+                    out.append(entry)
     return tuple(out)
 
 
@@ -2622,7 +2548,7 @@ def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains)
 
 def _further_part(m2, inputs, dependents, dependencies, depth, fanout, constant,
                   chains) -> tuple:
-    """:func:`further_plan`'s kept part of further meeting ``m2`` (``PLAN_FAST``): the
+    """:func:`further_plan`'s kept part of further meeting ``m2``: the
     entries :func:`_further_entry` gives, each built with the kept chains read in place and
     a loop for a generator; kept under ``-id(m2)``."""
     entries = []
@@ -2820,10 +2746,10 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
 
 
 def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
-    """:func:`_chain` (``PLAN_FAST``): its first step, where no task is a handle (a handle
-    is read past the first), taken before the loop; a handle ends the walk at once (past
-    it, ``n > fanout`` ended it: the same chain); :func:`_no_data` inline, its inputs read
-    once for both."""
+    """:func:`_chain`'s chain in fewer steps (the plans' walks): its first step, where no
+    task is a handle (a handle is read past the first), taken before the loop; a handle
+    ends the walk at once (past it, ``n > fanout`` ended it: the same chain);
+    :func:`_no_data` inline, its inputs read once for both."""
     if depth <= 0 or len(dependents(t)) > fanout:
         return (), None, None, None
     ins = dependencies(t)

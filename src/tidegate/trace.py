@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -150,15 +150,21 @@ _sink: ContextVar[list | None] = ContextVar("tidegate_trace_sink", default=None)
 
 
 @contextmanager
-def collecting() -> Iterator[list[Trace]]:
+def collected_in(var: ContextVar) -> Iterator[list]:
+    """A fresh list set as ``var`` for the block (in this context), yielded; ``var`` is
+    reset after it. The sinks of :func:`collecting` and ``local.collect_stats``."""
+    items: list = []
+    token = var.set(items)
+    try:
+        yield items
+    finally:
+        var.reset(token)
+
+
+def collecting() -> AbstractContextManager[list[Trace]]:
     """Every compute run inside the block (in this context) appends its Trace to the list
     yielded. Bodies ask :func:`sink` whether anyone is collecting; ``record()`` builds on it."""
-    traces: list[Trace] = []
-    token = _sink.set(traces)
-    try:
-        yield traces
-    finally:
-        _sink.reset(token)
+    return collected_in(_sink)
 
 
 def sink() -> list[Trace] | None:

@@ -220,8 +220,6 @@ class Placement:
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, sole)
                 if other is not None:
-                    if self._lagging and other.address in self._lagging:
-                        return self._off_lagging(ts, other)  # (its holders may end it sooner)
                     return other
             if self._lagging and sole in self._lagging:
                 return self._off_lagging(ts, s.workers[sole])
@@ -273,8 +271,6 @@ class Placement:
         if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
             other = self._combine_elsewhere(ts, local, addr)
             if other is not None:
-                if self._lagging and other.address in self._lagging:
-                    return self._off_lagging(ts, other)  # (its holders may end it sooner)
                 return other
         if self._lagging and addr in self._lagging:
             return self._off_lagging(ts, s.workers[addr])
@@ -332,7 +328,8 @@ class Placement:
         test_placement's bound 1.15). The measure: held bytes, the estimated outputs of its
         tasks processing (its roots processing counted whole at their group's estimate if
         more), their inputs still to come there (``_incoming``), and ts's inputs it lacks.
-        None: ``chosen`` stands. Cost: for such combines only, a few workers' processing
+        None: ``chosen`` stands. Found lagging (policy.lags): :meth:`_off_lagging`'s answer
+        from it, as for any consumer. Cost: for such combines only, a few workers' processing
         tasks' inputs (anomaly 100 x 4: +8 plugin bytecodes a task, +0.2%)."""
         deps = ts.dependencies
         # (its first input asked first: a final gather of many stores costs one look)
@@ -385,6 +382,8 @@ class Placement:
                 or not combine_elsewhere(at_chosen, best_key[0], est):  # fmt: skip
             return None
         self.books.log.append((ts.key, "combine elsewhere", best, None))
+        if self._lagging and best in self._lagging:
+            return self._off_lagging(ts, workers[best])  # (its holders may end it sooner)
         return workers[best]
 
     def _place(self, ts, stimulus_id=None):

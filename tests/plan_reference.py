@@ -1,0 +1,166 @@
+"""The plans' walks as session 39 wrote them (before cpu40b's fast forms): the reference
+tests/test_plan_fast.py compares policy's plans with, kept here rather than in src/ (moved
+out of policy.py by tidy41, session 41, with its ``PLAN_FAST`` switch; the code unchanged
+but for its names). Frozen on purpose: :func:`_chain` is a copy of policy._chain as it was,
+so a later change to src's walks is still compared with these.
+
+``meeting_plan`` / ``further_plan`` take policy's arguments; what the old walks shared with
+the fast ones unchanged (policy._meetings, _no_data, meets_further, gathers_only,
+_further_inputs, MeetingPlan, the thresholds) is read from policy."""
+
+from __future__ import annotations
+
+from tidegate import policy
+from tidegate.policy import MEETING_FANOUT, MeetingPlan
+
+
+def meeting_plan(task, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, constant=None,
+                 chains: dict | None = None, group=None,
+                 halo_depth: int | None = None, unique: bool = False) -> MeetingPlan:
+    """policy.meeting_plan with ``PLAN_FAST`` False (``unique`` unused: the old walk
+    compared with ``==`` after identity)."""
+    plan = _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
+                         group)
+    if halo_depth is None or halo_depth <= depth or not plan.inputs or plan.wide is not None:
+        return plan
+    own = 0
+    for inputs in plan.inputs:
+        for entry in inputs:
+            for c in entry[0]:
+                if c is task:
+                    break
+            else:
+                return plan
+            own += 1
+    if not own:
+        return plan
+    deep = _meeting_plan(task, dependents, dependencies, halo_depth, fanout, constant, None,
+                         group)
+    for inputs in deep.inputs:
+        for entry in inputs:
+            for c in entry[0]:
+                if c is task:
+                    break
+            else:
+                return deep._replace(deep=True)
+    return plan
+
+
+def _meeting_plan(task, dependents, dependencies, depth, fanout, constant, chains,
+                  group) -> MeetingPlan:
+    """meeting_plan at one depth."""
+    meetings = policy._meetings(task, dependents, dependencies, depth, fanout)
+    inputs = []
+    for m, via in meetings:
+        ins = dependencies(m)
+        if len(ins) > fanout:
+            continue
+        plans = []
+        for t in ins:
+            if t is via or t == via:
+                continue
+            n = len(dependents(t))
+            if n > fanout:
+                continue
+            chain = _chain_of(t, dependents, dependencies, depth, fanout, constant, chains)
+            shared = n > 1
+            if n >= policy.SHARED_FANOUT and policy.HANDLES_NO_PARTNERS \
+                    and policy._no_data(t, dependencies, constant):  # fmt: skip
+                shared = 2
+            plans.append(chain + (shared, not (constant is not None and constant(t))))
+        inputs.append(tuple(plans))
+    wide = None
+    if len(meetings) == 1 and len(dependencies(meetings[0][0])) > fanout \
+            and (meetings[0][1] is task or meetings[0][1] == task):  # fmt: skip
+        wide = meetings[0][0]
+    return MeetingPlan(len(inputs) > policy.MEETING_SPREAD, tuple(inputs), meetings,
+                       policy.meets_further(meetings, dependents, dependencies, fanout), wide,
+                       group is not None and joins_two_sides(meetings, dependents,
+                                                             dependencies, group),
+                       gather=policy.gathers_only(meetings, dependents, dependencies, group))
+
+
+def joins_two_sides(meetings, dependents, dependencies, group) -> bool:
+    """MeetingPlan.pair as policy.joins_two_sides answered it (now found in
+    policy._meeting_plan_fast's pass over the meetings)."""
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) == 1:
+            (m2,) = ds
+            ins = dependencies(m2)
+            if len(ins) == 2:
+                a, b = ins
+                if group(a) is not group(b) and group(a) != group(b):
+                    return True
+    return False
+
+
+def further_plan(meetings, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, constant=None, chains: dict | None = None,
+                 unique: bool = False) -> tuple:
+    """policy.further_plan with ``PLAN_FAST`` False."""
+    if chains is None:
+        return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
+                                    None)
+                     for t in policy._further_inputs(meetings, dependents, dependencies,
+                                                     fanout))
+    out = []
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        inputs = dependencies(m2)
+        if not 1 < len(inputs) <= fanout:
+            continue
+        part = chains.get(-id(m2))
+        if part is None or part[0] is not m2:
+            part = chains[-id(m2)] = (m2, tuple(
+                (t, _further_entry(t, dependents, dependencies, depth, fanout, constant,
+                                   chains)) for t in inputs))  # fmt: skip
+        for t, entry in part[1]:
+            if not (t is m or t == m):
+                out.append(entry)
+    return tuple(out)
+
+
+def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains):
+    if len(dependents(t)) > fanout:
+        return None
+    ins = dependencies(t)
+    return (t, tuple(_chain_of(u, dependents, dependencies, depth, fanout, constant, chains)
+                     for u in ins) if len(ins) <= fanout else ())
+
+
+def _chain_of(t, dependents, dependencies, depth, fanout, constant, chains) -> tuple:
+    kept = None if chains is None else chains.get(id(t))
+    if kept is not None and kept[0] is t:
+        return kept[1]
+    chain = _chain(t, dependents, dependencies, depth, fanout, constant)
+    if chains is not None:
+        chains[id(t)] = (t, chain)
+    return chain
+
+
+def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
+    """policy._chain as session 39 wrote it: ``(tops, end, handle, inner)``."""
+    tops: list = []
+    inner = handle = None
+    end = None
+    for step in range(depth):
+        n = len(dependents(t))
+        if step and n >= policy.SHARED_FANOUT and policy._no_data(t, dependencies, constant):
+            if n > fanout:
+                handle = t
+            else:
+                inner = (inner or ()) + (len(tops),)
+        if n > fanout:
+            break
+        tops.append(t)
+        ins = dependencies(t)
+        if len(ins) != 1:
+            end = None if ins else t
+            break
+        (t,) = ins
+    return tuple(tops), end, handle, inner
