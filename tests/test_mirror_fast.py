@@ -110,16 +110,8 @@ def _asks(nodes):
                 yield t2, m, next(iter(m.dependencies))
 
 
-@pytest.fixture(autouse=True)
-def _min_kept():
-    old = policy.MIRROR_MIN
-    yield
-    policy.MIRROR_MIN = old
-
-
 def _same(nodes):
-    """Old and fast answer alike (with ``MIRROR_MIN`` 1; with 2, none for a meeting of
-    one entry); the kinds of answer reached."""
+    """Old and fast answer alike; the kinds of answer reached."""
     kinds = set()
     chains_old: dict = {}
     chains_new: dict = {}
@@ -129,19 +121,10 @@ def _same(nodes):
         for kept in (True, False):
             old = policy.mirrored_inputs(plan, deps, ins, constant=constant,
                                          chains=chains_old if kept else None)
-            policy.MIRROR_MIN = 2  # (the plugin's: a pair's one lacked root makes its plan)
-            few = policy._mirrored_inputs_fast(plan, deps, ins, constant=constant,
-                                               chains=dict(chains_new) if kept else None)
-            policy.MIRROR_MIN = 1
             new = policy._mirrored_inputs_fast(plan, deps, ins, constant=constant,
                                                chains=chains_new if kept else None)
             assert new == old, t
             assert chains_new == chains_old, t
-            if old is not None and len({id(e[1]) for e in old[1].values()}) < 2:
-                kinds.add("one entry")
-                assert few is None, t
-            else:
-                assert few == old, t
         if old is not None:
             kinds.add("mirrored")
             meeting, out = old
@@ -171,8 +154,7 @@ def test_fast_mirror_is_the_mirror_on_the_seed_workloads(label, name, store):
 
 def test_fast_mirror_is_the_mirror_on_the_rarer_kinds():
     kinds = _same(_rarer())
-    assert kinds >= {"mirrored", "none", "holds further=True", "holds further=False",
-                     "one entry"}, kinds
+    assert kinds >= {"mirrored", "none", "holds further=True", "holds further=False"}, kinds
 
 
 def test_the_mirror_holds_for_the_tree_reductions_loads():

@@ -2482,22 +2482,13 @@ def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
 # PLAN_FAST, the mirror's still the old ones). False: the plugin calls the old two.
 MIRROR_FAST = True
 
-# With MIRROR_FAST: an opener's plan is mirrored only where its meeting has at least this
-# many entries (roots it lacks: each reads the one mirror); else the lacked root makes its
-# own plan (OWED_FAST 1's way: the same decisions). Why: a pair's one lacked root (stack-sum's,
-# slice-add's) paid the mirror (~570 bytecodes: mirrored_inputs and mirror_holds, fast) for
-# one root, more than its own plan; a tree reduction's group of 4 (anomaly) shares it by 3.
-# 1: every opener's plan mirrored (session 40's).
-MIRROR_MIN = 2
-
 
 def _mirrored_inputs_fast(plan: MeetingPlan, dependents, dependencies,
                           fanout: int = MEETING_FANOUT, constant=None,
                           chains: dict | None = None, depth: int = 4) -> tuple | None:
     """:func:`mirrored_inputs` (``MIRROR_FAST``): the opener's own chain walked by
     :func:`_chain_fast` and kept chains read in place (``_chain_of`` without its call);
-    each entry's first task read once. None also for a meeting with fewer than
-    ``MIRROR_MIN`` entries (see there)."""
+    each entry's first task read once."""
     if plan.deep:
         return None
     ins = via = meeting = None
@@ -2511,7 +2502,7 @@ def _mirrored_inputs_fast(plan: MeetingPlan, dependents, dependencies,
         if ins is not None:
             return None
         ins, via, meeting = entries, v, m
-    if ins is None or len(ins) < MIRROR_MIN:
+    if ins is None:
         return None
     n = len(dependents(via))
     if n > fanout:
