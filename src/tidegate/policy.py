@@ -2417,6 +2417,120 @@ def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
     return meets_further(meetings, dependents, dependencies, fanout), widest
 
 
+
+# The owed roots' mirror path (OWED_FAST 2: Placement._mirrored) walked with fewer steps:
+# _mirrored_inputs_fast, _mirror_holds_fast, the same answers as mirrored_inputs and
+# mirror_holds (tests/test_mirror_fast.py compares them on every root of the seed
+# workloads). Why: ~80 bytecodes a task on twin stack-sum (cpu40b: the plans' walks had
+# PLAN_FAST, the mirror's still the old ones). False: the plugin calls the old two.
+MIRROR_FAST = True
+
+
+def _mirrored_inputs_fast(plan: MeetingPlan, dependents, dependencies,
+                          fanout: int = MEETING_FANOUT, constant=None,
+                          chains: dict | None = None, depth: int = 4) -> tuple | None:
+    """:func:`mirrored_inputs` (``MIRROR_FAST``): the opener's own chain walked by
+    :func:`_chain_fast` and kept chains read in place (``_chain_of`` without its call);
+    each entry's first task read once."""
+    if plan.deep:
+        return None
+    ins = via = meeting = None
+    inputs = iter(plan.inputs)
+    for m, v in plan.meetings:
+        if len(dependencies(m)) > fanout:
+            continue  # (no entry: _meeting_plan's skip)
+        entries = next(inputs)
+        if not entries:
+            continue
+        if ins is not None:
+            return None
+        ins, via, meeting = entries, v, m
+    if ins is None:
+        return None
+    n = len(dependents(via))
+    if n > fanout:
+        return None
+    kept = None if chains is None else chains.get(id(via))
+    if kept is not None and kept[0] is via:
+        own = kept[1]
+    else:
+        own = _chain_fast(via, dependents, dependencies, depth, fanout, constant)
+        if chains is not None:
+            chains[id(via)] = (via, own)
+    own = (*own, n > 1, constant is None or not constant(via))
+    out: dict = {}
+    for i, e in enumerate(ins):
+        rest = ins[:i] + ins[i + 1:] + (own,)
+        tops = e[0]
+        top = tops[0]
+        for c in tops:
+            k = id(c)
+            out[k] = (c, None, None) if k in out else (c, rest, top)
+    return meeting, out
+
+
+def _mirror_holds_fast(task, meeting, via, dependents, dependencies, depth: int = 4,
+                       fanout: int = MEETING_FANOUT, group=None,
+                       unique: bool = False) -> tuple | None:
+    """:func:`mirror_holds` (``MIRROR_FAST``) on one pass: the walk to task's meetings
+    (:func:`_meetings`, inline) tests each meeting as it is found (an unlisted entry ends
+    it at once) and answers :func:`meets_further` on the way (each meeting's dependents
+    read once, until one meets further); :func:`gathers_only` asked only when no meeting
+    has a dependent (else it is False). ``unique``: as :func:`meeting_plan`'s (an input
+    compared with its via by identity alone)."""
+    if len(dependents(task)) >= SHARED_FANOUT:
+        return None
+    meets: list = []
+    found = further = dependent = False
+    inputs = widest = 0
+    frontier = [task]
+    for _ in range(depth):
+        nxt = []
+        for t in frontier:
+            ds = dependents(t)
+            if len(ds) > fanout:
+                continue
+            for d in ds:
+                ins = dependencies(d)
+                n = len(ins)
+                if n <= 1:
+                    nxt.append(d)
+                    continue
+                meets.append((d, t))
+                if not further:
+                    after = dependents(d)
+                    if after:
+                        dependent = True
+                        if len(after) == 1:
+                            (m2,) = after
+                            if 1 < len(dependencies(m2)) <= fanout:
+                                further = True
+                if n > widest:
+                    widest = n
+                if n > fanout:
+                    continue  # (no entry)
+                inputs += 1
+                if d is meeting and t is via:
+                    found = True
+                    continue
+                if unique:
+                    for u in ins:
+                        if u is not t and len(dependents(u)) <= fanout:
+                            return None  # an entry the mirror does not list
+                else:
+                    for u in ins:
+                        if not (u is t or u == t) and len(dependents(u)) <= fanout:
+                            return None
+        if not nxt:
+            break
+        frontier = nxt
+    if not found or inputs > MEETING_SPREAD:
+        return None
+    if not dependent and gathers_only(meets, dependents, dependencies, group):
+        return None
+    return further, widest
+
+
 def further_partners(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     constant=None, nbytes=None,

@@ -53,6 +53,8 @@ from ..policy import (
     waits_for_own_reduction,
     mirrored_inputs,
     mirror_holds,
+    _mirrored_inputs_fast,
+    _mirror_holds_fast,
     partners_on_one,
     passes_busy,
 )
@@ -559,7 +561,8 @@ class Placement:
             return None, None, None
         mirrors = mirrored[2]
         if mirrors is False:  # (read first now: once per opener)
-            mirrors = mirrored[2] = mirrored_inputs(
+            mirrors = mirrored[2] = (
+                _mirrored_inputs_fast if policy_module.MIRROR_FAST else mirrored_inputs)(
                 mirrored[1], _dependents, _dependencies, constant=_constant,
                 chains=self._chains)  # fmt: skip
         if mirrors is None:
@@ -573,8 +576,13 @@ class Placement:
             proofs = mirrored[3] = {}
         proof = proofs.get(id(ts))
         if proof is None or proof[0] is not ts:
-            proof = proofs[id(ts)] = (ts, mirror_holds(ts, meeting, got[2], _dependents,
-                                                       _dependencies, group=_group))
+            if policy_module.MIRROR_FAST:  # (unique: dask's TaskStates, one per key)
+                holds = _mirror_holds_fast(ts, meeting, got[2], _dependents, _dependencies,
+                                           group=_group, unique=True)
+            else:
+                holds = mirror_holds(ts, meeting, got[2], _dependents, _dependencies,
+                                     group=_group)
+            proof = proofs[id(ts)] = (ts, holds)
         if proof[1] is None:
             return None, None, None
         return got[1], proof[1][0], proof[1][1]
