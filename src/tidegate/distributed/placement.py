@@ -203,7 +203,7 @@ class Placement:
                     for h in who:
                         if everyone or h in running:
                             if self._lagging and h.address in self._lagging \
-                                    or self._paced_groups and policy_module.PACE_CONSUMERS:
+                                    or self._paced_groups and self._by_pace():
                                 return self._off_lagging(ts, h)
                             return s.workers[h.address]
         local: dict = {}
@@ -228,7 +228,7 @@ class Placement:
                         return self._off_lagging(ts, other)  # (its holders may end it sooner)
                     return other
             if self._lagging and sole in self._lagging \
-                    or self._paced_groups and policy_module.PACE_CONSUMERS:
+                    or self._paced_groups and self._by_pace():
                 return self._off_lagging(ts, s.workers[sole])
             return s.workers[sole]
         if not local and deps and everyone and not any(
@@ -282,9 +282,15 @@ class Placement:
                     return self._off_lagging(ts, other)  # (its holders may end it sooner)
                 return other
         if self._lagging and addr in self._lagging \
-                or self._paced_groups and policy_module.PACE_CONSUMERS:
+                or self._paced_groups and self._by_pace():
             return self._off_lagging(ts, s.workers[addr])
         return ws if addr == ws.address else s.workers[addr]
+
+    def _by_pace(self) -> bool:
+        """Do consumers go by the soonest end because a root group's loads went by pace
+        (policy.PACE_CONSUMERS; ``_paced_groups``), one not found clearly slower (there
+        dask's stealing moves them: policy.steals_beside_slower, ``_slow_groups``)?"""
+        return bool(policy_module.PACE_CONSUMERS) and not self._paced_groups <= self._slow_groups
 
     def _off_lagging(self, ts, ws):
         """ws, found lagging (policy.lags), or the running holder of one of ts's inputs
@@ -315,7 +321,7 @@ class Placement:
 
         best, lag = ws, lagging.get(ws.address, 1.0)
         wait, comm = costs(ws)
-        paced = bool(self._paced_groups) and policy_module.PACE_CONSUMERS and lag == 1.0
+        paced = lag == 1.0 and bool(self._paced_groups) and self._by_pace()
         for d in ts.dependencies:
             for other in d.who_has or ():
                 if other is best or other is ws or other not in running:
