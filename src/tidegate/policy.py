@@ -2041,10 +2041,9 @@ def paced_slower(pace, other) -> bool:
     """Is a worker steadily slower at a root group's roots than another, though not
     :func:`clearly_slower`? ``pace``, ``other``: as clearly_slower reads them (the last two
     compute seconds of the group's roots on each). Both of the worker's last two took more
-    than ``PACE_SLOWER`` times the longer of the other's. Read for the group's tail only
-    (:func:`leaves_slower`'s bit 2: the fast worker would run every root left sooner than
-    the slow one runs this one): nothing else (places_by_held's waits, stealing) changes
-    below SLOWER. Why: twin anomaly 2 x 1, every load of one worker 2.2x slower
+    than ``PACE_SLOWER`` times the longer of the other's. Read by :func:`paced_keeps`
+    only: nothing else (clearly_slower's waits and tail, stealing) changes below SLOWER.
+    Why: twin anomaly 2 x 1, every load of one worker 2.2x slower
     (bench/twin_slow_worker.py --mode worker): no rule fired, each group's loads stayed
     6 / 6, the fast worker idled for the slow one's last two loads (the mean at 2.57 s
     against queuing's 1.76): 1.199x queuing's makespan over five namings."""
@@ -2079,10 +2078,12 @@ def paced_keeps(partners_held: float, least_held: float, estimate: float, pace,
         and partners_held <= least_held + PACE_HELD * estimate  # fmt: skip
 
 
-# Once a root group's loads went by pace (PACE_TAIL, PACE_HELD: paced_slower), a task that
-# is not a root goes to the holder of its inputs that would end it soonest
-# (ends_sooner_elsewhere, no lag: dask's soonest start; Placement._off_lagging), as
-# LAG_CONSUMERS for a lagging worker. 0: main's. slow41.
+# Once a root group's loads went by pace (paced_keeps said yes), and while no such group was
+# found clearly slower (there dask's stealing moves them: SLOW_STEAL), a task that is not a
+# root goes to the holder of its inputs that would end it soonest (ends_sooner_elsewhere,
+# no lag: dask's soonest start; Placement._by_pace, _off_lagging), where the copies fit
+# (paced_move_fits), as LAG_CONSUMERS for a lagging worker. Loads by pace without it: the
+# stores follow the loads, 7 / 5 (twin --mode worker 2x: 1.038 -> 1.047x). 0: main's.
 PACE_CONSUMERS = 1
 
 
