@@ -1998,6 +1998,74 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
+# paced_slower: a worker's last two roots of a group each took more than PACE_SLOWER times
+# the other's longer (read by paced_keeps, PACE_HELD). slow41.
+PACE_SLOWER = 1.5
+
+
+def paced_slower(pace, other) -> bool:
+    """Is a worker steadily slower at a root group's roots than another, though not
+    :func:`clearly_slower`? ``pace``, ``other``: as clearly_slower reads them (the last two
+    compute seconds of the group's roots on each). Both of the worker's last two took more
+    than ``PACE_SLOWER`` times the longer of the other's. Read by :func:`paced_keeps`
+    only: nothing else (clearly_slower's waits and tail, stealing) changes below SLOWER.
+    Why: twin anomaly 2 x 1, every load of one worker 2.2x slower
+    (bench/twin_slow_worker.py --mode worker): no rule fired, each group's loads stayed
+    6 / 6, the fast worker idled for the slow one's last two loads (the mean at 2.57 s
+    against queuing's 1.76): 1.199x queuing's makespan over five namings."""
+    if pace is None or other is None:
+        return False
+    a, b = pace
+    c, d = other
+    return b == b and d == d and min(a, b) > PACE_SLOWER * max(c, d) > 0
+
+
+# A root that places_by_held would send to (or park for) the worker holding least stays
+# with its partners' worker when the least holding one is steadily slower at the group's
+# roots (paced_slower) and the partners' worker holds at most PACE_HELD loads more
+# (paced_keeps; Placement._by_held). 0: main's. slow41.
+PACE_HELD = 3.0
+
+
+def paced_keeps(partners_held: float, least_held: float, estimate: float, pace,
+                other) -> bool:
+    """Does a root that :func:`places_by_held` sends to the worker holding least
+    (``least_held``; ``pace``: its last two compute seconds at the group's roots) stay
+    with its partners' worker (``partners_held``; ``other``: its paces) instead? When
+    the least holding worker is steadily slower (:func:`paced_slower`) and the partners'
+    worker holds at most ``PACE_HELD`` loads (``estimate``) more: the loads then split by
+    pace up to that many loads' imbalance (a peak of one load more at the busiest
+    worker), rather than wait, parked, for the slow worker's thread while the fast one
+    idles. Why: twin anomaly 2 x 1, every load of one worker 2.2x slower
+    (bench/twin_slow_worker.py --mode worker): the last group's four loads were parked
+    for the slow worker (it held least), the fast worker idled 0.81-1.00 and 1.20-1.58 s
+    and the mean waited for the slow worker's sixth load."""
+    return bool(PACE_HELD) and paced_slower(pace, other) \
+        and partners_held <= least_held + PACE_HELD * estimate  # fmt: skip
+
+
+# Once a root group's loads went by pace (paced_keeps said yes), and while no such group was
+# found clearly slower (there dask's stealing moves them: SLOW_STEAL), a task that is not a
+# root goes to the holder of its inputs that would end it soonest (ends_sooner_elsewhere,
+# no lag: dask's soonest start; Placement._by_pace, _off_lagging), where the copies fit
+# (paced_move_fits), as LAG_CONSUMERS for a lagging worker. Loads by pace without it: the
+# stores follow the loads, 7 / 5 (twin --mode worker 2x: 1.038 -> 1.047x). 0: main's.
+PACE_CONSUMERS = 1
+
+
+def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
+    """May a task that is not a root, while a root group's loads went by pace
+    (PACE_CONSUMERS), move to another holder of its inputs that ends it sooner
+    (:func:`ends_sooner_elsewhere`)? Only where that worker's held bytes (``held_there``)
+    with the inputs it would copy in (``copies``) stay at or below the chosen worker's
+    (``held_here``): a store moved copies its load in, and the worker that loaded more
+    by pace holds more until every store is done. Why: twin anomaly 2 x 1, every task of
+    one worker 2.2x slower (--mode all), the loads 7 / 5 by pace: a store moved to the
+    fast worker copied its 32 MB load beside its 7 loads and the mean, 304 MB against
+    queuing's 272."""
+    return held_there + copies <= held_here
+
+
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
 
 

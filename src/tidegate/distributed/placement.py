@@ -39,6 +39,9 @@ from ..policy import (
     passes_for_group,
     over_wave_share,
     leaves_slower,
+    paced_slower,
+    paced_keeps,
+    paced_move_fits,
     ends_sooner_elsewhere,
     leaves_lagging,
     splits_for_wave,
@@ -201,7 +204,8 @@ class Placement:
                         and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
                     for h in who:
                         if everyone or h in running:
-                            if self._lagging and h.address in self._lagging:
+                            if self._lagging and h.address in self._lagging \
+                                    or self._paced_groups and self._by_pace():
                                 return self._off_lagging(ts, h)
                             return s.workers[h.address]
         local: dict = {}
@@ -223,7 +227,8 @@ class Placement:
                 other = self._combine_elsewhere(ts, local, sole)
                 if other is not None:
                     return other
-            if self._lagging and sole in self._lagging:
+            if self._lagging and sole in self._lagging \
+                    or self._paced_groups and self._by_pace():
                 return self._off_lagging(ts, s.workers[sole])
             return s.workers[sole]
         if not local and deps and everyone and not any(
@@ -274,9 +279,16 @@ class Placement:
             other = self._combine_elsewhere(ts, local, addr)
             if other is not None:
                 return other
-        if self._lagging and addr in self._lagging:
+        if self._lagging and addr in self._lagging \
+                or self._paced_groups and self._by_pace():
             return self._off_lagging(ts, s.workers[addr])
         return ws if addr == ws.address else s.workers[addr]
+
+    def _by_pace(self) -> bool:
+        """Do consumers go by the soonest end because a root group's loads went by pace
+        (policy.PACE_CONSUMERS; ``_paced_groups``), one not found clearly slower (there
+        dask's stealing moves them: policy.steals_beside_slower, ``_slow_groups``)?"""
+        return bool(policy_module.PACE_CONSUMERS) and not self._paced_groups <= self._slow_groups
 
     def _off_lagging(self, ts, ws):
         """ws, found lagging (policy.lags), or the running holder of one of ts's inputs
@@ -307,10 +319,15 @@ class Placement:
 
         best, lag = ws, lagging.get(ws.address, 1.0)
         wait, comm = costs(ws)
+        paced = lag == 1.0 and bool(self._paced_groups) and self._by_pace()
         for d in ts.dependencies:
             for other in d.who_has or ():
                 if other is best or other is ws or other not in running:
                     continue
+                if paced and not paced_move_fits(other.nbytes, sum(
+                        e.nbytes for e in ts.dependencies if other not in (e.who_has or ())),
+                        ws.nbytes):  # fmt: skip
+                    continue  # (the copies would raise a worker holding more)
                 other_lag = lagging.get(other.address, 1.0)
                 other_wait, other_comm = costs(other)
                 if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
@@ -1243,7 +1260,9 @@ class Placement:
             if least_key is None or key < least_key:
                 least, least_key = addr, key
         if least is None or least == p or held_p is None \
-                or not places_by_held(held_p, least_key[0], est):  # fmt: skip
+                or not places_by_held(held_p, least_key[0], est) \
+                or policy_module.PACE_HELD and self._paced_keeps(ts, held_p, least_key[0],
+                                                                 est, least, p):  # fmt: skip
             if others and least is not None:
                 # (p stands: a heavier partners' worker is left out of those ts may join,
                 # _decide reads _unheavy; books.place went there when p refused it)
@@ -1263,6 +1282,18 @@ class Placement:
             self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
         return got, ({} if got is not None else {least: 1})
+
+    def _paced_keeps(self, ts, held_p, least_held, est, least, p) -> bool:
+        """Does root ts stay with p rather than go to (or wait for) ``least``, the worker
+        holding least, steadily slower at ts's group (policy.paced_keeps)? A yes is noted:
+        consumers go by the soonest end from now on (PACE_CONSUMERS)."""
+        if self._lagging and least in self._lagging:
+            return False  # (a process lagging throughout: the LAG_* rules' case)
+        paces = self._pace[ts.group.name]
+        if not paced_keeps(held_p, least_held, est, paces.get(least), paces.get(p)):
+            return False
+        self._paced_groups.add(ts.group.name)
+        return True
 
     def _off_slower(self, ts, p, lacks, plan, stimulus_id):
         """Root ts would run on worker p (its partners', or the one holding least), clearly
