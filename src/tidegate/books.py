@@ -389,9 +389,9 @@ class Books:
                 continue
             live[1] -= 1
             if live[1] == 0:
-                # (book rebound as the inline form did: a later input's keeps_read_on reads
-                # the landed root's worker; see tidy41-findings.txt)
-                book = self._landed(r, live, "consumed", x, stimulus_id)
+                # (book stays the task's worker's: a later input's keeps_read_on asks the
+                # threads where the task ran, not the landed root's; tidy41-findings.txt)
+                self._landed(r, live, "consumed", x, stimulus_id)
 
     def _joined(self, task, w, nbytes, stimulus_id) -> None:
         """``task`` joined pieces of one array on w (policy.joins_pieces): its output is data
@@ -547,7 +547,7 @@ class Books:
     def _landed(self, r, live, why, x, stimulus_id):
         """Root r's data is in flight no more (its last carrier x consumed or dropped, for
         ``why``): its slot frees on its worker (``live``: its entry, just counted down to
-        0). Returns that worker's book (None where it has none)."""
+        0)."""
         del self._live[r]
         if self._passes:
             self._unpass(r)
@@ -561,7 +561,6 @@ class Books:
         if self._owing:
             self._unowe(r)
         self.log.append((r, "landed", why, x, stimulus_id))
-        return book
 
     # -- meetings opened ------------------------------------------------------------------
     def _reserve(self, task, w, lacks) -> None:
