@@ -1,17 +1,21 @@
 """tidegate.distributed inside dask's scheduler when something goes wrong (issue 9, item 5).
 
 A fault injected into each policy call the plugin's hooks make (persistently: every call
-raises, through the books' rebuilds too): the computation completes with dask's result,
-dask's validation passes, the failure is kept in ``Plugin.errors`` and logged once per
-place, and nothing reaches dask's own loop (no error logged by distributed or tornado).
+raises, through the books' rebuilds too), each reached (the workload, beside a worker
+joining, a task rescheduled, a steal looked for): the computation completes with dask's
+result, dask's validation passes, the failure is kept in ``Plugin.errors`` and logged once
+per place, and nothing reaches dask's own loop (no error logged by distributed or tornado).
 Then the plugin under ordinary trouble: futures cancelled mid-run, two clients at once,
 restricted / resourced / retried tasks, ``client.restart()``.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
+import itertools
 import logging
+import threading
 import time
 
 import dask
@@ -21,7 +25,7 @@ import pytest
 from dask import delayed
 
 distributed = pytest.importorskip("distributed")
-from distributed import Client, Event, wait  # noqa: E402
+from distributed import Client, Event, Reschedule, Worker, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
 from tidegate.books import Books  # noqa: E402
@@ -125,7 +129,9 @@ def _raise(where):
 FAULTS = {
     "root": (hooks, "_structural_root"),
     "meeting_plan": (placement, "meeting_plan"),
-    "further_meeting": (placement, "further_meeting"),
+    # (placement.further_meeting is asked only by the books' audit: further_by_plan is
+    # the call the plugin makes, from a plan of the graph's edges: PLAN_FAST)
+    "further_by_plan": (placement, "further_by_plan"),
     "meeting_partners": (plugin_tasks, "meeting_partners"),
     "place_consumer": (placement, "place_consumer"),
     "sole_holder": (placement, "sole_holder"),
@@ -146,17 +152,97 @@ FAULTS = {
 }
 
 
+# The places where a fault in these is caught and logged: each must be reached (they are
+# reached only by the trouble the test makes: a worker added after the plugin, a task
+# rescheduled, a steal looked for). The others' places depend on dask's version; each
+# fault's own message must be among the errors.
+PLACES = {
+    "books.add_worker": "add_worker",
+    "books.on_stopped": "transition",
+    "thief": "_get_thief",
+}
+
+
+_RESCHEDULED: set = set()
+
+
+def rescheduled(x, token):
+    """x; first raises Reschedule (once per token): the task leaves processing without a
+    result (Books.on_stopped), dask places it again."""
+    if token not in _RESCHEDULED:
+        _RESCHEDULED.add(token)
+        raise Reschedule()
+    return x
+
+
+_GATES: dict = {}  # (the workers are threads of this process: a threading.Event each)
+
+
+def nap(x, i, gate):
+    assert _GATES[gate].wait(30)
+    return x + i
+
+
+def _naps(worker, gate, n=8):
+    """n tasks on ``worker`` (allowed elsewhere: stealable), each waiting for ``gate``,
+    beside one small shared input (not roots: stealing may move them). A new prefix each
+    time: its tasks' duration unknown (dask's 0.5 s each), so stealing sees the worker
+    busy (the last test's naps, most ending at once when let go, read as taking ~0 s)."""
+    _GATES[gate] = threading.Event()
+    prefix = f"nap{next(_NAPS)}"
+    with dask.annotate(workers=[worker], allow_other_workers=True):
+        shared = delayed(float, pure=False)(1)
+        return [delayed(nap)(shared, i, gate, dask_key_name=f"{prefix}-{i:02d}")
+                for i in range(n)]  # fmt: skip
+
+
+_NAPS = itertools.count()
+
+
+async def _new_worker(address):
+    return await Worker(address, nthreads=1)
+
+
+def _balance(dask_scheduler):
+    """One round of dask's work stealing (server._fast_thief's thief search), now."""
+    dask_scheduler.extensions["stealing"].balance()
+
+
+def _naps_on(dask_scheduler):
+    """{worker: naps processing there}"""
+    on = collections.Counter(ts.processing_on.address for ts in dask_scheduler.tasks.values()
+                             if str(ts.key).startswith("nap") and ts.processing_on)
+    return dict(on)
+
+
 @pytest.mark.parametrize("where", sorted(FAULTS))
-def test_a_persistent_fault_anywhere_leaves_dask_running(client, where):
+def test_a_persistent_fault_anywhere_leaves_dask_running(client, cluster, where):
     want = expected(1)
     client.register_plugin(td.Plugin(saturation=1.1, memory_limit="1GB", interval="50ms"))
+    a = sorted(client.scheduler_info()["workers"])[0]
+    gate = f"safe-fault-{where}"
     obj, attr = FAULTS[where]
     saved = obj.__dict__[attr]
+    added = None
     with Records() as log:
         setattr(obj, attr, _raise(where))
         try:
+            # Under the fault: 8 tasks held on one worker, a worker added after the plugin
+            # (idle), a round of stealing (a thief looked for among the idle), a task
+            # rescheduled; then the workload.
+            naps = client.compute(_naps(a, gate), optimize_graph=False)
+            _until(lambda: sum(client.run_on_scheduler(_naps_on).values()) == 8)
+            added = client.sync(_new_worker, cluster.scheduler_address)
+            client.run_on_scheduler(_balance)
+            _GATES[gate].set()
+            again = client.compute(delayed(rescheduled)(1.0, where))
             got = dask.compute(*workload(1))
+            assert again.result() == 1.0 and client.gather(naps) == [1.0 + i for i in range(8)]
+            del naps, again
         finally:
+            _GATES[gate].set()
+            if added is not None:
+                client.sync(added.close)
             setattr(obj, attr, saved)
     errors = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler._tidegate.errors))
     others = [f"{r.name}: {r.getMessage()}" for r in log.failures(ours=False)]
@@ -167,6 +253,9 @@ def test_a_persistent_fault_anywhere_leaves_dask_running(client, where):
     assert not others, others  # nothing reached dask's loop
     assert len(logged) == len(set(logged)), logged  # once per place
     assert {e[0] for e in errors} <= set(logged)
+    # the fault was reached (else this proves nothing), and caught where it should be
+    assert any(f"injected fault in {where}" in e[1] for e in errors), where
+    assert where not in PLACES or PLACES[where] in logged, (where, logged)
 
 
 def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):

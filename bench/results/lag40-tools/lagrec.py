@@ -1,7 +1,9 @@
 """Seed anomaly on a LocalCluster of equal workers (N x 1): every lag sample recorded.
 usage: PYTHONPATH=SRC python lagrec.py WORKLOAD WORKERS RUNS TAG  (prints one json a run)"""
-import sys, time, json, importlib.util
-_spec = importlib.util.spec_from_file_location("dbench", "/work/wt/lag40/bench/distributed.py")
+import os, sys, time, json, importlib.util
+# (the repository's bench/distributed.py, two folders up from this file)
+_spec = importlib.util.spec_from_file_location("dbench", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "distributed.py"))
 _m = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(_m)
 WORKLOADS = _m.WORKLOADS
 from distributed import Client, LocalCluster, wait
