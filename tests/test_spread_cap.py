@@ -85,5 +85,5 @@ def test_twin_stencil_eight_four_thread_workers_stay_within_queuings_peak(monkey
                 span[switch] += tide.makespan
                 over[switch] += max(tide.peak_memory_per_worker) > \
                     max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
-    assert over[1] == 0, over
+    assert over[1] == 0 < over[0], over
     assert span[1] <= 1.05 * span[0], span

@@ -732,7 +732,8 @@ class Books:
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
                 pair=False) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
-        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too). ``waiting``: ``may_admit_root``'s ``queued``.
+        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too). ``waiting``:
+        ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
         see ``place``."""
@@ -998,7 +999,8 @@ class Books:
         in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
         ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
         (``meeting_partners(..., spread=)``): it may load beside other work
-        (``policy.may_load_beside``). The plugin says so of a root with partners only.
+        (``policy.may_load_beside``). The plugin says so of a root with partners only; 2:
+        and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``).
         ``commits``: task's meetings' output meets further data (``policy.meets_further``),
         so the roots of ``lacks`` it would reserve count as in flight already when it asks:
         it opens a meeting only where the meeting fits in the count. Without it, a worker
