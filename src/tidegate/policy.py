@@ -320,8 +320,8 @@ BESIDE_WIDE_BUSY = 1
 # under the count (:func:`loads_at_once`), such a root meets a cap of its worker's threads,
 # not saturation x threads, on workers of SPREAD_CAP_THREADS to SPREAD_CAP_BELOW (excl.)
 # threads (:func:`spread_cap`). Twin stencil 8 x 4, 60 runs: over queuing's peak (1.05x)
-# 39 -> 0 at 10 ms, 41 -> 0 at 2 ms, time not worse. On eight threads (SPREAD_CAP_BELOW
-# inf) 4 x 8 at 10 ms: peak over 42 -> 7 but time over 1.05x 5 -> 15: not by default.
+# 39 -> 0 at 10 ms, 41 -> 6 at 2 ms, none over 1.05x its time. On eight threads too
+# (SPREAD_CAP_BELOW inf) 4 x 8 at 10 ms: peak over 42 -> 7, but time over 1.05x 5 -> 15.
 # Tried: the threads as a cap on roots processing only (the count as it was): 8 x 4 at
 # 10 ms 39 -> 27 over, 4 x 8 42 -> 40. For every group (no loads_at_once): 2 x 4 at 10 ms
 # time over 1.05x 5 -> 14. 0: off (main before pk41). pk41-findings.txt.
@@ -427,7 +427,8 @@ def spread_cap(cap: float, threads: int) -> float:
     at a worker's peak, 80 MB against queuing's 72). With the threads as the cap, the
     group's last roots wait for a worker's first blocks to be sliced. Twin stencil 8 x 4,
     60 runs (namings x seeds): over queuing's peak by 5% 39 -> 0 at 10 ms (1.125 -> 0.890x
-    median), 41 -> 0 at 2 ms; time 0.627 -> 0.595x and 0.324 -> see pk41-findings.txt."""
+    median), 41 -> 6 at 2 ms (1.110 -> 0.889x); time 0.627 -> 0.591x and 0.324 -> 0.331x
+    queuing's (none over 1.05x). pk41-findings.txt."""
     if SPREAD_CAP and SPREAD_CAP_THREADS <= threads < SPREAD_CAP_BELOW:
         return min(cap, threads)
     return cap
