@@ -45,7 +45,7 @@ from .policy import (
     counts_own_group,
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
-    asks_short_one, asks_wide, holds_least, waits_behind_short,
+    asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
     may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
@@ -729,7 +729,8 @@ class Books:
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
                 pair=False) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
-        ``spread``: see ``place``. ``waiting``: ``may_admit_root``'s ``queued``.
+        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too). ``waiting``:
+        ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
         see ``place``."""
@@ -771,7 +772,8 @@ class Books:
                 beside = self._beside_light(w, book, est) or book.threads >= \
                     policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
             ok = may_admit_root(
-                book.roots_processing, book.roots_untouched, book.cap, completes_consumer,
+                book.roots_processing, book.roots_untouched,
+                spread_cap(book.cap, book.threads) if spread == 2 else book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
             )  # fmt: skip
@@ -994,7 +996,8 @@ class Books:
         in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
         ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
         (``meeting_partners(..., spread=)``): it may load beside other work
-        (``policy.may_load_beside``). The plugin says so of a root with partners only.
+        (``policy.may_load_beside``). The plugin says so of a root with partners only; 2:
+        and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``).
         ``commits``: task's meetings' output meets further data (``policy.meets_further``),
         so the roots of ``lacks`` it would reserve count as in flight already when it asks:
         it opens a meeting only where the meeting fits in the count. Without it, a worker

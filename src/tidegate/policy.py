@@ -316,6 +316,18 @@ SHORT_DEEP_SLACK = 0
 BESIDE_WIDE = 4
 BESIDE_WIDE_THREADS = 8
 BESIDE_WIDE_BUSY = 1
+# SPREAD_CAP: where a spread root's group (a stencil's blocks) would load whole at once
+# under the count (:func:`loads_at_once`), such a root meets a cap of its worker's threads,
+# not saturation x threads, on workers of SPREAD_CAP_THREADS to SPREAD_CAP_BELOW (excl.)
+# threads (:func:`spread_cap`). Twin stencil 8 x 4, 60 runs: over queuing's peak (1.05x)
+# 39 -> 0 at 10 ms, 41 -> 6 at 2 ms, none over 1.05x its time. On eight threads too
+# (SPREAD_CAP_BELOW inf) 4 x 8 at 10 ms: peak over 42 -> 7, but time over 1.05x 5 -> 15.
+# Tried: the threads as a cap on roots processing only (the count as it was): 8 x 4 at
+# 10 ms 39 -> 27 over, 4 x 8 42 -> 40. For every group (no loads_at_once): 2 x 4 at 10 ms
+# time over 1.05x 5 -> 14. 0: off (main before pk41). pk41-findings.txt.
+SPREAD_CAP = 1
+SPREAD_CAP_THREADS = 4
+SPREAD_CAP_BELOW = 8
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -390,6 +402,36 @@ def asks_wide(threads: int, roots_processing: int, processing: int) -> bool:
         and 2 <= roots_processing < BESIDE_WIDE * threads // 8 \
         and (processing > roots_processing or not BESIDE_WIDE_BUSY)
 
+
+def loads_at_once(group_size: int, caps_total: float) -> bool:
+    """Would the count let a root group load whole at once, every worker its share (the
+    group no larger than the workers' caps summed)? Then nothing staggers its loads, and
+    for a spread group (:func:`spread_cap`) every worker's blocks wait together."""
+    return group_size <= caps_total
+
+
+def spread_cap(cap: float, threads: int) -> float:
+    """:data:`SPREAD_CAP`: the cap (``may_admit_root``'s: roots processing at once, and the
+    count) that a spread root (``Books.place``'s ``spread``: its data feeds more than
+    MEETING_SPREAD meetings and is held until the last) meets on a worker of
+    SPREAD_CAP_THREADS to SPREAD_CAP_BELOW threads, where its group loads at once
+    (:func:`loads_at_once`; the body asks): its threads, not saturation x threads (4 x 1.1
+    -> 5).
+
+    Why: a block stays held until its last slice runs, and its interior until the overlap
+    has its eight neighbours' edges; a worker runs the slices of every block it holds in
+    dask's priority order, which spreads each block's slices over the whole order. Where
+    the count lets the whole group load at once (36 blocks on 8 x 4: five blocks on half
+    the workers), all of a worker's blocks' slices interleave and no block is freed before
+    most interiors are cut (sten40's trace of 8 x 4 at 2 ms: five blocks and five interiors
+    at a worker's peak, 80 MB against queuing's 72). With the threads as the cap, the
+    group's last roots wait for a worker's first blocks to be sliced. Twin stencil 8 x 4,
+    60 runs (namings x seeds): over queuing's peak by 5% 39 -> 0 at 10 ms (1.125 -> 0.890x
+    median), 41 -> 6 at 2 ms (1.110 -> 0.889x); time 0.627 -> 0.591x and 0.324 -> 0.331x
+    queuing's (none over 1.05x). pk41-findings.txt."""
+    if SPREAD_CAP and SPREAD_CAP_THREADS <= threads < SPREAD_CAP_BELOW:
+        return min(cap, threads)
+    return cap
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
                     light: int = 0, third: bool = False, wide: bool = False) -> bool:

@@ -60,6 +60,7 @@ from ..policy import (
     _mirror_holds_fast,
     partners_on_one,
     passes_busy,
+    loads_at_once,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
@@ -144,6 +145,19 @@ class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
     _unheavy = None  # (root, its partners less the heavier ones' workers, those): _by_held
+    _caps = (-1, 0.0)  # (workers in the books, their caps summed): _spread_at_once's
+
+    def _spread_at_once(self, ts):
+        """``Books.place``'s ``spread`` of a spread root ts: 2 where policy.SPREAD_CAP may
+        act (ts's group loads whole at once under the count: policy.loads_at_once, over the
+        caps of the workers in the books, summed again when their number changes), else
+        True."""
+        if not policy_module.SPREAD_CAP:
+            return True
+        books = self.books
+        if self._caps[0] != len(books.workers):
+            self._caps = (len(books.workers), sum(b.cap for b in books.workers.values()))
+        return 2 if loads_at_once(len(ts.group), self._caps[1]) else True
 
     def _decide_worker(self):
         s = self.scheduler
@@ -762,7 +776,8 @@ class Placement:
             by_load = not own and policy_module.SHARED_BY_LOAD and by_load_of(
                 plan, len(ts.dependents), all(map(_constant, ts.dependencies)), ts.nbytes)
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                               stimulus_id, lacks, shared, complete, bool(spread),
+                               stimulus_id, lacks, shared, complete,
+                               self._spread_at_once(ts) if spread else False,
                                plan.further, deep=plan.deep, gather=plan.gather,
                                by_load=by_load,
                                own_group=self._kept(ts) is not None), own  # fmt: skip
