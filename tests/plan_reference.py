@@ -11,7 +11,8 @@ _further_inputs, MeetingPlan, the thresholds) is read from policy."""
 from __future__ import annotations
 
 from tidegate import policy
-from tidegate.policy import MEETING_FANOUT, MeetingPlan
+from tidegate.policy import (MEETING_FANOUT, MEETING_SPREAD, SHARED_FANOUT, MeetingPlan,
+                             _meetings, gathers_only, meets_further)
 
 
 def meeting_plan(task, dependents, dependencies, depth: int = 4,
@@ -164,3 +165,92 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
             break
         (t,) = ins
     return tuple(tops), end, handle, inner
+
+
+# The owed roots' mirror as session 40 walked it (moved out of policy.py in session 41 with
+# cpu41's MIRROR_FAST switch): tests/test_mirror_fast.py's reference.
+def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
+                    fanout: int = MEETING_FANOUT, constant=None,
+                    chains: dict | None = None, depth: int = 4) -> tuple | None:
+    """The entries of the plans of the roots an opener's ``plan`` lacks, as the opener's
+    plan mirrors them: ``(meeting, {id(t): (t, entries, input)})`` for each task t of the
+    chains of the one ``meeting`` of ``plan`` with entries (its other meetings read only
+    inputs read by many): that meeting's entries but the one of t's chain (from
+    ``input``, an input of the meeting), with the opener's own input's chain (its ``via``)
+    instead; a task of two chains: ``(t, None, None)``. None when plan is not of that form
+    (or ``deep``: its chains are walked deeper than a sibling's). A root's plan is that
+    when it and the opener meet in that meeting alone and its other meetings read only
+    inputs read by many, as the opener's do (a tree reduction's group of 4: anomaly's
+    loads, each also subtracted from the mean): :func:`mirror_holds` checks it from the
+    root's own meetings. Cost: once per opener, its lacked roots then read it."""
+    if plan.deep:
+        return None
+    ins = via = meeting = None
+    inputs = iter(plan.inputs)
+    for m, v in plan.meetings:
+        if len(dependencies(m)) > fanout:
+            continue  # (no entry: _meeting_plan's skip)
+        entries = next(inputs)
+        if not entries:
+            continue
+        if ins is not None:
+            return None
+        ins, via, meeting = entries, v, m
+    if ins is None:
+        return None
+    n = len(dependents(via))
+    if n > fanout:
+        return None
+    own = _chain_of(via, dependents, dependencies, depth, fanout, constant, chains) \
+        + (n > 1, not (constant is not None and constant(via)))  # fmt: skip
+    out: dict = {}
+    for i, e in enumerate(ins):
+        rest = ins[:i] + ins[i + 1:] + (own,)
+        tops = e[0]
+        for c in tops:
+            out[id(c)] = (c, None, None) if id(c) in out else (c, rest, tops[0])
+    return meeting, out
+
+
+def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, group=None) -> tuple | None:
+    """Is root ``task``'s own :func:`meeting_plan` (``depth``, ``fanout``, ``group`` as
+    the body asks it) its opener's mirrored (:func:`mirrored_inputs`: ``meeting``, where
+    task's chain comes in through ``via``)? ``(further, widest)`` of task's own plan
+    (:attr:`MeetingPlan.further`, its widest meeting's inputs) when it is, and the plan is
+    none of the rarer kinds (spread, wide, gather, deep); else None. A proof from task's
+    own meetings (:func:`_meetings`), without its chains: its plan's entries are those of
+    its meetings with at most ``fanout`` inputs, each input but its ``via`` read by at
+    most ``fanout`` tasks giving one; so they are the mirror's when ``(meeting, via)`` is
+    one of its meetings and every other gives none (each input read by more, a mean, or
+    its ``via``): then ``meeting``'s entries are the chains of its inputs but ``via``,
+    which is what the mirror lists (the opener's entries, ``via``'s chain out, the
+    opener's own in), as a multiset (partners_on_one's answer is order-free). Not deep:
+    the opener's own chain is an entry without task (else task came into ``meeting``
+    twice, found below). Not wide: ``meeting`` has at most ``fanout`` inputs. Asked of a
+    root read by fewer than ``SHARED_FANOUT`` tasks only (a handle's plan is the body's
+    to make). Cost: the walk down to task's meetings and one look at each input of its
+    other meetings, no chain (twin anomaly: about a third of the plan's)."""
+    if len(dependents(task)) >= SHARED_FANOUT:
+        return None
+    meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    found = False
+    inputs = widest = 0
+    for m, v in meetings:
+        ins = dependencies(m)
+        n = len(ins)
+        if n > widest:
+            widest = n
+        if n > fanout:
+            continue  # (no entry)
+        inputs += 1
+        if m is meeting and v is via:
+            found = True
+            continue
+        for t in ins:
+            if not (t is v or t == v) and len(dependents(t)) <= fanout:
+                return None  # an entry the mirror does not list
+    if not found or inputs > MEETING_SPREAD \
+            or gathers_only(meetings, dependents, dependencies, group):  # fmt: skip
+        return None
+    return meets_further(meetings, dependents, dependencies, fanout), widest

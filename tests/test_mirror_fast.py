@@ -1,14 +1,16 @@
-"""policy.MIRROR_FAST (cpu41): the owed roots' mirror path walked with fewer steps
-(_mirrored_inputs_fast, _mirror_holds_fast) gives the answers mirrored_inputs and
-mirror_holds give, on every task of the twin's seed workloads (store and not) and of a
-small graph with the rarer kinds, with kept chains as the plugin keeps them (left equal
-too), by identity (``unique``, the plugin's) and by ``==`` (unique False)."""
+"""The owed roots' mirror path walked with fewer steps (cpu41, session 41:
+policy.mirrored_inputs, policy.mirror_holds) gives the answers session 40's walks give
+(tests/plan_reference.py, where they moved with the MIRROR_FAST switch), on every task of
+the twin's seed workloads (store and not) and of a small graph with the rarer kinds, with
+kept chains as the plugin keeps them (left equal too), by identity (``unique``, the
+plugin's) and by ``==`` (unique False)."""
 
 from __future__ import annotations
 
 import pytest
 from dask.utils import key_split
 
+import plan_reference as reference
 from tidegate import policy
 from tidegate.sim.workloads import WORKLOADS, build
 
@@ -119,9 +121,9 @@ def _same(nodes):
         plan = policy.meeting_plan(t, deps, ins, constant=constant, chains=dict(chains_old),
                                    group=group, unique=True)
         for kept in (True, False):
-            old = policy.mirrored_inputs(plan, deps, ins, constant=constant,
+            old = reference.mirrored_inputs(plan, deps, ins, constant=constant,
                                          chains=chains_old if kept else None)
-            new = policy._mirrored_inputs_fast(plan, deps, ins, constant=constant,
+            new = policy.mirrored_inputs(plan, deps, ins, constant=constant,
                                                chains=chains_new if kept else None)
             assert new == old, t
             assert chains_new == chains_old, t
@@ -133,16 +135,16 @@ def _same(nodes):
                     kinds.add("two chains")
                     continue
                 for unique in (False, True):
-                    assert policy._mirror_holds_fast(c, meeting, via, deps, ins, group=group,
+                    assert policy.mirror_holds(c, meeting, via, deps, ins, group=group,
                                                      unique=unique) == \
-                        policy.mirror_holds(c, meeting, via, deps, ins, group=group), c
+                        reference.mirror_holds(c, meeting, via, deps, ins, group=group), c
     for t, m, v in _asks(nodes):
-        old = policy.mirror_holds(t, m, v, deps, ins, group=group)
+        old = reference.mirror_holds(t, m, v, deps, ins, group=group)
         for unique in (False, True):
-            assert policy._mirror_holds_fast(t, m, v, deps, ins, group=group,
+            assert policy.mirror_holds(t, m, v, deps, ins, group=group,
                                              unique=unique) == old, (t, m, v)
-        assert policy._mirror_holds_fast(t, m, v, deps, ins, group=None) == \
-            policy.mirror_holds(t, m, v, deps, ins, group=None), (t, m, v)
+        assert policy.mirror_holds(t, m, v, deps, ins, group=None) == \
+            reference.mirror_holds(t, m, v, deps, ins, group=None), (t, m, v)
         kinds.add("none" if old is None else f"holds further={old[0]}")
     return kinds
 
@@ -166,7 +168,7 @@ def test_the_mirror_holds_for_the_tree_reductions_loads():
 @pytest.mark.parametrize("mutant", ["gather", "further"])
 def test_a_wrong_fast_mirror_fails(monkeypatch, mutant):
     """The comparison catches a mutant: gathers never asked, or further never found."""
-    fast = policy._mirror_holds_fast
+    fast = policy.mirror_holds
 
     def wrong(*a, **k):
         if mutant == "gather":
@@ -174,6 +176,6 @@ def test_a_wrong_fast_mirror_fails(monkeypatch, mutant):
         out = fast(*a, **k)
         return out if out is None else (False, out[1])
 
-    monkeypatch.setattr(policy, "_mirror_holds_fast", wrong)
+    monkeypatch.setattr(policy, "mirror_holds", wrong)
     with pytest.raises(AssertionError):
         _same(_rarer())

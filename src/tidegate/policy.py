@@ -2453,95 +2453,12 @@ def mirrored_inputs(plan: MeetingPlan, dependents, dependencies,
     when it and the opener meet in that meeting alone and its other meetings read only
     inputs read by many, as the opener's do (a tree reduction's group of 4: anomaly's
     loads, each also subtracted from the mean): :func:`mirror_holds` checks it from the
-    root's own meetings. Cost: once per opener, its lacked roots then read it."""
-    if plan.deep:
-        return None
-    ins = via = meeting = None
-    inputs = iter(plan.inputs)
-    for m, v in plan.meetings:
-        if len(dependencies(m)) > fanout:
-            continue  # (no entry: _meeting_plan's skip)
-        entries = next(inputs)
-        if not entries:
-            continue
-        if ins is not None:
-            return None
-        ins, via, meeting = entries, v, m
-    if ins is None:
-        return None
-    n = len(dependents(via))
-    if n > fanout:
-        return None
-    own = _chain_of(via, dependents, dependencies, depth, fanout, constant, chains) \
-        + (n > 1, not (constant is not None and constant(via)))  # fmt: skip
-    out: dict = {}
-    for i, e in enumerate(ins):
-        rest = ins[:i] + ins[i + 1:] + (own,)
-        tops = e[0]
-        for c in tops:
-            out[id(c)] = (c, None, None) if id(c) in out else (c, rest, tops[0])
-    return meeting, out
+    root's own meetings. Cost: once per opener, its lacked roots then read it.
 
-
-def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
-                 fanout: int = MEETING_FANOUT, group=None) -> tuple | None:
-    """Is root ``task``'s own :func:`meeting_plan` (``depth``, ``fanout``, ``group`` as
-    the body asks it) its opener's mirrored (:func:`mirrored_inputs`: ``meeting``, where
-    task's chain comes in through ``via``)? ``(further, widest)`` of task's own plan
-    (:attr:`MeetingPlan.further`, its widest meeting's inputs) when it is, and the plan is
-    none of the rarer kinds (spread, wide, gather, deep); else None. A proof from task's
-    own meetings (:func:`_meetings`), without its chains: its plan's entries are those of
-    its meetings with at most ``fanout`` inputs, each input but its ``via`` read by at
-    most ``fanout`` tasks giving one; so they are the mirror's when ``(meeting, via)`` is
-    one of its meetings and every other gives none (each input read by more, a mean, or
-    its ``via``): then ``meeting``'s entries are the chains of its inputs but ``via``,
-    which is what the mirror lists (the opener's entries, ``via``'s chain out, the
-    opener's own in), as a multiset (partners_on_one's answer is order-free). Not deep:
-    the opener's own chain is an entry without task (else task came into ``meeting``
-    twice, found below). Not wide: ``meeting`` has at most ``fanout`` inputs. Asked of a
-    root read by fewer than ``SHARED_FANOUT`` tasks only (a handle's plan is the body's
-    to make). Cost: the walk down to task's meetings and one look at each input of its
-    other meetings, no chain (twin anomaly: about a third of the plan's)."""
-    if len(dependents(task)) >= SHARED_FANOUT:
-        return None
-    meetings = _meetings(task, dependents, dependencies, depth, fanout)
-    found = False
-    inputs = widest = 0
-    for m, v in meetings:
-        ins = dependencies(m)
-        n = len(ins)
-        if n > widest:
-            widest = n
-        if n > fanout:
-            continue  # (no entry)
-        inputs += 1
-        if m is meeting and v is via:
-            found = True
-            continue
-        for t in ins:
-            if not (t is v or t == v) and len(dependents(t)) <= fanout:
-                return None  # an entry the mirror does not list
-    if not found or inputs > MEETING_SPREAD \
-            or gathers_only(meetings, dependents, dependencies, group):  # fmt: skip
-        return None
-    return meets_further(meetings, dependents, dependencies, fanout), widest
-
-
-
-# The owed roots' mirror path (OWED_FAST 2: Placement._mirrored) walked with fewer steps:
-# _mirrored_inputs_fast, _mirror_holds_fast, the same answers as mirrored_inputs and
-# mirror_holds (tests/test_mirror_fast.py compares them on every root of the seed
-# workloads). Why: ~80 bytecodes a task on twin stack-sum (cpu40b: the plans' walks had
-# PLAN_FAST, the mirror's still the old ones). False: the plugin calls the old two.
-MIRROR_FAST = True
-
-
-def _mirrored_inputs_fast(plan: MeetingPlan, dependents, dependencies,
-                          fanout: int = MEETING_FANOUT, constant=None,
-                          chains: dict | None = None, depth: int = 4) -> tuple | None:
-    """:func:`mirrored_inputs` (``MIRROR_FAST``): the opener's own chain walked by
-    :func:`_chain_fast` and kept chains read in place (``_chain_of`` without its call);
-    each entry's first task read once."""
+    Walked in one pass (session 41, cpu41; session 40's walk is tests/plan_reference.py's,
+    the reference test_mirror_fast compares): the opener's own chain walked by
+    :func:`_chain_fast`, kept chains read in place (``_chain_of`` without its call), each
+    entry's first task read once."""
     if plan.deep:
         return None
     ins = via = meeting = None
@@ -2579,15 +2496,33 @@ def _mirrored_inputs_fast(plan: MeetingPlan, dependents, dependencies,
     return meeting, out
 
 
-def _mirror_holds_fast(task, meeting, via, dependents, dependencies, depth: int = 4,
-                       fanout: int = MEETING_FANOUT, group=None,
-                       unique: bool = False) -> tuple | None:
-    """:func:`mirror_holds` (``MIRROR_FAST``) on one pass: the walk to task's meetings
-    (:func:`_meetings`, inline) tests each meeting as it is found (an unlisted entry ends
-    it at once) and answers :func:`meets_further` on the way (each meeting's dependents
-    read once, until one meets further); :func:`gathers_only` asked only when no meeting
-    has a dependent (else it is False). ``unique``: as :func:`meeting_plan`'s (an input
-    compared with its via by identity alone)."""
+def mirror_holds(task, meeting, via, dependents, dependencies, depth: int = 4,
+                 fanout: int = MEETING_FANOUT, group=None,
+                 unique: bool = False) -> tuple | None:
+    """Is root ``task``'s own :func:`meeting_plan` (``depth``, ``fanout``, ``group`` as
+    the body asks it) its opener's mirrored (:func:`mirrored_inputs`: ``meeting``, where
+    task's chain comes in through ``via``)? ``(further, widest)`` of task's own plan
+    (:attr:`MeetingPlan.further`, its widest meeting's inputs) when it is, and the plan is
+    none of the rarer kinds (spread, wide, gather, deep); else None. A proof from task's
+    own meetings (:func:`_meetings`), without its chains: its plan's entries are those of
+    its meetings with at most ``fanout`` inputs, each input but its ``via`` read by at
+    most ``fanout`` tasks giving one; so they are the mirror's when ``(meeting, via)`` is
+    one of its meetings and every other gives none (each input read by more, a mean, or
+    its ``via``): then ``meeting``'s entries are the chains of its inputs but ``via``,
+    which is what the mirror lists (the opener's entries, ``via``'s chain out, the
+    opener's own in), as a multiset (partners_on_one's answer is order-free). Not deep:
+    the opener's own chain is an entry without task (else task came into ``meeting``
+    twice, found below). Not wide: ``meeting`` has at most ``fanout`` inputs. Asked of a
+    root read by fewer than ``SHARED_FANOUT`` tasks only (a handle's plan is the body's
+    to make). Cost: the walk down to task's meetings and one look at each input of its
+    other meetings, no chain (twin anomaly: about a third of the plan's).
+
+    Walked in one pass (session 41, cpu41; session 40's walk is tests/plan_reference.py's):
+    the walk to task's meetings (:func:`_meetings`, inline) tests each meeting as it is
+    found (an unlisted entry ends it at once) and answers :func:`meets_further` on the way
+    (each meeting's dependents read once, until one meets further); :func:`gathers_only`
+    asked only when no meeting has a dependent (else it is False). ``unique``: as
+    :func:`meeting_plan`'s (an input compared with its via by identity alone)."""
     if len(dependents(task)) >= SHARED_FANOUT:
         return None
     meets: list = []

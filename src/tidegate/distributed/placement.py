@@ -56,8 +56,6 @@ from ..policy import (
     waits_for_own_reduction,
     mirrored_inputs,
     mirror_holds,
-    _mirrored_inputs_fast,
-    _mirror_holds_fast,
     partners_on_one,
     passes_busy,
     loads_at_once,
@@ -592,10 +590,9 @@ class Placement:
             return None, None, None
         mirrors = mirrored[2]
         if mirrors is False:  # (read first now: once per opener)
-            mirrors = mirrored[2] = (
-                _mirrored_inputs_fast if policy_module.MIRROR_FAST else mirrored_inputs)(
+            mirrors = mirrored[2] = mirrored_inputs(
                 mirrored[1], _dependents, _dependencies, constant=_constant,
-                chains=self._chains)  # fmt: skip
+                chains=self._chains)
         if mirrors is None:
             return None, None, None
         meeting, out = mirrors
@@ -607,12 +604,8 @@ class Placement:
             proofs = mirrored[3] = {}
         proof = proofs.get(id(ts))
         if proof is None or proof[0] is not ts:
-            if policy_module.MIRROR_FAST:  # (unique: dask's TaskStates, one per key)
-                holds = _mirror_holds_fast(ts, meeting, got[2], _dependents, _dependencies,
-                                           group=_group, unique=True)
-            else:
-                holds = mirror_holds(ts, meeting, got[2], _dependents, _dependencies,
-                                     group=_group)
+            holds = mirror_holds(ts, meeting, got[2], _dependents, _dependencies,
+                                 group=_group, unique=True)  # (dask's TaskStates: one a key)
             proof = proofs[id(ts)] = (ts, holds)
         if proof[1] is None:
             return None, None, None
