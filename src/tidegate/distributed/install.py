@@ -408,7 +408,7 @@ class Install:
         # move non-roots while any is (policy.steals_beside_slower, server._inputs_all_here)
         self._slow_groups: set = set()
         # of those, the groups whose loads went by pace to a worker steadily slower than
-        # another (policy.paced_slower: PACE_TAIL, PACE_HELD): while any is, consumers go by
+        # another (policy.paced_slower, paced_keeps: PACE_HELD): while any is, consumers go by
         # the soonest end (policy.PACE_CONSUMERS, Placement._off_lagging)
         self._paced_groups: set = set()
         # group reading the roots of a group in _pace -> (that root group, {worker: compute
