@@ -1965,11 +1965,17 @@ def clearly_slower(pace, other) -> bool:
     whose loads are slower wherever they run). Twin anomaly 2 x 1, every load of one
     worker 3x slower: waiting for it held 6 loads a worker in 5.62 s against queuing's 9
     and 4.77 s; not waiting, 8 and 5.09 s. Equal workers, one slow group: no change."""
+    return _slower_by(pace, other, SLOWER)
+
+
+def _slower_by(pace, other, factor: float) -> bool:
+    """Both of ``pace``'s two samples over ``factor`` times the longer of ``other``'s, each
+    pair known (:func:`clearly_slower`, :func:`paced_slower`)."""
     if pace is None or other is None:
         return False
     a, b = pace
     c, d = other
-    return b == b and d == d and min(a, b) > SLOWER * max(c, d)
+    return b == b and d == d and min(a, b) > factor * max(c, d)
 
 
 # Once a worker was found clearly slower at a root group (clearly_slower answered yes), work
@@ -2055,11 +2061,7 @@ def paced_slower(pace, other) -> bool:
     (bench/twin_slow_worker.py --mode worker): no rule fired, each group's loads stayed
     6 / 6, the fast worker idled for the slow one's last two loads (the mean at 2.57 s
     against queuing's 1.76): 1.199x queuing's makespan over five namings."""
-    if pace is None or other is None:
-        return False
-    a, b = pace
-    c, d = other
-    return b == b and d == d and min(a, b) > PACE_SLOWER * max(c, d) > 0
+    return _slower_by(pace, other, PACE_SLOWER) and PACE_SLOWER * max(other) > 0
 
 
 # A root that places_by_held would send to (or park for) the worker holding least stays

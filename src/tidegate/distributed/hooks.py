@@ -482,12 +482,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 if self._pace and startstops:  # (a group _by_held looked at: its paces)
                     paces = self._pace.get(ts.group.name)
                     if paces is not None and worker is not None:
-                        _paced(paces, worker, startstops)
+                        d = _compute_seconds(startstops)
+                        _paced(paces, worker, d)
                         # (and the lag's windows, read only past the pairs: lags_persist)
                         if self._lag_roots and policy_module.LAG_SAMPLES > 2:
                             windows = self._lag_roots.get(ts.group.name)
                             if windows is not None:
-                                _windowed(windows, worker, startstops)
+                                _windowed(windows, worker, d)
             elif feeds and len(deps) > 1:
                 pieces = _pieces(deps)
                 if len(ts.dependents) == 1:
@@ -665,7 +666,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         persist over each one's last policy.LAG_SAMPLES (policy.lags_persist: the readers'
         windows kept here, the roots' in ``_lag_roots``). Once per such task."""
         root, paces = read
-        _windowed(paces, worker, startstops)
+        _windowed(paces, worker, _compute_seconds(startstops))
         window = paces[worker]
         if len(window) < 2:
             return  # (one sample)
@@ -979,27 +980,28 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return False
 
 
-def _windowed(windows: dict, worker, startstops) -> None:
-    """A task finished on ``worker``: its compute seconds (the worker's ``startstops``)
-    become the newest of the last policy.LAG_SAMPLES (at least two) kept in ``windows``
-    (by worker, newest first) for policy.lags and lags_persist."""
+def _compute_seconds(startstops) -> float:
+    """A finished task's compute seconds on its worker (the worker's ``startstops``)."""
     d = 0.0
     for ss in startstops:
         if ss["action"] == "compute":
             d += ss["stop"] - ss["start"]
+    return d
+
+
+def _windowed(windows: dict, worker, d: float) -> None:
+    """A task finished on ``worker`` after ``d`` compute seconds (:func:`_compute_seconds`):
+    the newest of the last policy.LAG_SAMPLES (at least two) kept in ``windows`` (by
+    worker, newest first) for policy.lags and lags_persist."""
     last = windows.get(worker)
     windows[worker] = (d,) if last is None \
         else (d,) + last[:max(policy_module.LAG_SAMPLES, 2) - 1]  # fmt: skip
 
 
-def _paced(paces: dict, worker, startstops) -> None:
-    """A root finished on ``worker``: its compute seconds (the worker's ``startstops``)
-    become the last of the two kept in ``paces`` (its group's, by worker) for
+def _paced(paces: dict, worker, d: float) -> None:
+    """A root finished on ``worker`` after ``d`` compute seconds (:func:`_compute_seconds`):
+    the last of the two kept in ``paces`` (its group's, by worker) for
     policy.clearly_slower (Plugin._by_held, _heavier)."""
-    d = 0.0
-    for ss in startstops:
-        if ss["action"] == "compute":
-            d += ss["stop"] - ss["start"]
     last = paces.get(worker)
     paces[worker] = (d, last[0] if last is not None else math.nan)
 
