@@ -8,52 +8,11 @@ plugin's) and by ``==`` (unique False)."""
 from __future__ import annotations
 
 import pytest
-from dask.utils import key_split
 
 import plan_reference as reference
+from test_plan_fast import _graph, _workload_graph  # (the plugin's view of a task: Node)
 from tidegate import policy
-from tidegate.sim.workloads import WORKLOADS, build
-
-
-class Node:
-    """A task as the plugin sees one: dependents / dependencies sets, a group, equal by key
-    (as dask's TaskState)."""
-
-    __slots__ = ("key", "dependents", "dependencies", "group", "data", "_hash")
-
-    def __init__(self, key, group, data=False):
-        self.key = key
-        self.group = group
-        self.data = data
-        self.dependents = set()
-        self.dependencies = set()
-        self._hash = hash(key)
-
-    def __hash__(self):
-        return self._hash
-
-    def __eq__(self, other):
-        return isinstance(other, Node) and self.key == other.key
-
-    def __repr__(self):
-        return f"Node({self.key!r})"
-
-
-def _graph(edges: dict, constants=()) -> list:
-    groups: dict = {}
-    nodes = {}
-    for k in edges:
-        nodes[k] = Node(k, groups.setdefault(key_split(k), object()), k in constants)
-    for k, ins in edges.items():
-        for d in ins:
-            nodes[k].dependencies.add(nodes[d])
-            nodes[d].dependents.add(nodes[k])
-    return list(nodes.values())
-
-
-def _workload_graph(name, store):
-    m = build(name, 12, 1e6, store=store).model()
-    return _graph({k: list(node.dependencies) for k, node in m.dsk.items()})
+from tidegate.sim.workloads import WORKLOADS
 
 
 def _rarer() -> list:
