@@ -1116,7 +1116,7 @@ class Placement:
                 if ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
-                if ts.key in plugin._viewed:  # (a kept combine view read it: VIEW_MEMO)
+                if ts.key in plugin._viewed:  # (a kept combine view read it)
                     plugin._view_moved(ts.key)
         elif original.__name__ == "add_replica":
             def stamped(ts, ws):
