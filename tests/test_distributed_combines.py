@@ -131,7 +131,7 @@ def test_combines_of_most_held_skipped_only_where_it_is_here_s():
         d = _fake("waiting", inputs)
         fake = SimpleNamespace(_combines={"a": {"d": d}})
         out = hooks.Plugin._combines_found(fake, "a", fake._combines["a"])
-        # (found alike where it is kept: hooks.VIEW_MEMO)
+        # (found alike where it is kept: Plugin._combines_kept)
         kept = SimpleNamespace(_combines={"a": {"d": d}}, _views={}, _viewed={},
                                _steals_seen=lambda: True)
         kept._combines_found = partial(hooks.Plugin._combines_found, kept)

@@ -1,10 +1,12 @@
 """poke's starts and dask's machinery (cpu37b, session 37).
 
-admission.BATCH_STARTS: poke's starts run through dask's ``_transitions`` each at once but
-share one ``send_all`` at the poke's end (a copy's message sends the starts before it): each
-worker must receive the same batches at the same (virtual) times as with one
-``Scheduler.transitions`` per start. admission.PARK_HELD_QUEUED: a reader held at dask's
-decide_worker goes straight among the held readers at its waiting -> queued transition.
+Batched starts (switch admission.BATCH_STARTS until session 42): poke's starts run through
+dask's ``_transitions`` each at once but share one ``send_all`` at the poke's end (a copy's
+message sends the starts before it): each worker must receive the same batches at the same
+(virtual) times as with one ``Scheduler.transitions`` per start (as where the plugin's apply
+is not dask's own transitions: install._is_dask_transitions). admission.PARK_HELD_QUEUED: a
+reader held at dask's decide_worker goes straight among the held readers at its waiting ->
+queued transition.
 """
 
 from __future__ import annotations
@@ -13,19 +15,19 @@ from dataclasses import astuple
 
 from distributed.scheduler import Scheduler
 
-from tidegate.distributed import admission
+from tidegate.distributed import admission, install
 from tidegate.sim import simulate
 from tidegate.sim.model import build_model
 from tidegate.sim.worker import SimWorker
 from tidegate.sim.workloads import build
 
 
-def _received(monkeypatch, name, steps, workers, **switches):
+def _received(monkeypatch, name, steps, workers, batch: bool):
     """(every batch each worker received: (time, worker, [(op, key or keys)]), the trace,
-    send_all calls) of a twin run of ``name`` with the plugin, ``switches`` set on
-    admission."""
-    for k, v in switches.items():
-        monkeypatch.setattr(admission, k, v)
+    send_all calls) of a twin run of ``name`` with the plugin; not ``batch``: one apply a
+    start, as where the apply is not dask's own transitions."""
+    if not batch:
+        monkeypatch.setattr(install, "_is_dask_transitions", lambda scheduler, apply: False)
     got = []
     receive = SimWorker.receive
 
@@ -69,10 +71,10 @@ def test_batched_starts_deliver_what_one_send_per_start_delivered(monkeypatch):
 
     for name, steps, workers in (("anomaly", 200, 20), ("rechunk-add", 100, 20)):
         one, one_trace, one_sends = _received(monkeypatch, name, steps, workers,
-                                              BATCH_STARTS=False)  # fmt: skip
+                                              batch=False)  # fmt: skip
         monkeypatch.setattr(admission.Admission, "_flush_starts", counted)
         batched, trace, sends = _received(monkeypatch, name, steps, workers,
-                                          BATCH_STARTS=True)  # fmt: skip
+                                          batch=True)  # fmt: skip
         assert batched == one, name
         assert trace == one_trace, name
         assert sends < one_sends, (name, sends, one_sends)  # (and the batch was used)

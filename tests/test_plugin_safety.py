@@ -326,7 +326,7 @@ def test_unregister_mid_run_restores_dask_and_a_new_plugin_works(client):
     client.register_plugin(td.Plugin(saturation=1.0, memory_limit="10GB"))
     during = client.run_on_scheduler(_dask_state)
     assert during["instance"] and during["steal"] and during["add-keys"] and during["timer"]
-    assert during["steal-response"]  # (hooks.VIEW_MEMO: steals confirmed seen)
+    assert during["steal-response"]  # (kept combine views: steals confirmed seen)
     # Roots withheld when it goes (under a budget one per worker till a size is known).
     loads = [delayed(blocked_load)(i, "safe-unreg", dask_key_name=f"bl-{i:02d}") for i in range(24)]
     pairs = [delayed(combine)(loads[2 * i], loads[2 * i + 1]) for i in range(12)]

@@ -23,8 +23,8 @@ def _run(monkeypatch, name, steps, workers, threads, fast: bool, **kwargs):
     """(stealing's book changes in order, calls of put_key_in_stealable, steals asked,
     makespan, peaks, bytes) of a twin run with the plugin."""
     monkeypatch.undo()
-    if "fold" in kwargs:
-        monkeypatch.setattr(server, "FOLD_STEALING", kwargs.pop("fold"))
+    if not kwargs.pop("fold", True):  # (stealing left in scheduler.plugins: dask calls it)
+        monkeypatch.setattr(server, "fold_stealing", lambda plugin, s: None)
     if not fast:
         monkeypatch.setattr(server, "_transition_shape", lambda steal: False)
     changes: list = []
@@ -100,7 +100,8 @@ def test_folded_stealing_changes_its_books_as_when_dask_calls_it(monkeypatch):
     """server.fold_stealing (stealing out of scheduler.plugins, its hooks called first from
     tidegate's): stealing's books change in the same order, with the same steals, schedule,
     peaks and bytes as when dask calls it as a plugin (running total: tasks stored and
-    stolen). Without memory samples: the twin's sampling plugin would sit between them."""
+    stolen; fold_stealing made a no-op, as server.FOLD_STEALING False did until session 42).
+    Without memory samples: the twin's sampling plugin would sit between them."""
     folded = _run(monkeypatch, "running-total", 100, 4, 2, True, fold=True,
                   record_memory=False)  # fmt: skip
     called = _run(monkeypatch, "running-total", 100, 4, 2, True, fold=False,

@@ -53,11 +53,6 @@ from .policy import (
 
 LOG_SIZE = 100_000
 REFUSALS_KEPT = 256  # roots whose refusals are remembered (then forgotten at once)
-# Books.place, a root without partners: a kept refusal of a worker that completes nothing and
-# reserved nothing found in one step (its version against the memo) rather than through the
-# admits closure (twin anomaly 100x4, 1,000 steps: 4.4 such refusals a task). 0: the closure.
-# Exact either way (the same test, the same log entry).
-KEPT_STEP = 1
 _NO_RECORD = (None, 0.0, False, None)  # (worker, estimate, root, group) of no task
 
 
@@ -1081,7 +1076,7 @@ class Books:
                     if was == seen + 2:
                         seen += 2
                     elif was == seen or was == seen + 1:
-                        if aw is None:  # (else asked by the caller: KEPT_STEP)
+                        if aw is None:  # (else asked by the caller: the kept step)
                             aw = w in awaited and self.awaits(w)
                         seen += aw
             if refusals is not None and refusals.get(w) == seen:
@@ -1115,10 +1110,12 @@ class Books:
             # there), found without its per-worker lists (once per root: a root reading
             # broadcast weights has none, twin weighted 100x4 ~200 bytecodes a root).
             workers = self.workers
-            if refusals is not None and mine is None and not complete and KEPT_STEP:
-                # A kept refusal found in one step (KEPT_STEP): admits' own test where w
+            if refusals is not None and mine is None and not complete:
+                # A kept refusal found in one step (the kept step): admits' own test where w
                 # completes nothing and reserved nothing (seen = 4 * version; x 3 + 2 with
-                # the view: refused whatever it says); any other answer is admits'.
+                # the view: refused whatever it says); any other answer is admits'. Why: no
+                # call of the closure for such a refusal (twin anomaly 100x4, 1,000 steps:
+                # 4.4 a task; session 38). Exact: the same test, the same log entry.
                 mul, add = (12, 2) if awaited is not None else (4, 0)
                 audit = self.audit
                 for w in candidates:
@@ -1219,7 +1216,7 @@ class Books:
         return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
 
     def _kept_step(self, admits, book, w, aw, task) -> None:
-        """Tests (``audit``): a refusal place's KEPT_STEP kept is admits' (which logs it)."""
+        """Tests (``audit``): a refusal place's kept step found is admits' (which logs it)."""
         ok = admits(book, w, aw)
         assert not ok, (task, w)
         self.audited["kept step"] = self.audited.get("kept step", 0) + 1

@@ -39,9 +39,6 @@ logger = logging.getLogger("tidegate.distributed")
 
 _MISSING = object()
 WINDOW = 256  # queued roots examined per poke, at most
-# Switch: poke's starts share one send_all (Placement._start, Admission._end_batch). False:
-# each start is one apply (dask's Scheduler.transitions: its _transitions and a send_all).
-BATCH_STARTS = True
 # Switch: a reader Broadcast.place holds at dask's decide_worker goes straight among the
 # held readers at its waiting -> queued transition (Plugin._queued), not in line for poke's
 # scan to take, place again and park. A decision change: the scan no longer counts it in
@@ -516,11 +513,11 @@ class Admission:
             self._dask_stimulus(s, stimulus_id)
 
     def _end_batch(self, s) -> None:
-        """Send the starts poke made (``_start`` with BATCH_STARTS: each start ran dask's
-        ``_transitions`` at once, the next placement reads its worker's processing; only
-        its messages waited). _poke calls this where its starts end: after the tiny
-        tasks' starts, and in its scan's ``finally`` (an error: before dask's fallback
-        sends its own). The same messages, each worker's in the same order, the
+        """Send the starts poke made (``_start`` over dask's own transitions: each start
+        ran dask's ``_transitions`` at once, the next placement reads its worker's
+        processing; only its messages waited). _poke calls this where its starts end:
+        after the tiny tasks' starts, and in its scan's ``finally`` (an error: before
+        dask's fallback sends its own). The same messages, each worker's in the same order, the
         workers' streams first written in the same order (a dict keeps the first start's
         worker first), as dask's own handlers send a stimulus's messages together; a
         copy's message (Broadcast's own send) sends the starts before it first

@@ -68,7 +68,8 @@ from .tasks import (
 )
 
 logger = logging.getLogger("tidegate.distributed")
-# The combine view (_combines_of) kept per worker until a task it read changes. Why: twin
+# The combine view (_combines_of) kept per worker until a task it read changes (session 40;
+# no switch since session 42: tests compare it with the view found anew). Why: twin
 # anomaly 100 x 4 at 1,000 steps asks it 1.1 times a task, 99% of the asks with nothing it
 # reads changed since that worker's last ask (bench/results/cpu39c-findings.txt section 3;
 # cpu40a-findings.txt). What it reads: the worker's noted combines (_combines[addr]: a note
@@ -80,7 +81,7 @@ logger = logging.getLogger("tidegate.distributed")
 # read a task released is not kept), a replica added or dropped (Placement._replicas), a
 # steal confirmed (stealing's move_task_confirm sets processing_on without a transition:
 # its stream handler wrapped at install, _steal_confirmed). A graph added drops all.
-VIEW_MEMO = 1
+
 _STATE = attrgetter("_state")
 _dask_logger = logging.getLogger("distributed.scheduler")  # (a folded hook fails as dask logs)
 
@@ -294,7 +295,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         if self.scheduler is None:
             return
         if self._viewed and key in self._viewed and (start != "processing" or finish != "memory"):
-            self._view_moved(key)  # (a kept combine view read it: VIEW_MEMO)
+            self._view_moved(key)  # (a kept combine view read it)
         if self._moves and key in self._moves and (start != "processing" or finish != "memory"):
             # A kept walk looked at it (_keep_walk) and where it is changed: not when it
             # finishes (processing -> memory: on the worker it ran on, its one holder), the
@@ -526,7 +527,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             if worker is None:
                 return
         self._combines.setdefault(worker, {})[d.key] = d
-        self._views.pop(worker, None)  # (a kept view of worker's combines: VIEW_MEMO)
+        self._views.pop(worker, None)  # (a kept view of worker's combines)
 
     def _combines_of(self, addr) -> list:
         """books.combines: for each combine noted at addr (_note_combine) still to run,
@@ -546,21 +547,19 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         (~1,200 bytecodes, ~9 us a task, 5% of the scheduler's time). The most held is
         counted per worker only where the holders elsewhere could outnumber here's
         (session 37: 3,643 of 3,685 asks with two or more here, all of them with n - here
-        <= here; 142 bytecodes a task). With VIEW_MEMO, kept per worker until a task it
-        read changes (_combines_kept)."""
+        <= here; 142 bytecodes a task). Kept per worker until a task it read changes
+        (_combines_kept; why, and what is watched: the comment at the module's top)."""
         combs = self._combines.get(addr)
         if not combs:
             return []
-        if VIEW_MEMO:
-            out = self._views.get(addr)
-            if out is None:
-                return self._combines_kept(addr, combs)
-            if self.books.audit:  # (tests: the kept view is the view found anew)
-                n = len(combs)
-                assert self._combines_found(addr, combs) == out and len(combs) == n, addr
-                self._audited("view kept")
-            return out
-        return self._combines_found(addr, combs)
+        out = self._views.get(addr)
+        if out is None:
+            return self._combines_kept(addr, combs)
+        if self.books.audit:  # (tests: the kept view is the view found anew)
+            n = len(combs)
+            assert self._combines_found(addr, combs) == out and len(combs) == n, addr
+            self._audited("view kept")
+        return out
 
     def _combines_found(self, addr, combs, read=None) -> list:
         """_combines_of's answer, found (and the combines gone pruned); ``read``: a list
@@ -612,10 +611,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return out
 
     def _combines_kept(self, addr, combs) -> list:
-        """_combines_found's answer, kept for addr with every task it read watched
-        (VIEW_MEMO), unless one of them is released (its move to waiting is not stamped:
-        Plugin.transition's first return) or the steals' confirmations are not seen (a
-        stealing handler not wrapped: _steal_confirmed)."""
+        """_combines_found's answer, kept for addr with every task it read watched, unless
+        one of them is released (its move to waiting is not stamped: Plugin.transition's
+        first return) or the steals' confirmations are not seen (a stealing handler not
+        wrapped: _steal_confirmed)."""
         read: list = []
         out = self._combines_found(addr, combs, read)
         if out and "released" not in map(_STATE, read) and self._steals_seen():
@@ -630,9 +629,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         return out
 
     def _view_moved(self, key) -> None:
-        """Task ``key``, read by kept combine views, changed: those views go (VIEW_MEMO;
-        the others watching it too, whether or not they still read it: kept fewer, never
-        stale)."""
+        """Task ``key``, read by kept combine views, changed: those views go (the others
+        watching it too, whether or not they still read it: kept fewer, never stale)."""
         views = self._views
         for addr in self._viewed.pop(key, ()):
             views.pop(addr, None)

@@ -266,7 +266,7 @@ class Install:
     def _watch_steals(self, scheduler) -> None:
         """Wrap the steal-response handler: a steal confirmed (stealing's
         move_task_confirm) sets the task's processing_on without a transition; the kept
-        combine views that read the task go (hooks.VIEW_MEMO). Restored by uninstall."""
+        combine views that read the task go (Plugin._combines_of). Restored by uninstall."""
         original = _steal_handler(scheduler)
         if original is None:
             return
@@ -301,7 +301,7 @@ class Install:
         # {combine key: its TaskState} (noted by _note_combine, read and pruned by
         # _combines_of: books.combines).
         self._combines: dict = {}
-        # The combine views kept (hooks.VIEW_MEMO): address -> _combines_of's answer, and
+        # The combine views kept (_combines_kept): address -> _combines_of's answer, and
         # key -> the addresses whose kept view read that task (dropped when it changes).
         self._views: dict = {}
         self._viewed: dict = {}

@@ -12,7 +12,7 @@ import itertools
 from itertools import chain
 import math
 
-from . import admission as admission_module  # (BATCH_STARTS read per start: tests set it)
+from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from . import restricted
 from ..policy import (
     SHARED_FANOUT,
@@ -1116,7 +1116,7 @@ class Placement:
                 if ts.key in plugin._moves:
                     plugin._moved += 1
                     plugin._moves[ts.key] = plugin._moved
-                if ts.key in plugin._viewed:  # (a kept combine view read it: VIEW_MEMO)
+                if ts.key in plugin._viewed:  # (a kept combine view read it)
                     plugin._view_moved(ts.key)
         elif original.__name__ == "add_replica":
             def stamped(ts, ws):
@@ -1487,14 +1487,14 @@ class Placement:
         self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
-        """Start queued ts on ws (poke's choice). Called within poke's _poke only: with
-        admission.BATCH_STARTS, as dask's Scheduler.transitions but its messages sent
-        where _poke's starts end (Admission._end_batch)."""
+        """Start queued ts on ws (poke's choice). Called within poke's _poke only: over
+        dask's own transitions (``_batchable``), as dask's Scheduler.transitions but its
+        messages sent where _poke's starts end (Admission._end_batch); else one apply."""
         self._context = (ts, ws)
         try:
             batch = self._batch
             if batch is None:
-                if not (admission_module.BATCH_STARTS and self._batchable):
+                if not self._batchable:
                     self._apply({ts.key: "processing"}, stimulus_id)
                     return
                 batch = self._batch = ({}, {})

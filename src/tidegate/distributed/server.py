@@ -132,11 +132,6 @@ def _patch_stealing(plugin, s) -> None:
             steal.remove_key_from_stealable(ts)
 
 
-# Switch: stealing's plugin hooks called from tidegate's (fold_stealing). False: stealing
-# stays in scheduler.plugins, called by dask as any plugin.
-FOLD_STEALING = True
-
-
 def fold_stealing(plugin, s) -> None:
     """Take the stealing extension out of ``s.plugins`` where it sits before the plugin,
     with only plugins between that do nothing at a transition (_passes_by: a LocalCluster
@@ -151,7 +146,7 @@ def fold_stealing(plugin, s) -> None:
     Only where _steal_transition is stealing's transition and both are in the dict
     (added by register_scheduler_plugin after start(): then at the first graph).
     unfold_stealing (detach) puts it back where it was."""
-    if not FOLD_STEALING or plugin._folded is not None or plugin._steal_closure is None:
+    if plugin._folded is not None or plugin._steal_closure is None:
         return
     steal = getattr(s, "extensions", {}).get("stealing")
     plugins = getattr(s, "plugins", None)

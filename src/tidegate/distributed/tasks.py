@@ -191,7 +191,7 @@ def _on_their_way(ts, depth: int) -> bool:
 
 def _on_their_way_read(ts, depth: int, read: list) -> bool:
     """_on_their_way, the inputs of each task it walks into appended to ``read`` before
-    their states are read (Plugin._combines_of's memo watches them: VIEW_MEMO)."""
+    their states are read (Plugin._combines_of's kept view watches them)."""
     for x in ts.dependencies:
         state = x._state
         if state == "memory" or state == "processing":
