@@ -297,6 +297,40 @@ def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_i
     b.validate()
 
 
+def test_a_one_thread_worker_with_a_backlog_of_consumers_takes_no_root(monkeypatch):
+    """A worker of one thread with policy.BACKLOG tasks that are not roots processing
+    (queued behind its thread) takes no new root, whatever its count says, unless idle;
+    refuses_further says so too, and refusal_inputs tell the two states apart (twin
+    groupby-month store 4 x 1: a month's stores queued on one worker while it loaded the
+    next chunk; grp42). A two-thread worker is left to the count (BACKLOG_THREADS)."""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG", 3)
+    b = books(saturation=2.0, threads=1, workers=("a", "b"))
+    for t in range(2):
+        b.on_run(f"s-{t}", "a", False, "s", NAN)
+    assert b.admits("a", "r0", NAN, "g", False)  # 2 < 3: the count decides
+    before = b.refusal_inputs("a")
+    b.on_run("s-2", "a", False, "s", NAN)
+    assert policy.backlogged(3, 0, 1)
+    assert not b.admits("a", "r0", NAN, "g", False)
+    assert ("r0", "withheld", "a", None) in b.story("r0")
+    assert b.refuses_further("r0", "g", "a", set(), False, False)
+    assert b.refusal_inputs("a") != before
+    assert b.place("r0", NAN, "g", {}, ["a", "b"]) == "b"  # idle b: the progress rule
+    b.on_run("r-b", "b", True, "g", NAN)
+    assert not policy.backlogged(3, 1, 1)  # (roots processing are no backlog)
+    monkeypatch.setattr(policy, "BACKLOG", 0)
+    assert b.admits("a", "r1", NAN, "g", False)
+    monkeypatch.setattr(policy, "BACKLOG", 3)
+    b2 = books(saturation=2.0, threads=2, workers=("a",))
+    for t in range(6):
+        b2.on_run(f"s-{t}", "a", False, "s", NAN)
+    assert not policy.backlogged(6, 0, 2)
+    assert b2.admits("a", "r0", NAN, "g", False)  # two threads: the count decides
+    b.validate()
+
+
 def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch):
     """A root whose parts meet several pairs (the plugin's policy.pair_commits: a rechunk's
     block cut in halves) opens them only where the tasks processing, queued or running,

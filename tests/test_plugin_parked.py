@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("distributed")
+from tidegate import policy  # noqa: E402
 from tidegate.distributed import hooks  # noqa: E402
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import build_model  # noqa: E402
@@ -34,7 +35,8 @@ def _refusal_inputs(plugin, k):
     return (rp >= b.cap, rp > 0, rp + b.roots_untouched + b.owed, b.passes,
             b.processing < b.threads or b.threads == 1, b.processing == 0,
             (b.held + b.estimated, b.budget) if b.budget < float("inf") else 0,
-            bool(books._roots_max), k in books.noted and books.awaits(k))
+            bool(books._roots_max), k in books.noted and books.awaits(k),
+            policy.backlogged(b.processing, rp, b.threads))
 
 
 @pytest.mark.parametrize("options", [{}, {"memory_limit": 0.5}])

@@ -46,7 +46,7 @@ from .policy import (
     HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
     asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
     asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
-    may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
+    backlogged, may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
     place_root, rejudged_on,
 )
@@ -771,6 +771,7 @@ class Books:
                 spread_cap(book.cap, book.threads) if spread == 2 else book.cap, completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
+                backlogged(book.processing, book.roots_processing, book.threads),
             )  # fmt: skip
             if ok:
                 if opens and awaits is None and self.combines is not None \
@@ -830,6 +831,7 @@ class Books:
             book.held + book.estimated, est, book.budget, False,
             book.owed - reserved + committed(opens, book.processing, book.threads),
             False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
+            backlogged(book.processing, book.roots_processing, book.threads),
         )  # fmt: skip
         if memo is not None:
             if self.audit and known is not None:  # (tests: the remembered answer, found anew)
@@ -864,7 +866,8 @@ class Books:
                 book.processing == 0,
                 (book.held + book.estimated, book.budget) if book.budget < math.inf else 0,
                 bool(self._roots_max),
-                self.combines is not None and w in self.noted and self.awaits(w))
+                self.combines is not None and w in self.noted and self.awaits(w),
+                backlogged(book.processing, rp, book.threads))
 
     def awaits(self, w) -> bool:
         """Is w the place of a tree reduction's combine whose inputs are all on their way

@@ -536,6 +536,27 @@ def pass_cap(cap: float) -> float:
     return PASSES * cap
 
 
+# A worker of at most BACKLOG_THREADS threads takes no new root, unless idle, while
+# BACKLOG tasks a thread that are not roots are processing there (assigned to it, most
+# queued behind its thread; dask's queuing sends no root to a worker whose threads all
+# have a task): a root's data would wait behind them, beside the data they hold. Twin
+# groupby-month store 4 x 1 (grp42): a month's 57 stores queued on one worker, each with
+# its day and its piece of the climatology, while it loaded the next chunk; 60 namings,
+# peak over queuing's 14 -> 10, max 1.36 -> 1.18x. On two-thread workers the 2 x 2 tail
+# rose (over 1.05x 14 -> 16 of 60), makespans rose in 48 of 60 and rolling 2 x 2's time
+# 1.062 -> 1.083x: not there. 0: main's.
+BACKLOG = 8
+BACKLOG_THREADS = 1
+
+
+def backlogged(processing: int, roots_processing: int, threads: int) -> bool:
+    """Has a worker so many tasks processing that are not roots (``processing`` less
+    ``roots_processing``) that it takes no new root (:func:`may_admit_root`'s
+    ``backlogged``; see :data:`BACKLOG`)?"""
+    return bool(BACKLOG) and threads <= BACKLOG_THREADS \
+        and processing - roots_processing >= BACKLOG * threads
+
+
 def may_admit_root(
     roots_processing: int,
     roots_untouched: int,
@@ -550,6 +571,7 @@ def may_admit_root(
     queued: int = 0,
     passes: int = 0,
     pass_cap: float = math.inf,
+    backlogged: bool = False,
 ) -> bool:
     """May one more root start on this worker now?
 
@@ -577,11 +599,12 @@ def may_admit_root(
     counting the tasks queued past a worker's threads: twin rechunk-add 20x4 moved 54 GB against
     6.5, peak 2.66 GB against 2.09). ``idle`` (nothing
     processing on the worker) always admits: progress is guaranteed even when a single root
-    does not fit the budget.
+    does not fit the budget. ``backlogged`` (:func:`backlogged`) refuses every root but
+    on an idle worker.
     """
     if idle:
         return True
-    if held_bytes + estimate > budget or roots_processing >= cap:
+    if backlogged or held_bytes + estimate > budget or roots_processing >= cap:
         return False
     if beside or roots_processing + roots_untouched + owed < cap:
         return True
