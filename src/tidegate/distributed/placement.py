@@ -59,6 +59,8 @@ from ..policy import (
     partners_on_one,
     passes_busy,
     loads_at_once,
+    regions_on,
+    compact_regions,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
@@ -152,10 +154,78 @@ class Placement:
         True."""
         if not policy_module.SPREAD_CAP:
             return True
+        return 2 if loads_at_once(len(ts.group), self._caps_summed()) else True
+
+    def _caps_summed(self) -> float:
+        """The caps of the workers in the books summed (kept while their number holds)."""
         books = self.books
         if self._caps[0] != len(books.workers):
             self._caps = (len(books.workers), sum(b.cap for b in books.workers.values()))
-        return 2 if loads_at_once(len(ts.group), self._caps[1]) else True
+        return self._caps[1]
+
+    def _region_of(self, ts):
+        """The worker of root ts's compact region (policy.SPREAD_REGION), or None: ts's
+        group is not placed by regions, or ts is in none. Kept per group while the number
+        of workers in the books holds."""
+        group = ts.group
+        n = len(self.books.workers)
+        entry = self._regions.get(group.name)
+        if entry is None or entry[0] is not group or entry[1] != n:
+            if len(self._regions) >= WALKS_KEPT:
+                self._regions.clear()
+            entry = self._regions[group.name] = (group, n, self._regions_of(ts))
+        return None if entry[2] is None else entry[2].get(ts.key)
+
+    def _regions_of(self, ts):
+        """{key: worker} of ts's group, cut by policy.compact_regions, one region a worker
+        in the books (sizes by their caps), where policy.regions_on the fewest threads a
+        worker, ts's data is spread (its plan) and the group loads whole at once
+        (policy.loads_at_once); else None. The group's roots are found from ts through
+        their plans: each root's neighbours are the roots of its meetings' other inputs
+        (in its group); a group not all reached so is not cut."""
+        group = ts.group
+        workers = self.books.workers
+        if not workers or not loads_at_once(len(group), self._caps_summed()) \
+                or not regions_on(min(b.threads for b in workers.values())) \
+                or not self._plan(ts).spread:  # fmt: skip
+            return None
+        near: dict = {}  # key: the roots its data meets, of its group
+        found = {ts.key: ts}
+        todo = [ts]
+        while todo:
+            r = todo.pop()
+            meets = near[r.key] = []
+            for inputs in self._plan(r).inputs:
+                for entry in inputs:
+                    for c in entry[0]:
+                        if c is not r and c.group is group:
+                            meets.append(c.key)
+                            if c.key not in found:
+                                found[c.key] = c
+                                todo.append(c)
+        if len(found) != len(group):
+            return None
+        order = sorted(found.values(), key=lambda t: t.priority)
+        index = {t.key: i for i, t in enumerate(order)}
+        neighbours = [sorted({index[k] for k in near[t.key]}) for t in order]
+        addrs = sorted(workers)
+        caps = [workers[a].cap for a in addrs]
+        total, n = sum(caps), len(order)
+        sizes = [int(n * c // total) for c in caps]
+        for k in range(n - sum(sizes)):  # (the remainder, a root each, first workers first)
+            sizes[k % len(sizes)] += 1
+        regions = compact_regions(neighbours, sizes)
+        return {t.key: addrs[k] for t, k in zip(order, regions) if k >= 0}
+
+    def _region_place(self, ts, target, stimulus_id):
+        """``(worker or None, partners)`` for root ts of a group placed by regions: its
+        region's worker ``target`` or none (it waits for it, as for a partner's worker),
+        under policy.region_cap's cap (``Books.place``'s spread 3), no meeting reserved."""
+        partners = {target: 1}
+        if target not in self._open:
+            return None, partners
+        return self.books.place(ts.key, math.nan, ts.group.name, partners, iter((target,)),
+                                stimulus_id, set(), {}, (), 3), partners
 
     def _decide_worker(self):
         s = self.scheduler
@@ -421,6 +491,11 @@ class Placement:
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
         root refused are kept (``_walks``): it will be placed again."""
         self._entry = None
+        if policy_module.SPREAD_REGION:
+            # (a spread group loading whole at once: each worker its compact region)
+            target = self._region_of(ts)
+            if target is not None:
+                return self._region_place(ts, target, stimulus_id)
         parks = self._further_parks
         if parks:
             kept = parks.get(ts.key)
