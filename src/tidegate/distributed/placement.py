@@ -182,11 +182,13 @@ class Placement:
         worker, ts's data is spread (its plan) and the group loads whole at once
         (policy.loads_at_once); else None. The group's roots are found from ts through
         their plans: each root's neighbours are the roots of its meetings' other inputs
-        (in its group); a group not all reached so is not cut."""
+        (in its group); a group not all reached so, or with a root meeting none of it,
+        is not cut."""
         group = ts.group
         workers = self.books.workers
         if not workers or not loads_at_once(len(group), self._caps_summed()) \
-                or not regions_on(min(b.threads for b in workers.values())) \
+                or not regions_on(min(b.threads for b in workers.values()), len(group),
+                                  len(workers)) \
                 or not self._plan(ts).spread:  # fmt: skip
             return None
         near: dict = {}  # key: the roots its data meets, of its group
@@ -203,8 +205,8 @@ class Placement:
                             if c.key not in found:
                                 found[c.key] = c
                                 todo.append(c)
-        if len(found) != len(group):
-            return None
+        if len(found) != len(group) or not all(near.values()):
+            return None  # (not all met from ts, or a root meeting none of its group)
         order = sorted(found.values(), key=lambda t: t.priority)
         index = {t.key: i for i, t in enumerate(order)}
         neighbours = [sorted({index[k] for k in near[t.key]}) for t in order]
