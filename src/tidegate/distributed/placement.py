@@ -146,6 +146,9 @@ class Placement:
 
     _unheavy = None  # (root, its partners less the heavier ones' workers, those): _by_held
     _caps = (-1, 0.0)  # (workers in the books, their caps summed): _spread_at_once's
+    # Are all workers in the books of policy.SPREAD_REGION_THREADS+ threads (None: not
+    # known; a worker booked or removed sets it so): _place asks _region_of only then.
+    _wide_books = None
 
     def _spread_at_once(self, ts):
         """``Books.place``'s ``spread`` of a spread root ts: 2 where policy.SPREAD_CAP may
@@ -167,6 +170,12 @@ class Placement:
         """The worker of root ts's compact region (policy.SPREAD_REGION), or None: ts's
         group is not placed by regions, or ts is in none. Kept per group while the number
         of workers in the books holds."""
+        if self._wide_books is None:
+            workers = self.books.workers.values()
+            self._wide_books = bool(workers) and min(
+                b.threads for b in workers) >= policy_module.SPREAD_REGION_THREADS
+            if not self._wide_books:
+                return None
         group = ts.group
         n = len(self.books.workers)
         entry = self._regions.get(group.name)
@@ -493,7 +502,7 @@ class Placement:
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
         root refused are kept (``_walks``): it will be placed again."""
         self._entry = None
-        if policy_module.SPREAD_REGION:
+        if policy_module.SPREAD_REGION and self._wide_books is not False:
             # (a spread group loading whole at once: each worker its compact region)
             target = self._region_of(ts)
             if target is not None:
