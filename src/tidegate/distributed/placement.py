@@ -233,6 +233,7 @@ class Placement:
         region's worker ``target`` or none (it waits for it, as for a partner's worker),
         under policy.region_cap's cap (``Books.place``'s spread 3), no meeting reserved."""
         partners = {target: 1}
+        self._lacked = set()  # (none reserved: _wake_lacked wakes nothing for it)
         if target not in self._open:
             return None, partners
         return self.books.place(ts.key, math.nan, ts.group.name, partners, iter((target,)),
