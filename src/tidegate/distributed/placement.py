@@ -169,7 +169,8 @@ class Placement:
     def _region_of(self, ts):
         """The worker of root ts's compact region (policy.SPREAD_REGION), or None: ts's
         group is not placed by regions, or ts is in none. Kept per group while the number
-        of workers in the books holds."""
+        of workers in the books and the group's size hold (a graph added to it: cut
+        again)."""
         if self._wide_books is None:
             workers = self.books.workers.values()
             self._wide_books = bool(workers) and min(
@@ -179,11 +180,11 @@ class Placement:
         group = ts.group
         n = len(self.books.workers)
         entry = self._regions.get(group.name)
-        if entry is None or entry[0] is not group or entry[1] != n:
+        if entry is None or entry[0] is not group or entry[1] != n or entry[2] != len(group):
             if len(self._regions) >= WALKS_KEPT:
                 self._regions.clear()
-            entry = self._regions[group.name] = (group, n, self._regions_of(ts))
-        return None if entry[2] is None else entry[2].get(ts.key)
+            entry = self._regions[group.name] = (group, n, len(group), self._regions_of(ts))
+        return None if entry[3] is None else entry[3].get(ts.key)
 
     def _regions_of(self, ts):
         """{key: worker} of ts's group, cut by policy.compact_regions, one region a worker
