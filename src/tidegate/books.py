@@ -724,7 +724,8 @@ class Books:
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
                 pair=False) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
-        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too). ``waiting``:
+        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
+        a root placed by its region). ``waiting``:
         ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
@@ -768,7 +769,8 @@ class Books:
                     policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched,
-                spread_cap(book.cap, book.threads) if spread == 2 else book.cap, completes_consumer,
+                spread_cap(book.cap, book.threads, spread) if spread >= 2 else book.cap,
+                completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
                 backlogged(book.processing, book.roots_processing, book.threads),
@@ -995,7 +997,8 @@ class Books:
         ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
         (``meeting_partners(..., spread=)``): it may load beside other work
         (``policy.may_load_beside``). The plugin says so of a root with partners only; 2:
-        and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``).
+        and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``); 3: placed by
+        its region (policy.SPREAD_REGION: policy.region_cap's cap).
         ``commits``: task's meetings' output meets further data (``policy.meets_further``),
         so the roots of ``lacks`` it would reserve count as in flight already when it asks:
         it opens a meeting only where the meeting fits in the count. Without it, a worker

@@ -328,6 +328,18 @@ BESIDE_WIDE_BUSY = 1
 SPREAD_CAP = 1
 SPREAD_CAP_THREADS = 4
 SPREAD_CAP_BELOW = 8
+# SPREAD_REGION: where such a group loads whole at once on workers of SPREAD_REGION_THREADS+
+# threads (:func:`regions_on`), its roots are cut into one compact region a worker
+# (:func:`compact_regions`: each worker's blocks neighbours of each other) and each root
+# goes to its region's worker, under a cap of SPREAD_REGION_SHARE x its threads
+# (:func:`spread_cap`'s ``region``). Twin stencil 4 x 8 at 10 ms: partners placed two
+# workers' blocks interleaved in the same columns (pk41), each interior waiting for the
+# other worker's late edges; compact regions alone are faster (0.90 -> 0.83x queuing's
+# time, 10 runs) but not lower; with the cap of 7 lower too (sten42-findings.txt).
+# 0: off (main before sten42).
+SPREAD_REGION = 1
+SPREAD_REGION_THREADS = 8
+SPREAD_REGION_SHARE = 0.875
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -410,7 +422,7 @@ def loads_at_once(group_size: int, caps_total: float) -> bool:
     return group_size <= caps_total
 
 
-def spread_cap(cap: float, threads: int) -> float:
+def spread_cap(cap: float, threads: int, spread: int = 2) -> float:
     """:data:`SPREAD_CAP`: the cap (``may_admit_root``'s: roots processing at once, and the
     count) that a spread root (``Books.place``'s ``spread``: its data feeds more than
     MEETING_SPREAD meetings and is held until the last) meets on a worker of
@@ -428,10 +440,74 @@ def spread_cap(cap: float, threads: int) -> float:
     group's last roots wait for a worker's first blocks to be sliced. Twin stencil 8 x 4,
     60 runs (namings x seeds): over queuing's peak by 5% 39 -> 0 at 10 ms (1.125 -> 0.890x
     median), 41 -> 6 at 2 ms (1.110 -> 0.889x); time 0.627 -> 0.591x and 0.324 -> 0.331x
-    queuing's (none over 1.05x). pk41-findings.txt."""
+    queuing's (none over 1.05x). pk41-findings.txt. ``spread`` 3: a root placed by its
+    region (:data:`SPREAD_REGION`): :func:`region_cap`."""
+    if spread == 3:
+        return region_cap(cap, threads)
     if SPREAD_CAP and SPREAD_CAP_THREADS <= threads < SPREAD_CAP_BELOW:
         return min(cap, threads)
     return cap
+
+
+def regions_on(threads: int, group_size: int = 0, workers: int = 0) -> bool:
+    """:data:`SPREAD_REGION`: are a spread group's roots, loading whole at once
+    (:func:`loads_at_once`), placed by :func:`compact_regions` on a cluster of ``workers``
+    workers whose fewest threads a worker are ``threads``? Only a group of at least two
+    roots a worker (``group_size``): a region of one root or none is no region, and a few
+    roots read by many tasks (grids, weights, a zarr's few chunks) were pinned to the
+    first workers by it (twin seed-weighted 2 x 8: peak 1.0 -> 2.0x queuing's, time 1.00
+    -> 1.19x)."""
+    return bool(SPREAD_REGION) and threads >= SPREAD_REGION_THREADS \
+        and group_size >= 2 * workers
+
+
+def region_cap(cap: float, threads: int) -> float:
+    """The cap a root placed by its region (:data:`SPREAD_REGION`) meets: SPREAD_REGION_SHARE
+    of its worker's threads (7 of 8), at least one, never above ``cap``. Why fewer than the
+    threads: a region's blocks all load at once otherwise and every one waits for its
+    slices together; one block less at once lets the first blocks' slices free them first
+    (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15 blocks and interiors, 7
+    at 12-13)."""
+    return min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
+
+
+def compact_regions(neighbours, sizes) -> list:
+    """Regions of a root group, one a worker: ``neighbours[i]``, the roots whose data meets
+    root i's (indices, in priority order: 0 first); ``sizes[k]``, how many roots region k
+    takes. Each region grows from a seed, the root with the fewest neighbours not yet in a
+    region (a corner of what is left; ties: first in priority), breadth first, a ring of
+    neighbours at a time, each ring in priority order; where a region's ring runs out
+    before its size, it seeds again. Returns each root's region, -1 where the sizes summed
+    are short. Why: the partners a root meets are placed root by root, and where a whole
+    group loads at once they mixed two workers' blocks in the same columns, each waiting
+    for the other's edges (pk41's trace of the stencil 4 x 8); a compact region has most of
+    each block's neighbours on its own worker."""
+    n = len(neighbours)
+    region = [-1] * n
+    free = [len(nb) for nb in neighbours]  # neighbours not yet in a region
+    left = n
+
+    def take(i, k):
+        region[i] = k
+        for j in neighbours[i]:
+            free[j] -= 1
+
+    for k, size in enumerate(sizes):
+        taken = 0
+        ring: list = []
+        while taken < size and left:
+            if not ring:
+                ring = [min((i for i in range(n) if region[i] < 0),
+                            key=lambda i: (free[i], i))]
+            for i in ring:
+                if taken == size:
+                    break
+                take(i, k)
+                taken += 1
+                left -= 1
+            ring = sorted({j for i in ring if region[i] == k for j in neighbours[i]
+                           if region[j] < 0})
+    return region
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
                     light: int = 0, third: bool = False, wide: bool = False) -> bool:

@@ -220,6 +220,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             server.folded_hook(self, "remove_worker", scheduler=scheduler, worker=worker,
                                **kwargs)  # fmt: skip
         self._shared_pids = None
+        self._wide_books = None  # (Placement._region_of's: asked again)
         if self.scheduler is None:
             return
 
@@ -802,6 +803,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         book = self.books.workers.get(ws.address)
         if book is None:
             book = self.books.add_worker(ws.address, ws.nthreads or 1, self.budget(ws))
+            self._wide_books = None  # (Placement._region_of's: asked again)
             if self.memory_fraction and not ws.memory_limit \
                     and ("no-limit", ws.address) not in self._logged:  # fmt: skip
                 # A fraction of no limit is no budget: Plugin(memory_limit=0.5) on

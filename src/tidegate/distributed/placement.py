@@ -59,6 +59,8 @@ from ..policy import (
     partners_on_one,
     passes_busy,
     loads_at_once,
+    regions_on,
+    compact_regions,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
@@ -144,6 +146,9 @@ class Placement:
 
     _unheavy = None  # (root, its partners less the heavier ones' workers, those): _by_held
     _caps = (-1, 0.0)  # (workers in the books, their caps summed): _spread_at_once's
+    # Are all workers in the books of policy.SPREAD_REGION_THREADS+ threads (None: not
+    # known; a worker booked or removed sets it so): _place asks _region_of only then.
+    _wide_books = None
 
     def _spread_at_once(self, ts):
         """``Books.place``'s ``spread`` of a spread root ts: 2 where policy.SPREAD_CAP may
@@ -152,10 +157,88 @@ class Placement:
         True."""
         if not policy_module.SPREAD_CAP:
             return True
+        return 2 if loads_at_once(len(ts.group), self._caps_summed()) else True
+
+    def _caps_summed(self) -> float:
+        """The caps of the workers in the books summed (kept while their number holds)."""
         books = self.books
         if self._caps[0] != len(books.workers):
             self._caps = (len(books.workers), sum(b.cap for b in books.workers.values()))
-        return 2 if loads_at_once(len(ts.group), self._caps[1]) else True
+        return self._caps[1]
+
+    def _region_of(self, ts):
+        """The worker of root ts's compact region (policy.SPREAD_REGION), or None: ts's
+        group is not placed by regions, or ts is in none. Kept per group while the number
+        of workers in the books and the group's size hold (a graph added to it: cut
+        again)."""
+        if self._wide_books is None:
+            workers = self.books.workers.values()
+            self._wide_books = bool(workers) and min(
+                b.threads for b in workers) >= policy_module.SPREAD_REGION_THREADS
+            if not self._wide_books:
+                return None
+        group = ts.group
+        n = len(self.books.workers)
+        entry = self._regions.get(group.name)
+        if entry is None or entry[0] is not group or entry[1] != n or entry[2] != len(group):
+            if len(self._regions) >= WALKS_KEPT:
+                self._regions.clear()
+            entry = self._regions[group.name] = (group, n, len(group), self._regions_of(ts))
+        return None if entry[3] is None else entry[3].get(ts.key)
+
+    def _regions_of(self, ts):
+        """{key: worker} of ts's group, cut by policy.compact_regions, one region a worker
+        in the books (sizes by their caps), where policy.regions_on the fewest threads a
+        worker, ts's data is spread (its plan) and the group loads whole at once
+        (policy.loads_at_once); else None. The group's roots are found from ts through
+        their plans: each root's neighbours are the roots of its meetings' other inputs
+        (in its group); a group not all reached so, or with a root meeting none of it,
+        is not cut."""
+        group = ts.group
+        workers = self.books.workers
+        if not workers or not loads_at_once(len(group), self._caps_summed()) \
+                or not regions_on(min(b.threads for b in workers.values()), len(group),
+                                  len(workers)) \
+                or not self._plan(ts).spread:  # fmt: skip
+            return None
+        near: dict = {}  # key: the roots its data meets, of its group
+        found = {ts.key: ts}
+        todo = [ts]
+        while todo:
+            r = todo.pop()
+            meets = near[r.key] = []
+            for inputs in self._plan(r).inputs:
+                for entry in inputs:
+                    for c in entry[0]:
+                        if c is not r and c.group is group:
+                            meets.append(c.key)
+                            if c.key not in found:
+                                found[c.key] = c
+                                todo.append(c)
+        if len(found) != len(group) or not all(near.values()):
+            return None  # (not all met from ts, or a root meeting none of its group)
+        order = sorted(found.values(), key=lambda t: t.priority)
+        index = {t.key: i for i, t in enumerate(order)}
+        neighbours = [sorted({index[k] for k in near[t.key]}) for t in order]
+        addrs = sorted(workers)
+        caps = [workers[a].cap for a in addrs]
+        total, n = sum(caps), len(order)
+        sizes = [int(n * c // total) for c in caps]
+        for k in range(n - sum(sizes)):  # (the remainder, a root each, first workers first)
+            sizes[k % len(sizes)] += 1
+        regions = compact_regions(neighbours, sizes)
+        return {t.key: addrs[k] for t, k in zip(order, regions) if k >= 0}
+
+    def _region_place(self, ts, target, stimulus_id):
+        """``(worker or None, partners)`` for root ts of a group placed by regions: its
+        region's worker ``target`` or none (it waits for it, as for a partner's worker),
+        under policy.region_cap's cap (``Books.place``'s spread 3), no meeting reserved."""
+        partners = {target: 1}
+        self._lacked = set()  # (none reserved: _wake_lacked wakes nothing for it)
+        if target not in self._open:
+            return None, partners
+        return self.books.place(ts.key, math.nan, ts.group.name, partners, iter((target,)),
+                                stimulus_id, set(), {}, (), 3), partners
 
     def _decide_worker(self):
         s = self.scheduler
@@ -421,6 +504,11 @@ class Placement:
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
         root refused are kept (``_walks``): it will be placed again."""
         self._entry = None
+        if policy_module.SPREAD_REGION and self._wide_books is not False:
+            # (a spread group loading whole at once: each worker its compact region)
+            target = self._region_of(ts)
+            if target is not None:
+                return self._region_place(ts, target, stimulus_id)
         parks = self._further_parks
         if parks:
             kept = parks.get(ts.key)

@@ -1,0 +1,111 @@
+"""policy.SPREAD_REGION (sten42): where a spread root group (a stencil's blocks) loads whole
+at once on eight-thread workers, its roots are cut into compact regions, one a worker, and
+each goes to its region's worker under policy.region_cap."""
+from __future__ import annotations
+
+import math
+import random
+
+import dask.array as da
+import pytest
+
+from tidegate import policy
+from tidegate.books import Books
+from tidegate.policy import Policy, compact_regions, region_cap, regions_on, spread_cap
+
+
+def _grid(rows: int, cols: int, order):
+    """The neighbours (eight around) of a rows x cols block grid, blocks numbered by their
+    place in ``order`` (row-major indices in priority order)."""
+    rank = {b: i for i, b in enumerate(order)}
+    out = [None] * len(order)
+    for b, i in rank.items():
+        r, c = divmod(b, cols)
+        out[i] = [rank[a * cols + d] for a in range(r - 1, r + 2) for d in range(c - 1, c + 2)
+                  if 0 <= a < rows and 0 <= d < cols and (a, d) != (r, c)]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_six_by_six_grid_is_cut_into_quadrants_whatever_the_priorities(seed):
+    order = list(range(36))
+    random.Random(seed).shuffle(order)
+    regions = compact_regions(_grid(6, 6, order), [9, 9, 9, 9])
+    blocks: dict = {}
+    for i, k in enumerate(regions):
+        blocks.setdefault(k, set()).add(divmod(order[i], 6))
+    assert sorted(blocks) == [0, 1, 2, 3]
+    for cells in blocks.values():
+        rows = {r for r, _ in cells}
+        cols = {c for _, c in cells}
+        assert len(rows) == len(cols) == 3 and len(cells) == 9, cells  # a 3 x 3 square
+
+
+def test_regions_take_their_sizes_and_leave_the_rest_out():
+    regions = compact_regions(_grid(4, 4, range(16)), [5, 5])
+    assert regions.count(0) == regions.count(1) == 5 and regions.count(-1) == 6
+    assert regions[0] == 0  # a corner, first in priority, seeds the first region
+    # each region connected: every block but the seed has a neighbour in its region
+    nb = _grid(4, 4, range(16))
+    for i, k in enumerate(regions):
+        if k >= 0 and i != regions.index(k):
+            assert any(regions[j] == k for j in nb[i]), (i, regions)
+
+
+def test_region_cap_is_seven_of_eight_threads(monkeypatch):
+    monkeypatch.setattr(policy, "SPREAD_REGION", 1)
+    assert region_cap(9, 8) == 7 and spread_cap(9, 8, 3) == 7
+    assert region_cap(5, 16) == 5  # never above the cap
+    assert region_cap(2, 1) == 1
+    assert spread_cap(9, 8, 2) == 9  # (SPREAD_CAP's, not on eight threads)
+    assert regions_on(8, 36, 4) and regions_on(16, 8, 4) and not regions_on(4, 36, 4)
+    assert not regions_on(8, 7, 4)  # (fewer than two roots a worker)
+    monkeypatch.setattr(policy, "SPREAD_REGION", 0)
+    assert not regions_on(8, 36, 4)
+
+
+def test_a_root_placed_by_its_region_meets_the_region_cap():
+    books = Books(Policy())
+    book = books.add_worker("w", 8, math.inf)
+    assert book.cap == 9
+    book.processing = book.roots_processing = 7
+    assert books._admits(book, "w", "r", 8e6, False, None, spread=2)
+    assert not books._admits(book, "w", "r", 8e6, False, None, spread=3)
+    book.processing = book.roots_processing = 6
+    assert books._admits(book, "w", "r", 8e6, False, None, spread=3)
+
+
+def test_twin_stencil_four_eight_thread_workers_within_queuings_peak(monkeypatch):
+    """The 6 x 6 block stencil on 4 x 8 with a 10 ms overrun per task: partners placed two
+    workers' blocks interleaved in the same columns, each interior waiting for the other
+    worker's edges, over queuing's peak in most runs (bench/ab_twin.py, 60 runs: 42 over
+    1.05x). With SPREAD_REGION no run's peak is over queuing's (8 halo rows allowed) over
+    three namings x two seeds, some are without, and the makespan summed is no more than
+    the run's without."""
+    pytest.importorskip("distributed")
+    from _namings import renamed
+
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+
+    from test_stencil import MEASURED, REDUCED, ROW, _double
+
+    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
+    x = a.map_overlap(_double, depth=1, boundary="none", name="stencil-a").std(axis=0)
+    model = build_model(x, sizes=REDUCED, durations=MEASURED, finalize=True)
+    span = {0: 0.0, 1: 0.0}
+    over = {0: 0, 1: 0}
+    for salt in (None, 1, 2):
+        for seed in (0, 1):
+            for switch in (0, 1):
+                monkeypatch.setattr(policy, "SPREAD_REGION", switch)
+                queue, tide = simulate(renamed(model, salt), workers=4, threads_per_worker=8,
+                                       bandwidth=200e6, outgoing_bandwidth=200e6,
+                                       latency=0.001, thread_lag=0.01, seed=seed,
+                                       policy=["queue", "tidegate"], record_memory=False,
+                                       processes=1)  # fmt: skip
+                span[switch] += tide.makespan
+                over[switch] += max(tide.peak_memory_per_worker) > \
+                    max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
+    assert over[1] == 0 < over[0], over
+    assert span[1] <= span[0], span
