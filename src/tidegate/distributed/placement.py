@@ -456,9 +456,15 @@ class Placement:
                     parks[ts.key] = (ts, entry, self._lacked, self._plan(ts))
         elif self._lacked and policy_module.OWED_FAST == 2:
             # (an opener: its reserved roots' first placements read its plan, _owed_place)
-            if len(self._opened) >= WALKS_KEPT:
-                self._opened.clear()
-            self._opened[ts.key] = [ts, self._plan(ts), False, None]
+            if len(self._lacked) > 1:
+                if len(self._opened) >= WALKS_KEPT:
+                    self._opened.clear()
+                self._opened[ts.key] = [ts, self._plan(ts), False, None]
+            elif self._opened:
+                # A pair's opener lacks one root: its mirror would serve that one alone,
+                # and costs more than the root's own plan (twin stack-sum, slice-add:
+                # ~0.88x the time, cpu41-findings.txt section 2); the same decisions.
+                self._opened.pop(ts.key, None)
         return addr, partners
 
     def _waits_again(self, ts, kept, stimulus_id):
