@@ -150,8 +150,9 @@ def test_combines_of_most_held_skipped_only_where_it_is_here_s():
 
 
 def test_task_state_slot_is_the_state_property_s():
-    """_combines_of, tasks._on_their_way and admission.py's poke paths read
-    TaskState._state (the property's slot: no Python call); the twin's cluster does too.
+    """_combines_of, tasks._on_their_way, admission.py's poke paths, Placement._decide_worker
+    and the add_replica hook (Placement._replicas) read TaskState._state (the property's
+    slot: no Python call); the twin's cluster does too.
     A distributed whose property reads something else fails here."""
     from distributed.scheduler import TaskState
 

@@ -141,6 +141,7 @@ class _Held:
 
     def __init__(self, key):
         self.key, self.state, self.who_has, self.nbytes = key, "memory", None, 8
+        self._state = self.state  # (TaskState.state's slot: the add_replica hook reads it)
 
     def get_nbytes(self):
         return self.nbytes

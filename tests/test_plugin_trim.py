@@ -206,29 +206,70 @@ def test_installed_restated_and_dask_s_own_back_after():
 
 
 _durations = st.one_of(st.just(-1), st.just(-1.0), st.integers(-3, 5),
-                       st.floats(allow_nan=True, allow_infinity=True))
+                     st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False))
 
 
-@settings(max_examples=1000, deadline=None)
-@given(prefixes=st.lists(st.tuples(_durations, _durations, st.integers(0, 10**6)),
-                         max_size=8),
+def _turns(state, ws, occ) -> tuple:
+    """(dask's, the restatement's) answer: is ws idle after check_idle_saturated(ws, occ)?"""
+    answers = []
+    for check in (SchedulerState.check_idle_saturated, trim.quick(state).__func__):
+        state.idle.clear()
+        state.saturated.clear()
+        state.idle_task_count = set()
+        check(state, ws, occ)
+        answers.append(ws.address in state.idle)
+    return tuple(answers)
+
+
+@settings(max_examples=500, deadline=None)
+@given(prefixes=st.lists(st.tuples(_durations, _durations, st.integers(1, 10**6),
+                                   st.integers(0, 5)), min_size=1, max_size=8),
        network=st.floats(0, 1e12), unknown=st.sampled_from([0.5, 2, 1e-9]))
 def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
-    """trim._occupancy (dask's loop with _get_prefix_duration inlined) returns what dask's
-    _calc_occupancy with its _get_prefix_duration returns, of the same type and to the
-    last bit: averages unknown (-1, -1.0), negative, zero, NaN or infinite, max_exec_time
-    given or not, any counts."""
+    """The restatement's two sums (dask's _calc_occupancy with _get_prefix_duration,
+    written out in _check_idle_saturated since cpu42; trim._occupancy, a function, before)
+    are dask's to the last bit: where dask's idle test turns (occ against nc x per_thread
+    / 2, every factor a power of two here: exact), one ulp either side, the restatement
+    answers as dask. The total: occ given at dask's threshold and one ulp below. The
+    worker's: occ summed, the total made one prefix of a duration putting the threshold at
+    dask's sum and one ulp above. Averages unknown (-1, -1.0), negative, zero, max_exec_time
+    given or not, any counts; a prefix of the total the worker does not run."""
+    import math
+
     from distributed.scheduler import TaskPrefix
 
-    state = _bare_state(nworkers=1, nthreads=2)
-    state.validate = False  # (dask's assert would fail alike on a NaN or -inf sum)
+    state = _bare_state(nworkers=2, nthreads=2)  # (4 threads: per_thread = total / 4)
+    state.validate = False  # (dask's assert would fail alike on a sum below 0)
     state.UNKNOWN_TASK_DURATION = unknown
-    counts = {}
-    for i, (average, max_exec, count) in enumerate(prefixes):
+    ws = next(iter(state.workers.values()))
+    ws.processing = {object(), object()}  # (p = nc: the sums are read, never saturated)
+    mine, total = {}, {}
+    for i, (average, max_exec, count, more) in enumerate(prefixes):
         prefix = TaskPrefix(f"p{i}")
         prefix.duration_average, prefix.max_exec_time = average, max_exec
         state.task_prefixes[prefix.name] = prefix
-        counts[prefix.name] = count
-    dask = SchedulerState._calc_occupancy(state, counts, network)
-    ours = trim._occupancy(state, counts, network)
-    assert (type(ours), repr(ours)) == (type(dask), repr(dask))
+        total[prefix.name] = count + more
+        if i % 3 != 2:
+            mine[prefix.name] = count
+    ref = state.task_prefixes["ref"] = TaskPrefix("ref")
+    ws.task_prefix_count.clear()
+    ws.task_prefix_count.update(mine)
+    ws._network_occ, ws._occupancy_cache = network / 3, None
+
+    state._task_prefix_count_global.clear()
+    state._task_prefix_count_global.update(total)
+    state._network_occ_global = network
+    whole = state.total_occupancy
+    if math.isfinite(whole) and whole > 0:
+        turn = 2 * (whole / 4) / 2
+        assert _turns(state, ws, turn) == (False, False)
+        assert _turns(state, ws, math.nextafter(turn, -math.inf)) == (True, True)
+
+    occ = ws.occupancy  # (dask's property: its sum of the worker's counts)
+    if math.isfinite(occ) and 0 < occ < 1e300:
+        state._task_prefix_count_global.clear()
+        state._task_prefix_count_global["ref"] = 1
+        state._network_occ_global = 0.0
+        for duration, idle in ((4 * occ, False), (4 * math.nextafter(occ, math.inf), True)):
+            ref.duration_average = duration  # (the threshold: 2 x (duration / 4) / 2)
+            assert _turns(state, ws, -1.0) == (idle, idle)

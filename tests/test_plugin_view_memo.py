@@ -119,11 +119,12 @@ def _fake_plugin(**kw):
 
 
 def test_a_new_combine_noted_drops_the_workers_kept_view():
-    group = object()
-    prefix = object()
+    prefix = object()  # (dask's TaskState.prefix is its group's)
+    group = SimpleNamespace(prefix=prefix)
     a = SimpleNamespace(group=group, prefix=prefix, key="a")
     b = SimpleNamespace(group=group, prefix=prefix, key="b")
-    d = SimpleNamespace(prefix=prefix, dependencies=[a, b], key="d")
+    d = SimpleNamespace(group=SimpleNamespace(prefix=prefix), prefix=prefix,
+                        dependencies=[a, b], key="d")
     a.dependents = b.dependents = [d]
     p = _fake_plugin(_combines={})
     p._views = {"w": [(1, 1, True)], "v": [(2, 2, True)]}

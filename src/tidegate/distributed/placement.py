@@ -260,7 +260,8 @@ class Placement:
             if ws is None and ts.state == "waiting" and admission_module.PARK_HELD_QUEUED:
                 self._held_now = ts  # (its waiting -> queued next: Plugin._queued)
             return ws
-        if ts.state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
+        # (._state: TaskState.state's slot, no property call: ~0.7 reads a task here)
+        if ts._state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
             return None  # strict priority: queue behind better withheld roots
         self._update()
         if not self._open:
@@ -268,7 +269,7 @@ class Placement:
         addr, _ = self._place(ts)
         ws = None if addr is None else s.workers.get(addr)
         if ws in s.running:
-            if ts.state == "waiting" and self.books.opened(ts.key):
+            if ts._state == "waiting" and self.books.opened(ts.key):
                 # dask offers a new graph's roots in an order its sets decide: this one
                 # opened a meeting out of priority order (see _owed_first)
                 self._offered.add(ts.key)
@@ -544,9 +545,15 @@ class Placement:
                     parks[ts.key] = (ts, entry, self._lacked, self._plan(ts))
         elif self._lacked and policy_module.OWED_FAST == 2:
             # (an opener: its reserved roots' first placements read its plan, _owed_place)
-            if len(self._opened) >= WALKS_KEPT:
-                self._opened.clear()
-            self._opened[ts.key] = [ts, self._plan(ts), False, None]
+            if len(self._lacked) > 1:
+                if len(self._opened) >= WALKS_KEPT:
+                    self._opened.clear()
+                self._opened[ts.key] = [ts, self._plan(ts), False, None]
+            elif self._opened:
+                # A pair's opener lacks one root: its mirror would serve that one alone,
+                # and costs more than the root's own plan (twin stack-sum, slice-add:
+                # ~0.88x the time, cpu41-findings.txt section 2); the same decisions.
+                self._opened.pop(ts.key, None)
         return addr, partners
 
     def _waits_again(self, ts, kept, stimulus_id):
@@ -1210,7 +1217,8 @@ class Placement:
             def stamped(ts, ws):
                 # (a task finishing on its worker: still "processing", no holder yet; it
                 # is where it ran, as before: see transition)
-                same = ts.state == "processing" and not ts.who_has
+                # (._state: TaskState.state's slot, no property call: once a task)
+                same = ts._state == "processing" and not ts.who_has
                 if listed and not same:
                     listed.pop(id(ts.who_has), None)
                 original(ts, ws)

@@ -178,13 +178,48 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         if idle.get(ws.address) is not ws:
             idle[ws.address] = ws
         return
+    # The two sums (dask's _calc_occupancy with _get_prefix_duration inlined: the worker's,
+    # then the total's) are written out here, not called: ~1.6 pairs a task, a call's frame
+    # ~a quarter of a short sum's bytecodes (cpu42). Each is dask's loop, its arithmetic in
+    # its order, its validate assert and its max(occ, 0) (0, an int, below 0). A plain loop
+    # on purpose: cpu36b's C form (attrgetter, compress, ``reduce(add, map(mul, ...))``) ran
+    # fewer bytecodes but 3-4x the time a call on Python 3.11 (lead36-findings.txt).
+    prefixes = self.task_prefixes
     if occ < 0:  # (WorkerState.occupancy and .scheduler inlined: the scheduler is self,
         # whose worker ws is: dask calls it for its own workers, as the total below reads)
-        occ = ws._occupancy_cache or _occupancy(self, ws.task_prefix_count, ws._network_occ)
+        occ = ws._occupancy_cache
+        if not occ:  # (dask's ``or``: None or 0.0 is summed)
+            res = 0.0
+            for prefix_name, count in ws.task_prefix_count.items():
+                duration = prefixes[prefix_name].duration_average
+                if duration < 0:
+                    prefix = prefixes[prefix_name]
+                    if prefix.max_exec_time > 0:
+                        duration = 2 * prefix.max_exec_time
+                    else:
+                        duration = self.UNKNOWN_TASK_DURATION
+                res += duration * count
+            occ = res + ws._network_occ / self.bandwidth
+            if self.validate:
+                assert occ >= 0, (occ, res, ws._network_occ, self.bandwidth)
+            if occ < 0:
+                occ = 0
     if saturated:
         saturated.discard(ws)
-    per_thread = _occupancy(self, self._task_prefix_count_global,
-                            self._network_occ_global) / self.total_nthreads  # fmt: skip
+    res = 0.0
+    for prefix_name, count in self._task_prefix_count_global.items():
+        duration = prefixes[prefix_name].duration_average
+        if duration < 0:
+            prefix = prefixes[prefix_name]
+            if prefix.max_exec_time > 0:
+                duration = 2 * prefix.max_exec_time
+            else:
+                duration = self.UNKNOWN_TASK_DURATION
+        res += duration * count
+    total = res + self._network_occ_global / self.bandwidth
+    if self.validate:
+        assert total >= 0, (total, res, self._network_occ_global, self.bandwidth)
+    per_thread = (0 if total < 0 else total) / self.total_nthreads
     if occ < nc * per_thread / 2:
         if idle.get(ws.address) is not ws:
             idle[ws.address] = ws
@@ -195,29 +230,3 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
             pending = occ * (p - nc) / (p * nc)
             if 0.4 < pending > 1.9 * per_thread:
                 saturated.add(ws)
-
-
-def _occupancy(s, task_prefix_count, network_occ):
-    """dask's ``SchedulerState._calc_occupancy`` with ``_get_prefix_duration`` inlined.
-
-    A plain loop, on purpose: cpu36b's form in C (attrgetter, compress, ``reduce(add,
-    map(mul, ...))``) ran ~60 fewer bytecodes a task on rechunk-add but took 3-4x the
-    time a call on Python 3.11 (1-5 prefixes: 1.0-1.5 us against 0.25-0.54; the lists and
-    iterators it builds cost more than the loop's few steps), and the quiet timed table
-    showed no gain (lead36-findings.txt): bytecodes are no measure of C-level work."""
-    res = 0.0
-    prefixes = s.task_prefixes
-    for prefix_name, count in task_prefix_count.items():
-        duration = prefixes[prefix_name].duration_average
-        if duration < 0:  # (not measured yet: the prefix looked up again, rarely)
-            prefix = prefixes[prefix_name]
-            if prefix.max_exec_time > 0:
-                duration = 2 * prefix.max_exec_time
-            else:
-                duration = s.UNKNOWN_TASK_DURATION
-        res += duration * count
-    occ = res + network_occ / s.bandwidth
-    if s.validate:
-        assert occ >= 0, (occ, res, network_occ, s.bandwidth)
-    # (max(occ, 0) without the call: occ, NaN and -0.0 too, unless below 0, then int 0)
-    return 0 if occ < 0 else occ
