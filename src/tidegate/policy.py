@@ -2110,6 +2110,46 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
     return held_there + copies <= held_here
 
 
+# A root that would wait (parked) for a busy worker goes to a running worker with nothing
+# processing instead, when the busy one's last root of the group took more than IDLE_PACE
+# times the idle one's longer and the idle one holds at most IDLE_HELD loads more after it
+# (idle_takes; Placement._idle_takes). 0: main's. slow42.
+IDLE_PACE = 1.5
+IDLE_HELD = 3.0
+
+
+def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
+               estimate: float) -> bool:
+    """Does a root whose data waits for its own reduction, on its way to wait for a busy
+    worker (its partners', or the one holding least: :func:`places_by_held`), start on a
+    running worker with nothing processing instead? ``busy_pace``, ``idle_pace``: the last
+    two compute seconds of the group's roots on each (newest first, as
+    :func:`clearly_slower` reads them); ``busy_held``, ``idle_held``: places_by_held's
+    measure of each. Yes when the busy worker's last root took more than ``IDLE_PACE``
+    times the longer of the idle one's (one sample: the idle worker's thread is lost
+    meanwhile, and a root slow on its own is found after one) and the idle worker would
+    hold at most ``IDLE_HELD`` loads (``estimate``) more than the busy one with it.
+    Workers of one pace never meet it. Why: twin anomaly 2 x 1, one reduction group's
+    loads 4-5x slower (bench/twin_slow_worker.py --mode group): the fast worker ended its
+    group and idled 0.48 s (4x) while the slow group's two loads left and the next
+    group's four waited for the worker running the slow loads."""
+    if not IDLE_PACE or busy_pace is None or idle_pace is None:
+        return False
+    last = busy_pace[0]
+    known = [x for x in idle_pace if x == x]
+    if last != last or not known:
+        return False
+    return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
+        and idle_held + estimate <= busy_held + IDLE_HELD * estimate  # fmt: skip
+
+
+# While a root group's roots went to an idle worker (idle_takes), a combine of 3+ inputs of one
+# task group, each read by it alone (the anomaly's final mean of its partials), goes to the
+# candidate worker combine_elsewhere's measure finds least, not only a reduction's first
+# combine (Placement._combine_elsewhere). 0: main's. slow42.
+IDLE_COMBINE = 1
+
+
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
 
 

@@ -42,6 +42,7 @@ from ..policy import (
     paced_slower,
     paced_keeps,
     paced_move_fits,
+    idle_takes,
     ends_sooner_elsewhere,
     leaves_lagging,
     splits_for_wave,
@@ -365,17 +366,24 @@ class Placement:
         deps = ts.dependencies
         # (its first input asked first: a final gather of many stores costs one look)
         first = next(iter(deps))
-        if len(first.dependencies) != 1 or len(first.dependents) != 1:
-            return None
-        (load,) = first.dependencies
-        if not reduced_enough(first.nbytes, load.nbytes):
-            # (a reduction keeping what it loads, the twin's anomaly of one time step per
-            # chunk: its inputs weigh as much as the loads they would leave; moved, they
-            # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
-            # peak unchanged. A load's size unknown (-1): no)
-            return None
-        if self._kept(load) is not first:
-            return None  # (its loads are not kept for this reduction)
+        if self._idle_groups and policy_module.IDLE_COMBINE \
+                and not self._idle_groups <= self._slow_groups:  # fmt: skip
+            loads = self._idle_load(first)
+            if loads is None:
+                return None
+        else:
+            if len(first.dependencies) != 1 or len(first.dependents) != 1:
+                return None
+            (load,) = first.dependencies
+            if not reduced_enough(first.nbytes, load.nbytes):
+                # (a reduction keeping what it loads, the twin's anomaly of one time step
+                # per chunk: its inputs weigh as much as the loads they would leave; moved,
+                # they took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan
+                # +39%, peak unchanged. A load's size unknown (-1): no)
+                return None
+            if self._kept(load) is not first:
+                return None  # (its loads are not kept for this reduction)
+            loads = load.group.name
         group = first.group
         total = 0
         for d in deps:
@@ -390,7 +398,7 @@ class Placement:
         candidates.add(chosen)
         candidates.update(itertools.islice(self._free_iter(), 3))
         books = self.books.workers
-        est = self.books.estimate(math.nan, load.group.name)
+        est = self.books.estimate(math.nan, loads)
         est = est if est == est else 0.0
         at_chosen = best = best_key = None
         for addr in candidates:
@@ -416,6 +424,24 @@ class Placement:
         if self._lagging and best in self._lagging:
             return self._off_lagging(ts, workers[best])  # (its holders may end it sooner)
         return workers[best]
+
+    def _idle_load(self, first):
+        """While a group's roots went to an idle worker (``_idle_groups``,
+        policy.IDLE_COMBINE): the root group whose estimate is the measure's unit, when
+        ``first``, a combine's first input, is read by it alone; else None. A reduction's
+        first combine answers as before (its load's group, or None); a later level (the
+        anomaly's mean of its partials: 7 loads / 5 by idle_takes, the mean beside the
+        heavier worker's 7 loads and two partials held 304 MB against queuing's 272) the
+        idle group with the largest estimate, not found clearly slower."""
+        if len(first.dependents) != 1:
+            return None
+        if len(first.dependencies) == 1:
+            (load,) = first.dependencies
+            if reduced_enough(first.nbytes, load.nbytes) and self._kept(load) is first:
+                return load.group.name
+            return None  # (as without idle groups)
+        return max(self._idle_groups - self._slow_groups,
+                   key=lambda g: (self.books.estimate(math.nan, g), g))
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
@@ -1256,10 +1282,13 @@ class Placement:
         least = least_key = None
         # (the other partners' workers' measures: policy.leaves_partner, HEAVY_PARTNER)
         others = {} if len(partners) > 1 and policy_module.HEAVY_PARTNER else None
+        helds = {} if policy_module.IDLE_PACE else None  # (policy.idle_takes' measures)
         for addr, book in books.workers.items():
             if workers.get(addr) not in running:
                 continue
             h = self._held_here(addr, book, owner, est)
+            if helds is not None:
+                helds[addr] = h
             if addr == p:
                 held_p = h
             elif others is not None and addr in partners:
@@ -1278,8 +1307,15 @@ class Placement:
                 if heavy:
                     self._unheavy = (ts, {w: n for w, n in partners.items() if w not in heavy},
                                      heavy)
-            return self._off_slower(ts, p, lacks, plan, stimulus_id) \
+            off = self._off_slower(ts, p, lacks, plan, stimulus_id) \
                 if policy_module.OFF_SLOWER else None  # fmt: skip
+            if off is None and helds and p in helds:
+                book = books.workers[p]
+                if book.processing >= book.threads:  # (it would wait for p's thread)
+                    off = self._idle_takes(ts, p, helds, est, lacks, plan, stimulus_id)
+                    if off is not None:
+                        self._unheavy = None
+            return off
         if policy_module.OFF_SLOWER:  # (it holds least but is clearly slower: leaves_slower)
             off = self._off_slower(ts, least, lacks, plan, stimulus_id)
             if off is not None:
@@ -1289,7 +1325,34 @@ class Placement:
         if got is None and self._slower(ts.group.name, least, p):
             self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
+        if got is None and helds:
+            idle = self._idle_takes(ts, least, helds, est, lacks, plan, stimulus_id)
+            if idle is not None:
+                return idle
         return got, ({} if got is not None else {least: 1})
+
+    def _idle_takes(self, ts, busy, helds, est, lacks, plan, stimulus_id):
+        """Root ts would wait for worker ``busy``: a running worker with nothing
+        processing that should take it instead (policy.idle_takes, by the group's paces and
+        ``helds``, _by_held's measures), ``(worker, {})``, or None. Not for a lagging
+        worker (the LAG_* rules' case). Cost: every worker's book, for such roots only."""
+        if self._lagging:
+            return None
+        books = self.books
+        paces = self._pace.get(ts.group.name)
+        if not paces or busy not in paces:
+            return None
+        for addr, book in books.workers.items():
+            if addr == busy or book.processing or addr not in helds \
+                    or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
+                                      est):  # fmt: skip
+                continue
+            got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
+                              complete={addr}, commits=plan.further)  # fmt: skip
+            if got is not None:
+                self._idle_groups.add(ts.group.name)  # (policy.IDLE_COMBINE reads it)
+                return got, {}
+        return None
 
     def _paced_keeps(self, ts, held_p, least_held, est, least, p) -> bool:
         """Does root ts stay with p rather than go to (or wait for) ``least``, the worker
