@@ -411,10 +411,6 @@ class Install:
         # another (policy.paced_slower, paced_keeps: PACE_HELD): while any is, consumers go by
         # the soonest end (policy.PACE_CONSUMERS, Placement._off_lagging)
         self._paced_groups: set = set()
-        # of those, the groups a worker with nothing processing took a root of rather than
-        # wait for a busy slower one (policy.idle_takes): while any is, a reduction's
-        # combine goes where it raises the most held least (policy.IDLE_COMBINE)
-        self._idle_groups: set = set()
         # group reading the roots of a group in _pace -> (that root group, {worker: compute
         # seconds of its last two there}) (policy.lags); reader group -> (worker, the longer
         # of its last two) the fastest seen; worker -> how many times slower it lags
