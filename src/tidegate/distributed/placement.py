@@ -1259,12 +1259,14 @@ class Placement:
         # (the other partners' workers' measures: policy.leaves_partner, HEAVY_PARTNER)
         others = {} if len(partners) > 1 and policy_module.HEAVY_PARTNER else None
         helds = {} if policy_module.IDLE_PACE else None  # (policy.idle_takes' measures)
+        idle = False  # (a running worker with nothing processing: _idle_takes asked)
         for addr, book in books.workers.items():
             if workers.get(addr) not in running:
                 continue
             h = self._held_here(addr, book, owner, est)
             if helds is not None:
                 helds[addr] = h
+                idle = idle or not book.processing
             if addr == p:
                 held_p = h
             elif others is not None and addr in partners:
@@ -1285,7 +1287,7 @@ class Placement:
                                      heavy)
             off = self._off_slower(ts, p, lacks, plan, stimulus_id) \
                 if policy_module.OFF_SLOWER else None  # fmt: skip
-            if off is None and helds and p in helds:
+            if off is None and idle and p in helds:
                 book = books.workers[p]
                 if book.processing >= book.threads:  # (it would wait for p's thread)
                     off = self._idle_takes(ts, p, helds, est, lacks, plan, stimulus_id)
@@ -1301,10 +1303,10 @@ class Placement:
         if got is None and self._slower(ts.group.name, least, p):
             self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
-        if got is None and helds:
-            idle = self._idle_takes(ts, least, helds, est, lacks, plan, stimulus_id)
-            if idle is not None:
-                return idle
+        if got is None and idle:
+            took = self._idle_takes(ts, least, helds, est, lacks, plan, stimulus_id)
+            if took is not None:
+                return took
         return got, ({} if got is not None else {least: 1})
 
     def _idle_takes(self, ts, busy, helds, est, lacks, plan, stimulus_id):
