@@ -1371,16 +1371,17 @@ def test_twin_lagging_rules_off_are_mains():
 
     bench = _twin_slow_worker_bench()
     saved = (policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL,
-             policy.PACE_HELD)
+             policy.PACE_HELD, policy.IDLE_PACE)
     try:
         # (PACE_HELD 0 too: with the lag rules off a lagging worker is never found, and
-        # slow41's loads by pace take that case: 1.073x instead of main's 1.288x)
+        # slow41's loads by pace take that case: 1.073x instead of main's 1.288x; so does
+        # slow42's idle_takes: IDLE_PACE 0, else 1.260x)
         policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL, \
-            policy.PACE_HELD = 0, 0, 0, 1, 0.0
+            policy.PACE_HELD, policy.IDLE_PACE = 0, 0, 0, 1, 0.0, 0
         ratio, _ = _lagging_spans(bench, 2.0)
     finally:
         policy.LAG_CONSUMERS, policy.LAG_ROOTS, policy.LAG_LEAVES, policy.LAG_STEAL, \
-            policy.PACE_HELD = saved
+            policy.PACE_HELD, policy.IDLE_PACE = saved
     assert ratio == pytest.approx(1.288, abs=0.002)
 
 

@@ -2209,6 +2209,52 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
     return held_there + copies <= held_here
 
 
+# A root that would wait (parked) for a busy worker goes to a running worker with nothing
+# processing instead, when the busy one's last root of the group took more than IDLE_PACE
+# times the idle one's longer, the idle one holds at most IDLE_HELD loads more after it, and
+# it stays within its even share of the group with the root's meeting (idle_takes,
+# within_share; Placement._idle_takes). 0: main's. slow42.
+IDLE_PACE = 1.5
+IDLE_HELD = 3.0
+
+
+def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
+               estimate: float) -> bool:
+    """Does a root whose data waits for its own reduction, on its way to wait for a busy
+    worker (its partners', or the one holding least: :func:`places_by_held`), start on a
+    running worker with nothing processing instead (if :func:`within_share` too)?
+    ``busy_pace``, ``idle_pace``: the last two compute seconds of the group's roots on
+    each (newest first, as :func:`clearly_slower` reads them); ``busy_held``,
+    ``idle_held``: places_by_held's measure of each. Yes when the busy worker's last root
+    took more than ``IDLE_PACE`` times the longer of the idle one's (one sample: a root
+    slow on its own is found after one, and the idle thread is lost meanwhile) and the
+    idle worker would hold at most ``IDLE_HELD`` loads (``estimate``) more than the busy
+    one with it. Workers of one pace never meet it. Why: twin anomaly 2 x 1, one
+    reduction group's loads 4x slower (bench/twin_slow_worker.py --mode group): the fast
+    worker ended its own group at 0.81 s and idled to 1.29 s while the slow group's two
+    loads left and the next group's four waited (parked) for the worker running the slow
+    loads: 1.058x queuing's makespan over five namings (5x: 1.119x)."""
+    if not IDLE_PACE or busy_pace is None or idle_pace is None:
+        return False
+    last = busy_pace[0]
+    known = [x for x in idle_pace if x == x]
+    if last != last or not known:
+        return False
+    return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
+        and idle_held + estimate <= busy_held + IDLE_HELD * estimate  # fmt: skip
+
+
+def within_share(count: int, group: int, workers: int) -> bool:
+    """May an idle worker take a root (:func:`idle_takes`) holding or processing ``count``
+    tasks of its task group, the root's meeting's other roots not started yet counted
+    (they follow it there)? When that stays within its even share of the ``group`` roots
+    over ``workers`` running workers. Why: twin anomaly 4 x 1, every task of one worker
+    2.5-4x slower (--mode all): idle workers took three of the slow one's parked roots
+    at once, a meeting's last root followed, 4 / 3 / 3 / 2 loads, the mean beside the 4:
+    1.083x queuing's peak; 2 x 1 worker 2.5x: 7 / 5, 1.118x (the mean beside the 7)."""
+    return workers > 0 and count + 1 <= -(-group // workers)
+
+
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers
 
 

@@ -42,6 +42,8 @@ from ..policy import (
     paced_slower,
     paced_keeps,
     paced_move_fits,
+    idle_takes,
+    within_share,
     ends_sooner_elsewhere,
     leaves_lagging,
     splits_for_wave,
@@ -1352,10 +1354,15 @@ class Placement:
         least = least_key = None
         # (the other partners' workers' measures: policy.leaves_partner, HEAVY_PARTNER)
         others = {} if len(partners) > 1 and policy_module.HEAVY_PARTNER else None
+        helds = {} if policy_module.IDLE_PACE else None  # (policy.idle_takes' measures)
+        idle = False  # (a running worker with nothing processing: _idle_takes asked)
         for addr, book in books.workers.items():
             if workers.get(addr) not in running:
                 continue
             h = self._held_here(addr, book, owner, est)
+            if helds is not None:
+                helds[addr] = h
+                idle = idle or not book.processing
             if addr == p:
                 held_p = h
             elif others is not None and addr in partners:
@@ -1374,8 +1381,15 @@ class Placement:
                 if heavy:
                     self._unheavy = (ts, {w: n for w, n in partners.items() if w not in heavy},
                                      heavy)
-            return self._off_slower(ts, p, lacks, plan, stimulus_id) \
+            off = self._off_slower(ts, p, lacks, plan, stimulus_id) \
                 if policy_module.OFF_SLOWER else None  # fmt: skip
+            if off is None and idle and p in helds:
+                book = books.workers[p]
+                if book.processing >= book.threads:  # (it would wait for p's thread)
+                    off = self._idle_takes(ts, p, helds, est, lacks, plan, stimulus_id)
+                    if off is not None:
+                        self._unheavy = None
+            return off
         if policy_module.OFF_SLOWER:  # (it holds least but is clearly slower: leaves_slower)
             off = self._off_slower(ts, least, lacks, plan, stimulus_id)
             if off is not None:
@@ -1385,7 +1399,37 @@ class Placement:
         if got is None and self._slower(ts.group.name, least, p):
             self._found_slower(ts.group.name)
             return None  # it would wait for a worker clearly slower: placed as any root
+        if got is None and idle:
+            took = self._idle_takes(ts, least, helds, est, lacks, plan, stimulus_id)
+            if took is not None:
+                return took
         return got, ({} if got is not None else {least: 1})
+
+    def _idle_takes(self, ts, busy, helds, est, lacks, plan, stimulus_id):
+        """Root ts would wait for worker ``busy``: a running worker with nothing
+        processing that should take it instead (policy.idle_takes by the group's paces and
+        ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
+        lack), ``(worker, {})``, or None. Not while a worker lags (the LAG_* rules' case).
+        Cost: every worker's book, for such roots only; an idle worker's tasks where the
+        paces say yes."""
+        if self._lagging:
+            return None
+        paces = self._pace.get(ts.group.name)
+        if not paces or busy not in paces:
+            return None
+        books, s = self.books, self.scheduler
+        for addr, book in books.workers.items():
+            if addr == busy or book.processing or addr not in helds \
+                    or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
+                                      est) \
+                    or not within_share(_of_group(s.workers[addr], ts.group) + len(lacks),
+                                        len(ts.group), len(s.running)):  # fmt: skip
+                continue
+            got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
+                              complete={addr}, commits=plan.further)  # fmt: skip
+            if got is not None:
+                return got, {}
+        return None
 
     def _paced_keeps(self, ts, held_p, least_held, est, least, p) -> bool:
         """Does root ts stay with p rather than go to (or wait for) ``least``, the worker
