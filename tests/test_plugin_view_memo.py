@@ -1,9 +1,9 @@
-"""The kept combine views (session 40, cpu40a; switch hooks.VIEW_MEMO until session 42):
-the combine view (Plugin._combines_of) kept per
-worker is never stale: at the end of every transition the plugin sees, every kept view is the
-view found anew, also right after a replica is added to (and dropped from) a task a kept view
-read; a note of a new combine, a steal confirmed and each dropped stamp are checked too. A
-mutant that skips one stamp leaves a stale view here."""
+"""The kept combine views (session 40, cpu40a; switch hooks.VIEW_MEMO until session 42): the
+combine view (Plugin._combines_of) kept per worker is never stale: at the end of every
+transition the plugin sees, every kept view is the view found anew, also right after a
+replica is added to (and dropped from) a task a kept view read; a note of a new combine, a
+steal confirmed and each dropped stamp are checked too. A mutant that skips one stamp leaves
+a stale view here."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import pytest
 
 from tidegate import policy
 from tidegate.policy import idle_takes, within_share
+from test_slow_pace import _bench, _spans  # (the twin bench and its five namings' sums)
 
 
 def test_idle_takes_by_the_busy_ones_last_root_and_held_bytes(monkeypatch):
@@ -26,35 +27,6 @@ def test_idle_takes_by_the_busy_ones_last_root_and_held_bytes(monkeypatch):
     assert not idle_takes(None, (0.16, 0.16), 96e6, 96e6, est)
     monkeypatch.setattr(policy, "IDLE_PACE", 0)
     assert not idle_takes((0.64, 0.64), (0.16, 0.16), 96e6, 96e6, est)  # off: main's
-
-
-def _bench():
-    import importlib.util
-    import pathlib
-
-    path = pathlib.Path(__file__).parents[1] / "bench" / "twin_slow_worker.py"
-    spec = importlib.util.spec_from_file_location("twin_slow_worker", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
-
-
-def _spans(bench, slow, mode, check):
-    """Summed makespans (tidegate / queuing) over the tests' five namings."""
-    from _namings import NAMINGS, renamed
-
-    simulate = bench.simulate
-    spans = {"queue": 0.0, "tidegate": 0.0}
-    try:
-        for salt in NAMINGS:
-            bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
-            out = bench.run(slow, mode=mode)
-            check(salt, out["tidegate"], out["queue"])
-            spans["queue"] += out["queue"]["makespan"]
-            spans["tidegate"] += out["tidegate"]["makespan"]
-    finally:
-        bench.simulate = simulate
-    return spans["tidegate"] / spans["queue"]
 
 
 def test_within_share_counts_the_meetings_roots_to_come():

@@ -109,3 +109,42 @@ def test_twin_stencil_four_eight_thread_workers_within_queuings_peak(monkeypatch
                     max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
     assert over[1] == 0 < over[0], over
     assert span[1] <= span[0], span
+
+
+def test_a_worker_replaced_by_another_is_never_a_region_s_worker(monkeypatch):
+    # The kept regions were keyed by the workers' number: one worker gone and another come
+    # (a nanny's restart) left a region naming the gone one, its roots waiting for it.
+    from types import SimpleNamespace
+
+    from sortedcontainers import SortedDict
+
+    from tidegate.distributed import hooks
+
+    def ws(address):
+        return SimpleNamespace(address=address, nthreads=8, memory_limit=0)
+
+    s = SimpleNamespace(workers=SortedDict((a, ws(a)) for a in ("w0", "w1")), tasks={},
+                        task_groups={}, running=set(), stream_comms={})  # fmt: skip
+    p = hooks.Plugin()
+    p._resync()  # (no scheduler yet: the books and sets alone)
+    p.scheduler = s
+    for w in s.workers.values():
+        p._book(w)
+    cuts = []
+
+    def regions_of(ts):  # every root on the first worker in the books, as they are now
+        cuts.append(sorted(p.books.workers))
+        return {ts.key: sorted(p.books.workers)[0]}
+
+    monkeypatch.setattr(p, "_regions_of", regions_of)
+    class Group(list):  # a TaskGroup: a name, a size
+        name = "block"
+
+    ts = SimpleNamespace(key="block-0", group=Group([None] * 4))
+    assert p._region_of(ts) == "w0" and p._region_of(ts) == "w0" and len(cuts) == 1
+    del s.workers["w0"]
+    p.remove_worker(s, "w0")
+    s.workers["w2"] = ws("w2")
+    p.add_worker(s, "w2")
+    assert p.errors == [] and sorted(p.books.workers) == ["w1", "w2"]
+    assert p._region_of(ts) == "w1" and cuts[-1] == ["w1", "w2"]  # cut again, w0 gone

@@ -332,7 +332,7 @@ SPREAD_CAP_BELOW = 8
 # threads (:func:`regions_on`), its roots are cut into one compact region a worker
 # (:func:`compact_regions`: each worker's blocks neighbours of each other) and each root
 # goes to its region's worker, under a cap of SPREAD_REGION_SHARE x its threads
-# (:func:`spread_cap`'s ``region``). Twin stencil 4 x 8 at 10 ms: partners placed two
+# (:func:`spread_cap`'s ``spread`` 3). Twin stencil 4 x 8 at 10 ms: partners placed two
 # workers' blocks interleaved in the same columns (pk41), each interior waiting for the
 # other worker's late edges; compact regions alone are faster (0.90 -> 0.83x queuing's
 # time, 10 runs) but not lower; with the cap of 7 lower too (sten42-findings.txt).
@@ -508,6 +508,7 @@ def compact_regions(neighbours, sizes) -> list:
             ring = sorted({j for i in ring if region[i] == k for j in neighbours[i]
                            if region[j] < 0})
     return region
+
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
                     light: int = 0, third: bool = False, wide: bool = False) -> bool:

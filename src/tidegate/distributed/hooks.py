@@ -220,9 +220,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             server.folded_hook(self, "remove_worker", scheduler=scheduler, worker=worker,
                                **kwargs)  # fmt: skip
         self._shared_pids = None
-        self._wide_books = None  # (Placement._region_of's: asked again)
         if self.scheduler is None:
             return
+        self._workers_moved()
 
         def locate(key):
             ts = scheduler.tasks.get(key)
@@ -270,6 +270,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
+        if self._regions:  # (nor the regions of gone groups: each entry keeps its group)
+            gone = [n for n, e in self._regions.items() if scheduler.task_groups.get(n) is not e[0]]
+            for n in gone:
+                del self._regions[n]
         if self._copies._entry:  # a new graph may give a held reader's input more readers
             self._copies.resig(self._broadcast.sig)
         # dask transitions a new graph's tasks in no particular order: with user priorities
@@ -805,7 +809,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         book = self.books.workers.get(ws.address)
         if book is None:
             book = self.books.add_worker(ws.address, ws.nthreads or 1, self.budget(ws))
-            self._wide_books = None  # (Placement._region_of's: asked again)
+            self._workers_moved()
             if self.memory_fraction and not ws.memory_limit \
                     and ("no-limit", ws.address) not in self._logged:  # fmt: skip
                 # A fraction of no limit is no budget: Plugin(memory_limit=0.5) on

@@ -168,11 +168,19 @@ class Placement:
             self._caps = (len(books.workers), sum(b.cap for b in books.workers.values()))
         return self._caps[1]
 
+    def _workers_moved(self) -> None:
+        """A worker booked or removed (hooks): what is kept of the books' workers is found
+        again. Keyed by their number alone, it could name a gone worker where another came
+        in its place (a nanny's restart), and a region's roots would wait for it."""
+        self._wide_books = None
+        self._caps = (-1, 0.0)
+        self._regions.clear()
+
     def _region_of(self, ts):
         """The worker of root ts's compact region (policy.SPREAD_REGION), or None: ts's
-        group is not placed by regions, or ts is in none. Kept per group while the number
-        of workers in the books and the group's size hold (a graph added to it: cut
-        again)."""
+        group is not placed by regions, or ts is in none. Kept per group while the group's
+        size holds (a graph added to it: cut again) and no worker is booked or removed
+        (``_workers_moved``)."""
         if self._wide_books is None:
             workers = self.books.workers.values()
             self._wide_books = bool(workers) and min(
