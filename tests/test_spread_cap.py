@@ -53,14 +53,10 @@ def test_a_spread_root_of_a_group_loading_at_once_waits_for_a_thread(monkeypatch
     assert books._admits(book, "w", "r", 8e6, False, None, spread=2)
 
 
-def test_twin_stencil_eight_four_thread_workers_stay_within_queuings_peak(monkeypatch):
-    """The 6 x 6 block stencil on 8 x 4 with a 10 ms overrun per task: the count let all 36
-    blocks load at once, five on half the workers, whose slices interleave (dask's
-    priorities) before any block was freed: over queuing's peak by a block in most runs
-    (bench/ab_twin.py, 60 runs: 39 over 1.05x). With SPREAD_CAP each run's peak is at most
-    queuing's (8 halo rows allowed) over three namings x two seeds, and the makespan summed
-    no more than 1.05x the run without."""
-    pytest.importorskip("distributed")
+def stencil_over_queuing(monkeypatch, switch: str, workers: int, threads: int):
+    """The 6 x 6 block stencil (10 ms overrun a task) on workers x threads, policy switch
+    ``switch`` 0 and 1, over three namings x two seeds: tidegate's makespans summed and its
+    runs over queuing's peak (8 halo rows allowed), each by the switch's value."""
     from _namings import renamed
 
     from tidegate.sim import simulate
@@ -75,15 +71,28 @@ def test_twin_stencil_eight_four_thread_workers_stay_within_queuings_peak(monkey
     over = {0: 0, 1: 0}
     for salt in (None, 1, 2):
         for seed in (0, 1):
-            for switch in (0, 1):
-                monkeypatch.setattr(policy, "SPREAD_CAP", switch)
-                queue, tide = simulate(renamed(model, salt), workers=8, threads_per_worker=4,
+            for on in (0, 1):
+                monkeypatch.setattr(policy, switch, on)
+                queue, tide = simulate(renamed(model, salt), workers=workers,
+                                       threads_per_worker=threads,
                                        bandwidth=200e6, outgoing_bandwidth=200e6,
                                        latency=0.001, thread_lag=0.01, seed=seed,
                                        policy=["queue", "tidegate"], record_memory=False,
                                        processes=1)  # fmt: skip
-                span[switch] += tide.makespan
-                over[switch] += max(tide.peak_memory_per_worker) > \
+                span[on] += tide.makespan
+                over[on] += max(tide.peak_memory_per_worker) > \
                     max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
+    return span, over
+
+
+def test_twin_stencil_eight_four_thread_workers_stay_within_queuings_peak(monkeypatch):
+    """The 6 x 6 block stencil on 8 x 4 with a 10 ms overrun per task: the count let all 36
+    blocks load at once, five on half the workers, whose slices interleave (dask's
+    priorities) before any block was freed: over queuing's peak by a block in most runs
+    (bench/ab_twin.py, 60 runs: 39 over 1.05x). With SPREAD_CAP each run's peak is at most
+    queuing's (8 halo rows allowed) over three namings x two seeds, and the makespan summed
+    no more than 1.05x the run without."""
+    pytest.importorskip("distributed")
+    span, over = stencil_over_queuing(monkeypatch, "SPREAD_CAP", 8, 4)
     assert over[1] == 0 < over[0], over
     assert span[1] <= 1.05 * span[0], span

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import random
 
-import dask.array as da
 import pytest
 
 from tidegate import policy
@@ -83,30 +82,9 @@ def test_twin_stencil_four_eight_thread_workers_within_queuings_peak(monkeypatch
     three namings x two seeds, some are without, and the makespan summed is no more than
     the run's without."""
     pytest.importorskip("distributed")
-    from _namings import renamed
+    from test_spread_cap import stencil_over_queuing
 
-    from tidegate.sim import simulate
-    from tidegate.sim.model import build_model
-
-    from test_stencil import MEASURED, REDUCED, ROW, _double
-
-    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
-    x = a.map_overlap(_double, depth=1, boundary="none", name="stencil-a").std(axis=0)
-    model = build_model(x, sizes=REDUCED, durations=MEASURED, finalize=True)
-    span = {0: 0.0, 1: 0.0}
-    over = {0: 0, 1: 0}
-    for salt in (None, 1, 2):
-        for seed in (0, 1):
-            for switch in (0, 1):
-                monkeypatch.setattr(policy, "SPREAD_REGION", switch)
-                queue, tide = simulate(renamed(model, salt), workers=4, threads_per_worker=8,
-                                       bandwidth=200e6, outgoing_bandwidth=200e6,
-                                       latency=0.001, thread_lag=0.01, seed=seed,
-                                       policy=["queue", "tidegate"], record_memory=False,
-                                       processes=1)  # fmt: skip
-                span[switch] += tide.makespan
-                over[switch] += max(tide.peak_memory_per_worker) > \
-                    max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
+    span, over = stencil_over_queuing(monkeypatch, "SPREAD_REGION", 4, 8)
     assert over[1] == 0 < over[0], over
     assert span[1] <= span[0], span
 
