@@ -5,6 +5,7 @@ dask's, and the copy is made only from the statement dask has (else dask's own s
 from __future__ import annotations
 
 import itertools
+import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -273,3 +274,72 @@ def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
         for duration, idle in ((4 * occ, False), (4 * math.nextafter(occ, math.inf), True)):
             ref.duration_average = duration  # (the threshold: 2 x (duration / 4) / 2)
             assert _turns(state, ws, -1.0) == (idle, idle)
+
+
+_any_durations = st.one_of(_durations, st.just(math.nan), st.just(math.inf), st.just(-math.inf))
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefixes=st.lists(st.tuples(_any_durations, _any_durations, st.integers(1, 50),
+                                   st.integers(0, 5)), min_size=1, max_size=6),
+       processing=st.integers(0, 12), cached=st.one_of(st.none(), st.just(0.0),
+                                                      st.floats(0, 1e4)),
+       occ=st.one_of(st.just(-1.0), st.floats(0, 1e4)), was=st.sampled_from(
+           ["", "idle", "saturated"]))  # fmt: skip
+def test_idle_and_saturated_are_left_as_dask_leaves_them(prefixes, processing, cached, occ,
+                                                         was):  # fmt: skip
+    """Beside the idle turn above: every branch of the restatement (fewer tasks than
+    threads, the saturated test with more, the worker's occupancy cache set, 0.0 or None,
+    occ given or asked, averages NaN or infinite, the worker idle or saturated before)
+    leaves state.idle and state.saturated as dask's check_idle_saturated does."""
+    from distributed.scheduler import TaskPrefix
+
+    state = _bare_state(nworkers=2, nthreads=2)
+    state.validate = False
+    ws = next(iter(state.workers.values()))
+    ws.processing = {object() for _ in range(processing)}
+    ws._occupancy_cache = cached
+    state._task_prefix_count_global.clear()
+    ws.task_prefix_count.clear()
+    for i, (average, max_exec, count, more) in enumerate(prefixes):
+        prefix = state.task_prefixes[f"p{i}"] = TaskPrefix(f"p{i}")
+        prefix.duration_average, prefix.max_exec_time = average, max_exec
+        ws.task_prefix_count[prefix.name] = count
+        state._task_prefix_count_global[prefix.name] = count + more
+    seen = []
+    for check in (SchedulerState.check_idle_saturated, trim.quick(state).__func__):
+        state.idle.clear()
+        state.saturated.clear()
+        if was == "idle":
+            state.idle[ws.address] = ws
+        elif was == "saturated":
+            state.saturated.add(ws)
+        check(state, ws, occ)
+        seen.append((list(state.idle), ws in state.saturated))
+    assert seen[0] == seen[1], seen
+
+
+def test_the_saturated_turn_is_dask_s():
+    """The saturated test's threshold (pending over 1.9 x per_thread, and 0.4), swept
+    finely on each side for several counts of tasks processing: the same set as dask's."""
+    from distributed.scheduler import TaskPrefix
+
+    state = _bare_state(nworkers=2, nthreads=2)
+    ws = next(iter(state.workers.values()))
+    prefix = state.task_prefixes["p"] = TaskPrefix("p")
+    prefix.duration_average = 1.0
+    state._task_prefix_count_global.clear()
+    state._task_prefix_count_global["p"] = 40  # (per_thread 10: saturated past pending 19)
+    turned = 0
+    for p in (3, 4, 6, 9):
+        ws.processing = {object() for _ in range(p)}
+        for k in range(1, 1600):
+            seen = []
+            for check in (SchedulerState.check_idle_saturated, trim.quick(state).__func__):
+                state.idle.clear()
+                state.saturated.clear()
+                check(state, ws, k / 8)
+                seen.append((list(state.idle), ws in state.saturated))
+            assert seen[0] == seen[1], (p, k / 8, seen)
+            turned += seen[0][1]
+    assert 0 < turned < 4 * 1599  # (both sides of the turn were asked)
