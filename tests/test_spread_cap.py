@@ -93,6 +93,17 @@ def test_twin_stencil_eight_four_thread_workers_stay_within_queuings_peak(monkey
     queuing's (8 halo rows allowed) over three namings x two seeds, and the makespan summed
     no more than 1.05x the run without."""
     pytest.importorskip("distributed")
+    monkeypatch.setattr(policy, "SPREAD_REGION", 0)  # (regions act first on 4+ threads)
     span, over = stencil_over_queuing(monkeypatch, "SPREAD_CAP", 8, 4)
     assert over[1] == 0 < over[0], over
+    assert span[1] <= 1.05 * span[0], span
+
+
+def test_twin_stencil_eight_four_thread_workers_by_regions(monkeypatch):
+    """The same stencil on 8 x 4 with compact regions (policy.SPREAD_REGION on four threads
+    since session 42, a cap of 3 of 4): no run over queuing's peak, the makespan summed
+    within 1.05x the runs without regions (SPREAD_CAP's)."""
+    pytest.importorskip("distributed")
+    span, over = stencil_over_queuing(monkeypatch, "SPREAD_REGION", 8, 4)
+    assert over[1] == 0, over
     assert span[1] <= 1.05 * span[0], span

@@ -57,7 +57,8 @@ def test_region_cap_is_seven_of_eight_threads(monkeypatch):
     assert region_cap(5, 16) == 5  # never above the cap
     assert region_cap(2, 1) == 1
     assert spread_cap(9, 8, 2) == 9  # (SPREAD_CAP's, not on eight threads)
-    assert regions_on(8, 36, 4) and regions_on(16, 8, 4) and not regions_on(4, 36, 4)
+    assert regions_on(8, 36, 4) and regions_on(16, 8, 4) and regions_on(4, 36, 4)
+    assert not regions_on(2, 36, 4)  # (fewer threads than SPREAD_REGION_THREADS)
     assert not regions_on(8, 7, 4)  # (fewer than two roots a worker)
     monkeypatch.setattr(policy, "SPREAD_REGION", 0)
     assert not regions_on(8, 36, 4)

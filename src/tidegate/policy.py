@@ -335,10 +335,13 @@ SPREAD_CAP_BELOW = 8
 # (:func:`spread_cap`'s ``spread`` 3). Twin stencil 4 x 8 at 10 ms: partners placed two
 # workers' blocks interleaved in the same columns (pk41), each interior waiting for the
 # other worker's late edges; compact regions alone are faster (0.90 -> 0.83x queuing's
-# time, 10 runs) but not lower; with the cap of 7 lower too (sten42-findings.txt).
-# 0: off (main before sten42).
+# time, 10 runs) but not lower; with the cap of 7 lower too (sten42-findings.txt). On
+# four threads too since the lead's check in session 42 (cap 3 of 4: 8 x 4 at 2 ms over
+# queuing's peak 5 -> 0 of 60 runs, peak median 0.890 -> 0.778x, time 0.336 -> 0.332x; at
+# 10 ms 0.890 -> 0.876x, time 0.619 -> 0.633x; 2 x 4, 3 x 4, 4 x 4 and ten other workloads
+# the same: lead42-findings.txt). 0: off (main before sten42).
 SPREAD_REGION = 1
-SPREAD_REGION_THREADS = 8
+SPREAD_REGION_THREADS = 4
 SPREAD_REGION_SHARE = 0.875
 
 
