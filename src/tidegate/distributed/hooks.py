@@ -222,7 +222,6 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         self._shared_pids = None
         if self.scheduler is None:
             return
-        self._workers_moved()
 
         def locate(key):
             ts = scheduler.tasks.get(key)
@@ -247,6 +246,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._resync()
             except Exception as exc2:
                 self._error("resync", exc2)
+        self._workers_moved()  # (after the books lost it, whatever happened above)
 
     def update_graph(self, scheduler, **kwargs) -> None:
         if self.scheduler is None:

@@ -188,13 +188,12 @@ class Placement:
             if not self._wide_books:
                 return None
         group = ts.group
-        n = len(self.books.workers)
         entry = self._regions.get(group.name)
-        if entry is None or entry[0] is not group or entry[1] != n or entry[2] != len(group):
+        if entry is None or entry[0] is not group or entry[1] != len(group):
             if len(self._regions) >= WALKS_KEPT:
                 self._regions.clear()
-            entry = self._regions[group.name] = (group, n, len(group), self._regions_of(ts))
-        return None if entry[3] is None else entry[3].get(ts.key)
+            entry = self._regions[group.name] = (group, len(group), self._regions_of(ts))
+        return None if entry[2] is None else entry[2].get(ts.key)
 
     def _regions_of(self, ts):
         """{key: worker} of ts's group, cut by policy.compact_regions, one region a worker
