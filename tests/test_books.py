@@ -331,6 +331,46 @@ def test_a_one_thread_worker_with_a_backlog_of_consumers_takes_no_root(monkeypat
     b.validate()
 
 
+def test_a_backlogged_two_thread_worker_takes_no_second_root(monkeypatch):
+    """On a worker of more than BACKLOG_THREADS threads, BACKLOG_WIDE tasks a thread that are
+    not roots processing refuse a root while BACKLOG_FLIGHT roots are in flight there and it
+    holds BACKLOG_HELD times its count's worth of the largest root: the data waits behind
+    them (twin groupby-month store 2 x 2: a worker with 96 tasks processing, two chunks
+    untouched and 124 MB held took a third; grp43). Without a root in flight, or holding
+    less, the count decides; an idle worker is always taken; BACKLOG_FLIGHT = 0 restores
+    the count. The switches' defaults: fails with BACKLOG_FLIGHT off."""
+    import tidegate.policy as policy
+
+    backlog = policy.BACKLOG_WIDE * 2
+    b = books(saturation=1.5, threads=2, workers=("a", "b"))
+    a = b.workers["a"]
+    b.on_run("r0", "a", True, "g", NAN)
+    b.on_finished("r0", 8e6, (), False, True)
+    assert a.roots_untouched == 1 and a.cap == 3
+    full = policy.BACKLOG_HELD * 3 * 8e6  # its count's worth of the largest root
+    a.held = full
+    for t in range(backlog - 1):
+        b.on_run(f"s-{t}", "a", False, "s", NAN)
+    assert b.admits("a", "r1", NAN, "g", False)  # below the backlog: the count decides
+    before = b.refusal_inputs("a")
+    b.on_run("s-last", "a", False, "s", NAN)
+    assert policy.backlogged(backlog, 0, 2, 1, full, 24e6)
+    assert not b.admits("a", "r1", NAN, "g", False)  # 1 untouched + 1 < cap 3, refused
+    assert ("r1", "withheld", "a", None) in b.story("r1")
+    assert b.refuses_further("r1", "g", "a", set(), False, False)
+    assert b.refusal_inputs("a") != before
+    assert b.place("r1", NAN, "g", {}, ["a", "b"]) == "b"  # idle b: the progress rule
+    a.held = full - a.estimated - 1e6  # holding less: the count decides
+    assert b.admits("a", "r2", NAN, "g", False)
+    a.held = full
+    assert not policy.backlogged(backlog, 0, 2, 0, full, 24e6)  # nothing in flight
+    assert policy.backlogged(backlog + 1, 1, 2, 0, full, 24e6)  # a root loading is in flight
+    monkeypatch.setattr(policy, "BACKLOG_FLIGHT", 0)
+    assert not policy.backlogged(backlog, 0, 2, 1, full, 24e6)
+    assert b.admits("a", "r2", NAN, "g", False)
+    b.validate()
+
+
 def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch):
     """A root whose parts meet several pairs (the plugin's policy.pair_commits: a rechunk's
     block cut in halves) opens them only where the tasks processing, queued or running,

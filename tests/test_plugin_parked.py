@@ -36,7 +36,8 @@ def _refusal_inputs(plugin, k):
             b.processing < b.threads or b.threads == 1, b.processing == 0,
             (b.held + b.estimated, b.budget) if b.budget < float("inf") else 0,
             bool(books._roots_max), k in books.noted and books.awaits(k),
-            policy.backlogged(b.processing, rp, b.threads))
+            policy.backlogged(b.processing, rp, b.threads, b.roots_untouched,
+                              b.held + b.estimated, b.cap * books._roots_max))
 
 
 @pytest.mark.parametrize("options", [{}, {"memory_limit": 0.5}])

@@ -773,7 +773,9 @@ class Books:
                 completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
-                backlogged(book.processing, book.roots_processing, book.threads),
+                backlogged(book.processing, book.roots_processing, book.threads,
+                           book.roots_untouched, book.held + book.estimated,
+                           book.cap * self._roots_max),
             )  # fmt: skip
             if ok:
                 if opens and awaits is None and self.combines is not None \
@@ -833,7 +835,9 @@ class Books:
             book.held + book.estimated, est, book.budget, False,
             book.owed - reserved + committed(opens, book.processing, book.threads),
             False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
-            backlogged(book.processing, book.roots_processing, book.threads),
+            backlogged(book.processing, book.roots_processing, book.threads,
+                       book.roots_untouched, book.held + book.estimated,
+                       book.cap * self._roots_max),
         )  # fmt: skip
         if memo is not None:
             if self.audit and known is not None:  # (tests: the remembered answer, found anew)
@@ -869,7 +873,8 @@ class Books:
                 (book.held + book.estimated, book.budget) if book.budget < math.inf else 0,
                 bool(self._roots_max),
                 self.combines is not None and w in self.noted and self.awaits(w),
-                backlogged(book.processing, rp, book.threads))
+                backlogged(book.processing, rp, book.threads, book.roots_untouched,
+                           book.held + book.estimated, book.cap * self._roots_max))
 
     def awaits(self, w) -> bool:
         """Is w the place of a tree reduction's combine whose inputs are all on their way
