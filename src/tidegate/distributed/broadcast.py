@@ -106,15 +106,16 @@ class Broadcast:
     def shared(self, ts) -> bool:
         """Does ``ts`` read a widely shared input held somewhere? Such a task that is not a
         root goes through the queue, so :meth:`gate` can hold it."""
-        if not self.enabled or ts.resource_restrictions or ts.worker_restrictions \
-                or ts.host_restrictions or ts.actor:  # fmt: skip
-            return False  # dask never queues these
         for d in ts.dependencies:
             # (SHARED_FANOUT first: is_broadcast's cheap necessary condition, without a call
-            # for each input of each task)
-            if d.who_has and len(d.dependents) >= SHARED_FANOUT \
+            # for each input of each task; then who_has, set when the task is asked)
+            if len(d.dependents) >= SHARED_FANOUT and d.who_has \
                     and is_broadcast(d.nbytes, len(d.dependents)):  # fmt: skip
-                return True
+                # (the task's own tests only now: every read here is pure, and most tasks
+                # read no such input: asked of every task not a root, cpu43)
+                return self.enabled and not (
+                    ts.resource_restrictions or ts.worker_restrictions
+                    or ts.host_restrictions or ts.actor)  # (dask never queues these)
         return False
 
     @property

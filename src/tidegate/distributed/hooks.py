@@ -306,8 +306,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             # finishes (processing -> memory: on the worker it ran on, its one holder), the
             # walks read only where the tasks they look at are (_where) and sizes measured
             # before they were kept (rechunk-add 100x4: a third of the re-walks).
-            self._moved += 1
-            self._moves[key] = self._moved
+            self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
         try:
             # By start, then by finish where that start can reach it (dask's table: from
             # processing to released, memory or erred; from memory to released, erred or
@@ -974,8 +973,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         # readers of a widely shared input: sent only where it is or is on its way.
         cache = self._is_root_cache  # (self._root inlined: once per task, dask's ask)
         root = cache.get(ts.key)
-        if root is None:
-            root = cache[ts.key] = self._judged_root(ts)
+        if root is None:  # (_judged_root's expression, without its frame: once per task)
+            root = cache[ts.key] = _structural_root(ts) and not (
+                self._tiny_prefixes and self._tiny_task(ts)) and not _target(ts, self.scheduler)
         if root or (self.limits.caps and self._limit_names(ts)
                     and not restricted.restricted(ts)) \
                 or self._broadcast.shared(ts):  # fmt: skip
