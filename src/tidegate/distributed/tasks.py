@@ -235,7 +235,8 @@ def _one_data_input(ts, roots_max, sized=False) -> bool:
         return n == 1
     n = 0
     for x in deps:
-        if _constant(x):
+        spec = x.run_spec
+        if spec is None or isinstance(spec, DataNode):  # (_constant inlined: per join)
             continue
         xd = x.dependencies
         # (second_input's answer without the call where it is plain: computed from data
