@@ -926,7 +926,8 @@ class Placement:
                 return None, found_hint
         if hint and over:
             hint = {w: n for w, n in hint.items() if w not in over}
-        if hint and not whole and policy_module.HINT_SHARE:
+        if hint and policy_module.HINT_SHARE and (
+                not whole or (policy_module.HINT_SHARE == 2 and not plan.pair)):
             hint = self._hint_share(ts, hint)
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
