@@ -56,8 +56,8 @@ from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
     HANDLE_MAX_BYTES, NOT_DATA_RATIO, SHARED_FANOUT, Policy, awaits_combine,
-    clearly_slower, drops_reservations, lags, lags_clearly, lags_persist, light_ahead, steals_beside_slower, steals_while_lagging,
-    tiny_prefix,
+    clearly_slower, drops_reservations, lags, lags_clearly, lags_persist, light_ahead,
+    steals_beside_slower, steals_while_lagging, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
