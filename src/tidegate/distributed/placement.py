@@ -927,7 +927,8 @@ class Placement:
         if hint and over:
             hint = {w: n for w, n in hint.items() if w not in over}
         if hint and policy_module.HINT_SHARE and (
-                not whole or (policy_module.HINT_SHARE == 2 and not plan.pair)):
+                not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
+                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
             hint = self._hint_share(ts, hint)
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
