@@ -87,31 +87,33 @@ def test_a_hint_binds_within_the_share_only_where_the_group_loads_at_once(monkey
 
 
 def test_twin_slice_add_four_by_four_within_queuings_peak(monkeypatch):
-    """4 x 4 at 2 ms: every run at or below queuing's peak; with the handles' reservations
-    kept (HANDLE_UNOWE off) over it in every run, and further over with the hint's share
-    off too (1.12-1.21x here). At 10 ms too, at or below."""
+    """4 x 4 at 2 and 10 ms: every run at or below queuing's peak; with the handles'
+    reservations kept (HANDLE_UNOWE off) over it in every run (1.07x and 1.18x here), with
+    the hint's share off too 1.12-1.21x at 2 ms."""
     pytest.importorskip("distributed")
-    on = _peaks(monkeypatch, 4, 0.002, HANDLE_UNOWE=1, HINT_SHARE=3)
+    on = _peaks(monkeypatch, 4, 0.002, HANDLE_UNOWE=1, HINT_SHARE=1)
     assert all(t <= q for t, q in on), on
-    kept = _peaks(monkeypatch, 4, 0.002, HANDLE_UNOWE=0, HINT_SHARE=3)
-    assert all(t > q for t, q in kept), kept
+    kept = _peaks(monkeypatch, 4, 0.002, HANDLE_UNOWE=0, HINT_SHARE=1)
+    assert all(t > 1.05 * q for t, q in kept), kept
     off = _peaks(monkeypatch, 4, 0.002, HANDLE_UNOWE=0, HINT_SHARE=0)
     assert all(t > 1.1 * q for t, q in off), off
-    slow = _peaks(monkeypatch, 4, 0.01, HANDLE_UNOWE=1, HINT_SHARE=3)
+    slow = _peaks(monkeypatch, 4, 0.01, HANDLE_UNOWE=1, HINT_SHARE=1)
     assert all(t <= q for t, q in slow), slow
+    kept = _peaks(monkeypatch, 4, 0.01, HANDLE_UNOWE=0, HINT_SHARE=1)
+    assert all(t > 1.05 * q for t, q in kept), kept
 
 
 def test_twin_slice_add_eight_by_four_the_hint_shares(monkeypatch):
     """8 x 4 at 2 ms: without the share every load of the first array hinted the first
     worker that took one, up to its cap (five pairs on two workers: 2.1x queuing's peak
     with the reservations dropped); with it each worker takes its share and the pairs
-    follow (1.2x: twelve pairs over eight workers, two on some, where queuing holds three
-    loads a worker and copies half the pairs' slices). Partial hints alone (HINT_SHARE 1):
-    the group's last load, its hint whole over several workers, joined the worker holding
-    most (1.5x)."""
+    follow (1.5x: twelve pairs over eight workers, two on some, where queuing holds three
+    loads a worker and copies half the pairs' slices). HINT_SHARE 3 (a whole hint of
+    several workers within the share too): the group's last load no longer joins the worker
+    holding most (1.2x)."""
     pytest.importorskip("distributed")
-    on = _peaks(monkeypatch, 8, 0.002, HANDLE_UNOWE=1, HINT_SHARE=3)
-    partial = _peaks(monkeypatch, 8, 0.002, HANDLE_UNOWE=1, HINT_SHARE=1)
+    whole = _peaks(monkeypatch, 8, 0.002, HANDLE_UNOWE=1, HINT_SHARE=3)
+    on = _peaks(monkeypatch, 8, 0.002, HANDLE_UNOWE=1, HINT_SHARE=1)
     off = _peaks(monkeypatch, 8, 0.002, HANDLE_UNOWE=1, HINT_SHARE=0)
-    for (t_on, q), (t_partial, _), (t_off, _) in zip(on, partial, off):
-        assert t_on <= 1.25 * q < t_partial < t_off, (on, partial, off)
+    for (t_whole, q), (t_on, _), (t_off, _) in zip(whole, on, off):
+        assert t_whole <= 1.25 * q < t_on <= 1.6 * q < t_off, (whole, on, off)

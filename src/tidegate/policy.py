@@ -372,13 +372,13 @@ SPREAD_REGION_SHARE = 0.875
 # in part (further_meeting's ``whole`` false: a hint) takes a hint worker only while that
 # worker holds or processes fewer than its even share of the root's task group, where the
 # group loads whole at once (:func:`hint_within_share`). 3: so also a ``whole`` hint of
-# several workers where the further meeting is no pair (MeetingPlan.pair: not rechunk-add's
-# two sides; a final task over one group's stores); 2: every ``whole`` hint of a meeting
-# that is no pair (twin seed-weighted 4 x 4 and 8 x 4: 2 of 6 runs slower, up to 1.13x
-# queuing's time); 1: partial hints only; 0: off (main before seed43). 1 -> 3 over the 11
-# workloads x 7 shapes x 2 lags x 6 runs: only seed slice-add moves (8 x 4 peak 1.29 ->
-# 1.17x, 1.30 -> 1.20x; 4 x 4 at 10 ms runs over 6 -> 4 of 6). seed43-findings.txt.
-HINT_SHARE = 3
+# several workers where the further meeting is no pair (MeetingPlan.pair false: not
+# rechunk-add's two sides): twin slice-add 8 x 4 1.29 -> 1.17x queuing's peak, but the twin
+# fingerprints' anomaly (24 steps, 20 x 4: a tree level is no pair) 1.00 -> 1.09x in 2 of 3
+# seeds; 2: every ``whole`` hint of a meeting that is no pair (seed-weighted 4 x 4 and
+# 8 x 4 slower, up to 1.13x queuing's time); 0: off (main before seed43).
+# seed43-findings.txt.
+HINT_SHARE = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
