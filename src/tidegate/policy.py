@@ -151,7 +151,6 @@ def handle_meets(task, plan) -> bool:
     return not own
 
 
-
 # HANDLE_UNOWE: a root that is a shared handle by structure and finished with a handle-sized
 # result (:func:`drops_reservations`) reserves its meetings' roots no more. 0: off (main
 # before seed43: they stayed reserved until its first reader's data landed).
@@ -173,6 +172,7 @@ def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
     first wave; the two other workers of 4 x 4 took it all (twin: 1.44-1.63x queuing's
     peak; seed43-findings.txt)."""
     return bool(HANDLE_UNOWE) and is_one_handle(data_inputs, readers, nbytes)
+
 
 def handle_plan_on(threads: float, readers_reduce=None) -> bool:
     """Is :func:`handle_meets` asked on a cluster of ``threads`` threads per worker

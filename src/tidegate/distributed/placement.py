@@ -995,9 +995,10 @@ class Placement:
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
 
     def _hint_share(self, ts, hint) -> dict:
-        """The workers of root ts's hint (its further meeting's, not ``whole``) within
-        their share of ts's task group (policy.hint_within_share); the hint as it is where
-        the group does not load whole at once (asked first: no worker's tasks read)."""
+        """The workers of root ts's hint (its further meeting's: partial, or whole over
+        several workers with policy.HINT_SHARE 3) within their share of ts's task group
+        (policy.hint_within_share); the hint as it is where the group does not load whole
+        at once (asked first: no worker's tasks read)."""
         group = ts.group
         size, caps = len(group), self._caps_summed()
         if not loads_at_once(size, caps):
