@@ -608,6 +608,13 @@ class Books:
             if not rs:
                 del self._owing[opener]
 
+    def unreserve_for(self, root) -> None:
+        """The roots ``root`` reserved (its meetings' lacks) are reserved no more, while it
+        stays in the books (the plugin: a handle found handle-sized,
+        ``policy.drops_reservations``)."""
+        if self._owing:
+            self._unowe(root)
+
     def _unowe(self, root) -> None:
         """``root`` is no longer in flight (its data landed, it left processing): the
         roots it reserved are reserved no more."""

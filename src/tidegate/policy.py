@@ -151,6 +151,29 @@ def handle_meets(task, plan) -> bool:
     return not own
 
 
+# HANDLE_UNOWE: a root that is a shared handle by structure and finished with a handle-sized
+# result (:func:`drops_reservations`) reserves its meetings' roots no more. 0: off (main
+# before seed43: they stayed reserved until its first reader's data landed).
+HANDLE_UNOWE = 1
+
+
+def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
+    """:data:`HANDLE_UNOWE`: does a root that finished with ``nbytes`` of output, with
+    ``data_inputs`` inputs besides constants and ``readers`` readers, give up the slots
+    its meetings reserved (``Books.place``'s ``lacks``)? When it is a shared handle by
+    structure (:func:`is_one_handle`) whose result is now known handle-sized: its readers
+    are the roots, each placed by its own meetings. Placed before it ran (its size
+    unknown), :func:`handle_meets` walked it as data where its loads meet another root's
+    (a stencil's block meets its neighbours'), so its meetings lacked every other load
+    they read and the books reserved those on its worker. Why: the seed's slice-add
+    opens two zarr arrays (one handle each, 12 loads each, a load of one meeting a load of
+    the other): each handle's worker held 12 reservations of the other array's loads when
+    the handles finished, refused every other load (the count full) and took none of the
+    first wave; the two other workers of 4 x 4 took it all (twin: 1.44-1.63x queuing's
+    peak; seed43-findings.txt)."""
+    return bool(HANDLE_UNOWE) and is_one_handle(data_inputs, readers, nbytes)
+
+
 def handle_plan_on(threads: float, readers_reduce=None) -> bool:
     """Is :func:`handle_meets` asked on a cluster of ``threads`` threads per worker
     (``HANDLE_PLAN``'s bits 1 and 2; 0: never, main's decisions)? With bit 4, on one-thread
@@ -345,6 +368,19 @@ SPREAD_REGION_THREADS = 4
 SPREAD_REGION_SHARE = 0.875
 
 
+# HINT_SHARE: a root without partners whose further meeting's other roots are placed only
+# in part (further_meeting's ``whole`` false: a hint) takes a hint worker only while that
+# worker holds or processes fewer than its even share of the root's task group, where the
+# group loads whole at once (:func:`hint_within_share`). 3: so also a ``whole`` hint of
+# several workers where the further meeting is no pair (MeetingPlan.pair false: not
+# rechunk-add's two sides): twin slice-add 8 x 4 1.29 -> 1.17x queuing's peak, but the twin
+# fingerprints' anomaly (24 steps, 20 x 4: a tree level is no pair) 1.00 -> 1.09x in 2 of 3
+# seeds; 2: every ``whole`` hint of a meeting that is no pair (seed-weighted 4 x 4 and
+# 8 x 4 slower, up to 1.13x queuing's time); 0: off (main before seed43).
+# seed43-findings.txt.
+HINT_SHARE = 1
+
+
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
     """Does a task processing on a worker read next to no data beside what a root loads
     (its inputs together under ``estimate / LIGHT_RATIO``; ``estimate``: the root's,
@@ -462,6 +498,27 @@ def regions_on(threads: int, group_size: int = 0, workers: int = 0) -> bool:
     -> 1.19x)."""
     return bool(SPREAD_REGION) and threads >= SPREAD_REGION_THREADS \
         and group_size >= 2 * workers
+
+
+def hint_within_share(count: int, group: int, workers: int, caps_total: float) -> bool:
+    """:data:`HINT_SHARE`: may a root without partners go to a worker of its further
+    meeting's hint (the meeting's other roots placed there, in part: further_meeting's
+    ``whole`` false) that holds or processes ``count`` tasks of the root's task group of
+    ``group`` roots, over ``workers`` running workers whose caps sum to ``caps_total``?
+    Always where the group does not load whole at once (:func:`loads_at_once`: the count
+    staggers its loads, each worker takes roots as its slots free); else only within the
+    worker's even share (:func:`within_share`). Why: a store's final task reads every
+    chunk's store (a fan-in of 12 tiny results, inside ``MEETING_FANOUT``), so every root
+    of a 12-chunk group hinted the first worker that took one: it took roots up to its cap,
+    the next worker the rest, two of four workers none; the other array's roots follow
+    their partners, so two workers held five chunk pairs each where queuing holds three
+    (twin seed slice-add 4 x 4 and 8 x 4: 1.44-2.20x queuing's peak in every run,
+    seed43-findings.txt). A meeting of tiny results saves no bytes moved; one of data (a
+    tree reduction's next level) is met by a share as well, its roots following their
+    partners."""
+    if not HINT_SHARE or not loads_at_once(group, caps_total):
+        return True
+    return within_share(count, group, workers)
 
 
 def region_cap(cap: float, threads: int) -> float:

@@ -55,9 +55,9 @@ from ..books import Limits
 from . import restricted
 from .. import policy as policy_module  # (TINY_PREFIX_NO_ROOT read per root: tests set it)
 from ..policy import (
-    HANDLE_MAX_BYTES, NOT_DATA_RATIO, Policy, awaits_combine, clearly_slower, lags,
-    lags_clearly, lags_persist, light_ahead, steals_beside_slower, steals_while_lagging,
-    tiny_prefix,
+    HANDLE_MAX_BYTES, NOT_DATA_RATIO, SHARED_FANOUT, Policy, awaits_combine,
+    clearly_slower, drops_reservations, lags, lags_clearly, lags_persist, light_ahead,
+    steals_beside_slower, steals_while_lagging, tiny_prefix,
 )
 from .admission import Admission
 from .install import Install
@@ -479,6 +479,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # result yet is judged again when one finishes (policy.judged_again, grp29;
                 # in the books, which ask _leads_on).
                 feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
+                if nbytes < HANDLE_MAX_BYTES and len(ts.dependents) >= SHARED_FANOUT \
+                        and drops_reservations(0 if all(map(_constant, deps)) else 1,
+                                               len(ts.dependents), nbytes):  # fmt: skip
+                    # A handle walked as data before it ran, now known a handle: its
+                    # readers are the roots, its meetings' reservations go (before dask
+                    # places its readers, in this stimulus's transitions)
+                    books.unreserve_for(key)
                 if (not deps and nbytes < HANDLE_MAX_BYTES or self._tiny_most) \
                         and policy_module.TINY_PREFIX_NO_ROOT:  # fmt: skip
                     self._tiny_seen(ts, deps, nbytes, books.largest_root)

@@ -61,6 +61,7 @@ from ..policy import (
     partners_on_one,
     passes_busy,
     loads_at_once,
+    hint_within_share,
     regions_on,
     compact_regions,
 )
@@ -925,6 +926,10 @@ class Placement:
                 return None, found_hint
         if hint and over:
             hint = {w: n for w, n in hint.items() if w not in over}
+        if hint and policy_module.HINT_SHARE and (
+                not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
+                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
+            hint = self._hint_share(ts, hint)
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
@@ -988,6 +993,20 @@ class Placement:
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+
+    def _hint_share(self, ts, hint) -> dict:
+        """The workers of root ts's hint (its further meeting's: partial, or whole over
+        several workers with policy.HINT_SHARE 3) within their share of ts's task group
+        (policy.hint_within_share); the hint as it is where the group does not load whole
+        at once (asked first: no worker's tasks read)."""
+        group = ts.group
+        size, caps = len(group), self._caps_summed()
+        if not loads_at_once(size, caps):
+            return hint  # (the group staggers its loads: hint_within_share's first test)
+        workers = self.scheduler.workers
+        running = len(self.scheduler.running)
+        return {w: n for w, n in hint.items() if w in workers and hint_within_share(
+            _of_group(workers[w], group), size, running, caps)}
 
     def _wave_split(self, ts, partners, plan):
         """The workers that took their share of the wave (:meth:`_over_share`) when
