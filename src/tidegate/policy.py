@@ -342,7 +342,22 @@ SPREAD_CAP_BELOW = 8
 # the same: lead42-findings.txt). 0: off (main before sten42).
 SPREAD_REGION = 1
 SPREAD_REGION_THREADS = 4
-SPREAD_REGION_SHARE = 0.875
+SPREAD_REGION_SHARE = 0.75
+# SPREAD_REGION_SHARE 0.875 -> 0.75 and REGION_LESS 1 (sten43; :func:`region_cap`): a
+# region's cap 6 of 8 threads, and below its region's size. Twin stencil at 10 ms, 15 runs:
+# 5 x 8 (regions of 7-8 blocks, cap 7: all loaded at once) over queuing's peak 9 -> 0,
+# 8 x 8 (regions of 4-5) 12 -> 2, 4 x 8 peak 0.93 -> 0.86x median; time 0.90 -> 0.93x,
+# 0.85 -> 0.88x, 0.86 -> 0.83x. Four threads unchanged (int(0.75 x 4) = 3, as before).
+# 0.875 / 0: main before sten43.
+REGION_LESS = 1
+# REGION_WHOLE 1: a group is cut into regions from the whole group, whichever root is asked
+# first: only where every root's data is spread (main read the first asked root's plan for
+# the group: a group mixing spread and unspread roots, a 2-D rechunk of 1000 into 1500,
+# was cut or not by which root came first), and a cut made anew (the workers changed, the
+# group grew) keeps the roots already started in their workers' regions
+# (:func:`compact_regions`' ``fixed``; main cut afresh: a started block's neighbours went
+# to whichever worker the new cut named). sten43-findings.txt. 0: off (main before sten43).
+REGION_WHOLE = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -425,7 +440,7 @@ def loads_at_once(group_size: int, caps_total: float) -> bool:
     return group_size <= caps_total
 
 
-def spread_cap(cap: float, threads: int, spread: int = 2) -> float:
+def spread_cap(cap: float, threads: int, spread: int = 2, region: int = 0) -> float:
     """:data:`SPREAD_CAP`: the cap (``may_admit_root``'s: roots processing at once, and the
     count) that a spread root (``Books.place``'s ``spread``: its data feeds more than
     MEETING_SPREAD meetings and is held until the last) meets on a worker of
@@ -444,9 +459,9 @@ def spread_cap(cap: float, threads: int, spread: int = 2) -> float:
     60 runs (namings x seeds): over queuing's peak by 5% 39 -> 0 at 10 ms (1.125 -> 0.890x
     median), 41 -> 6 at 2 ms (1.110 -> 0.889x); time 0.627 -> 0.591x and 0.324 -> 0.331x
     queuing's (none over 1.05x). pk41-findings.txt. ``spread`` 3: a root placed by its
-    region (:data:`SPREAD_REGION`): :func:`region_cap`."""
+    region (:data:`SPREAD_REGION`): :func:`region_cap` (``region``: its region's size)."""
     if spread == 3:
-        return region_cap(cap, threads)
+        return region_cap(cap, threads, region)
     if SPREAD_CAP and SPREAD_CAP_THREADS <= threads < SPREAD_CAP_BELOW:
         return min(cap, threads)
     return cap
@@ -464,17 +479,23 @@ def regions_on(threads: int, group_size: int = 0, workers: int = 0) -> bool:
         and group_size >= 2 * workers
 
 
-def region_cap(cap: float, threads: int) -> float:
+def region_cap(cap: float, threads: int, region: int = 0) -> float:
     """The cap a root placed by its region (:data:`SPREAD_REGION`) meets: SPREAD_REGION_SHARE
     of its worker's threads (7 of 8), at least one, never above ``cap``. Why fewer than the
     threads: a region's blocks all load at once otherwise and every one waits for its
     slices together; one block less at once lets the first blocks' slices free them first
     (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15 blocks and interiors, 7
-    at 12-13)."""
-    return min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
+    at 12-13). Nor above the worker's region size (``region``, 0: not known) less
+    REGION_LESS (at least one): a region smaller than the share's cap (8 x 8: four or five
+    blocks a worker, cap 6) loaded whole at once, every block held with its interior
+    (sten43-findings.txt)."""
+    c = min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
+    if REGION_LESS and region:
+        return min(c, max(1, region - REGION_LESS))
+    return c
 
 
-def compact_regions(neighbours, sizes) -> list:
+def compact_regions(neighbours, sizes, fixed=None) -> list:
     """Regions of a root group, one a worker: ``neighbours[i]``, the roots whose data meets
     root i's (indices, in priority order: 0 first); ``sizes[k]``, how many roots region k
     takes. Each region grows from a seed, the root with the fewest neighbours not yet in a
@@ -484,7 +505,12 @@ def compact_regions(neighbours, sizes) -> list:
     are short. Why: the partners a root meets are placed root by root, and where a whole
     group loads at once they mixed two workers' blocks in the same columns, each waiting
     for the other's edges (pk41's trace of the stencil 4 x 8); a compact region has most of
-    each block's neighbours on its own worker."""
+    each block's neighbours on its own worker.
+
+    ``fixed[i]``: the region root i is in already (its worker started it: a cut made anew
+    after the workers changed, or the group grew), -1 if none: those count in their
+    region's size, and the region grows from their neighbours first (:data:`REGION_WHOLE`).
+    """
     n = len(neighbours)
     region = [-1] * n
     free = [len(nb) for nb in neighbours]  # neighbours not yet in a region
@@ -495,9 +521,17 @@ def compact_regions(neighbours, sizes) -> list:
         for j in neighbours[i]:
             free[j] -= 1
 
+    taken_at = [0] * len(sizes)
+    for i, k in enumerate(fixed or ()):
+        if 0 <= k < len(sizes):
+            take(i, k)
+            taken_at[k] += 1
+            left -= 1
     for k, size in enumerate(sizes):
-        taken = 0
-        ring: list = []
+        taken = taken_at[k]
+        # (a region holding started roots grows around them, not from a new seed)
+        ring: list = sorted({j for i in range(n) if region[i] == k for j in neighbours[i]
+                             if region[j] < 0}) if taken else []
         while taken < size and left:
             if not ring:
                 ring = [min((i for i in range(n) if region[i] < 0),
