@@ -54,8 +54,8 @@ def test_regions_take_their_sizes_and_leave_the_rest_out():
 def test_region_cap_is_six_of_eight_threads_and_below_the_region_s_size(monkeypatch):
     monkeypatch.setattr(policy, "SPREAD_REGION", 1)
     assert region_cap(9, 8) == 6 and spread_cap(9, 8, 3) == 6
-    assert region_cap(9, 8, 9) == 6 and region_cap(9, 8, 5) == 4 and region_cap(9, 8, 1) == 1
-    assert spread_cap(9, 8, 3, 4) == 3
+    assert region_cap(9, 8, 9) == 6 and region_cap(9, 8, 5) == 3 and region_cap(9, 8, 2) == 1
+    assert spread_cap(9, 8, 3, 4) == 2
     monkeypatch.setattr(policy, "REGION_LESS", 0)
     assert region_cap(9, 8, 5) == 6
     monkeypatch.setattr(policy, "SPREAD_REGION_SHARE", 0.875)
@@ -79,8 +79,8 @@ def test_a_root_placed_by_its_region_meets_the_region_cap():
     assert not books._admits(book, "w", "r", 8e6, False, None, spread=3)
     book.processing = book.roots_processing = 5
     assert books._admits(book, "w", "r", 8e6, False, None, spread=3)
-    assert not books._admits(book, "w", "r", 8e6, False, None, spread=3, region=6)
-    assert books._admits(book, "w", "r", 8e6, False, None, spread=3, region=7)
+    assert not books._admits(book, "w", "r", 8e6, False, None, spread=3, region=7)
+    assert books._admits(book, "w", "r", 8e6, False, None, spread=3, region=8)
 
 
 def test_twin_stencil_four_eight_thread_workers_within_queuings_peak(monkeypatch):

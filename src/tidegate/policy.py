@@ -343,13 +343,12 @@ SPREAD_CAP_BELOW = 8
 SPREAD_REGION = 1
 SPREAD_REGION_THREADS = 4
 SPREAD_REGION_SHARE = 0.75
-# SPREAD_REGION_SHARE 0.875 -> 0.75 and REGION_LESS 1 (sten43; :func:`region_cap`): a
-# region's cap 6 of 8 threads, and below its region's size. Twin stencil at 10 ms, 15 runs:
-# 5 x 8 (regions of 7-8 blocks, cap 7: all loaded at once) over queuing's peak 9 -> 0,
-# 8 x 8 (regions of 4-5) 12 -> 2, 4 x 8 peak 0.93 -> 0.86x median; time 0.90 -> 0.93x,
-# 0.85 -> 0.88x, 0.86 -> 0.83x. Four threads unchanged (int(0.75 x 4) = 3, as before).
-# 0.875 / 0: main before sten43.
-REGION_LESS = 1
+# SPREAD_REGION_SHARE 0.875 -> 0.75 and REGION_LESS 2 (sten43; :func:`region_cap`): a
+# region's cap 6 of 8 threads, and two below its region's size. At 10 ms, regions of 7-8
+# blocks (5 x 8) and of 4-5 (8 x 8) loaded whole under a cap of 7 and held every block
+# with its interior: a block over queuing's peak in most runs. Numbers (twin stencil, 60
+# runs a cell): sten43-findings.txt. 0.875 / 0: main before sten43.
+REGION_LESS = 2
 # REGION_WHOLE 1: a group is cut into regions from the whole group, whichever root is asked
 # first: only where every root's data is spread (main read the first asked root's plan for
 # the group: a group mixing spread and unspread roots, a 2-D rechunk of 1000 into 1500,
@@ -481,13 +480,13 @@ def regions_on(threads: int, group_size: int = 0, workers: int = 0) -> bool:
 
 def region_cap(cap: float, threads: int, region: int = 0) -> float:
     """The cap a root placed by its region (:data:`SPREAD_REGION`) meets: SPREAD_REGION_SHARE
-    of its worker's threads (7 of 8), at least one, never above ``cap``. Why fewer than the
+    of its worker's threads (6 of 8; 7 before sten43), at least one, never above ``cap``. Why fewer than the
     threads: a region's blocks all load at once otherwise and every one waits for its
     slices together; one block less at once lets the first blocks' slices free them first
     (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15 blocks and interiors, 7
     at 12-13). Nor above the worker's region size (``region``, 0: not known) less
-    REGION_LESS (at least one): a region smaller than the share's cap (8 x 8: four or five
-    blocks a worker, cap 6) loaded whole at once, every block held with its interior
+    REGION_LESS (at least one): a region no larger than the share's cap (8 x 8: four or
+    five blocks a worker, cap 7) loaded whole at once, every block held with its interior
     (sten43-findings.txt)."""
     c = min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
     if REGION_LESS and region:
