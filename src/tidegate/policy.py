@@ -480,11 +480,11 @@ def regions_on(threads: int, group_size: int = 0, workers: int = 0) -> bool:
 
 def region_cap(cap: float, threads: int, region: int = 0) -> float:
     """The cap a root placed by its region (:data:`SPREAD_REGION`) meets: SPREAD_REGION_SHARE
-    of its worker's threads (6 of 8; 7 before sten43), at least one, never above ``cap``. Why fewer than the
-    threads: a region's blocks all load at once otherwise and every one waits for its
-    slices together; one block less at once lets the first blocks' slices free them first
-    (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15 blocks and interiors, 7
-    at 12-13). Nor above the worker's region size (``region``, 0: not known) less
+    of its worker's threads (6 of 8; 7 before sten43), at least one, never above ``cap``.
+    Why fewer than the threads: a region's blocks all load at once otherwise and every one
+    waits for its slices together; a block or two less at once lets the first blocks'
+    slices free them first (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15
+    blocks and interiors, 7 at 12-13, 6 lower again: sten43-findings.txt). Nor above the worker's region size (``region``, 0: not known) less
     REGION_LESS (at least one): a region no larger than the share's cap (8 x 8: four or
     five blocks a worker, cap 7) loaded whole at once, every block held with its interior
     (sten43-findings.txt)."""
