@@ -484,10 +484,10 @@ def region_cap(cap: float, threads: int, region: int = 0) -> float:
     Why fewer than the threads: a region's blocks all load at once otherwise and every one
     waits for its slices together; a block or two less at once lets the first blocks'
     slices free them first (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15
-    blocks and interiors, 7 at 12-13, 6 lower again: sten43-findings.txt). Nor above the worker's region size (``region``, 0: not known) less
-    REGION_LESS (at least one): a region no larger than the share's cap (8 x 8: four or
-    five blocks a worker, cap 7) loaded whole at once, every block held with its interior
-    (sten43-findings.txt)."""
+    blocks and interiors, 7 at 12-13, 6 lower again: sten43-findings.txt). Nor above the
+    worker's region size (``region``, 0: not known) less REGION_LESS (at least one): a
+    region no larger than the share's cap (8 x 8: four or five blocks a worker, cap 7)
+    loaded whole at once, every block held with its interior."""
     c = min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
     if REGION_LESS and region:
         return min(c, max(1, region - REGION_LESS))
