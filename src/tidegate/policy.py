@@ -278,6 +278,14 @@ BESIDE_BUSY_THREADS = 4
 # median, none over queuing's; still at most two roots processing. sten38-findings.txt.
 # 0: off (main before sten38).
 BESIDE_DEEP = 2
+# BESIDE_DEEP_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, BESIDE_DEEP is n (0: as
+# on fewer threads). Eight threads run a block's nine slices in one round, and two to four
+# loads at a time feed them in bursts: every slice of the blocks loaded done, processing
+# past threads + 2 while they ran held the next loads back, and the threads idled a round
+# trip before those came (twin stencil 2 x 8: 1.027x queuing's time median at 10 ms, 20 of
+# 60 runs over 1.05x). Six deeper: 1.006x, 4 over; at 2 ms 22 -> 16 over; runs over
+# queuing's peak 2 -> 6 at 10 ms (by two blocks), 3 -> 2 at 2 ms. sten43-findings.txt.
+BESIDE_DEEP_WIDE = 4
 # SHORT_DEEP n: where a task processing on the worker is known short (the light allowance
 # counts one: ``light`` > 0, its kind's run time under LIGHT_SHORT), BESIDE_BUSY's clause
 # lets the root wait behind up to n tasks waiting for a thread, not BESIDE_DEEP
@@ -598,7 +606,7 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
 
     On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
     test's "a thread free" is "no task waits for a thread" (``processing <= threads``),
-    or no more than :data:`BESIDE_DEEP` wait.
+    or no more than :data:`BESIDE_DEEP` wait (:data:`BESIDE_DEEP_WIDE` on wide workers).
 
     ``wide``: :func:`asks_wide` (:data:`BESIDE_WIDE`): on workers of BESIDE_WIDE_THREADS+
     threads the second test's "fewer than two roots processing" is "fewer than BESIDE_WIDE
@@ -609,7 +617,9 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     return roots_processing == 0 and processing - ahead <= threads or (
         processing - free < threads and (roots_processing < 2 or wide or third and asks_third(
             threads, roots_processing))) or (
-        processing <= threads + BESIDE_DEEP and (roots_processing < 2 or wide)
+        processing <= threads + (BESIDE_DEEP_WIDE if BESIDE_DEEP_WIDE and threads >=
+                                 BESIDE_WIDE_THREADS else BESIDE_DEEP)
+        and (roots_processing < 2 or wide)
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
 
