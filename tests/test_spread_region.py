@@ -51,9 +51,15 @@ def test_regions_take_their_sizes_and_leave_the_rest_out():
             assert any(regions[j] == k for j in nb[i]), (i, regions)
 
 
-def test_region_cap_is_seven_of_eight_threads(monkeypatch):
+def test_region_cap_is_six_of_eight_threads_and_below_the_region_s_size(monkeypatch):
     monkeypatch.setattr(policy, "SPREAD_REGION", 1)
-    assert region_cap(9, 8) == 7 and spread_cap(9, 8, 3) == 7
+    assert region_cap(9, 8) == 6 and spread_cap(9, 8, 3) == 6
+    assert region_cap(9, 8, 9) == 6 and region_cap(9, 8, 5) == 3 and region_cap(9, 8, 2) == 1
+    assert spread_cap(9, 8, 3, 4) == 2
+    monkeypatch.setattr(policy, "REGION_LESS", 0)
+    assert region_cap(9, 8, 5) == 6
+    monkeypatch.setattr(policy, "SPREAD_REGION_SHARE", 0.875)
+    assert region_cap(9, 8) == 7
     assert region_cap(5, 16) == 5  # never above the cap
     assert region_cap(2, 1) == 1
     assert spread_cap(9, 8, 2) == 9  # (SPREAD_CAP's, not on eight threads)
@@ -68,11 +74,13 @@ def test_a_root_placed_by_its_region_meets_the_region_cap():
     books = Books(Policy())
     book = books.add_worker("w", 8, math.inf)
     assert book.cap == 9
-    book.processing = book.roots_processing = 7
+    book.processing = book.roots_processing = 6
     assert books._admits(book, "w", "r", 8e6, False, None, spread=2)
     assert not books._admits(book, "w", "r", 8e6, False, None, spread=3)
-    book.processing = book.roots_processing = 6
+    book.processing = book.roots_processing = 5
     assert books._admits(book, "w", "r", 8e6, False, None, spread=3)
+    assert not books._admits(book, "w", "r", 8e6, False, None, spread=3, region=7)
+    assert books._admits(book, "w", "r", 8e6, False, None, spread=3, region=8)
 
 
 def test_twin_stencil_four_eight_thread_workers_within_queuings_peak(monkeypatch):
@@ -127,3 +135,84 @@ def test_a_worker_replaced_by_another_is_never_a_region_s_worker(monkeypatch):
     p.add_worker(s, "w2")
     assert p.errors == [] and sorted(p.books.workers) == ["w1", "w2"]
     assert p._region_of(ts) == "w1" and cuts[-1] == ["w1", "w2"]  # cut again, w0 gone
+
+
+def test_a_cut_keeps_roots_already_started_in_their_regions():
+    # Rows 0-1 of a 4 x 4 grid started on the second worker (region 1); cut afresh, the
+    # first region (seeded at the corner, priority 0) took six of them and the second
+    # worker the rest of rows 2-3: started blocks and their neighbours apart.
+    nb = _grid(4, 4, range(16))
+    fixed = [1] * 8 + [-1] * 8
+    assert compact_regions(nb, [8, 8])[:8].count(0) == 6
+    regions = compact_regions(nb, [8, 8], fixed)
+    assert regions == [1] * 8 + [0] * 8
+    # a region holding some started roots grows around them
+    fixed = [-1] * 16
+    fixed[15] = 0  # the far corner started on the first worker
+    regions = compact_regions(nb, [4, 12], fixed)
+    assert sorted(i for i, k in enumerate(regions) if k == 0) == [10, 11, 14, 15]
+
+
+def _plugin_with_regions(monkeypatch, spread, started=None):
+    """A plugin whose books hold two eight-thread workers, and the 4 x 4 grid's roots (a
+    group of 16, each meeting its eight neighbours, ``spread(i)`` says whose data is
+    spread; ``started``: {root: worker address}); its meeting plans faked."""
+    from types import SimpleNamespace
+
+    from sortedcontainers import SortedDict
+
+    from tidegate.distributed import hooks
+
+    def ws(address):
+        return SimpleNamespace(address=address, nthreads=8, memory_limit=0)
+
+    s = SimpleNamespace(workers=SortedDict((a, ws(a)) for a in ("w0", "w1")), tasks={},
+                        task_groups={}, running=set(), stream_comms={})  # fmt: skip
+    p = hooks.Plugin()
+    p._resync()
+    p.scheduler = s
+    for w in s.workers.values():
+        p._book(w)
+
+    class Group(list):  # a TaskGroup: a name, a size
+        name = "block"
+
+    group = Group()
+    roots = []
+    for i in range(16):
+        on = (started or {}).get(i)
+        roots.append(SimpleNamespace(key=f"block-{i}", group=group, priority=(i,),
+                                     processing_on=None if on is None else s.workers[on],
+                                     who_has=set()))
+        group.append(roots[-1])
+    nb = _grid(4, 4, range(16))
+    plans = {r.key: SimpleNamespace(spread=spread(i), inputs=[[([roots[j]],)] for j in nb[i]])
+             for i, r in enumerate(roots)}
+    monkeypatch.setattr(p, "_plan", lambda ts: plans[ts.key])
+    return p, roots
+
+
+@pytest.mark.parametrize("first", [0, 5])
+def test_a_group_s_cut_is_the_same_whichever_root_asks_first(monkeypatch, first):
+    # Corners' data unspread (a corner meets three, say), the rest spread: the first root
+    # asked decided for the whole group (the corner: no regions; another: regions).
+    corners = {0, 3, 12, 15}
+    p, roots = _plugin_with_regions(monkeypatch, lambda i: i not in corners)
+    assert p._region_of(roots[first]) is None and p._regions["block"][2] is None
+    p, roots = _plugin_with_regions(monkeypatch, lambda i: True)
+    assert p._region_of(roots[first]) == ("w0" if first in (0, 5) else "w1")
+    monkeypatch.setattr(policy, "REGION_WHOLE", 0)
+    p, roots = _plugin_with_regions(monkeypatch, lambda i: i not in corners)
+    assert (p._region_of(roots[first]) is None) == (first in corners)  # (main's)
+
+
+def test_a_cut_made_anew_keeps_started_roots_on_their_workers(monkeypatch):
+    # Rows 0-1 started on w1 before the cut (the workers changed, the group grew): their
+    # not-started neighbours go to w1 too, and w0's region is the rest.
+    p, roots = _plugin_with_regions(monkeypatch, lambda i: True, {i: "w1" for i in range(8)})
+    assert [p._region_of(r) for r in roots] == ["w1"] * 8 + ["w0"] * 8
+    assert p._regions["block"][3] == {"w0": 8, "w1": 8}
+    monkeypatch.setattr(policy, "REGION_WHOLE", 0)
+    p, roots = _plugin_with_regions(monkeypatch, lambda i: True, {i: "w1" for i in range(8)})
+    fresh = ["w0", "w0", "w0", "w1"] * 2 + ["w0", "w0", "w1", "w1"] + ["w1"] * 4
+    assert [p._region_of(r) for r in roots] == fresh  # (main's: cut afresh)

@@ -729,10 +729,10 @@ class Books:
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
-                pair=False) -> bool:  # fmt: skip
+                pair=False, region=0) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
-        a root placed by its region). ``waiting``:
+        a root placed by its region of ``region`` roots). ``waiting``:
         ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
@@ -776,7 +776,8 @@ class Books:
                     policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched,
-                spread_cap(book.cap, book.threads, spread) if spread >= 2 else book.cap,
+                spread_cap(book.cap, book.threads, spread, region) if spread >= 2
+                else book.cap,
                 completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
@@ -995,7 +996,8 @@ class Books:
     def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
-              gather=False, by_load=False, own_group=False, pair=False):  # fmt: skip
+              gather=False, by_load=False, own_group=False, pair=False,
+              region=0):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -1010,7 +1012,8 @@ class Books:
         (``meeting_partners(..., spread=)``): it may load beside other work
         (``policy.may_load_beside``). The plugin says so of a root with partners only; 2:
         and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``); 3: placed by
-        its region (policy.SPREAD_REGION: policy.region_cap's cap).
+        its region (policy.SPREAD_REGION: policy.region_cap's cap; ``region``: the size of
+        the region, 0: not known).
         ``commits``: task's meetings' output meets further data (``policy.meets_further``),
         so the roots of ``lacks`` it would reserve count as in flight already when it asks:
         it opens a meeting only where the meeting fits in the count. Without it, a worker
@@ -1060,7 +1063,7 @@ class Books:
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep,
-                 pair)
+                 pair, region)
         # (_admits asks the body's view only then; place asks it once per worker)
         awaited = self.noted if opens and self.combines is not None else None
         entry = self._refusals.get(task)
@@ -1101,7 +1104,8 @@ class Books:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
                                             int(reserved), spread, _queues_behind_a_load(book),
-                                            opens, pair=pair), (task, w)  # fmt: skip
+                                            opens, pair=pair,
+                                            region=region), (task, w)  # fmt: skip
                     self.audited["refused"] = self.audited.get("refused", 0) + 1
                     if awaited is not None and aw is None:  # (kept whatever the view)
                         self.audited["refused, view not asked"] = \
@@ -1109,7 +1113,7 @@ class Books:
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             ok = self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                              spread, _queues_behind_a_load(book), opens, aw, pair)
+                              spread, _queues_behind_a_load(book), opens, aw, pair, region)
             if ok:
                 return True
             if awaited is not None and aw is None:  # (ok None: refused by the combine alone)

@@ -301,6 +301,14 @@ BESIDE_BUSY_THREADS = 4
 # median, none over queuing's; still at most two roots processing. sten38-findings.txt.
 # 0: off (main before sten38).
 BESIDE_DEEP = 2
+# BESIDE_DEEP_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, BESIDE_DEEP is n (0: as
+# on fewer threads). Eight threads run a block's nine slices in one round, and two to four
+# loads at a time feed them in bursts: every slice of the blocks loaded done, processing
+# past threads + 2 while they ran held the next loads back, and the threads idled a round
+# trip before those came (twin stencil 2 x 8: 1.027x queuing's time median at 10 ms, 20 of
+# 60 runs over 1.05x). Six deeper: 1.006x, 4 over; at 2 ms 22 -> 16 over; runs over
+# queuing's peak 2 -> 6 at 10 ms (by two blocks), 3 -> 2 at 2 ms. sten43-findings.txt.
+BESIDE_DEEP_WIDE = 4
 # SHORT_DEEP n: where a task processing on the worker is known short (the light allowance
 # counts one: ``light`` > 0, its kind's run time under LIGHT_SHORT), BESIDE_BUSY's clause
 # lets the root wait behind up to n tasks waiting for a thread, not BESIDE_DEEP
@@ -365,7 +373,21 @@ SPREAD_CAP_BELOW = 8
 # the same: lead42-findings.txt). 0: off (main before sten42).
 SPREAD_REGION = 1
 SPREAD_REGION_THREADS = 4
-SPREAD_REGION_SHARE = 0.875
+SPREAD_REGION_SHARE = 0.75
+# SPREAD_REGION_SHARE 0.875 -> 0.75 and REGION_LESS 2 (sten43; :func:`region_cap`): a
+# region's cap 6 of 8 threads, and two below its region's size. At 10 ms, regions of 7-8
+# blocks (5 x 8) and of 4-5 (8 x 8) loaded whole under a cap of 7 and held every block
+# with its interior: a block over queuing's peak in most runs. Numbers (twin stencil, 60
+# runs a cell): sten43-findings.txt. 0.875 / 0: main before sten43.
+REGION_LESS = 2
+# REGION_WHOLE 1: a group is cut into regions from the whole group, whichever root is asked
+# first: only where every root's data is spread (main read the first asked root's plan for
+# the group: a group mixing spread and unspread roots, a 2-D rechunk of 1000 into 1500,
+# was cut or not by which root came first), and a cut made anew (the workers changed, the
+# group grew) keeps the roots already started in their workers' regions
+# (:func:`compact_regions`' ``fixed``; main cut afresh: a started block's neighbours went
+# to whichever worker the new cut named). sten43-findings.txt. 0: off (main before sten43).
+REGION_WHOLE = 1
 
 
 # HINT_SHARE: a root without partners whose further meeting's other roots are placed only
@@ -461,7 +483,7 @@ def loads_at_once(group_size: int, caps_total: float) -> bool:
     return group_size <= caps_total
 
 
-def spread_cap(cap: float, threads: int, spread: int = 2) -> float:
+def spread_cap(cap: float, threads: int, spread: int = 2, region: int = 0) -> float:
     """:data:`SPREAD_CAP`: the cap (``may_admit_root``'s: roots processing at once, and the
     count) that a spread root (``Books.place``'s ``spread``: its data feeds more than
     MEETING_SPREAD meetings and is held until the last) meets on a worker of
@@ -480,9 +502,9 @@ def spread_cap(cap: float, threads: int, spread: int = 2) -> float:
     60 runs (namings x seeds): over queuing's peak by 5% 39 -> 0 at 10 ms (1.125 -> 0.890x
     median), 41 -> 6 at 2 ms (1.110 -> 0.889x); time 0.627 -> 0.591x and 0.324 -> 0.331x
     queuing's (none over 1.05x). pk41-findings.txt. ``spread`` 3: a root placed by its
-    region (:data:`SPREAD_REGION`): :func:`region_cap`."""
+    region (:data:`SPREAD_REGION`): :func:`region_cap` (``region``: its region's size)."""
     if spread == 3:
-        return region_cap(cap, threads)
+        return region_cap(cap, threads, region)
     if SPREAD_CAP and SPREAD_CAP_THREADS <= threads < SPREAD_CAP_BELOW:
         return min(cap, threads)
     return cap
@@ -521,17 +543,23 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
     return within_share(count, group, workers)
 
 
-def region_cap(cap: float, threads: int) -> float:
+def region_cap(cap: float, threads: int, region: int = 0) -> float:
     """The cap a root placed by its region (:data:`SPREAD_REGION`) meets: SPREAD_REGION_SHARE
-    of its worker's threads (7 of 8), at least one, never above ``cap``. Why fewer than the
-    threads: a region's blocks all load at once otherwise and every one waits for its
-    slices together; one block less at once lets the first blocks' slices free them first
-    (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15 blocks and interiors, 7
-    at 12-13)."""
-    return min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
+    of its worker's threads (6 of 8; 7 before sten43), at least one, never above ``cap``.
+    Why fewer than the threads: a region's blocks all load at once otherwise and every one
+    waits for its slices together; a block or two less at once lets the first blocks'
+    slices free them first (twin stencil 4 x 8 at 10 ms with regions: cap 9 peaks at 15
+    blocks and interiors, 7 at 12-13, 6 lower again: sten43-findings.txt). Nor above the
+    worker's region size (``region``, 0: not known) less REGION_LESS (at least one): a
+    region no larger than the share's cap (8 x 8: four or five blocks a worker, cap 7)
+    loaded whole at once, every block held with its interior."""
+    c = min(cap, max(1, int(SPREAD_REGION_SHARE * threads)))
+    if REGION_LESS and region:
+        return min(c, max(1, region - REGION_LESS))
+    return c
 
 
-def compact_regions(neighbours, sizes) -> list:
+def compact_regions(neighbours, sizes, fixed=None) -> list:
     """Regions of a root group, one a worker: ``neighbours[i]``, the roots whose data meets
     root i's (indices, in priority order: 0 first); ``sizes[k]``, how many roots region k
     takes. Each region grows from a seed, the root with the fewest neighbours not yet in a
@@ -541,7 +569,12 @@ def compact_regions(neighbours, sizes) -> list:
     are short. Why: the partners a root meets are placed root by root, and where a whole
     group loads at once they mixed two workers' blocks in the same columns, each waiting
     for the other's edges (pk41's trace of the stencil 4 x 8); a compact region has most of
-    each block's neighbours on its own worker."""
+    each block's neighbours on its own worker.
+
+    ``fixed[i]``: the region root i is in already (its worker started it: a cut made anew
+    after the workers changed, or the group grew), -1 if none: those count in their
+    region's size, and the region grows from their neighbours first (:data:`REGION_WHOLE`).
+    """
     n = len(neighbours)
     region = [-1] * n
     free = [len(nb) for nb in neighbours]  # neighbours not yet in a region
@@ -552,9 +585,17 @@ def compact_regions(neighbours, sizes) -> list:
         for j in neighbours[i]:
             free[j] -= 1
 
+    taken_at = [0] * len(sizes)
+    for i, k in enumerate(fixed or ()):
+        if 0 <= k < len(sizes):
+            take(i, k)
+            taken_at[k] += 1
+            left -= 1
     for k, size in enumerate(sizes):
-        taken = 0
-        ring: list = []
+        taken = taken_at[k]
+        # (a region holding started roots grows around them, not from a new seed)
+        ring: list = sorted({j for i in range(n) if region[i] == k for j in neighbours[i]
+                             if region[j] < 0}) if taken else []
         while taken < size and left:
             if not ring:
                 ring = [min((i for i in range(n) if region[i] < 0),
@@ -622,7 +663,7 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
 
     On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
     test's "a thread free" is "no task waits for a thread" (``processing <= threads``),
-    or no more than :data:`BESIDE_DEEP` wait.
+    or no more than :data:`BESIDE_DEEP` wait (:data:`BESIDE_DEEP_WIDE` on wide workers).
 
     ``wide``: :func:`asks_wide` (:data:`BESIDE_WIDE`): on workers of BESIDE_WIDE_THREADS+
     threads the second test's "fewer than two roots processing" is "fewer than BESIDE_WIDE
@@ -633,7 +674,9 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
     return roots_processing == 0 and processing - ahead <= threads or (
         processing - free < threads and (roots_processing < 2 or wide or third and asks_third(
             threads, roots_processing))) or (
-        processing <= threads + BESIDE_DEEP and (roots_processing < 2 or wide)
+        processing <= threads + (BESIDE_DEEP_WIDE if BESIDE_DEEP_WIDE and threads >=
+                                 BESIDE_WIDE_THREADS else BESIDE_DEEP)
+        and (roots_processing < 2 or wide)
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
 

@@ -144,6 +144,14 @@ def _ready_with(s, ts) -> dict:
     return ahead
 
 
+def _started_on(ts):
+    """The worker root ts runs or ran on (its result held there), or None."""
+    ws = ts.processing_on
+    if ws is None and ts.who_has:
+        ws = next(iter(ts.who_has))
+    return None if ws is None else ws.address
+
+
 class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
@@ -193,7 +201,11 @@ class Placement:
         if entry is None or entry[0] is not group or entry[1] != len(group):
             if len(self._regions) >= WALKS_KEPT:
                 self._regions.clear()
-            entry = self._regions[group.name] = (group, len(group), self._regions_of(ts))
+            cut = self._regions_of(ts)
+            sizes: dict = {}  # (each worker's region size: policy.region_cap's REGION_LESS)
+            for a in cut.values() if cut is not None else ():
+                sizes[a] = sizes.get(a, 0) + 1
+            entry = self._regions[group.name] = (group, len(group), cut, sizes)
         return None if entry[2] is None else entry[2].get(ts.key)
 
     def _regions_of(self, ts):
@@ -203,9 +215,12 @@ class Placement:
         (policy.loads_at_once); else None. The group's roots are found from ts through
         their plans: each root's neighbours are the roots of its meetings' other inputs
         (in its group); a group not all reached so, or with a root meeting none of it,
-        is not cut."""
+        is not cut. With policy.REGION_WHOLE, every root's data must be spread (not ts's
+        alone: the answer is the group's whichever root asks), and roots already started
+        stay in their workers' regions."""
         group = ts.group
         workers = self.books.workers
+        whole = policy_module.REGION_WHOLE
         if not workers or not loads_at_once(len(group), self._caps_summed()) \
                 or not regions_on(min(b.threads for b in workers.values()), len(group),
                                   len(workers)) \
@@ -217,7 +232,10 @@ class Placement:
         while todo:
             r = todo.pop()
             meets = near[r.key] = []
-            for inputs in self._plan(r).inputs:
+            plan = self._plan(r)
+            if whole and not plan.spread:
+                return None  # (a group mixing spread and unspread roots: not cut)
+            for inputs in plan.inputs:
                 for entry in inputs:
                     for c in entry[0]:
                         if c is not r and c.group is group:
@@ -236,19 +254,24 @@ class Placement:
         sizes = [int(n * c // total) for c in caps]
         for k in range(n - sum(sizes)):  # (the remainder, a root each, first workers first)
             sizes[k % len(sizes)] += 1
-        regions = compact_regions(neighbours, sizes)
+        fixed = None
+        if whole:
+            at = {a: k for k, a in enumerate(addrs)}
+            fixed = [at.get(_started_on(t), -1) for t in order]
+        regions = compact_regions(neighbours, sizes, fixed)
         return {t.key: addrs[k] for t, k in zip(order, regions) if k >= 0}
 
-    def _region_place(self, ts, target, stimulus_id):
+    def _region_place(self, ts, target, stimulus_id, size=0):
         """``(worker or None, partners)`` for root ts of a group placed by regions: its
         region's worker ``target`` or none (it waits for it, as for a partner's worker),
-        under policy.region_cap's cap (``Books.place``'s spread 3), no meeting reserved."""
+        under policy.region_cap's cap (``Books.place``'s spread 3; ``size``: the roots of
+        target's region), no meeting reserved."""
         partners = {target: 1}
         self._lacked = set()  # (none reserved: _wake_lacked wakes nothing for it)
         if target not in self._open:
             return None, partners
         return self.books.place(ts.key, math.nan, ts.group.name, partners, iter((target,)),
-                                stimulus_id, set(), {}, (), 3), partners
+                                stimulus_id, set(), {}, (), 3, region=size), partners
 
     def _decide_worker(self):
         s = self.scheduler
@@ -519,7 +542,8 @@ class Placement:
             # (a spread group loading whole at once: each worker its compact region)
             target = self._region_of(ts)
             if target is not None:
-                return self._region_place(ts, target, stimulus_id)
+                return self._region_place(ts, target, stimulus_id,
+                                          self._regions[ts.group.name][3][target])
         parks = self._further_parks
         if parks:
             kept = parks.get(ts.key)
