@@ -2261,11 +2261,13 @@ def within_share(count: int, group: int, workers: int, over: int = 0) -> bool:
 
 
 # A busy worker slower at a root group than every other worker (slower_alone): the idle take
-# counts the root alone (not its meeting's roots to come) and allows one over the even share
-# (within_share's ``over``); 0: main's. IDLE_COMBINE: while a group went over a share so, a
-# later reduction level (the anomaly's mean) is placed by _combine_elsewhere's measure, not
-# while a worker lags (Placement._idle_load); 0: main's. slow43.
+# counts the root alone (not its meeting's roots to come) and allows IDLE_OVER over the even
+# share (within_share's ``over``; 2: no cell of bench/twin_slow_worker.py moved against 1);
+# 0: main's. IDLE_COMBINE: while a group went over a share so, a later reduction level (the
+# anomaly's mean) is placed by _combine_elsewhere's measure, not while a worker lags
+# (Placement._idle_load); 0: main's. slow43.
 IDLE_ALONE = 1
+IDLE_OVER = 1
 IDLE_COMBINE = 1
 
 

@@ -1457,7 +1457,7 @@ class Placement:
         # (busy slower than every other worker at the group: the worker's pace, not its
         # loads'; ts counted alone, one over the even share: policy.slower_alone)
         alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
-        lacked, over = (0, 1) if alone else (len(lacks), 0)
+        lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
         size, running = len(ts.group), len(s.running)
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
