@@ -1396,8 +1396,10 @@ def test_twin_the_balance_holds_up_to_twice_slower(mode, workers):
     for f in (1.0, 2.0, 2.5) if workers == 2 else (2.0, 3.0):
         out = bench.run(f, mode=mode, workers=workers)
         tide, queue = out["tidegate"], out["queue"]
-        # (2 x 1 at 2x: 7 / 5 since slow41, the loads by pace: policy.paced_keeps)
-        split = [7, 5] if workers == 2 and f == 2.0 else [12 // workers] * workers
+        # (2 x 1 at 2x: 7 / 5 since slow41, the loads by pace: policy.paced_keeps; 4 x 1,
+        # one worker's loads 3x slower: 4 / 3 / 3 / 2 since slow43, policy.slower_alone)
+        split = [7, 5] if workers == 2 and f == 2.0 else [4, 3, 3, 2] \
+            if mode == "worker" and f == 3.0 else [12 // workers] * workers  # fmt: skip
         assert tide["loads_per_worker"] == split, (f, tide)
         assert tide["peak"] <= queue["peak"], f
 

@@ -427,6 +427,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         self._lag_roots.pop(name, None)
         self._slow_groups.discard(name)
         self._paced_groups.discard(name)
+        self._idle_groups.discard(name)
         if self._tiny_prefixes or self._tiny_most or self._tiny_not:  # (with its groups)
             self._tiny_prefixes.discard(tg.prefix.name)
             self._tiny_most.pop(tg.prefix.name, None)

@@ -412,6 +412,10 @@ class Install:
         # another (policy.paced_slower, paced_keeps: PACE_HELD): while any is, consumers go by
         # the soonest end (policy.PACE_CONSUMERS, Placement._off_lagging)
         self._paced_groups: set = set()
+        # of the root groups, those an idle worker took a root of over its even share
+        # (policy.slower_alone): while any is, a later reduction level goes where the held
+        # bytes are least (policy.IDLE_COMBINE, Placement._idle_load)
+        self._idle_groups: set = set()
         # group reading the roots of a group in _pace -> (that root group, {worker: compute
         # seconds of its last two there}) (policy.lags); reader group -> (worker, the longer
         # of its last two) the fastest seen; worker -> how many times slower it lags

@@ -43,6 +43,7 @@ from ..policy import (
     paced_keeps,
     paced_move_fits,
     idle_takes,
+    slower_alone,
     within_share,
     ends_sooner_elsewhere,
     leaves_lagging,
@@ -482,17 +483,25 @@ class Placement:
         deps = ts.dependencies
         # (its first input asked first: a final gather of many stores costs one look)
         first = next(iter(deps))
-        if len(first.dependencies) != 1 or len(first.dependents) != 1:
-            return None
-        (load,) = first.dependencies
-        if not reduced_enough(first.nbytes, load.nbytes):
-            # (a reduction keeping what it loads, the twin's anomaly of one time step per
-            # chunk: its inputs weigh as much as the loads they would leave; moved, they
-            # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
-            # peak unchanged. A load's size unknown (-1): no)
-            return None
-        if self._kept(load) is not first:
-            return None  # (its loads are not kept for this reduction)
+        if self._idle_groups and policy_module.IDLE_COMBINE and not self._lagging \
+                and not self._idle_groups <= self._slow_groups:  # fmt: skip
+            # (a group's root went over an idle worker's even share: the later levels too)
+            loads = self._idle_load(first)
+            if loads is None:
+                return None
+        else:
+            if len(first.dependencies) != 1 or len(first.dependents) != 1:
+                return None
+            (load,) = first.dependencies
+            if not reduced_enough(first.nbytes, load.nbytes):
+                # (a reduction keeping what it loads, the twin's anomaly of one time step per
+                # chunk: its inputs weigh as much as the loads they would leave; moved, they
+                # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
+                # peak unchanged. A load's size unknown (-1): no)
+                return None
+            if self._kept(load) is not first:
+                return None  # (its loads are not kept for this reduction)
+            loads = load.group.name
         group = first.group
         total = 0
         for d in deps:
@@ -507,7 +516,7 @@ class Placement:
         candidates.add(chosen)
         candidates.update(itertools.islice(self._free_iter(), 3))
         books = self.books.workers
-        est = self.books.estimate(math.nan, load.group.name)
+        est = self.books.estimate(math.nan, loads)
         est = est if est == est else 0.0
         at_chosen = best = best_key = None
         for addr in candidates:
@@ -533,6 +542,25 @@ class Placement:
         if self._lagging and best in self._lagging:
             return self._off_lagging(ts, workers[best])  # (its holders may end it sooner)
         return workers[best]
+
+    def _idle_load(self, first):
+        """While a root group went over an idle worker's even share (``_idle_groups``,
+        policy.IDLE_COMBINE): the root group whose estimate is ``_combine_elsewhere``'s
+        unit, when ``first``, a combine's first input, is read by it alone; else None. A
+        reduction's first combine answers as without such groups (its load's group, or
+        None); a later level (the anomaly's mean of its partials) the idle group with the
+        largest estimate not found clearly slower: twin, 2 x 1, loads 2.5x slower on one
+        worker, 7 loads / 5 by the idle take, the mean beside the 7 and two partials held
+        304 MB against queuing's 272."""
+        if len(first.dependents) != 1:
+            return None
+        if len(first.dependencies) == 1:
+            (load,) = first.dependencies
+            if reduced_enough(first.nbytes, load.nbytes) and self._kept(load) is first:
+                return load.group.name
+            return None
+        return max(self._idle_groups - self._slow_groups,
+                   key=lambda g: (self.books.estimate(math.nan, g), g))
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
@@ -1459,25 +1487,35 @@ class Placement:
         """Root ts would wait for worker ``busy``: a running worker with nothing
         processing that should take it instead (policy.idle_takes by the group's paces and
         ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
-        lack), ``(worker, {})``, or None. Not while a worker lags (the LAG_* rules' case).
-        Cost: every worker's book, for such roots only; an idle worker's tasks where the
-        paces say yes."""
+        lack, or ts alone and one over where busy is slower than every other worker:
+        policy.slower_alone), ``(worker, {})``, or None. Not while a worker lags (the
+        LAG_* rules' case). Cost: every worker's book, for such roots only; an idle
+        worker's tasks where the paces say yes."""
         if self._lagging:
             return None
         paces = self._pace.get(ts.group.name)
         if not paces or busy not in paces:
             return None
         books, s = self.books, self.scheduler
+        # (busy slower than every other worker at the group: the worker's pace, not its
+        # loads'; ts counted alone, one over the even share: policy.slower_alone)
+        alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
+        lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
+        size, running = len(ts.group), len(s.running)
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
-                                      est) \
-                    or not within_share(_of_group(s.workers[addr], ts.group) + len(lacks),
-                                        len(ts.group), len(s.running)):  # fmt: skip
+                                      est):  # fmt: skip
+                continue
+            count = _of_group(s.workers[addr], ts.group)
+            if not within_share(count + lacked, size, running, over):
                 continue
             got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
                               complete={addr}, commits=plan.further)  # fmt: skip
             if got is not None:
+                if over and policy_module.IDLE_COMBINE \
+                        and not within_share(count, size, running):  # fmt: skip
+                    self._idle_groups.add(ts.group.name)  # (over its share: _idle_load)
                 return got, {}
         return None
 
