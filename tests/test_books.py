@@ -875,3 +875,31 @@ def test_a_body_naming_its_root_by_key_has_it_judged_again_by_key():
     b.on_finished("take", 280.0, (), False, True)
     _early_taker(b, taker="t1", chunk="chunk")
     assert "take" in asked and not b.in_flight("take")
+
+
+@pytest.mark.parametrize("change", ["largest root grows", "held drops"])
+def test_a_wide_backlog_refusal_is_not_kept_past_what_it_read(change):
+    """A root refused by the wider backlog (BACKLOG_FLIGHT: held bytes against the largest
+    root) is admitted by place as soon as either changes, though the worker's book version
+    did not move (neither bumps it): place keeps no such refusal (review43 found the kept
+    one still refusing; audit's assertion fired)."""
+    import tidegate.policy as policy
+
+    b = books(saturation=1.5, threads=2, workers=("a", "b", "c"))
+    b.audit = True
+    a = b.workers["a"]
+    b.on_run("r0", "a", True, "g", NAN)
+    b.on_finished("r0", 8e6, (), False, True)
+    a.held = policy.BACKLOG_HELD * 3 * 8e6
+    for t in range(policy.BACKLOG_WIDE * 2):
+        b.on_run(f"s-{t}", "a", False, "s", NAN)
+    assert b.place("r1", NAN, "g", {}, ["a"]) is None  # backlogged: refused
+    version = a.version
+    if change == "largest root grows":  # another group's larger root lands elsewhere
+        b.on_run("h0", "b", True, "h", NAN)
+        b.on_finished("h0", 100e6, (), False, True)
+    else:
+        a.held = 0.0
+    assert a.version == version
+    assert b.place("r1", NAN, "g", {}, ["a"]) == "a"
+    b.validate()

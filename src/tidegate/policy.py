@@ -746,7 +746,9 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     ``roots_processing``) that it takes no new root (:func:`may_admit_root`'s
     ``backlogged``; see :data:`BACKLOG`)? On more threads (:data:`BACKLOG_FLIGHT`) also
     ``untouched`` (its roots' outputs no consumer has used yet), ``held`` (its held bytes)
-    and ``slots`` (its cap times the largest root's output) count."""
+    and ``slots`` (its cap times the largest root's output) count; with no root's size
+    known yet (``slots`` 0) the held test passes (the tasks processing decide, as
+    queuing's count would)."""
     if threads <= BACKLOG_THREADS:
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
     return bool(BACKLOG_FLIGHT) and processing - roots_processing >= BACKLOG_WIDE * threads \
@@ -2395,9 +2397,10 @@ def slower_alone(busy_pace, others) -> bool:
     other worker that ran roots of it (``others``: their paces, newest first), each by
     :func:`idle_takes`' pace test? Then the slowness is the worker's, not its loads' (one
     reduction group's loads slow wherever they run: other workers ran slow ones too), and
-    an idle worker's take (:func:`idle_takes`) is bounded by :func:`within_share` with the
-    root alone (and ``IDLE_OVER`` over the share): the meeting's roots to come need not
-    follow it. Why: twin anomaly 4 x 1, every load of one worker 3-4x slower
+    an idle worker's take (:func:`idle_takes`) is judged by :func:`within_share` with the
+    root alone (and ``IDLE_OVER`` over the share), not with its meeting's roots to come
+    (those the take still reserves there: the worker may end their number over its share,
+    as the 4 / 3 / 3 / 2 below). Why: twin anomaly 4 x 1, every load of one worker 3-4x slower
     (bench/twin_slow_worker.py --mode worker --workers 4): its parked roots waited for it
     while the other three idled 0.40-1.29 s, each refused by the share with its meeting's
     other root counted: 1.062 / 1.104x queuing's makespan (4 / 3 / 3 / 2 loads: 0.946 /
