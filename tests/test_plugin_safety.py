@@ -224,26 +224,32 @@ def test_a_persistent_fault_anywhere_leaves_dask_running(client, cluster, where)
     obj, attr = FAULTS[where]
     saved = obj.__dict__[attr]
     added = None
-    with Records() as log:
-        setattr(obj, attr, _raise(where))
-        try:
-            # Under the fault: 8 tasks held on one worker, a worker added after the plugin
-            # (idle), a round of stealing (a thief looked for among the idle), a task
-            # rescheduled; then the workload.
-            naps = client.compute(_naps(a, gate), optimize_graph=False)
-            _until(lambda: sum(client.run_on_scheduler(_naps_on).values()) == 8)
-            added = client.sync(_new_worker, cluster.scheduler_address)
-            client.run_on_scheduler(_balance)
-            _GATES[gate].set()
-            again = client.compute(delayed(rescheduled)(1.0, where))
-            got = dask.compute(*workload(1))
-            assert again.result() == 1.0 and client.gather(naps) == [1.0 + i for i in range(8)]
-            del naps, again
-        finally:
-            _GATES[gate].set()
-            if added is not None:
-                client.sync(added.close)
-            setattr(obj, attr, saved)
+    try:
+        with Records() as log:
+            setattr(obj, attr, _raise(where))
+            try:
+                # Under the fault: 8 tasks held on one worker, a worker added after the
+                # plugin (idle), a round of stealing (a thief looked for among the idle), a
+                # task rescheduled; then the workload.
+                naps = client.compute(_naps(a, gate), optimize_graph=False)
+                _until(lambda: sum(client.run_on_scheduler(_naps_on).values()) == 8)
+                added = client.sync(_new_worker, cluster.scheduler_address)
+                client.run_on_scheduler(_balance)
+                _GATES[gate].set()
+                again = client.compute(delayed(rescheduled)(1.0, where))
+                got = dask.compute(*workload(1))
+                assert again.result() == 1.0 \
+                    and client.gather(naps) == [1.0 + i for i in range(8)]  # fmt: skip
+                del naps, again
+            finally:
+                _GATES[gate].set()
+                setattr(obj, attr, saved)
+    finally:
+        # Closed past the records, the fault undone: its comm's close may log dask's
+        # "Batched Comm Closed" with exc_info, a shutdown race under load, no fault's
+        # (session 43's suites saw it twice, [root] and [refresh_all])
+        if added is not None:
+            client.sync(added.close)
     errors = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler._tidegate.errors))
     others = [f"{r.name}: {r.getMessage()}" for r in log.failures(ours=False)]
     logged = [r.args[0] if r.args else r.getMessage() for r in log.failures(ours=True)]
