@@ -903,3 +903,20 @@ def test_a_wide_backlog_refusal_is_not_kept_past_what_it_read(change):
     assert a.version == version
     assert b.place("r1", NAN, "g", {}, ["a"]) == "a"
     b.validate()
+
+
+def test_a_budget_refusal_is_not_kept_past_the_held_bytes():
+    """With a budget, a root refused because the worker's held bytes fill it is admitted by
+    place once the body measures them lower (Admission._refresh: no version bump); main
+    kept the refusal until the worker's next task event (review43)."""
+    b = books(saturation=1.5, threads=2, budget=100e6, workers=("a",))
+    b.audit = True
+    a = b.workers["a"]
+    b.on_run("r0", "a", True, "g", NAN)
+    b.on_finished("r0", 8e6, (), False, True)
+    b.on_run("s-0", "a", False, "s", NAN)
+    a.held = 99e6
+    assert b.place("r1", NAN, "g", {}, ["a"]) is None
+    a.held = 0.0
+    assert b.place("r1", NAN, "g", {}, ["a"]) == "a"
+    b.validate()

@@ -1118,13 +1118,15 @@ class Books:
                 return True
             if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
                 seen += 1 if ok is None else 2
-            if book.threads > policy_module.BACKLOG_THREADS and backlogged(
-                    book.processing, book.roots_processing, book.threads,
-                    book.roots_untouched, book.held + book.estimated,
-                    book.cap * self._roots_max):  # fmt: skip
-                # Not kept: held bytes and the largest root, which the wider backlog reads
-                # (BACKLOG_FLIGHT), bump no version, so the refusal could outlive them
-                # (review43). The one-thread backlog reads counts only: kept.
+            if book.held + book.estimated + est > book.budget or (
+                    book.threads > policy_module.BACKLOG_THREADS and backlogged(
+                        book.processing, book.roots_processing, book.threads,
+                        book.roots_untouched, book.held + book.estimated,
+                        book.cap * self._roots_max)):  # fmt: skip
+                # Not kept: a refusal that may rest on held bytes (against the budget, or
+                # the wider backlog's against the largest root: BACKLOG_FLIGHT), which bump
+                # no version (the body measures them afresh), could outlive them (review43).
+                # The one-thread backlog reads counts only: kept.
                 return False
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:
