@@ -31,31 +31,8 @@ def test_twin_stencil_two_eight_thread_workers_idle_less(monkeypatch):
     wait the makespan summed is lower, and no run more over queuing's peak (8 halo rows
     allowed) than without."""
     pytest.importorskip("distributed")
-    from _namings import renamed
+    from test_spread_cap import stencil_over_queuing
 
-    import dask.array as da
-
-    from tidegate.sim import simulate
-    from tidegate.sim.model import build_model
-
-    from test_stencil import MEASURED, REDUCED, ROW, _double
-
-    a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
-    x = a.map_overlap(_double, depth=1, boundary="none", name="stencil-a").std(axis=0)
-    model = build_model(x, sizes=REDUCED, durations=MEASURED, finalize=True)
-    span = {0: 0.0, 4: 0.0}
-    over = {0: 0, 4: 0}
-    for salt in (None, 1, 2):
-        for seed in (0, 1):
-            for deep in (0, 4):
-                monkeypatch.setattr(policy, "BESIDE_DEEP_WIDE", deep)
-                queue, tide = simulate(renamed(model, salt), workers=2, threads_per_worker=8,
-                                       bandwidth=200e6, outgoing_bandwidth=200e6,
-                                       latency=0.001, thread_lag=0.01, seed=seed,
-                                       policy=["queue", "tidegate"], record_memory=False,
-                                       processes=1)  # fmt: skip
-                span[deep] += tide.makespan
-                over[deep] += max(tide.peak_memory_per_worker) > \
-                    max(queue.peak_memory_per_worker) + 8 * ROW  # fmt: skip
+    span, over = stencil_over_queuing(monkeypatch, "BESIDE_DEEP_WIDE", 2, 8, values=(0, 4))
     assert span[4] < span[0], span
     assert over[4] <= over[0], over

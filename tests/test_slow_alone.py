@@ -10,7 +10,7 @@ import pytest
 
 from tidegate import policy
 from tidegate.policy import slower_alone, within_share
-from test_slow_pace import _bench
+from test_slow_pace import _bench, _spans  # (the twin bench and its five namings' sums)
 
 
 def test_slower_alone_needs_every_other_worker_faster(monkeypatch):
@@ -34,24 +34,6 @@ def test_within_share_over():
     assert within_share(3, 12, 4, 1) and not within_share(4, 12, 4, 1)
 
 
-def _spans(bench, slow, workers, check):
-    """Summed makespans (tidegate / queuing) over the tests' five namings, --mode worker."""
-    from _namings import NAMINGS, renamed
-
-    simulate = bench.simulate
-    spans = {"queue": 0.0, "tidegate": 0.0}
-    try:
-        for salt in NAMINGS:
-            bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
-            out = bench.run(slow, mode="worker", workers=workers)
-            check(salt, out["tidegate"], out["queue"])
-            spans["queue"] += out["queue"]["makespan"]
-            spans["tidegate"] += out["tidegate"]["makespan"]
-    finally:
-        bench.simulate = simulate
-    return spans["tidegate"] / spans["queue"]
-
-
 def _peak_at_most_queuings(salt, tide, queue):
     assert tide["peak"] <= queue["peak"], salt
 
@@ -68,11 +50,11 @@ def test_twin_idle_workers_take_a_slow_workers_roots(monkeypatch, slow, workers,
     pytest.importorskip("distributed")
     bench = _bench()
     monkeypatch.setattr(policy, "IDLE_OVER", over)
-    ratio = _spans(bench, slow, workers, _peak_at_most_queuings)
+    ratio = _spans(bench, slow, "worker", _peak_at_most_queuings, workers=workers)
     assert ratio <= after + 0.005, ratio
     monkeypatch.setattr(policy, "IDLE_ALONE", 0)
     monkeypatch.setattr(policy, "IDLE_COMBINE", 0)
-    off = _spans(bench, slow, workers, lambda *a: None)
+    off = _spans(bench, slow, "worker", lambda *a: None, workers=workers)
     assert abs(off - before) < 0.005, off
 
 
@@ -85,5 +67,6 @@ def test_twin_the_mean_leaves_the_worker_over_its_share(monkeypatch):
     monkeypatch.setattr(policy, "IDLE_OVER", 1)
     monkeypatch.setattr(policy, "IDLE_COMBINE", 0)
     over = []
-    _spans(bench, 2.5, 2, lambda salt, t, q: over.append(t["peak"] > q["peak"]))
+    _spans(bench, 2.5, "worker", lambda salt, t, q: over.append(t["peak"] > q["peak"]),
+           workers=2)
     assert all(over) and over, over

@@ -49,8 +49,9 @@ def _bench():
     return bench
 
 
-def _spans(bench, slow, mode, check):
-    """Summed makespans (tidegate / queuing) over the tests' five namings."""
+def _spans(bench, slow, mode, check, **run):
+    """Summed makespans (tidegate / queuing) over the tests' five namings (``run``: the
+    bench's other arguments, e.g. ``workers``)."""
     from _namings import NAMINGS, renamed
 
     simulate = bench.simulate
@@ -58,7 +59,7 @@ def _spans(bench, slow, mode, check):
     try:
         for salt in NAMINGS:
             bench.simulate = lambda model, salt=salt, **kw: simulate(renamed(model, salt), **kw)
-            out = bench.run(slow, mode=mode)
+            out = bench.run(slow, mode=mode, **run)
             check(salt, out["tidegate"], out["queue"])
             spans["queue"] += out["queue"]["makespan"]
             spans["tidegate"] += out["tidegate"]["makespan"]

@@ -53,10 +53,12 @@ def test_a_spread_root_of_a_group_loading_at_once_waits_for_a_thread(monkeypatch
     assert books._admits(book, "w", "r", 8e6, False, None, spread=2)
 
 
-def stencil_over_queuing(monkeypatch, switch: str, workers: int, threads: int):
+def stencil_over_queuing(monkeypatch, switch: str, workers: int, threads: int,
+                         values=(0, 1)):  # fmt: skip
     """The 6 x 6 block stencil (10 ms overrun a task) on workers x threads, policy switch
-    ``switch`` 0 and 1, over three namings x two seeds: tidegate's makespans summed and its
-    runs over queuing's peak (8 halo rows allowed), each by the switch's value."""
+    ``switch`` at each of ``values``, over three namings x two seeds: tidegate's makespans
+    summed and its runs over queuing's peak (8 halo rows allowed), each by the switch's
+    value."""
     from _namings import renamed
 
     from tidegate.sim import simulate
@@ -67,11 +69,11 @@ def stencil_over_queuing(monkeypatch, switch: str, workers: int, threads: int):
     a = da.random.RandomState(2).random((6000, 6000), chunks=1000)
     x = a.map_overlap(_double, depth=1, boundary="none", name="stencil-a").std(axis=0)
     model = build_model(x, sizes=REDUCED, durations=MEASURED, finalize=True)
-    span = {0: 0.0, 1: 0.0}
-    over = {0: 0, 1: 0}
+    span = dict.fromkeys(values, 0.0)
+    over = dict.fromkeys(values, 0)
     for salt in (None, 1, 2):
         for seed in (0, 1):
-            for on in (0, 1):
+            for on in values:
                 monkeypatch.setattr(policy, switch, on)
                 queue, tide = simulate(renamed(model, salt), workers=workers,
                                        threads_per_worker=threads,
