@@ -487,21 +487,10 @@ class Placement:
                 and not self._idle_groups <= self._slow_groups:  # fmt: skip
             # (a group's root went over an idle worker's even share: the later levels too)
             loads = self._idle_load(first)
-            if loads is None:
-                return None
         else:
-            if len(first.dependencies) != 1 or len(first.dependents) != 1:
-                return None
-            (load,) = first.dependencies
-            if not reduced_enough(first.nbytes, load.nbytes):
-                # (a reduction keeping what it loads, the twin's anomaly of one time step per
-                # chunk: its inputs weigh as much as the loads they would leave; moved, they
-                # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
-                # peak unchanged. A load's size unknown (-1): no)
-                return None
-            if self._kept(load) is not first:
-                return None  # (its loads are not kept for this reduction)
-            loads = load.group.name
+            loads = self._kept_load(first)
+        if loads is None:
+            return None
         group = first.group
         total = 0
         for d in deps:
@@ -555,12 +544,25 @@ class Placement:
         if len(first.dependents) != 1:
             return None
         if len(first.dependencies) == 1:
-            (load,) = first.dependencies
-            if reduced_enough(first.nbytes, load.nbytes) and self._kept(load) is first:
-                return load.group.name
-            return None
+            return self._kept_load(first)
         return max(self._idle_groups - self._slow_groups,
                    key=lambda g: (self.books.estimate(math.nan, g), g))
+
+    def _kept_load(self, first):
+        """The root group of the one load ``first`` (a combine's first input, read by it
+        alone) reduces, where that load is kept for it and reduced enough; else None."""
+        if len(first.dependencies) != 1 or len(first.dependents) != 1:
+            return None
+        (load,) = first.dependencies
+        if not reduced_enough(first.nbytes, load.nbytes):
+            # (a reduction keeping what it loads, the twin's anomaly of one time step per
+            # chunk: its inputs weigh as much as the loads they would leave; moved, they
+            # took anomaly 100 x 4's bytes moved 0.35 -> 0.69x queuing's, makespan +39%,
+            # peak unchanged. A load's size unknown (-1): no)
+            return None
+        if self._kept(load) is not first:
+            return None  # (its loads are not kept for this reduction)
+        return load.group.name
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
