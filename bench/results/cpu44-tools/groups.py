@@ -71,4 +71,5 @@ for g in a:
         line += f"   {b[g][0]:8.1f} ({b[g][1]:5.2f})  {b[g][0] - a[g][0]:+7.1f}"
     print(line)
 ta = sum(v[0] for v in a.values())
-print(f"  {'listed rows':32s} {ta:8.1f}" + (f"   {sum(v[0] for v in b.values()):8.1f}" if b else ""))
+tb = f"   {sum(v[0] for v in b.values()):8.1f}" if b else ""
+print(f"  {'listed rows':32s} {ta:8.1f}" + tb)

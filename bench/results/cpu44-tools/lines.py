@@ -45,4 +45,5 @@ for code, k in calls.items():
           f" {tot / T:.1f} ops/task, {k / T:.2f} calls/task")
     for (c, ln), v in sorted(per.items(), key=lambda kv: kv[0][1] or 0):
         if c is code and v / T >= float(os.environ.get("MIN", "0.5")):
-            print(f"{v / T:8.1f} {ln or 0:5d} {linecache.getline(code.co_filename, ln or 0).rstrip()[:100]}")
+            text = linecache.getline(code.co_filename, ln or 0).rstrip()[:100]
+            print(f"{v / T:8.1f} {ln or 0:5d} {text}")

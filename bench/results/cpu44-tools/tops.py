@@ -9,6 +9,7 @@ w = build(name, int(plugin_ops.STEPS[name] * scale), 190e6, store=False)
 model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
 t = plugin_ops.count(model, workers, "tidegate", nf)
 fs = t.pop("functions", {})
-print(json.dumps({"workload": name, "scale": scale, "workers": workers, **{k: round(v, 1) for k, v in t.items()}}), flush=True)
+print(json.dumps({"workload": name, "scale": scale, "workers": workers,
+                  **{k: round(v, 1) for k, v in t.items()}}), flush=True)
 for f, v in fs.items():
     print(f"  {v['ops_per_task']:8.1f} ops/task {v['calls_per_task']:7.2f} calls/task  {f}")
