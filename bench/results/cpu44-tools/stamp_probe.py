@@ -13,8 +13,9 @@ n = {"transitions": 0, "mem_stamps": 0, "mem_after_own": 0, "other_stamps": 0}
 orig = hooks.Plugin.transition
 def transition(self, key, start, finish, *a, **kw):
     n["transitions"] += 1
-    if self._moves and key in self._moves and not (start == "processing" and finish == "memory") \
-            and not (finish == "waiting" and start in ("released", "waiting") and kw.get("worker") is None):
+    first = finish == "waiting" and start in ("released", "waiting") and kw.get("worker") is None
+    if self._moves and key in self._moves and not first \
+            and not (start == "processing" and finish == "memory"):
         if start == "memory":
             n["mem_stamps"] += 1
             n["mem_after_own"] += self._moves[key] == self._moved
