@@ -299,19 +299,19 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             return
         if self.scheduler is None:
             return
-        if self._viewed and key in self._viewed and (start != "processing" or finish != "memory"):
-            self._view_moved(key)  # (a kept combine view read it)
-        if self._moves and key in self._moves and (start != "processing" or finish != "memory"):
-            # A kept walk looked at it (_keep_walk) and where it is changed: not when it
-            # finishes (processing -> memory: on the worker it ran on, its one holder), the
-            # walks read only where the tasks they look at are (_where) and sizes measured
-            # before they were kept (rechunk-add 100x4: a third of the re-walks).
-            self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
+        # A kept combine view or walk (_keep_walk) that looked at it is stamped where it
+        # moves (_moving): not when it finishes (processing -> memory: on the worker it ran
+        # on, its one holder), the walks read only where the tasks they look at are
+        # (_where) and sizes measured before they were kept (rechunk-add 100x4: a third
+        # of the re-walks). Asked in each start's branch below, before anything else
+        # there: the finish (once a task) then asks nothing of them.
         try:
             # By start, then by finish where that start can reach it (dask's table: from
             # processing to released, memory or erred; from memory to released, erred or
             # forgotten): one comparison, not three, for a task's finish and release.
             if start == "processing":
+                if finish != "memory":  # (rare: stolen, lost, erred, refused)
+                    self._moving(key)
                 steal = self._steal_fold  # (stealing's first, as dask called them)
                 if steal is not None:
                     # (server._steal_transition's first test, without its call: a task
@@ -328,12 +328,20 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)
             elif start == "memory":
+                if self._viewed and key in self._viewed:  # (_moving inline: hot)
+                    self._view_moved(key)
+                if self._moves and key in self._moves:
+                    self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
                 books = self.books
                 if key in books.carrying:  # (books.on_released, without its call: hot)
                     books.on_released(key, stimulus_id)
                 if finish == "forgotten":
                     self._forgotten(key)
             else:
+                if self._viewed and key in self._viewed:  # (_moving inline: hot)
+                    self._view_moved(key)
+                if self._moves and key in self._moves:
+                    self._moves[key] = self._moved = self._moved + 1
                 if start == "queued":
                     ts = self._parked_ts.get(key)
                     if ts is not None:
@@ -368,6 +376,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._resync()
             except Exception as exc2:  # the books stay as rebuilt so far
                 self._error("resync", exc2)
+
+    def _moving(self, key) -> None:
+        """Task ``key`` moves (see transition): a kept view or walk that read it is stale."""
+        if self._viewed and key in self._viewed:
+            self._view_moved(key)
+        if self._moves and key in self._moves:
+            self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
 
     def _queued(self, ts) -> None:
         """Queued ``ts`` goes in line, or, a reader Broadcast.place just held at dask's

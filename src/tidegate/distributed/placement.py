@@ -191,6 +191,13 @@ class Placement:
         group is not placed by regions, or ts is in none. Kept per group while the group's
         size holds (a graph added to it: cut again) and no worker is booked or removed
         (``_workers_moved``)."""
+        entry = self._region_entry(ts)
+        return None if entry is None or entry[2] is None else entry[2].get(ts.key)
+
+    def _region_entry(self, ts):
+        """_region_of's kept entry of ts's group, ``(group, its size, {key: worker} or
+        None, {worker: its region's size})``, cut (again) where not kept; None where the
+        books' workers are found too narrow here."""
         if self._wide_books is None:
             workers = self.books.workers.values()
             self._wide_books = bool(workers) and min(
@@ -207,7 +214,7 @@ class Placement:
             for a in cut.values() if cut is not None else ():
                 sizes[a] = sizes.get(a, 0) + 1
             entry = self._regions[group.name] = (group, len(group), cut, sizes)
-        return None if entry[2] is None else entry[2].get(ts.key)
+        return entry
 
     def _regions_of(self, ts):
         """{key: worker} of ts's group, cut by policy.compact_regions, one region a worker
@@ -569,11 +576,17 @@ class Placement:
         root refused are kept (``_walks``): it will be placed again."""
         self._entry = None
         if policy_module.SPREAD_REGION and self._wide_books is not False:
-            # (a spread group loading whole at once: each worker its compact region)
-            target = self._region_of(ts)
-            if target is not None:
-                return self._region_place(ts, target, stimulus_id,
-                                          self._regions[ts.group.name][3][target])
+            # (a spread group loading whole at once: each worker its compact region;
+            # _region_of's kept entry read here without its call: every root placed asks,
+            # and most groups are cut in none)
+            group = ts.group
+            entry = self._regions.get(group.name)
+            if entry is None or entry[0] is not group or entry[1] != len(group):
+                entry = self._region_entry(ts)
+            if entry is not None and entry[2] is not None:
+                target = entry[2].get(ts.key)
+                if target is not None:
+                    return self._region_place(ts, target, stimulus_id, entry[3][target])
         parks = self._further_parks
         if parks:
             kept = parks.get(ts.key)
