@@ -2339,6 +2339,10 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
 # within_share; Placement._idle_takes). 0: main's. slow42.
 IDLE_PACE = 1.5
 IDLE_HELD = 3.0
+# idle_takes' held gap is loads (``estimate``) apart: IDLE_TIE of a load more still passes, so
+# the small reduced outputs beside the loads (the anomaly's chunk-means) do not decide an
+# exact tie (twin 2 x 1, loads 3x slower: refused by 640 bytes in 64 MB). 0: slow42's. slow44.
+IDLE_TIE = 0.0625
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
@@ -2364,7 +2368,7 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     if last != last or not known:
         return False
     return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
-        and idle_held + estimate <= busy_held + IDLE_HELD * estimate  # fmt: skip
+        and idle_held + estimate <= busy_held + (IDLE_HELD + IDLE_TIE) * estimate  # fmt: skip
 
 
 def within_share(count: int, group: int, workers: int, over: int = 0) -> bool:
@@ -2409,6 +2413,31 @@ def slower_alone(busy_pace, others) -> bool:
     if not IDLE_ALONE or busy_pace is None:
         return False
     return all(idle_takes(busy_pace, pace, 0.0, 0.0, 0.0) for pace in others)
+
+
+# A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
+# every root of the group not started yet sooner than the busy one runs the root (idle_tail)
+# may take it IDLE_TAIL over its even share (within_share's ``over``; IDLE_COMBINE then
+# places the reduction's later level). 0: slow43's. slow44.
+IDLE_TAIL = 1
+
+
+def idle_tail(left: int, busy_pace, idle_pace) -> bool:
+    """Is a root that would wait for a busy worker (``busy_pace``: its last two compute
+    seconds at the root's group, newest first) the group's tail for an idle worker
+    (``idle_pace``): would the idle worker run the ``left`` roots of the group not started
+    yet (this one included) as soon as the busy one runs this one (within ``IDLE_TIE`` of
+    a load), its shorter known sample against the idle one's longer? As :func:`leaves_slower`'s bit 2 for a worker
+    clearly slower, read here below SLOWER, for an idle worker only. Why: twin anomaly
+    2 x 1, every load of one worker 2.5x slower (bench/twin_slow_worker.py --mode worker):
+    the fast worker idled 1.30-2.73 s while the slow one ran the last group's three loads
+    in series (the 2.5x of clearly_slower an exact tie): 1.083x queuing's makespan."""
+    if not IDLE_TAIL or busy_pace is None or idle_pace is None or left < 1:
+        return False
+    busy = [x for x in busy_pace if x == x]
+    idle = [x for x in idle_pace if x == x]
+    # (within IDLE_TIE of the idle one's load: an exact tie, the loads 3x slower, goes to it)
+    return bool(busy and idle) and left * max(idle) <= min(busy) + IDLE_TIE * max(idle)
 
 
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers

@@ -44,6 +44,7 @@ from ..policy import (
     paced_move_fits,
     idle_takes,
     slower_alone,
+    idle_tail,
     within_share,
     ends_sooner_elsewhere,
     leaves_lagging,
@@ -1504,18 +1505,22 @@ class Placement:
         alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
         lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
         size, running = len(ts.group), len(s.running)
+        left = ts.group.states.get("queued", 0) if alone else 0
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
                                       est):  # fmt: skip
                 continue
+            more = over  # (the group's tail for addr: policy.idle_tail)
+            if left and idle_tail(left, paces[busy], paces.get(addr)):
+                more = max(over, policy_module.IDLE_TAIL)
             count = _of_group(s.workers[addr], ts.group)
-            if not within_share(count + lacked, size, running, over):
+            if not within_share(count + lacked, size, running, more):
                 continue
             got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
                               complete={addr}, commits=plan.further)  # fmt: skip
             if got is not None:
-                if over and policy_module.IDLE_COMBINE \
+                if more and policy_module.IDLE_COMBINE \
                         and not within_share(count, size, running):  # fmt: skip
                     self._idle_groups.add(ts.group.name)  # (over its share: _idle_load)
                 return got, {}
