@@ -2418,8 +2418,10 @@ def slower_alone(busy_pace, others) -> bool:
 # A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
 # every root of the group not started yet sooner than the busy one runs the root (idle_tail)
 # may take it IDLE_TAIL over its even share (within_share's ``over``; IDLE_COMBINE then
-# places the reduction's later level). 0: slow43's. slow44.
-IDLE_TAIL = 1
+# places the reduction's later level). 1: twin 2 x 1 loads 2.5x slower 1.083 -> 1.015x
+# queuing's, but 3 x 1 every task 2x slower peak 1.000 -> 1.154x, one group's loads 2x
+# slower 1.100 -> 1.152x (IDLE_OVER 1's moves, slow44-findings.txt): 0 by default, the A/B.
+IDLE_TAIL = 0
 
 
 def idle_tail(left: int, busy_pace, idle_pace) -> bool:
