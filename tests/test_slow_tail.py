@@ -21,12 +21,13 @@ def test_idle_tail_is_the_groups_tail_within_a_tie(monkeypatch):
     fast, slow = (0.161, 0.161), (0.403, 0.403)
     assert idle_tail(2, slow, fast)  # 2 x 0.161 s before the slow one's 0.403
     assert not idle_tail(3, slow, fast)  # 0.483 s: not the tail
-    assert idle_tail(3, (0.483, 0.483), fast)  # 3 x 0.161 = 0.483: a tie (loads 3x slower)
+    near = (0.1611, 0.1611)  # (the twin's 0.16100000000000003: 3 x it just over 0.483)
+    assert idle_tail(3, (0.483, 0.483), near)  # a tie within a sixteenth of a load
     assert idle_tail(1, (0.403, nan), (0.161, nan))  # one sample each
     assert not idle_tail(0, slow, fast) and not idle_tail(2, None, fast)
     assert not idle_tail(2, slow, (nan, nan))
     monkeypatch.setattr(policy, "IDLE_TIE", 0.0)
-    assert not idle_tail(3, (0.483, 0.483), fast)  # the float sum just over
+    assert not idle_tail(3, (0.483, 0.483), near)  # the sum just over decides
     monkeypatch.setattr(policy, "IDLE_TAIL", 0)
     assert not idle_tail(2, slow, fast)  # off: slow43's
 
