@@ -1,6 +1,6 @@
 """slow44: exact ties in the idle take. policy.idle_tail: at a root group's tail an idle worker
-takes a root from a worker slower alone (policy.slower_alone) IDLE_TAIL over its even share
-(0 by default: at 3 x 1 it goes over queuing's peak, slow44-findings.txt);
+takes a root from a worker slower alone (policy.slower_alone) one over its even share (bit 2:
+its stores then by the soonest end; bit 4: not for a busy worker whose readers lag too);
 IDLE_TIE: idle_takes' held gap (and idle_tail's seconds) within a sixteenth of a load is a
 tie that goes to the idle worker. Twin anomaly 2 x 1, one worker's loads slower
 (bench/twin_slow_worker.py --mode worker)."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tidegate import policy
-from tidegate.policy import idle_tail, idle_takes
+from tidegate.policy import idle_tail, idle_takes, reads_slower
 from test_slow_alone import _peak_at_most_queuings
 from test_slow_pace import _bench, _spans  # (the twin bench and its five namings' sums)
 
@@ -52,9 +52,40 @@ def test_twin_the_idle_worker_takes_a_tie_or_the_tail(monkeypatch, slow, switch,
     or below queuing's in every naming; the switch off: main's."""
     pytest.importorskip("distributed")
     bench = _bench()
-    monkeypatch.setattr(policy, "IDLE_TAIL", 1)  # (the A/B: 0 by default, policy.py says why)
     ratio = _spans(bench, slow, "worker", _peak_at_most_queuings, workers=2)
     assert ratio <= after + 0.005, ratio
     monkeypatch.setattr(policy, switch, 0.0 if switch == "IDLE_TIE" else 0)
     off = _spans(bench, slow, "worker", lambda *a: None, workers=2)
     assert abs(off - before) < 0.005, off
+
+
+def test_reads_slower_one_sample_each():
+    nan = float("nan")
+    assert reads_slower((0.066, 0.066), (0.033, 0.033))
+    assert reads_slower((0.066,), (0.033, nan))
+    assert not reads_slower((0.033, 0.066), (0.033, 0.033))  # its shorter at full speed
+    assert not reads_slower(None, (0.033,)) and not reads_slower((0.066,), (nan,))
+
+
+@pytest.mark.parametrize("mode,workers,bits,over", [("worker", 4, 1, 0.966),
+                                                    ("all", 3, 3, None)])
+def test_twin_the_tails_bits(monkeypatch, mode, workers, bits, over):
+    """IDLE_TAIL's bits 2 and 4. 4 x 1, loads 3x slower: the tail take put a 4th load on a
+    fast worker and its stores followed (0.966x queuing's); noted as paced (bit 2), the
+    stores go by the soonest end: 0.903x. 3 x 1, every task of one worker 2x slower: the
+    take of its last load (the lag not found yet) put the mean beside the idle worker's 5
+    loads, over queuing's peak in 4 of 5 namings; not taken (bit 4, its readers 2x slower
+    too): main's 4 / 4 / 4, at queuing's peak."""
+    pytest.importorskip("distributed")
+    bench = _bench()
+    slow = 3.0 if mode == "worker" else 2.0
+    ratio = _spans(bench, slow, mode, _peak_at_most_queuings, workers=workers)
+    assert ratio <= (0.903 if mode == "worker" else 0.934) + 0.005, ratio
+    monkeypatch.setattr(policy, "IDLE_TAIL", bits)
+    peaks = []
+    off = _spans(bench, slow, mode, lambda salt, t, q: peaks.append(t["peak"] > q["peak"]),
+                 workers=workers)
+    if over is not None:
+        assert abs(off - over) < 0.005, off
+    else:
+        assert sum(peaks) >= 4, peaks  # (one naming's timing keeps it under)

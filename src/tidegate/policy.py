@@ -2416,12 +2416,13 @@ def slower_alone(busy_pace, others) -> bool:
 
 
 # A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
-# every root of the group not started yet sooner than the busy one runs the root (idle_tail)
-# may take it IDLE_TAIL over its even share (within_share's ``over``; IDLE_COMBINE then
-# places the reduction's later level). 1: twin 2 x 1 loads 2.5x slower 1.083 -> 1.015x
-# queuing's, but 3 x 1 every task 2x slower peak 1.000 -> 1.154x, one group's loads 2x
-# slower 1.100 -> 1.152x (IDLE_OVER 1's moves, slow44-findings.txt): 0 by default, the A/B.
-IDLE_TAIL = 0
+# every root of the group not started yet as soon as the busy one runs the root (idle_tail)
+# may take it one over its even share (within_share's ``over``; IDLE_COMBINE then places the
+# reduction's later level). Bit 2: the group is then noted as paced (Placement._paced_groups:
+# its consumers go by the soonest end, PACE_CONSUMERS). Bit 4: not where the busy worker's
+# readers of the group are slower too (reads_slower: a process lagging throughout, the LAG_*
+# rules' case). 0: slow43's. slow44.
+IDLE_TAIL = 7
 
 
 def idle_tail(left: int, busy_pace, idle_pace) -> bool:
@@ -2434,12 +2435,25 @@ def idle_tail(left: int, busy_pace, idle_pace) -> bool:
     2 x 1, every load of one worker 2.5x slower (bench/twin_slow_worker.py --mode worker):
     the fast worker idled 1.30-2.73 s while the slow one ran the last group's three loads
     in series (the 2.5x of clearly_slower an exact tie): 1.083x queuing's makespan."""
-    if not IDLE_TAIL or busy_pace is None or idle_pace is None or left < 1:
+    if not IDLE_TAIL & 1 or busy_pace is None or idle_pace is None or left < 1:
         return False
     busy = [x for x in busy_pace if x == x]
     idle = [x for x in idle_pace if x == x]
     # (within IDLE_TIE of the idle one's load: an exact tie, the loads 3x slower, goes to it)
     return bool(busy and idle) and left * max(idle) <= min(busy) + IDLE_TIE * max(idle)
+
+
+def reads_slower(busy_read, idle_read) -> bool:
+    """Are a busy worker's readers of a root group (``busy_read``: the compute seconds of its
+    last ones, newest first; the anomaly's chunk-means) slower than an idle worker's
+    (``idle_read``) by more than ``LAG`` times, the busy one's shorter against the idle one's
+    longer, one sample each enough? Then the busy process lags throughout, not at its loads
+    alone, and :func:`idle_tail`'s take (``IDLE_TAIL`` bit 4) is not made: twin anomaly
+    3 x 1, every task of one worker 2x slower (--mode all), the take put the mean beside the
+    idle worker's 5 loads, 1.154x queuing's peak (the lag not found yet at the take)."""
+    busy = [x for x in busy_read or () if x == x]
+    idle = [x for x in idle_read or () if x == x]
+    return bool(busy and idle) and min(busy) > LAG * max(idle)
 
 
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers

@@ -45,6 +45,7 @@ from ..policy import (
     idle_takes,
     slower_alone,
     idle_tail,
+    reads_slower,
     within_share,
     ends_sooner_elsewhere,
     leaves_lagging,
@@ -1511,9 +1512,11 @@ class Placement:
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
                                       est):  # fmt: skip
                 continue
-            more = over  # (the group's tail for addr: policy.idle_tail)
-            if left and idle_tail(left, paces[busy], paces.get(addr)):
-                more = max(over, policy_module.IDLE_TAIL)
+            more = over  # (the group's tail for addr, not a lagging busy worker's: one over)
+            if left and idle_tail(left, paces[busy], paces.get(addr)) \
+                    and not (policy_module.IDLE_TAIL & 4
+                             and self._reads_slower(ts.group.name, busy, addr)):  # fmt: skip
+                more = max(over, 1)
             count = _of_group(s.workers[addr], ts.group)
             if not within_share(count + lacked, size, running, more):
                 continue
@@ -1523,8 +1526,18 @@ class Placement:
                 if more and policy_module.IDLE_COMBINE \
                         and not within_share(count, size, running):  # fmt: skip
                     self._idle_groups.add(ts.group.name)  # (over its share: _idle_load)
+                if more > over and policy_module.IDLE_TAIL & 2:
+                    self._paced_groups.add(ts.group.name)  # (stores by the soonest end)
                 return got, {}
         return None
+
+    def _reads_slower(self, group, busy, addr) -> bool:
+        """Are busy's readers of root group ``group`` slower than addr's (policy.reads_slower,
+        the paces policy.lags reads: ``_readers``)?"""
+        for root, paces in self._readers.values():
+            if root == group and reads_slower(paces.get(busy), paces.get(addr)):
+                return True
+        return False
 
     def _paced_keeps(self, ts, held_p, least_held, est, least, p) -> bool:
         """Does root ts stay with p rather than go to (or wait for) ``least``, the worker
