@@ -2430,11 +2430,13 @@ def idle_tail(left: int, busy_pace, idle_pace) -> bool:
     seconds at the root's group, newest first) the group's tail for an idle worker
     (``idle_pace``): would the idle worker run the ``left`` roots of the group not started
     yet (this one included) as soon as the busy one runs this one (within ``IDLE_TIE`` of
-    a load), its shorter known sample against the idle one's longer? As :func:`leaves_slower`'s bit 2 for a worker
-    clearly slower, read here below SLOWER, for an idle worker only. Why: twin anomaly
-    2 x 1, every load of one worker 2.5x slower (bench/twin_slow_worker.py --mode worker):
-    the fast worker idled 1.30-2.73 s while the slow one ran the last group's three loads
-    in series (the 2.5x of clearly_slower an exact tie): 1.083x queuing's makespan."""
+    a load), its shorter known sample against the idle one's longer? As
+    :func:`leaves_slower`'s bit 2 for a worker clearly slower, read here below SLOWER, for
+    an idle worker only (``IDLE_TAIL`` bit 1). Why: twin anomaly 2 x 1, every load of one
+    worker 2.5x slower (bench/twin_slow_worker.py --mode worker): the fast worker idled
+    1.30-2.73 s while the slow one ran the last group's three loads
+    in series (the 2.5x of clearly_slower an exact tie): 1.083x queuing's makespan; taken
+    (7 / 5), 1.015x at 0.971x its peak."""
     if not IDLE_TAIL & 1 or busy_pace is None or idle_pace is None or left < 1:
         return False
     busy = [x for x in busy_pace if x == x]

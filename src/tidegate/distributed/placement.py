@@ -1492,7 +1492,8 @@ class Placement:
         processing that should take it instead (policy.idle_takes by the group's paces and
         ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
         lack, or ts alone and one over where busy is slower than every other worker:
-        policy.slower_alone), ``(worker, {})``, or None. Not while a worker lags (the
+        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL),
+        ``(worker, {})``, or None. Not while a worker lags (the
         LAG_* rules' case). Cost: every worker's book, for such roots only; an idle
         worker's tasks where the paces say yes."""
         if self._lagging:
