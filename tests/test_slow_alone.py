@@ -50,6 +50,9 @@ def test_twin_idle_workers_take_a_slow_workers_roots(monkeypatch, slow, workers,
     pytest.importorskip("distributed")
     bench = _bench()
     monkeypatch.setattr(policy, "IDLE_OVER", over)
+    # (slow43's rule alone: slow44's tail take moves these cells, 4 x 1 3x 0.946 -> 0.903;
+    # test_slow_tail.py)
+    monkeypatch.setattr(policy, "IDLE_TAIL", 0)
     ratio = _spans(bench, slow, "worker", _peak_at_most_queuings, workers=workers)
     assert ratio <= after + 0.005, ratio
     monkeypatch.setattr(policy, "IDLE_ALONE", 0)

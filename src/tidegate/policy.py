@@ -2339,6 +2339,10 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
 # within_share; Placement._idle_takes). 0: main's. slow42.
 IDLE_PACE = 1.5
 IDLE_HELD = 3.0
+# idle_takes' held gap is loads (``estimate``) apart: IDLE_TIE of a load more still passes, so
+# the small reduced outputs beside the loads (the anomaly's chunk-means) do not decide an
+# exact tie (twin 2 x 1, loads 3x slower: refused by 640 bytes in 64 MB). 0: slow42's. slow44.
+IDLE_TIE = 0.0625
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
@@ -2364,7 +2368,7 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     if last != last or not known:
         return False
     return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
-        and idle_held + estimate <= busy_held + IDLE_HELD * estimate  # fmt: skip
+        and idle_held + estimate <= busy_held + (IDLE_HELD + IDLE_TIE) * estimate  # fmt: skip
 
 
 def within_share(count: int, group: int, workers: int, over: int = 0) -> bool:
@@ -2409,6 +2413,49 @@ def slower_alone(busy_pace, others) -> bool:
     if not IDLE_ALONE or busy_pace is None:
         return False
     return all(idle_takes(busy_pace, pace, 0.0, 0.0, 0.0) for pace in others)
+
+
+# A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
+# every root of the group not started yet as soon as the busy one runs the root (idle_tail)
+# may take it one over its even share (within_share's ``over``; IDLE_COMBINE then places the
+# reduction's later level). Bit 2: the group is then noted as paced (Placement._paced_groups:
+# its consumers go by the soonest end, PACE_CONSUMERS). Bit 4: not where the busy worker's
+# readers of the group are slower too (reads_slower: a process lagging throughout, the LAG_*
+# rules' case). 0: slow43's. slow44.
+IDLE_TAIL = 7
+
+
+def idle_tail(left: int, busy_pace, idle_pace) -> bool:
+    """Is a root that would wait for a busy worker (``busy_pace``: its last two compute
+    seconds at the root's group, newest first) the group's tail for an idle worker
+    (``idle_pace``): would the idle worker run the ``left`` roots of the group not started
+    yet (this one included) as soon as the busy one runs this one (within ``IDLE_TIE`` of
+    a load), its shorter known sample against the idle one's longer? As
+    :func:`leaves_slower`'s bit 2 for a worker clearly slower, read here below SLOWER, for
+    an idle worker only (``IDLE_TAIL`` bit 1). Why: twin anomaly 2 x 1, every load of one
+    worker 2.5x slower (bench/twin_slow_worker.py --mode worker): the fast worker idled
+    1.30-2.73 s while the slow one ran the last group's three loads
+    in series (the 2.5x of clearly_slower an exact tie): 1.083x queuing's makespan; taken
+    (7 / 5), 1.015x at 0.971x its peak."""
+    if not IDLE_TAIL & 1 or busy_pace is None or idle_pace is None or left < 1:
+        return False
+    busy = [x for x in busy_pace if x == x]
+    idle = [x for x in idle_pace if x == x]
+    # (within IDLE_TIE of the idle one's load: an exact tie, the loads 3x slower, goes to it)
+    return bool(busy and idle) and left * max(idle) <= min(busy) + IDLE_TIE * max(idle)
+
+
+def reads_slower(busy_read, idle_read) -> bool:
+    """Are a busy worker's readers of a root group (``busy_read``: the compute seconds of its
+    last ones, newest first; the anomaly's chunk-means) slower than an idle worker's
+    (``idle_read``) by more than ``LAG`` times, the busy one's shorter against the idle one's
+    longer, one sample each enough? Then the busy process lags throughout, not at its loads
+    alone, and :func:`idle_tail`'s take (``IDLE_TAIL`` bit 4) is not made: twin anomaly
+    3 x 1, every task of one worker 2x slower (--mode all), the take put the mean beside the
+    idle worker's 5 loads, 1.154x queuing's peak (the lag not found yet at the take)."""
+    busy = [x for x in busy_read or () if x == x]
+    idle = [x for x in idle_read or () if x == x]
+    return bool(busy and idle) and min(busy) > LAG * max(idle)
 
 
 LAG = 1.25  # lags: times the other worker's pace, at a root group's loads and their readers

@@ -44,6 +44,8 @@ from ..policy import (
     paced_move_fits,
     idle_takes,
     slower_alone,
+    idle_tail,
+    reads_slower,
     within_share,
     ends_sooner_elsewhere,
     leaves_lagging,
@@ -1503,7 +1505,8 @@ class Placement:
         processing that should take it instead (policy.idle_takes by the group's paces and
         ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
         lack, or ts alone and one over where busy is slower than every other worker:
-        policy.slower_alone), ``(worker, {})``, or None. Not while a worker lags (the
+        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL),
+        ``(worker, {})``, or None. Not while a worker lags (the
         LAG_* rules' case). Cost: every worker's book, for such roots only; an idle
         worker's tasks where the paces say yes."""
         if self._lagging:
@@ -1517,22 +1520,38 @@ class Placement:
         alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
         lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
         size, running = len(ts.group), len(s.running)
+        left = ts.group.states.get("queued", 0) if alone else 0
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
                                       est):  # fmt: skip
                 continue
+            more = over  # (the group's tail for addr, not a lagging busy worker's: one over)
+            if left and idle_tail(left, paces[busy], paces.get(addr)) \
+                    and not (policy_module.IDLE_TAIL & 4
+                             and self._reads_slower(ts.group.name, busy, addr)):  # fmt: skip
+                more = max(over, 1)
             count = _of_group(s.workers[addr], ts.group)
-            if not within_share(count + lacked, size, running, over):
+            if not within_share(count + lacked, size, running, more):
                 continue
             got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
                               complete={addr}, commits=plan.further)  # fmt: skip
             if got is not None:
-                if over and policy_module.IDLE_COMBINE \
+                if more and policy_module.IDLE_COMBINE \
                         and not within_share(count, size, running):  # fmt: skip
                     self._idle_groups.add(ts.group.name)  # (over its share: _idle_load)
+                if more > over and policy_module.IDLE_TAIL & 2:
+                    self._paced_groups.add(ts.group.name)  # (stores by the soonest end)
                 return got, {}
         return None
+
+    def _reads_slower(self, group, busy, addr) -> bool:
+        """Are busy's readers of root group ``group`` slower than addr's (policy.reads_slower,
+        the paces policy.lags reads: ``_readers``)?"""
+        for root, paces in self._readers.values():
+            if root == group and reads_slower(paces.get(busy), paces.get(addr)):
+                return True
+        return False
 
     def _paced_keeps(self, ts, held_p, least_held, est, least, p) -> bool:
         """Does root ts stay with p rather than go to (or wait for) ``least``, the worker
