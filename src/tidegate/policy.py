@@ -401,6 +401,10 @@ REGION_WHOLE = 1
 # 8 x 4 slower, up to 1.13x queuing's time); 0: off (main before seed43).
 # seed43-findings.txt.
 HINT_SHARE = 1
+# A root group loading whole at once (loads_at_once): a root opening a unit (its meetings'
+# other roots not placed yet) is refused by a busy worker still holding a unit's slots
+# (staggers_unit; Books.place's ``stagger``, the plugin's Placement._decide). 0: off.
+UNIT_STAGGER = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -541,6 +545,21 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
     if not HINT_SHARE or not loads_at_once(group, caps_total):
         return True
     return within_share(count, group, workers)
+
+
+def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) -> bool:
+    """:data:`UNIT_STAGGER`: is a fresh opener refused by a busy worker whose slots used
+    (``WorkerBook.slots_used``: roots in flight and owed) are ``slots_used``, where its group
+    loads whole at once (:func:`loads_at_once`; the body asks) and ``unit`` is the opener
+    and the roots its meetings would newly reserve (a chunk pair: 2)? 1: when the unit
+    would not fit in the worker's even share of the wave (a unit for each of the
+    ``group``'s roots, over the ``workers`` running: rounded up) nor in one unit; 2:
+    whenever the worker holds a whole unit's slots already (its last unit not consumed)."""
+    if not UNIT_STAGGER or unit <= 1:
+        return False
+    if UNIT_STAGGER == 2:
+        return slots_used >= unit
+    return slots_used + unit > max(unit, -(-group * unit // max(1, workers)))
 
 
 def region_cap(cap: float, threads: int, region: int = 0) -> float:

@@ -1011,7 +1011,9 @@ class Placement:
                     or _room_elsewhere(w, self._free, workers, widest))}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
-                               commits=plan.further, further=whole and plan.pair)  # fmt: skip
+                               commits=plan.further, further=whole and plan.pair,
+                               stagger=() if whole and plan.pair
+                               else self._stagger(ts))  # fmt: skip
             if addr is not None:
                 return addr, partners
             if whole and plan.pair and any(books.workers[w].processing for w in hint
@@ -1046,7 +1048,19 @@ class Placement:
                 self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                           stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+                           stimulus_id, lacks, commits=commits, pair=pair,
+                           stagger=self._stagger(ts)), partners  # fmt: skip
+
+    def _stagger(self, ts) -> tuple:
+        """``Books.place``'s ``stagger`` for root ts placed without partners: where ts's
+        group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
+        ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
+        if not policy_module.UNIT_STAGGER or not ts.dependents:
+            return ()
+        size = len(ts.group)
+        if size < 2 or not loads_at_once(size, self._caps_summed()):
+            return ()  # (a group of one, a store's handle: no wave to share)
+        return size, len(self.scheduler.running)
 
     def _hint_share(self, ts, hint) -> dict:
         """The workers of root ts's hint (its further meeting's: partial, or whole over
