@@ -1070,9 +1070,10 @@ class Books:
         # (the same on every worker: self.estimate, inlined)
         est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
         opens = self.opens(lacks) if commits else 0
-        # (policy.staggers_unit: the root and the roots it opens; not asked where it is
+        # (policy.staggers_unit: the root and the roots its meetings lack not processing
+        # yet, reserved by another opener or not: they follow it; not asked where it is
         # reserved, admits)
-        unit = 1 + self.opens(lacks) if stagger else 0
+        unit = 1 + self._unit(lacks) if stagger else 0
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
@@ -1278,6 +1279,15 @@ class Books:
         if type(lacks) is set:  # (the plugin's: counted in C, a set difference per dict)
             return len(lacks.difference(owed).difference(processing))
         return sum(1 for r in lacks if r not in owed and r not in processing)
+
+    def _unit(self, lacks) -> int:
+        """How many of ``lacks`` (``place``'s) are not processing yet: a root opening
+        their meetings brings them after it (``place``'s ``stagger``)."""
+        if not lacks:
+            return 0
+        if type(lacks) is set:
+            return len(lacks.difference(self._processing))
+        return sum(1 for r in lacks if r not in self._processing)
 
     def reserved(self, task) -> bool:
         """Has a root that opened task's meeting reserved a slot for it somewhere?"""

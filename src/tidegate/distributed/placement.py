@@ -932,7 +932,10 @@ class Placement:
                                self._spread_at_once(ts) if spread else False,
                                plan.further, deep=plan.deep, gather=plan.gather,
                                by_load=by_load,
-                               own_group=self._kept(ts) is not None), own  # fmt: skip
+                               own_group=self._kept(ts) is not None,
+                               # (shared partners only: it opens its own meetings)
+                               stagger=() if own or spread else self._stagger(ts)
+                               ), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
