@@ -797,7 +797,7 @@ class Placement:
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
         assert told == further and kwargs == {"deep": False, "gather": False, "by_load": False,
-                                              "own_group": own_group}, ts.key
+                                              "own_group": own_group, "stagger": ()}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
@@ -933,8 +933,10 @@ class Placement:
                                plan.further, deep=plan.deep, gather=plan.gather,
                                by_load=by_load,
                                own_group=self._kept(ts) is not None,
-                               # (shared partners only: it opens its own meetings)
-                               stagger=() if own or spread else self._stagger(ts)
+                               # (shared partners only, reserved nowhere: it opens its
+                               # own meetings)
+                               stagger=() if own or spread or books.reserved(ts.key)
+                               else self._stagger(ts)
                                ), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
