@@ -736,8 +736,8 @@ class Books:
         ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
-        see ``place``. ``unit`` (task and the roots it would newly reserve, 0: not asked)
-        and ``wave``: ``policy.staggers_unit``'s, from ``place``'s ``stagger``."""
+        see ``place``. ``unit`` (task and its meetings' lacks not processing yet, 0: not
+        asked) and ``wave``: ``policy.staggers_unit``'s, from ``place``'s ``stagger``."""
         if pair and opens and pair_waits(book.processing, book.cap, book.threads,
                                          book.roots_untouched,
                                          book.roots_processing):  # fmt: skip
@@ -1051,8 +1051,8 @@ class Books:
         opens them only where ``policy.pair_waits`` lets it (not where the tasks
         processing fill the cap). ``stagger``: ``(roots of task's group, running
         workers)`` where that group loads whole at once (the plugin's, ``()``: not): on a
-        worker that did not reserve it, task and the roots of ``lacks`` it would newly
-        reserve (its unit) open only as ``policy.staggers_unit`` lets them, idle workers
+        worker that did not reserve it, task and the roots of ``lacks`` not processing
+        yet (its unit) open only as ``policy.staggers_unit`` lets them, idle workers
         excepted.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing

@@ -562,7 +562,7 @@ def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) 
     """:data:`UNIT_STAGGER`: is a fresh opener refused by a busy worker whose slots used
     (``WorkerBook.slots_used``: roots in flight and owed) are ``slots_used``, where its group
     loads whole at once (:func:`loads_at_once`; the body asks) and ``unit`` is the opener
-    and the roots its meetings would newly reserve (a chunk pair: 2)? 1: when the unit
+    and its meeting's other roots not processing yet (a chunk pair: 2)? 1: when the unit
     would not fit in the worker's even share of the wave (a unit for each of the
     ``group``'s roots, over the ``workers`` running: rounded up) nor in one unit; 2:
     whenever the worker holds a whole unit's slots already (its last unit not consumed)."""

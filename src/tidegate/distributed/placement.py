@@ -1057,7 +1057,7 @@ class Placement:
                            stagger=self._stagger(ts)), partners  # fmt: skip
 
     def _stagger(self, ts) -> tuple:
-        """``Books.place``'s ``stagger`` for root ts placed without partners: where ts's
+        """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
         group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
         ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
         if not policy_module.UNIT_STAGGER or not ts.dependents \
