@@ -1060,12 +1060,14 @@ class Placement:
         """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
         group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
         ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
-        if not policy_module.UNIT_STAGGER or not ts.dependents \
-                or is_one_handle(0, len(ts.dependents), ts.nbytes):
+        if not policy_module.UNIT_STAGGER:
+            return ()
+        size = len(ts.group)  # (the cheap tests first: most roots' groups stagger anyway)
+        if size < 2 or not loads_at_once(size, self._caps_summed()):
+            return ()
+        if not ts.dependents or is_one_handle(0, len(ts.dependents), ts.nbytes):
             return ()  # (a store's handle opens its readers' meetings, it is no unit)
-        size = len(ts.group)
-        if size < 2 or len(self._plan(ts).meetings) != 1 \
-                or not loads_at_once(size, self._caps_summed()):
+        if len(self._plan(ts).meetings) != 1:
             # (a unit: the roots of one meeting; a tree reduction's group of partials
             # meets its next level too: twin anomaly 20 x 4, 1.09x queuing's peak with it)
             return ()
