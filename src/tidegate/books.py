@@ -48,7 +48,7 @@ from .policy import (
     asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
     backlogged, may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
-    place_root, rejudged_on,
+    place_root, rejudged_on, staggers_unit,
 )
 
 LOG_SIZE = 100_000
@@ -729,14 +729,15 @@ class Books:
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
-                pair=False, region=0) -> bool:  # fmt: skip
+                pair=False, region=0, unit=0, wave=()) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root).
         ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
         a root placed by its region of ``region`` roots). ``waiting``:
         ``may_admit_root``'s ``queued``.
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
-        see ``place``."""
+        see ``place``. ``unit`` (task and its meetings' lacks not processing yet, 0: not
+        asked) and ``wave``: ``policy.staggers_unit``'s, from ``place``'s ``stagger``."""
         if pair and opens and pair_waits(book.processing, book.cap, book.threads,
                                          book.roots_untouched,
                                          book.roots_processing):  # fmt: skip
@@ -749,6 +750,12 @@ class Books:
             self.log.append((task, "withheld", w, stimulus_id))
             return False
         idle = progress and self.may_progress(book, w)
+        if unit and not idle and staggers_unit(
+                book.roots_processing + book.roots_untouched + book.owed, unit, *wave):
+            # (a fresh opener of a group loading whole at once: not beside a unit whose
+            # data no consumer took yet, policy.UNIT_STAGGER)
+            self.log.append((task, "withheld", w, stimulus_id))
+            return False
         answer = [completes_consumer]
         if callable(completes_consumer):
             def completes_consumer(ask=completes_consumer):
@@ -997,7 +1004,7 @@ class Books:
               lacks=None, shared=None, complete=(), spread=False,
               commits=False, further=False, wide=False, deep=False,
               gather=False, by_load=False, own_group=False, pair=False,
-              region=0):  # fmt: skip
+              region=0, stagger=()):  # fmt: skip
         """The worker root ``task`` should start on now, or None (keep it withheld):
         :func:`policy.place_root` over the workers that can matter.
 
@@ -1042,7 +1049,11 @@ class Books:
         it (``policy.counts_own_group``). ``pair``: ``commits`` is the plugin's
         ``policy.pair_commits`` (pairs met by a root's parts, no further meeting): task
         opens them only where ``policy.pair_waits`` lets it (not where the tasks
-        processing fill the cap).
+        processing fill the cap). ``stagger``: ``(roots of task's group, running
+        workers)`` where that group loads whole at once (the plugin's, ``()``: not): on a
+        worker that did not reserve it, task and the roots of ``lacks`` not processing
+        yet (its unit) open only as ``policy.staggers_unit`` lets them, idle workers
+        excepted.
 
         ``partners``: {worker: inputs of the tasks its data meets, held or processing
         there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
@@ -1059,11 +1070,15 @@ class Books:
         # (the same on every worker: self.estimate, inlined)
         est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
         opens = self.opens(lacks) if commits else 0
+        # (policy.staggers_unit: the root and the roots its meetings lack not processing
+        # yet, reserved by another opener or not: they follow it; not asked where it is
+        # reserved, admits)
+        unit = 1 + self._unit(lacks) if stagger else 0
         # Refusals remembered (see _refusals): valid while the task-wide inputs of the
         # answer are these and, per worker, its book's version and the two inputs below.
         expecting, log = self.expecting, self.log
         asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep,
-                 pair, region)
+                 pair, region, unit, stagger)
         # (_admits asks the body's view only then; place asks it once per worker)
         awaited = self.noted if opens and self.combines is not None else None
         entry = self._refusals.get(task)
@@ -1104,8 +1119,9 @@ class Books:
                 if self.audit:  # (tests: the remembered answer is _admits')
                     assert not self._admits(book, w, task, est, completes, stimulus_id, True,
                                             int(reserved), spread, _queues_behind_a_load(book),
-                                            opens, pair=pair,
-                                            region=region), (task, w)  # fmt: skip
+                                            opens, pair=pair, region=region,
+                                            unit=0 if reserved else unit,
+                                            wave=stagger), (task, w)  # fmt: skip
                     self.audited["refused"] = self.audited.get("refused", 0) + 1
                     if awaited is not None and aw is None:  # (kept whatever the view)
                         self.audited["refused, view not asked"] = \
@@ -1113,7 +1129,8 @@ class Books:
                 log.append((task, "withheld", w, stimulus_id))  # as _admits would
                 return False
             ok = self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                              spread, _queues_behind_a_load(book), opens, aw, pair, region)
+                              spread, _queues_behind_a_load(book), opens, aw, pair, region,
+                              0 if reserved else unit, stagger)
             if ok:
                 return True
             if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
@@ -1262,6 +1279,15 @@ class Books:
         if type(lacks) is set:  # (the plugin's: counted in C, a set difference per dict)
             return len(lacks.difference(owed).difference(processing))
         return sum(1 for r in lacks if r not in owed and r not in processing)
+
+    def _unit(self, lacks) -> int:
+        """How many of ``lacks`` (``place``'s) are not processing yet: a root opening
+        their meetings brings them after it (``place``'s ``stagger``)."""
+        if not lacks:
+            return 0
+        if type(lacks) is set:
+            return len(lacks.difference(self._processing))
+        return sum(1 for r in lacks if r not in self._processing)
 
     def reserved(self, task) -> bool:
         """Has a root that opened task's meeting reserved a slot for it somewhere?"""

@@ -401,6 +401,21 @@ REGION_WHOLE = 1
 # 8 x 4 slower, up to 1.13x queuing's time); 0: off (main before seed43).
 # seed43-findings.txt.
 HINT_SHARE = 1
+# A root group loading whole at once (loads_at_once): a root opening a unit (it and its one
+# meeting's other roots not processing yet) goes to a busy worker only where the unit fits
+# in the worker's even share of the wave (staggers_unit; Books.place's ``stagger``, the
+# plugin's Placement._stagger). Why: the seed's zarr slice-add on 8 x 4 (12 chunk pairs,
+# caps summed 40): each worker took two pairs at once, both pairs' loads and slices held
+# together (7 chunks, 1.29-1.40x queuing's peak in 15 of 15 runs); staggered, a worker's
+# second pair loads once its first pair's store started: 1.000x in 15 of 15 at 2 and 10
+# ms, time 0.48 -> 0.51x / 0.43 -> 0.45x queuing's; 4 x 4 at 10 ms 1.063 -> 1.000x;
+# vorticity-files 8 x 4 1.000 -> 0.84x (runs over 6 -> 1 / 3 -> 0 of 15). Its cost: the
+# units that wait start a load later; where loads are long against their consumers (the
+# twin's default model, 50 MB chunks: fingerprints' stack-sum / slice-add 20 x 4) that is
+# 0.91 -> 1.25x queuing's time for the same peak (seed44-findings.txt). 2: a worker
+# holding a whole unit's slots takes none (slice-add 4 x 4 0.75x peak, 1.8x the time);
+# 0: off.
+UNIT_STAGGER = 1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -541,6 +556,21 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
     if not HINT_SHARE or not loads_at_once(group, caps_total):
         return True
     return within_share(count, group, workers)
+
+
+def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) -> bool:
+    """:data:`UNIT_STAGGER`: is a fresh opener refused by a busy worker whose slots used
+    (``WorkerBook.slots_used``: roots in flight and owed) are ``slots_used``, where its group
+    loads whole at once (:func:`loads_at_once`; the body asks) and ``unit`` is the opener
+    and its meeting's other roots not processing yet (a chunk pair: 2)? 1: when the unit
+    would not fit in the worker's even share of the wave (a unit for each of the
+    ``group``'s roots, over the ``workers`` running: rounded up) nor in one unit; 2:
+    whenever the worker holds a whole unit's slots already (its last unit not consumed)."""
+    if not UNIT_STAGGER or unit <= 1:
+        return False
+    if UNIT_STAGGER == 2:
+        return slots_used >= unit
+    return slots_used + unit > max(unit, -(-group * unit // max(1, workers)))
 
 
 def region_cap(cap: float, threads: int, region: int = 0) -> float:

@@ -812,7 +812,7 @@ class Placement:
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
         assert told == further and kwargs == {"deep": False, "gather": False, "by_load": False,
-                                              "own_group": own_group}, ts.key
+                                              "own_group": own_group, "stagger": ()}, ts.key
         self._lacked = lacks
         self._audited("owed")
 
@@ -947,7 +947,12 @@ class Placement:
                                self._spread_at_once(ts) if spread else False,
                                plan.further, deep=plan.deep, gather=plan.gather,
                                by_load=by_load,
-                               own_group=self._kept(ts) is not None), own  # fmt: skip
+                               own_group=self._kept(ts) is not None,
+                               # (shared partners only, reserved nowhere: it opens its
+                               # own meetings)
+                               stagger=() if own or spread or books.reserved(ts.key)
+                               else self._stagger(ts)
+                               ), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
             # for roots may take it past its count, the free ones (least loaded) first.
@@ -1026,7 +1031,9 @@ class Placement:
                     or _room_elsewhere(w, self._free, workers, widest))}
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
-                               commits=plan.further, further=whole and plan.pair)  # fmt: skip
+                               commits=plan.further, further=whole and plan.pair,
+                               stagger=() if whole and plan.pair
+                               else self._stagger(ts))  # fmt: skip
             if addr is not None:
                 return addr, partners
             if whole and plan.pair and any(books.workers[w].processing for w in hint
@@ -1061,7 +1068,25 @@ class Placement:
                 self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
-                           stimulus_id, lacks, commits=commits, pair=pair), partners  # fmt: skip
+                           stimulus_id, lacks, commits=commits, pair=pair,
+                           stagger=self._stagger(ts)), partners  # fmt: skip
+
+    def _stagger(self, ts) -> tuple:
+        """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
+        group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
+        ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
+        if not policy_module.UNIT_STAGGER:
+            return ()
+        size = len(ts.group)  # (the cheap tests first: most roots' groups stagger anyway)
+        if size < 2 or not loads_at_once(size, self._caps_summed()):
+            return ()
+        if not ts.dependents or is_one_handle(0, len(ts.dependents), ts.nbytes):
+            return ()  # (a store's handle opens its readers' meetings, it is no unit)
+        if len(self._plan(ts).meetings) != 1:
+            # (a unit: the roots of one meeting; a tree reduction's group of partials
+            # meets its next level too: twin anomaly 20 x 4, 1.09x queuing's peak with it)
+            return ()
+        return size, len(self.scheduler.running)
 
     def _hint_share(self, ts, hint) -> dict:
         """The workers of root ts's hint (its further meeting's: partial, or whole over

@@ -1,0 +1,77 @@
+"""policy.UNIT_STAGGER (seed44): the seed's slice-add (test_handle_share's graph: two zarr
+arrays of 12 chunks, a load and a slice per chunk, one store per chunk pair, one final task)
+on 8 x 4 in the twin. Its 24 loads fit the caps summed (40): with the hint's share (seed43)
+every worker took two chunk pairs at once, both pairs' loads and slices held together
+(1.45-1.5x queuing's peak), and the two handles' workers none. Staggered, a worker opens
+its second pair once the first pair's data is consumed (its store started)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from test_handle_share import _peaks
+from tidegate import policy
+from tidegate.books import Books
+from tidegate.policy import Policy, staggers_unit
+
+
+def test_a_unit_waits_where_it_does_not_fit_the_share(monkeypatch):
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 1)
+    # a pair's opener, 12 of its group over 8 workers: 3 slots a worker
+    assert not staggers_unit(1, 2, 12, 8)  # (a store's handle held there: it fits)
+    assert staggers_unit(2, 2, 12, 8)  # a pair in flight: the next waits
+    assert not staggers_unit(4, 2, 12, 4)  # over 4 workers: 6 slots, three pairs at once
+    assert staggers_unit(5, 2, 12, 4)
+    assert not staggers_unit(4, 1, 12, 8)  # no partners to open: not a unit
+    assert not staggers_unit(0, 4, 6, 8)  # a unit larger than the share fits once
+    assert staggers_unit(1, 4, 6, 8)
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 2)  # whenever a unit is in flight
+    assert staggers_unit(2, 2, 12, 4) and not staggers_unit(1, 2, 12, 4)
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 0)
+    assert not staggers_unit(5, 2, 12, 4)
+
+
+def test_books_place_staggers_a_fresh_opener_off_a_busy_worker(monkeypatch):
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 1)
+
+    def books_with_a_pair_on_w():
+        books = Books(Policy())
+        books.add_worker("w", 4, math.inf)
+        books.add_worker("v", 4, math.inf)
+        assert books.place("a1", math.nan, "a", {}, ["w", "v"], lacks={"b1"},
+                           stagger=(12, 8)) == "w"
+        books.on_run("a1", "w", True, "a", math.nan)
+        assert books.workers["w"].slots_used == 2  # a1 running, b1 owed
+        return books
+
+    books = books_with_a_pair_on_w()
+    # w listed first (least loaded: owed roots are not in the load order) refuses the
+    # second pair's opener: v takes it
+    assert books.place("a2", math.nan, "a", {}, ["w", "v"], lacks={"b2"},
+                       stagger=(12, 8)) == "v"
+    assert ("a2", "withheld", "w", None) in books.log
+    # the pair's other root, reserved on w, is no opener there
+    assert books.place("b1", math.nan, "b", {"w": 1}, ["w", "v"], complete={"w"},
+                       stagger=(12, 8)) == "w"
+    books = books_with_a_pair_on_w()
+    assert books.place("a2", math.nan, "a", {}, ["w", "v"], lacks={"b2"}) == "w"  # no wave
+    books = books_with_a_pair_on_w()
+    assert books.place("a2", math.nan, "a", {}, ["w", "v"], lacks={"b2"},
+                       stagger=(12, 2)) == "w"  # a share of 12 slots: it fits
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 0)
+    books = books_with_a_pair_on_w()
+    assert books.place("a2", math.nan, "a", {}, ["w", "v"], lacks={"b2"},
+                       stagger=(12, 8)) == "w"
+
+
+@pytest.mark.parametrize("lag", [0.002, 0.01])
+def test_twin_slice_add_eight_by_four_staggers_its_pairs(monkeypatch, lag):
+    """8 x 4: staggered, 1.2x queuing's peak here (a worker's second pair loads beside its
+    first pair's slices held by their store: six chunks against queuing's five; 1.000x in
+    every run of the bench's model, seed44-findings.txt); without, 1.45-1.5x."""
+    pytest.importorskip("distributed")
+    on = _peaks(monkeypatch, 8, lag, HANDLE_UNOWE=1, HINT_SHARE=1, UNIT_STAGGER=1)
+    off = _peaks(monkeypatch, 8, lag, HANDLE_UNOWE=1, HINT_SHARE=1, UNIT_STAGGER=0)
+    for (t_on, q), (t_off, _) in zip(on, off):
+        assert t_on <= 1.25 * q < 1.4 * q < t_off, (on, off)
