@@ -738,18 +738,22 @@ BACKLOG_THREADS = 1
 BACKLOG_FLIGHT = 1
 BACKLOG_WIDE = 2
 BACKLOG_HELD = 2.0
-# On workers of BACKLOG_BURST_THREADS+ threads (grp44) a root loading there refuses another
-# while BACKLOG_BURST tasks or more wait for a thread (``processing >= threads +
-# BACKLOG_BURST``) and the worker holds BACKLOG_BURST_HELD times its count's worth of the
-# largest root: one root at a time where the work queues. The count frees a slot at a
-# root's first consumer, so a worker whose queue drained for a moment took 4-5 roots within
-# 20 ms, their splits and day merges then queued behind each other (twin groupby-month store
-# 2 x 4, g7 s0: 5 chunks at processing 43 -> 10; queuing sends none past 5 tasks
-# processing). 30 namings: peak over queuing's median 1.043 -> 0.817x, over 1.05x 15 -> 2,
-# max 1.39 -> 1.19x; time median 0.989 -> 0.992x. 0: before grp44.
+# On workers of more threads (grp44) a root loading there refuses another while
+# BACKLOG_BURST tasks or more wait for a thread (``processing >= threads + BACKLOG_BURST``)
+# and the worker holds BACKLOG_BURST_HELD times its count's worth of the largest root: one
+# root at a time where work queues. The count frees a slot at a root's first consumer, so a
+# worker whose queue had drained for a moment took 4-5 roots within 20 ms and their splits
+# and day merges queued behind each other (twin groupby-month store 2 x 4, g7 s0: 5 chunks
+# as its processing fell 43 -> 10; queuing sends none past 5 tasks processing there).
+# Groupby store, peak over queuing's median / over 1.05x / max, time median: 2 x 4 (30
+# namings) 1.043 / 15 / 1.39 -> 0.909 / 6 / 1.14, time 0.989 -> 0.990; 2 x 2 (60) 0.911 /
+# 10 / 1.28 -> 0.849 / 4 / 1.24, 0.984 -> 0.985; 4 x 2 (30) 0.988 / 11 / 1.57 -> 0.930 / 5
+# / 1.21, 0.997 -> 1.010. Without the held test (0) the peaks fell further (2 x 4 0.817 /
+# 2 / 1.19) but rolling's halo-bound workers idled: rolling 2 x 4 time 1.037 -> 1.088x
+# (1.055 with it). BACKLOG_BURST_THREADS 4: 2 x 4 only. 0: before grp44.
 BACKLOG_BURST = 1
-BACKLOG_BURST_THREADS = 4
-BACKLOG_BURST_HELD = 0.0
+BACKLOG_BURST_THREADS = 2
+BACKLOG_BURST_HELD = 1.3
 
 
 def backlogged(processing: int, roots_processing: int, threads: int,
