@@ -256,13 +256,19 @@ def test_a_reservation_for_a_root_does_not_count_against_that_root():
     b.validate()
 
 
-def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_it_fits():
+def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_it_fits(
+        monkeypatch):
     """u's merge meets v-side data again (rechunk-add: ``commits``, policy.meets_further):
     opening it obliges the worker to load its partner too, so the partner counts as in
     flight when u asks. At 4 roots in flight (cap 5) the pair does not fit and the opener
     goes to a worker with room; without ``commits`` it was admitted there and its partner
     passed the count by completing the meeting (twin rechunk-add 20x4: 9-10 roots in flight
-    on a worker, 0.89x queuing's peak; with it 0.66x)."""
+    on a worker, 0.89x queuing's peak; with it 0.66x). (The count alone: a worker of 4
+    roots loading and a task waiting for a thread takes none by policy.BACKLOG_BURST.)"""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 0)
+
     def four_in_flight():
         b = books(saturation=1.1, threads=4)  # cap 5
         b.add_worker("c", 4, math.inf)
@@ -420,8 +426,11 @@ def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch
     and the books count the block's slot free once it was split (twin rechunk 4 x 4 at
     2 ms: 1.11x queuing's peak in 5 of 15 runs; tail35-findings.txt). With room by the
     in-flight count, the opener goes elsewhere (or waits); without ``pair`` (a further
-    meeting's commits) it is admitted as before; on two threads the rule stays out."""
+    meeting's commits) it is admitted as before; on two threads the rule stays out. (A
+    root loading where a task waits for a thread: policy.BACKLOG_BURST's, off here.)"""
     import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 0)
 
     def busy(threads):
         b = books(saturation=1.1, threads=threads, workers=("a", "c"))  # cap 5 / 3
