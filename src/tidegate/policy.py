@@ -750,9 +750,11 @@ BACKLOG_HELD = 2.0
 # 10 / 1.28 -> 0.849 / 4 / 1.24, 0.984 -> 0.985; 4 x 2 (30) 0.988 / 11 / 1.57 -> 0.930 / 5
 # / 1.21, 0.997 -> 1.010. Without the held test (0) the peaks fell further (2 x 4 0.817 /
 # 2 / 1.19) but rolling's halo-bound workers idled: rolling 2 x 4 time 1.037 -> 1.088x
-# (1.055 with it). BACKLOG_BURST_THREADS 4: 2 x 4 only. 0: before grp44.
+# (1.055 with it). On two threads (BACKLOG_BURST_THREADS 2, the numbers above for 2 x 2 and
+# 4 x 2) the twin's seed graphs paid: s-vorticity 4 x 2 makespan 0.92 -> 1.08x queuing's,
+# f-unique 4 x 2 1.00 -> 1.05x (peak 0.55 -> 0.64x): 4+ threads only. 0: before grp44.
 BACKLOG_BURST = 1
-BACKLOG_BURST_THREADS = 2
+BACKLOG_BURST_THREADS = 4
 BACKLOG_BURST_HELD = 1.3
 
 
