@@ -384,10 +384,10 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     queue drained for a moment took 4-5 roots at once, their consumers then queued behind
     each other (twin groupby-month store 2 x 4; grp44). With a thread free, no root
     loading, or holding less, the count decides; an idle worker is always taken;
-    BACKLOG_BURST = 0 restores the count. The switches' defaults: fails with BACKLOG_BURST
-    off."""
+    BACKLOG_BURST = 0 (the default: the lead's A/B) restores the count."""
     import tidegate.policy as policy
 
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
     threads = max(policy.BACKLOG_BURST_THREADS, policy.BACKLOG_THREADS + 1)
     b = books(saturation=1.5, threads=threads, workers=("a", "b"))
     a = b.workers["a"]

@@ -752,8 +752,11 @@ BACKLOG_HELD = 2.0
 # 2 / 1.19) but rolling's halo-bound workers idled: rolling 2 x 4 time 1.037 -> 1.088x
 # (1.055 with it). On two threads (BACKLOG_BURST_THREADS 2, the numbers above for 2 x 2 and
 # 4 x 2) the twin's seed graphs paid: s-vorticity 4 x 2 makespan 0.92 -> 1.08x queuing's,
-# f-unique 4 x 2 1.00 -> 1.05x (peak 0.55 -> 0.64x): 4+ threads only. 0: before grp44.
-BACKLOG_BURST = 1
+# f-unique 4 x 2 1.00 -> 1.05x (peak 0.55 -> 0.64x). Off (0) by default: on 4 threads it
+# moved 21 of the 62 plugin fingerprints (every 20 x 4 and 100 x 4 seed workload; twin
+# anomaly 400 steps at 40 x 4: peak 4,369 -> 4,939 MB, makespan 19.9 -> 16.8 s) and undid
+# rules that let a tree reduction's next group queue behind loading threads (grp44).
+BACKLOG_BURST = 0
 BACKLOG_BURST_THREADS = 4
 BACKLOG_BURST_HELD = 1.3
 
