@@ -256,13 +256,19 @@ def test_a_reservation_for_a_root_does_not_count_against_that_root():
     b.validate()
 
 
-def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_it_fits():
+def test_a_root_committing_its_worker_to_a_further_meeting_opens_it_only_where_it_fits(
+        monkeypatch):
     """u's merge meets v-side data again (rechunk-add: ``commits``, policy.meets_further):
     opening it obliges the worker to load its partner too, so the partner counts as in
     flight when u asks. At 4 roots in flight (cap 5) the pair does not fit and the opener
     goes to a worker with room; without ``commits`` it was admitted there and its partner
     passed the count by completing the meeting (twin rechunk-add 20x4: 9-10 roots in flight
-    on a worker, 0.89x queuing's peak; with it 0.66x)."""
+    on a worker, 0.89x queuing's peak; with it 0.66x). (The count alone: a worker of 4
+    roots loading and a task waiting for a thread takes none by policy.BACKLOG_BURST.)"""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 0)
+
     def four_in_flight():
         b = books(saturation=1.1, threads=4)  # cap 5
         b.add_worker("c", 4, math.inf)
@@ -371,6 +377,47 @@ def test_a_backlogged_two_thread_worker_takes_no_second_root(monkeypatch):
     b.validate()
 
 
+def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(monkeypatch):
+    """On a worker of BACKLOG_BURST_THREADS+ threads a root loading refuses another while
+    BACKLOG_BURST tasks wait for a thread and the worker holds BACKLOG_BURST_HELD times
+    its count's worth of the largest root, though the count has room: a worker whose
+    queue drained for a moment took 4-5 roots at once, their consumers then queued behind
+    each other (twin groupby-month store 2 x 4; grp44). With a thread free, no root
+    loading, or holding less, the count decides; an idle worker is always taken;
+    BACKLOG_BURST = 0 (the default: the lead's A/B) restores the count."""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
+    threads = max(policy.BACKLOG_BURST_THREADS, policy.BACKLOG_THREADS + 1)
+    b = books(saturation=1.5, threads=threads, workers=("a", "b"))
+    a = b.workers["a"]
+    b.on_run("r0", "a", True, "g", NAN)
+    b.on_finished("r0", 8e6, (), False, True)  # (the largest root's size known: slots)
+    slots = a.cap * 8e6
+    a.held = policy.BACKLOG_BURST_HELD * slots
+    b.on_run("r1", "a", True, "g", NAN)  # loading
+    for t in range(threads + policy.BACKLOG_BURST - 2):
+        b.on_run(f"s-{t}", "a", False, "s", NAN)
+    assert a.roots_processing + a.roots_untouched == 2 < a.cap
+    assert b.admits("a", "r2", NAN, "g", False)  # a thread free: the count decides
+    before = b.refusal_inputs("a")
+    b.on_run("s-last", "a", False, "s", NAN)  # a task waits for a thread
+    assert a.processing - 1 < policy.BACKLOG_WIDE * threads  # (grp43's backlog says no)
+    assert policy.backlogged(a.processing, 1, threads, 1, a.held, slots)
+    assert not b.admits("a", "r2", NAN, "g", False)
+    assert ("r2", "withheld", "a", None) in b.story("r2")
+    assert b.refuses_further("r2", "g", "a", set(), False, False)
+    assert b.refusal_inputs("a") != before
+    assert b.place("r2", NAN, "g", {}, ["a", "b"]) == "b"  # idle b: the progress rule
+    assert not policy.backlogged(a.processing - 1, 0, threads, 2, a.held, slots)  # no load
+    a.held = policy.BACKLOG_BURST_HELD * slots - a.estimated - 1e6  # holding less
+    assert b.admits("a", "r3", NAN, "g", False)
+    a.held = policy.BACKLOG_BURST_HELD * slots
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 0)
+    assert b.admits("a", "r3", NAN, "g", False)
+    b.validate()
+
+
 def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch):
     """A root whose parts meet several pairs (the plugin's policy.pair_commits: a rechunk's
     block cut in halves) opens them only where the tasks processing, queued or running,
@@ -379,8 +426,11 @@ def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch
     and the books count the block's slot free once it was split (twin rechunk 4 x 4 at
     2 ms: 1.11x queuing's peak in 5 of 15 runs; tail35-findings.txt). With room by the
     in-flight count, the opener goes elsewhere (or waits); without ``pair`` (a further
-    meeting's commits) it is admitted as before; on two threads the rule stays out."""
+    meeting's commits) it is admitted as before; on two threads the rule stays out. (A
+    root loading where a task waits for a thread: policy.BACKLOG_BURST's, off here.)"""
     import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 0)
 
     def busy(threads):
         b = books(saturation=1.1, threads=threads, workers=("a", "c"))  # cap 5 / 3
