@@ -412,10 +412,11 @@ HINT_SHARE = 1
 # vorticity-files 8 x 4 1.000 -> 0.84x (runs over 6 -> 1 / 3 -> 0 of 15). Its cost: the
 # units that wait start a load later; where loads are long against their consumers (the
 # twin's default model, 50 MB chunks: fingerprints' stack-sum / slice-add 20 x 4) that is
-# 0.91 -> 1.25x queuing's time for the same peak (seed44-findings.txt). 2: a worker
-# holding a whole unit's slots takes none (slice-add 4 x 4 0.75x peak, 1.8x the time);
-# 0: off.
-UNIT_STAGGER = 1
+# 0.91 -> 1.25x queuing's time for the same peak (seed44-findings.txt), and nothing at
+# placement tells the two apart (no load has finished): off, so no measured cell loses;
+# 1 for clusters whose loads are short against their consumers. 2: a worker holding a
+# whole unit's slots takes none (slice-add 4 x 4 0.75x peak, 1.8x the time); 0: off.
+UNIT_STAGGER = 0
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
