@@ -216,3 +216,40 @@ def test_a_cut_made_anew_keeps_started_roots_on_their_workers(monkeypatch):
     p, roots = _plugin_with_regions(monkeypatch, lambda i: True, {i: "w1" for i in range(8)})
     fresh = ["w0", "w0", "w0", "w1"] * 2 + ["w0", "w0", "w1", "w1"] + ["w1"] * 4
     assert [p._region_of(r) for r in roots] == fresh  # (main's: cut afresh)
+
+
+def test_place_cuts_a_grown_or_replaced_group_again(monkeypatch):
+    # _place reads the kept entry itself (no _region_of call a root, cpu44): a graph added
+    # to the group (its size changed) or a new group of the same name is cut again there.
+    from types import SimpleNamespace
+
+    from sortedcontainers import SortedDict
+
+    from tidegate.distributed import hooks
+
+    s = SimpleNamespace(workers=SortedDict(
+        (a, SimpleNamespace(address=a, nthreads=8, memory_limit=0)) for a in ("w0", "w1")),
+        tasks={}, task_groups={}, running=set(), stream_comms={})  # fmt: skip
+    p = hooks.Plugin()
+    p._resync()
+    p.scheduler = s
+    for w in s.workers.values():
+        p._book(w)
+    cuts = []
+
+    def regions_of(ts):  # the n-th cut puts every root on the n-th worker (mod 2)
+        cuts.append(len(ts.group))
+        return {ts.key: f"w{(len(cuts) - 1) % 2}"}
+
+    monkeypatch.setattr(p, "_regions_of", regions_of)
+    monkeypatch.setattr(p, "_region_place", lambda ts, target, sid, size: (target, size))
+
+    class Group(list):  # a TaskGroup: a name, a size
+        name = "block"
+
+    ts = SimpleNamespace(key="block-0", group=Group([None] * 4))
+    assert p._place(ts) == ("w0", 1) and p._place(ts) == ("w0", 1) and cuts == [4]
+    ts.group.append(None)  # a graph added to the group
+    assert p._place(ts) == ("w1", 1) and cuts == [4, 5]
+    ts.group = Group([None] * 5)  # a new group of the same name and size
+    assert p._place(ts) == ("w0", 1) and cuts == [4, 5, 5]

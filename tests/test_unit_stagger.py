@@ -65,6 +65,20 @@ def test_books_place_staggers_a_fresh_opener_off_a_busy_worker(monkeypatch):
                        stagger=(12, 8)) == "w"
 
 
+def test_a_reserved_root_opening_a_unit_is_no_fresh_opener_on_its_worker(monkeypatch):
+    # (review44) b1, reserved on w by a1's meeting, lacks c1 itself (a unit of 2, past w's
+    # share of 12 over 8): reserved there, it still goes to w.
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 1)
+    books = Books(Policy())
+    books.add_worker("w", 4, math.inf)
+    books.add_worker("v", 4, math.inf)
+    assert books.place("a1", math.nan, "a", {}, ["w", "v"], lacks={"b1"},
+                       stagger=(12, 8)) == "w"
+    books.on_run("a1", "w", True, "a", math.nan)
+    assert books.place("b1", math.nan, "b", {}, ["w", "v"], lacks={"c1"},
+                       stagger=(12, 8)) == "w"
+
+
 @pytest.mark.parametrize("lag", [0.002, 0.01])
 def test_twin_slice_add_eight_by_four_staggers_its_pairs(monkeypatch, lag):
     """8 x 4: staggered, 1.2x queuing's peak here (a worker's second pair loads beside its

@@ -2412,7 +2412,8 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     took more than ``IDLE_PACE`` times the longer of the idle one's (one sample: a root
     slow on its own is found after one, and the idle thread is lost meanwhile) and the
     idle worker would hold at most ``IDLE_HELD`` loads (``estimate``) more than the busy
-    one with it. Workers of one pace never meet it. Why: twin anomaly 2 x 1, one
+    one with it (``IDLE_TIE`` of a load more still passes). Workers of one pace never meet
+    it. Why: twin anomaly 2 x 1, one
     reduction group's loads 4x slower (bench/twin_slow_worker.py --mode group): the fast
     worker ended its own group at 0.81 s and idled to 1.29 s while the slow group's two
     loads left and the next group's four waited (parked) for the worker running the slow
@@ -2446,7 +2447,7 @@ def within_share(count: int, group: int, workers: int, over: int = 0) -> bool:
 # loads 2x slower 1.100 -> 1.152x (slow43-findings.txt): 0 by default. IDLE_COMBINE: while
 # a group went over a share so, a later reduction level (the anomaly's mean) is placed by
 # _combine_elsewhere's measure, not while a worker lags (Placement._idle_load); it acts
-# only with IDLE_OVER; 0: main's. slow43.
+# only after a take over the share (IDLE_OVER, or IDLE_TAIL's tail take); 0: main's. slow43.
 IDLE_ALONE = 1
 IDLE_OVER = 0
 IDLE_COMBINE = 1

@@ -950,8 +950,8 @@ class Placement:
                                own_group=self._kept(ts) is not None,
                                # (shared partners only, reserved nowhere: it opens its
                                # own meetings)
-                               stagger=() if own or spread or books.reserved(ts.key)
-                               else self._stagger(ts)
+                               stagger=() if not policy_module.UNIT_STAGGER or own
+                               or spread or books.reserved(ts.key) else self._stagger(ts)
                                ), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
@@ -1032,8 +1032,8 @@ class Placement:
             addr = books.place(ts.key, math.nan, ts.group.name, hint, listed,
                                stimulus_id, lacks, None, done,
                                commits=plan.further, further=whole and plan.pair,
-                               stagger=() if whole and plan.pair
-                               else self._stagger(ts))  # fmt: skip
+                               stagger=() if not policy_module.UNIT_STAGGER
+                               or whole and plan.pair else self._stagger(ts))  # fmt: skip
             if addr is not None:
                 return addr, partners
             if whole and plan.pair and any(books.workers[w].processing for w in hint
@@ -1069,15 +1069,15 @@ class Placement:
             return None, partners
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair,
-                           stagger=self._stagger(ts)), partners  # fmt: skip
+                           stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
+                           else ()), partners  # fmt: skip
 
     def _stagger(self, ts) -> tuple:
         """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
         group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
         ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
-        if not policy_module.UNIT_STAGGER:
-            return ()
-        size = len(ts.group)  # (the cheap tests first: most roots' groups stagger anyway)
+        # (policy.UNIT_STAGGER is asked by the callers: off, no call; the cheap tests first)
+        size = len(ts.group)
         if size < 2 or not loads_at_once(size, self._caps_summed()):
             return ()
         if not ts.dependents or is_one_handle(0, len(ts.dependents), ts.nbytes):
