@@ -32,19 +32,19 @@ def test_a_unit_waits_where_it_does_not_fit_the_share(monkeypatch):
     assert not staggers_unit(5, 2, 12, 4)
 
 
+def books_with_a_pair_on_w():
+    books = Books(Policy())
+    books.add_worker("w", 4, math.inf)
+    books.add_worker("v", 4, math.inf)
+    assert books.place("a1", math.nan, "a", {}, ["w", "v"], lacks={"b1"},
+                       stagger=(12, 8)) == "w"
+    books.on_run("a1", "w", True, "a", math.nan)
+    assert books.workers["w"].slots_used == 2  # a1 running, b1 owed
+    return books
+
+
 def test_books_place_staggers_a_fresh_opener_off_a_busy_worker(monkeypatch):
     monkeypatch.setattr(policy, "UNIT_STAGGER", 1)
-
-    def books_with_a_pair_on_w():
-        books = Books(Policy())
-        books.add_worker("w", 4, math.inf)
-        books.add_worker("v", 4, math.inf)
-        assert books.place("a1", math.nan, "a", {}, ["w", "v"], lacks={"b1"},
-                           stagger=(12, 8)) == "w"
-        books.on_run("a1", "w", True, "a", math.nan)
-        assert books.workers["w"].slots_used == 2  # a1 running, b1 owed
-        return books
-
     books = books_with_a_pair_on_w()
     # w listed first (least loaded: owed roots are not in the load order) refuses the
     # second pair's opener: v takes it
@@ -69,12 +69,7 @@ def test_a_reserved_root_opening_a_unit_is_no_fresh_opener_on_its_worker(monkeyp
     # (review44) b1, reserved on w by a1's meeting, lacks c1 itself (a unit of 2, past w's
     # share of 12 over 8): reserved there, it still goes to w.
     monkeypatch.setattr(policy, "UNIT_STAGGER", 1)
-    books = Books(Policy())
-    books.add_worker("w", 4, math.inf)
-    books.add_worker("v", 4, math.inf)
-    assert books.place("a1", math.nan, "a", {}, ["w", "v"], lacks={"b1"},
-                       stagger=(12, 8)) == "w"
-    books.on_run("a1", "w", True, "a", math.nan)
+    books = books_with_a_pair_on_w()
     assert books.place("b1", math.nan, "b", {}, ["w", "v"], lacks={"c1"},
                        stagger=(12, 8)) == "w"
 
