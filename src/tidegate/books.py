@@ -750,8 +750,7 @@ class Books:
             self.log.append((task, "withheld", w, stimulus_id))
             return False
         idle = progress and self.may_progress(book, w)
-        if unit and not idle and staggers_unit(
-                book.roots_processing + book.roots_untouched + book.owed, unit, *wave):
+        if unit and not idle and staggers_unit(book.slots_used, unit, *wave):
             # (a fresh opener of a group loading whole at once: not beside a unit whose
             # data no consumer took yet, policy.UNIT_STAGGER)
             self.log.append((task, "withheld", w, stimulus_id))

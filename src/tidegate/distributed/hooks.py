@@ -303,8 +303,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         # moves (_moving): not when it finishes (processing -> memory: on the worker it ran
         # on, its one holder), the walks read only where the tasks they look at are
         # (_where) and sizes measured before they were kept (rechunk-add 100x4: a third
-        # of the re-walks). Asked in each start's branch below, before anything else
-        # there: the finish (once a task) then asks nothing of them.
+        # of the re-walks). Asked first in processing's rarer moves (_moving) and in every
+        # other start's branch (inline there, hot): the finish (once a task) asks nothing.
         try:
             # By start, then by finish where that start can reach it (dask's table: from
             # processing to released, memory or erred; from memory to released, erred or
@@ -327,47 +327,44 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 self._left_processing(key, finish, stimulus_id, worker, startstops)
                 if finish == "processing":  # a finish dask refused: it stays there
                     self._began(key, stimulus_id)
-            elif start == "memory":
-                if self._viewed and key in self._viewed:  # (_moving inline: hot)
-                    self._view_moved(key)
-                if self._moves and key in self._moves:
-                    self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
-                books = self.books
-                if key in books.carrying:  # (books.on_released, without its call: hot)
-                    books.on_released(key, stimulus_id)
-                if finish == "forgotten":
-                    self._forgotten(key)
             else:
                 if self._viewed and key in self._viewed:  # (_moving inline: hot)
                     self._view_moved(key)
                 if self._moves and key in self._moves:
-                    self._moves[key] = self._moved = self._moved + 1
-                if start == "queued":
-                    ts = self._parked_ts.get(key)
-                    if ts is not None:
-                        self._unpark(ts)
-                    self._ready.discard_key(key)
-                    if self._copies._entry:
-                        b = self._broadcast
-                        self._copies.discard_key(key, b.held, b.generation)
-                if finish == "processing":
-                    steal = self._steal_fold
-                    if steal is not None:
-                        try:
-                            steal(key, start, finish)
-                        except Exception:
-                            _dask_logger.info("Plugin failed with exception",
-                                              exc_info=True)  # fmt: skip
-                    self._began(key, stimulus_id)
-                elif finish == "queued":
-                    ts = self.scheduler.tasks.get(key)
-                    if ts is not None:
-                        if self._held_now is None:
-                            self._ready.add(ts)
-                        else:
-                            self._queued(ts)
-                elif finish == "forgotten":
-                    self._forgotten(key)
+                    self._moves[key] = self._moved = self._moved + 1  # (one read of _moved)
+                if start == "memory":
+                    books = self.books
+                    if key in books.carrying:  # (books.on_released, without its call: hot)
+                        books.on_released(key, stimulus_id)
+                    if finish == "forgotten":
+                        self._forgotten(key)
+                else:
+                    if start == "queued":
+                        ts = self._parked_ts.get(key)
+                        if ts is not None:
+                            self._unpark(ts)
+                        self._ready.discard_key(key)
+                        if self._copies._entry:
+                            b = self._broadcast
+                            self._copies.discard_key(key, b.held, b.generation)
+                    if finish == "processing":
+                        steal = self._steal_fold
+                        if steal is not None:
+                            try:
+                                steal(key, start, finish)
+                            except Exception:
+                                _dask_logger.info("Plugin failed with exception",
+                                                  exc_info=True)  # fmt: skip
+                        self._began(key, stimulus_id)
+                    elif finish == "queued":
+                        ts = self.scheduler.tasks.get(key)
+                        if ts is not None:
+                            if self._held_now is None:
+                                self._ready.add(ts)
+                            else:
+                                self._queued(ts)
+                    elif finish == "forgotten":
+                        self._forgotten(key)
             if worker is not None:  # its held bytes changed
                 self.books.changed.add(worker)
         except Exception as exc:
