@@ -20,6 +20,14 @@ POLICIES = ("tidegate", "priority")
 # A task with no inputs that feeds this many tasks is a shared handle (an opened file, a
 # store), not a load: its dependents still count as roots.
 SHARED_FANOUT = 8
+# A constant (a DataNode: a store handle, ``from_array``'s array object) read by fewer
+# than SHARED_FANOUT tasks ends a walk's chain below it too, unless its size says it is
+# data (HANDLE_MAX_BYTES): its readers are roots (is_root), so the chain's root is the
+# reader, not the constant. Walked to the constant, a short series' handle (rechunk-add of
+# 4 steps: two 56 B handles read by 4 loads each) was every load's partner on the
+# handle's worker, where each load "completed" its merges: all 8 loads ran on one of 4
+# workers (twin 4 x 4: 2.75x queuing's peak, 1.37x its time; ra45-findings.txt). 0: main's.
+CONSTANT_HANDLES = 1
 # ... unless its output is known to weigh this much: a handle describes data and is tiny
 # (a zarr array object: ~100 bytes); a stencil's 8 MB block read by its 9 overlap pieces
 # is data. Taken for a handle, its pieces became roots, placed apart from it: the whole
@@ -3306,6 +3314,8 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
         ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
+            if not ins and step and n < SHARED_FANOUT and _constant_handle(t, constant):
+                inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
     return tuple(tops), end, handle, inner
@@ -3342,9 +3352,19 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
         tops.append(t)
         if len(ins) != 1:
             end = None if ins else t
+            if not ins and n < SHARED_FANOUT and _constant_handle(t, constant):
+                inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins
     return tuple(tops), end, handle, inner
+
+
+def _constant_handle(t, constant) -> bool:
+    """Does a chain's top t, a task with no inputs read by fewer than SHARED_FANOUT
+    tasks, end the chain below it (``CONSTANT_HANDLES``): is it a constant, whose readers
+    are roots? Its size is tested where the chain is read (:func:`_top`, as an inner
+    handle's). Asked once per chain, at its end."""
+    return bool(CONSTANT_HANDLES) and constant is not None and bool(constant(t))
 
 
 def _top(tops, end, handle, inner, where, nbytes) -> tuple:
