@@ -165,11 +165,13 @@ def handle_meets(task, plan) -> bool:
 HANDLE_UNOWE = 1
 
 
-def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
+def drops_reservations(data_inputs: int, readers: int, nbytes: float,
+                       constant: bool = False) -> bool:
     """:data:`HANDLE_UNOWE`: does a root that finished with ``nbytes`` of output, with
     ``data_inputs`` inputs besides constants and ``readers`` readers, give up the slots
     its meetings reserved (``Books.place``'s ``lacks``)? When it is a shared handle by
-    structure (:func:`is_one_handle`) whose result is now known handle-sized: its readers
+    structure (:func:`walked_handle`, ``constant``: a DataNode) whose result is now known
+    handle-sized: its readers
     are the roots, each placed by its own meetings. Placed before it ran (its size
     unknown), :func:`handle_meets` walked it as data where its loads meet another root's
     (a stencil's block meets its neighbours'), so its meetings lacked every other load
@@ -179,7 +181,23 @@ def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
     the handles finished, refused every other load (the count full) and took none of the
     first wave; the two other workers of 4 x 4 took it all (twin: 1.44-1.63x queuing's
     peak; seed43-findings.txt)."""
-    return bool(HANDLE_UNOWE) and is_one_handle(data_inputs, readers, nbytes)
+    return bool(HANDLE_UNOWE) and walked_handle(constant, data_inputs, readers, nbytes)
+
+
+def walked_handle(constant: bool, data_inputs: int, readers: int, nbytes: float) -> bool:
+    """Is a task a handle to the meeting walks, its readers the roots: a shared handle by
+    structure (:func:`is_one_handle`), or, with ``CONSTANT_HANDLES``, a ``constant`` (a
+    DataNode: is_root makes its readers roots however few) read by fewer, not known to
+    weigh ``HANDLE_MAX_BYTES``? The body asks it of a root's own plan
+    (:func:`handle_meets`) and of a finished root's reservations
+    (:func:`drops_reservations`): walked as data, a short series' handle (rechunk-add of 4
+    steps, 4 loads a handle) reserved its 4 loads on its worker, which then took every load
+    of the array while the other handle's worker took the other's (twin 2 x 4: 1.23x
+    queuing's peak, 1.17x its time; ra45-findings.txt)."""
+    if readers >= SHARED_FANOUT:
+        return is_one_handle(data_inputs, readers, nbytes)
+    return bool(CONSTANT_HANDLES) and constant and readers > 0 \
+        and not nbytes >= HANDLE_MAX_BYTES  # fmt: skip
 
 
 def handle_plan_on(threads: float, readers_reduce=None) -> bool:

@@ -27,6 +27,7 @@ from ..policy import (
     handle_meets,
     handle_plan_on,
     is_one_handle,
+    walked_handle,
     by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
@@ -1381,8 +1382,12 @@ class Placement:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         s = self.scheduler
         # (the readers' count first: most roots have few, and then no input is looked at)
-        if readers >= SHARED_FANOUT and is_one_handle(
-                0 if all(map(_constant, ts.dependencies)) else 1, readers, ts.nbytes) \
+        # (a constant read by fewer: policy.CONSTANT_HANDLES, asked of a task with no
+        # inputs only)
+        if (readers >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES
+                and not ts.dependencies and _constant(ts)) and walked_handle(
+                _constant(ts), 0 if all(map(_constant, ts.dependencies)) else 1, readers,
+                ts.nbytes) \
                 and handle_plan_on(s.total_nthreads / max(1, len(s.workers)),
                                    lambda: waits_for_own_reduction(
                                        next(iter(ts.dependents)), _dependents, _dependencies)
