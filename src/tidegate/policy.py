@@ -585,6 +585,31 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
     return within_share(count, group, workers)
 
 
+# PAIR_SPREAD: a root whose further meeting's other side is all placed on one worker (a
+# whole pair hint: rechunk-add's second array) opens its side elsewhere where that worker
+# holds roots already, the pairs of both sides are no more than the workers and some worker
+# is idle (spreads_pair).
+# 0: off (main's: the side follows the hint whatever the cluster's size).
+PAIR_SPREAD = 1
+
+
+def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
+    """:data:`PAIR_SPREAD`: does a root leave its whole pair hint's worker, whose slots
+    used (``WorkerBook.slots_used``) are ``slots_used`` (the other side's roots there),
+    where the ``roots`` of both sides (loading whole at once) fit one ``unit`` (the root and
+    its meeting's other roots not processing yet: a pair) a worker over ``workers`` running
+    workers? The body asks it only while some worker is idle. Why: rechunk-add of 4 steps on
+    4 x 4 (8 loads): each unit's two sides on one worker, 6 chunks at its peak where
+    queuing spreads the loads over every worker (1.50x queuing's peak; ra45-findings.txt).
+    Not where pairs outnumber the workers: some units then stay whole, so the peak is the
+    same, and the pairs split apart only move their merges (seed rechunk-add 8 x 4, 24
+    loads: 0.23 -> 0.33x queuing's time at the same peak, the merges' copies on the
+    critical path)."""
+    if not PAIR_SPREAD:
+        return False
+    return slots_used > 0 and roots <= unit * workers
+
+
 def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) -> bool:
     """:data:`UNIT_STAGGER`: is a fresh opener refused by a busy worker whose slots used
     (``WorkerBook.slots_used``: roots in flight and owed) are ``slots_used``, where its group

@@ -28,6 +28,7 @@ from ..policy import (
     handle_plan_on,
     is_one_handle,
     walked_handle,
+    spreads_pair,
     by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
@@ -1005,6 +1006,8 @@ class Placement:
                 not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
                               and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
             hint = self._hint_share(ts, hint)
+        if hint and whole and plan.pair and self._idle and policy_module.PAIR_SPREAD:
+            hint = self._pair_share(ts, hint, lacks)
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
@@ -1102,6 +1105,21 @@ class Placement:
         running = len(self.scheduler.running)
         return {w: n for w, n in hint.items() if w in workers and hint_within_share(
             _of_group(workers[w], group), size, running, caps)}
+
+    def _pair_share(self, ts, hint, lacks) -> dict:
+        """The workers of root ts's whole pair hint (its further meeting's other side all
+        placed there: rechunk-add's second array) that keep the pair within their even
+        share of both sides' roots (policy.spreads_pair); asked only while some worker is
+        idle, the hint as it is where the two groups do not load whole at once."""
+        size = 2 * len(ts.group)  # (the other side's group: as many roots, a pair)
+        caps = self._caps_summed()
+        if not loads_at_once(size, caps):
+            return hint
+        workers = self.books.workers
+        running = len(self.scheduler.running)
+        unit = 1 + self.books._unit(lacks)
+        return {w: n for w, n in hint.items() if w in workers and not spreads_pair(
+            workers[w].slots_used, unit, size, running)}
 
     def _wave_split(self, ts, partners, plan):
         """The workers that took their share of the wave (:meth:`_over_share`) when
