@@ -164,8 +164,10 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
         ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
-            if not ins and step and n < policy.SHARED_FANOUT and policy.CONSTANT_HANDLES \
-                    and constant is not None and constant(t):  # fmt: skip
+            if not ins and step and n < policy.SHARED_FANOUT and policy.CONSTANT_HANDLES & 1 \
+                    and constant is not None and constant(t) and not (
+                    policy.CONSTANT_HANDLES & 4 and step > 1
+                    and len(dependents(tops[0])) > 1):  # fmt: skip
                 inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins

@@ -42,7 +42,7 @@ def test_a_constant_read_by_few_ends_the_chain_below_it(monkeypatch):
     def where(t):
         return held.get(t, [])
 
-    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 1)
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
     # the load's partner is the other load, still to be placed: no worker
     assert _partners(where) == ({}, {"l0"}, set())
     held["l0"] = ["w1"]  # placed: its worker is the partner, and completes the merge
@@ -54,7 +54,7 @@ def test_a_constant_read_by_few_ends_the_chain_below_it(monkeypatch):
 
 
 def test_a_constant_known_as_data_is_still_a_partner(monkeypatch):
-    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 1)
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
     lacks = set()
     found = meeting_partners("l1", lambda t: _READERS.get(t, []), _DEPS.__getitem__,
                              lambda t: ["w0"] if t == "h" else [], lacks=lacks,
@@ -62,8 +62,32 @@ def test_a_constant_known_as_data_is_still_a_partner(monkeypatch):
     assert found == {"w0": 1} and not lacks  # (an embedded 8 MB array: data)
 
 
+def test_a_grids_constant_two_steps_up_a_shared_input_stays_walked_as_data(monkeypatch):
+    """Bit 4: a grid (constant g -> load og -> transform gx, read by both meetings) keeps
+    main's walk: g's worker a partner, og not lacked (every step's opener would reserve it)."""
+    deps = {"g": [], "og": ["g"], "gx": ["og"], "h": [], "l0": ["h"], "l1": ["h"],
+            "m0": ["l0", "gx"], "m1": ["l1", "gx"]}
+    readers: dict = {}
+    for t, ins in deps.items():
+        for i in ins:
+            readers.setdefault(i, []).append(t)
+
+    def walk():
+        lacks, shared = set(), {}
+        found = meeting_partners("l0", lambda t: readers.get(t, []), deps.__getitem__,
+                                 lambda t: ["w0"] if t in ("g", "h") else [], lacks=lacks,
+                                 shared=shared, constant=lambda t: t in ("g", "h"),
+                                 nbytes=lambda t: 56.0 if t in ("g", "h") else math.nan)
+        return found, lacks, shared
+
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
+    assert walk() == ({"w0": 1}, set(), {"w0": 1})
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 3)
+    assert walk() == ({}, {"og"}, {})
+
+
 def test_walked_handle_and_spreads_pair(monkeypatch):
-    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 1)
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
     assert walked_handle(True, 0, 4, 56)  # a DataNode read by 4: a handle
     assert walked_handle(True, 0, 4, math.nan)  # size unknown: a handle by structure
     assert not walked_handle(True, 0, 4, 8e6)  # data
@@ -100,7 +124,7 @@ def _run(workers):
 @pytest.mark.parametrize("workers", [2, 4])
 def test_a_small_rechunk_add_spreads_its_units(monkeypatch, workers):
     """Fails on main (all 8 loads on one worker, 1.69x / 2.75x queuing's peak)."""
-    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 1)
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
     monkeypatch.setattr(policy, "PAIR_SPREAD", 0)
     queue, tide, loads, q, t = _run(workers)
     assert sorted(loads.values()) == [4, 4], loads  # a unit a worker

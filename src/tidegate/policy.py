@@ -26,8 +26,15 @@ SHARED_FANOUT = 8
 # reader, not the constant. Walked to the constant, a short series' handle (rechunk-add of
 # 4 steps: two 56 B handles read by 4 loads each) was every load's partner on the
 # handle's worker, where each load "completed" its merges: all 8 loads ran on one of 4
-# workers (twin 4 x 4: 2.75x queuing's peak, 1.37x its time; ra45-findings.txt). 0: main's.
-CONSTANT_HANDLES = 1
+# workers (twin 4 x 4: 2.75x queuing's peak, 1.37x its time; ra45-findings.txt). Bit 1: the
+# walks' chains (_chain, _chain_fast); bit 2: the constant's own plan and reservations
+# (walked_handle: it opens no meeting of its readers', gives back what it reserved); bit 4:
+# not up a chain that starts at an input read by several tasks and reaches the constant two
+# or more steps up (a grid: grid-dx <- open-dx <- store-grid, read by every step): there the
+# grid's loads became roots every step's opener lacked and reserved on its worker (twin
+# vorticity of 4-12 steps on 2 x 4: 1.11-1.61x queuing's time with bits 1 and 2 alone,
+# 0.87-1.14x with bit 4). 0: main's.
+CONSTANT_HANDLES = 7
 # ... unless its output is known to weigh this much: a handle describes data and is tiny
 # (a zarr array object: ~100 bytes); a stencil's 8 MB block read by its 9 overlap pieces
 # is data. Taken for a handle, its pieces became roots, placed apart from it: the whole
@@ -196,7 +203,7 @@ def walked_handle(constant: bool, data_inputs: int, readers: int, nbytes: float)
     queuing's peak, 1.17x its time; ra45-findings.txt)."""
     if readers >= SHARED_FANOUT:
         return is_one_handle(data_inputs, readers, nbytes)
-    return bool(CONSTANT_HANDLES) and constant and readers > 0 \
+    return bool(CONSTANT_HANDLES & 2) and constant and readers > 0 \
         and not nbytes >= HANDLE_MAX_BYTES  # fmt: skip
 
 
@@ -3340,8 +3347,11 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
     tops: list = []
     inner = handle = None
     end = None
+    first = 0
     for step in range(depth):
         n = len(dependents(t))
+        if not step:
+            first = n
         if step and n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
             # A handle (a store read by 8-16 loads: a short series), so the task below is
             # a root: where the handle is held says nothing. Counted, every load had the
@@ -3357,7 +3367,8 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
         ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
-            if not ins and step and n < SHARED_FANOUT and _constant_handle(t, constant):
+            if not ins and step and n < SHARED_FANOUT and _constant_handle(
+                    t, constant, first if step > 1 else 1):
                 inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
@@ -3369,7 +3380,8 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
     task is a handle (a handle is read past the first), taken before the loop; a handle
     ends the walk at once (past it, ``n > fanout`` ended it: the same chain);
     :func:`_no_data` inline, its inputs read once for both."""
-    if depth <= 0 or len(dependents(t)) > fanout:
+    first = len(dependents(t))
+    if depth <= 0 or first > fanout:
         return (), None, None, None
     ins = dependencies(t)
     if len(ins) != 1:
@@ -3395,19 +3407,24 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
         tops.append(t)
         if len(ins) != 1:
             end = None if ins else t
-            if not ins and n < SHARED_FANOUT and _constant_handle(t, constant):
+            if not ins and n < SHARED_FANOUT and _constant_handle(
+                    t, constant, first if len(tops) > 2 else 1):
                 inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins
     return tuple(tops), end, handle, inner
 
 
-def _constant_handle(t, constant) -> bool:
+def _constant_handle(t, constant, first: int = 1) -> bool:
     """Does a chain's top t, a task with no inputs read by fewer than SHARED_FANOUT
     tasks, end the chain below it (``CONSTANT_HANDLES``): is it a constant, whose readers
-    are roots? Its size is tested where the chain is read (:func:`_top`, as an inner
-    handle's). Asked once per chain, at its end."""
-    return bool(CONSTANT_HANDLES) and constant is not None and bool(constant(t))
+    are roots? ``first``: the readers of the chain's first task where t is two or more
+    steps above it, else 1 (bit 4: not past a shared first task). Its size is tested
+    where the chain is read (:func:`_top`, as an inner handle's). Asked once per chain,
+    at its end."""
+    if CONSTANT_HANDLES & 4 and first > 1:
+        return False
+    return bool(CONSTANT_HANDLES & 1) and constant is not None and bool(constant(t))
 
 
 def _top(tops, end, handle, inner, where, nbytes) -> tuple:

@@ -493,7 +493,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # in the books, which ask _leads_on).
                 feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
                 if nbytes < HANDLE_MAX_BYTES and (
-                        len(ts.dependents) >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES
+                        len(ts.dependents) >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES & 2
                         and not deps and _constant(ts)) \
                         and drops_reservations(0 if all(map(_constant, deps)) else 1,
                                                len(ts.dependents), nbytes,

@@ -1402,7 +1402,7 @@ class Placement:
         # (the readers' count first: most roots have few, and then no input is looked at)
         # (a constant read by fewer: policy.CONSTANT_HANDLES, asked of a task with no
         # inputs only)
-        if (readers >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES
+        if (readers >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES & 2
                 and not ts.dependencies and _constant(ts)) and walked_handle(
                 _constant(ts), 0 if all(map(_constant, ts.dependencies)) else 1, readers,
                 ts.nbytes) \
