@@ -1108,16 +1108,17 @@ class Placement:
 
     def _pair_share(self, ts, hint, lacks) -> dict:
         """The workers of root ts's whole pair hint (its further meeting's other side all
-        placed there: rechunk-add's second array) that keep the pair within their even
-        share of both sides' roots (policy.spreads_pair); asked only while some worker is
-        idle, the hint as it is where the two groups do not load whole at once."""
+        placed there: rechunk-add's second array) that keep ts's side: none where both
+        sides' pairs fit a worker each and that worker holds roots (policy.spreads_pair);
+        asked only while some worker is idle, the hint as it is where the two groups do
+        not load whole at once."""
         size = 2 * len(ts.group)  # (the other side's group: as many roots, a pair)
         caps = self._caps_summed()
         if not loads_at_once(size, caps):
             return hint
         workers = self.books.workers
         running = len(self.scheduler.running)
-        unit = 1 + self.books._unit(lacks)
+        unit = 1 + len(lacks)  # (ts and the roots its meetings lack: a pair)
         return {w: n for w, n in hint.items() if w in workers and not spreads_pair(
             workers[w].slots_used, unit, size, running)}
 
