@@ -145,7 +145,9 @@ def _chain_of(t, dependents, dependencies, depth, fanout, constant, chains) -> t
 
 
 def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
-    """policy._chain as session 39 wrote it: ``(tops, end, handle, inner)``."""
+    """policy._chain as session 39 wrote it: ``(tops, end, handle, inner)``; with session
+    45's rule added (policy.CONSTANT_HANDLES, read from policy: a constant read by fewer
+    than SHARED_FANOUT at a chain's end is an inner handle), a rule, not a faster walk."""
     tops: list = []
     inner = handle = None
     end = None
@@ -162,6 +164,11 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
         ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
+            if not ins and step and n < policy.SHARED_FANOUT and policy.CONSTANT_HANDLES & 1 \
+                    and constant is not None and constant(t) and not (
+                    policy.CONSTANT_HANDLES & 4 and step > 1
+                    and len(dependents(tops[0])) > 1):  # fmt: skip
+                inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins
     return tuple(tops), end, handle, inner

@@ -20,6 +20,21 @@ POLICIES = ("tidegate", "priority")
 # A task with no inputs that feeds this many tasks is a shared handle (an opened file, a
 # store), not a load: its dependents still count as roots.
 SHARED_FANOUT = 8
+# A constant (a DataNode: a store handle, ``from_array``'s array object) read by fewer
+# than SHARED_FANOUT tasks ends a walk's chain below it too, unless its size says it is
+# data (HANDLE_MAX_BYTES): its readers are roots (is_root), so the chain's root is the
+# reader, not the constant. Walked to the constant, a short series' handle (rechunk-add of
+# 4 steps: two 56 B handles read by 4 loads each) was every load's partner on the
+# handle's worker, where each load "completed" its merges: all 8 loads ran on one of 4
+# workers (twin 4 x 4: 2.75x queuing's peak, 1.37x its time; ra45-findings.txt). Bit 1: the
+# walks' chains (_chain, _chain_fast); bit 2: the constant's own plan and reservations
+# (walked_handle: it opens no meeting of its readers', gives back what it reserved); bit 4:
+# not up a chain that starts at an input read by several tasks and reaches the constant two
+# or more steps up (a grid: grid-dx <- open-dx <- store-grid, read by every step): there the
+# grid's loads became roots every step's opener lacked and reserved on its worker (twin
+# vorticity of 4-12 steps on 2 x 4: 1.11-1.61x queuing's time with bits 1 and 2 alone,
+# 0.87-1.14x with bit 4). 0: main's.
+CONSTANT_HANDLES = 7
 # ... unless its output is known to weigh this much: a handle describes data and is tiny
 # (a zarr array object: ~100 bytes); a stencil's 8 MB block read by its 9 overlap pieces
 # is data. Taken for a handle, its pieces became roots, placed apart from it: the whole
@@ -157,11 +172,13 @@ def handle_meets(task, plan) -> bool:
 HANDLE_UNOWE = 1
 
 
-def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
+def drops_reservations(data_inputs: int, readers: int, nbytes: float,
+                       constant: bool = False) -> bool:
     """:data:`HANDLE_UNOWE`: does a root that finished with ``nbytes`` of output, with
     ``data_inputs`` inputs besides constants and ``readers`` readers, give up the slots
     its meetings reserved (``Books.place``'s ``lacks``)? When it is a shared handle by
-    structure (:func:`is_one_handle`) whose result is now known handle-sized: its readers
+    structure (:func:`walked_handle`, ``constant``: a DataNode) whose result is now known
+    handle-sized: its readers
     are the roots, each placed by its own meetings. Placed before it ran (its size
     unknown), :func:`handle_meets` walked it as data where its loads meet another root's
     (a stencil's block meets its neighbours'), so its meetings lacked every other load
@@ -171,7 +188,23 @@ def drops_reservations(data_inputs: int, readers: int, nbytes: float) -> bool:
     the handles finished, refused every other load (the count full) and took none of the
     first wave; the two other workers of 4 x 4 took it all (twin: 1.44-1.63x queuing's
     peak; seed43-findings.txt)."""
-    return bool(HANDLE_UNOWE) and is_one_handle(data_inputs, readers, nbytes)
+    return bool(HANDLE_UNOWE) and walked_handle(constant, data_inputs, readers, nbytes)
+
+
+def walked_handle(constant: bool, data_inputs: int, readers: int, nbytes: float) -> bool:
+    """Is a task a handle to the meeting walks, its readers the roots: a shared handle by
+    structure (:func:`is_one_handle`), or, with ``CONSTANT_HANDLES``, a ``constant`` (a
+    DataNode: is_root makes its readers roots however few) read by fewer, not known to
+    weigh ``HANDLE_MAX_BYTES``? The body asks it of a root's own plan
+    (:func:`handle_meets`) and of a finished root's reservations
+    (:func:`drops_reservations`): walked as data, a short series' handle (rechunk-add of 4
+    steps, 4 loads a handle) reserved its 4 loads on its worker, which then took every load
+    of the array while the other handle's worker took the other's (twin 2 x 4: 1.23x
+    queuing's peak, 1.17x its time; ra45-findings.txt)."""
+    if readers >= SHARED_FANOUT:
+        return is_one_handle(data_inputs, readers, nbytes)
+    return bool(CONSTANT_HANDLES & 2) and constant and readers > 0 \
+        and not nbytes >= HANDLE_MAX_BYTES  # fmt: skip
 
 
 def handle_plan_on(threads: float, readers_reduce=None) -> bool:
@@ -557,6 +590,31 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
     if not HINT_SHARE or not loads_at_once(group, caps_total):
         return True
     return within_share(count, group, workers)
+
+
+# PAIR_SPREAD: a root whose further meeting's other side is all placed on one worker (a
+# whole pair hint: rechunk-add's second array) opens its side elsewhere where that worker
+# holds roots already, the pairs of both sides are no more than the workers and some worker
+# is idle (spreads_pair).
+# 0: off (main's: the side follows the hint whatever the cluster's size).
+PAIR_SPREAD = 1
+
+
+def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
+    """:data:`PAIR_SPREAD`: does a root leave its whole pair hint's worker, whose slots
+    used (``WorkerBook.slots_used``) are ``slots_used`` (the other side's roots there),
+    where the ``roots`` of both sides (loading whole at once) fit one ``unit`` (the root and
+    its meeting's other roots not processing yet: a pair) a worker over ``workers`` running
+    workers? The body asks it only while some worker is idle. Why: rechunk-add of 4 steps on
+    4 x 4 (8 loads): each unit's two sides on one worker, 6 chunks at its peak where
+    queuing spreads the loads over every worker (1.50x queuing's peak; ra45-findings.txt).
+    Not where pairs outnumber the workers: some units then stay whole, so the peak is the
+    same, and the pairs split apart only move their merges (seed rechunk-add 8 x 4, 24
+    loads: 0.23 -> 0.33x queuing's time at the same peak, the merges' copies on the
+    critical path)."""
+    if not PAIR_SPREAD:
+        return False
+    return slots_used > 0 and roots <= unit * workers
 
 
 def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) -> bool:
@@ -3289,8 +3347,11 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
     tops: list = []
     inner = handle = None
     end = None
+    first = 0
     for step in range(depth):
         n = len(dependents(t))
+        if not step:
+            first = n
         if step and n >= SHARED_FANOUT and _no_data(t, dependencies, constant):
             # A handle (a store read by 8-16 loads: a short series), so the task below is
             # a root: where the handle is held says nothing. Counted, every load had the
@@ -3306,6 +3367,9 @@ def _chain(t, dependents, dependencies, depth, fanout, constant=None) -> tuple:
         ins = dependencies(t)
         if len(ins) != 1:
             end = None if ins else t
+            if not ins and step and n < SHARED_FANOUT and _constant_handle(
+                    t, constant, first if step > 1 else 1):
+                inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins  # its one input, whatever the sequence type (one unpack, no calls)
     return tuple(tops), end, handle, inner
@@ -3316,7 +3380,8 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
     task is a handle (a handle is read past the first), taken before the loop; a handle
     ends the walk at once (past it, ``n > fanout`` ended it: the same chain);
     :func:`_no_data` inline, its inputs read once for both."""
-    if depth <= 0 or len(dependents(t)) > fanout:
+    first = len(dependents(t))
+    if depth <= 0 or first > fanout:
         return (), None, None, None
     ins = dependencies(t)
     if len(ins) != 1:
@@ -3342,9 +3407,24 @@ def _chain_fast(t, dependents, dependencies, depth, fanout, constant=None) -> tu
         tops.append(t)
         if len(ins) != 1:
             end = None if ins else t
+            if not ins and n < SHARED_FANOUT and _constant_handle(
+                    t, constant, first if len(tops) > 2 else 1):
+                inner = (inner or ()) + (len(tops) - 1,)
             break
         (t,) = ins
     return tuple(tops), end, handle, inner
+
+
+def _constant_handle(t, constant, first: int = 1) -> bool:
+    """Does a chain's top t, a task with no inputs read by fewer than SHARED_FANOUT
+    tasks, end the chain below it (``CONSTANT_HANDLES``): is it a constant, whose readers
+    are roots? ``first``: the readers of the chain's first task where t is two or more
+    steps above it, else 1 (bit 4: not past a shared first task). Its size is tested
+    where the chain is read (:func:`_top`, as an inner handle's). Asked once per chain,
+    at its end."""
+    if CONSTANT_HANDLES & 4 and first > 1:
+        return False
+    return bool(CONSTANT_HANDLES & 1) and constant is not None and bool(constant(t))
 
 
 def _top(tops, end, handle, inner, where, nbytes) -> tuple:

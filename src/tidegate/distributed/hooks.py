@@ -492,9 +492,12 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 # result yet is judged again when one finishes (policy.judged_again, grp29;
                 # in the books, which ask _leads_on).
                 feeds = books.root_holds_data(ts, ts.group.name, nbytes, feeds, _chained, key)
-                if nbytes < HANDLE_MAX_BYTES and len(ts.dependents) >= SHARED_FANOUT \
+                if nbytes < HANDLE_MAX_BYTES and (
+                        len(ts.dependents) >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES & 2
+                        and not deps and _constant(ts)) \
                         and drops_reservations(0 if all(map(_constant, deps)) else 1,
-                                               len(ts.dependents), nbytes):  # fmt: skip
+                                               len(ts.dependents), nbytes,
+                                               _constant(ts)):  # fmt: skip
                     # A handle walked as data before it ran, now known a handle: its
                     # readers are the roots, its meetings' reservations go (before dask
                     # places its readers, in this stimulus's transitions)

@@ -27,6 +27,8 @@ from ..policy import (
     handle_meets,
     handle_plan_on,
     is_one_handle,
+    walked_handle,
+    spreads_pair,
     by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
@@ -1004,6 +1006,8 @@ class Placement:
                 not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
                               and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
             hint = self._hint_share(ts, hint)
+        if hint and whole and plan.pair and self._idle and policy_module.PAIR_SPREAD:
+            hint = self._pair_share(ts, hint, lacks)
         if hint:
             # A worker of the further meeting counts as completing it only when ``whole``
             # (this root's side is all it lacks). Else the hint was a pass too: the first
@@ -1101,6 +1105,22 @@ class Placement:
         running = len(self.scheduler.running)
         return {w: n for w, n in hint.items() if w in workers and hint_within_share(
             _of_group(workers[w], group), size, running, caps)}
+
+    def _pair_share(self, ts, hint, lacks) -> dict:
+        """The workers of root ts's whole pair hint (its further meeting's other side all
+        placed there: rechunk-add's second array) that keep ts's side: none where both
+        sides' pairs fit a worker each and that worker holds roots (policy.spreads_pair);
+        asked only while some worker is idle, the hint as it is where the two groups do
+        not load whole at once."""
+        size = 2 * len(ts.group)  # (the other side's group: as many roots, a pair)
+        caps = self._caps_summed()
+        if not loads_at_once(size, caps):
+            return hint
+        workers = self.books.workers
+        running = len(self.scheduler.running)
+        unit = 1 + len(lacks)  # (ts and the roots its meetings lack: a pair)
+        return {w: n for w, n in hint.items() if w in workers and not spreads_pair(
+            workers[w].slots_used, unit, size, running)}
 
     def _wave_split(self, ts, partners, plan):
         """The workers that took their share of the wave (:meth:`_over_share`) when
@@ -1381,8 +1401,12 @@ class Placement:
             return _NO_MEETINGS  # (the walk's answer, without one: a final task)
         s = self.scheduler
         # (the readers' count first: most roots have few, and then no input is looked at)
-        if readers >= SHARED_FANOUT and is_one_handle(
-                0 if all(map(_constant, ts.dependencies)) else 1, readers, ts.nbytes) \
+        # (a constant read by fewer: policy.CONSTANT_HANDLES, asked of a task with no
+        # inputs only)
+        if (readers >= SHARED_FANOUT or policy_module.CONSTANT_HANDLES & 2
+                and not ts.dependencies and _constant(ts)) and walked_handle(
+                _constant(ts), 0 if all(map(_constant, ts.dependencies)) else 1, readers,
+                ts.nbytes) \
                 and handle_plan_on(s.total_nthreads / max(1, len(s.workers)),
                                    lambda: waits_for_own_reduction(
                                        next(iter(ts.dependents)), _dependents, _dependencies)
