@@ -89,6 +89,7 @@ def test_twin_slice_add_eight_by_four_staggers_its_pairs(monkeypatch, lag):
 def test_a_wait_is_short_only_where_dask_knows_it_is():
     assert unit_waits_short(0.012, 2e-5, 0.23)  # the seed's loads, slice and store
     assert not unit_waits_short(0.3, 0.05, 0.55)  # the twin's default model, 50 MB
+    assert not unit_waits_short(0.012, 0.0, 0.06)  # a fifth of the store: +13-15% time
     assert not unit_waits_short(-1, 0.0, 0.23)  # a first compute: nothing known
     assert not unit_waits_short(0.012, 0.0, -1)
     assert not unit_waits_short(0.012, -1, 0.23)
@@ -117,16 +118,17 @@ def _runs(model, workers, lag, warm, stagger, monkeypatch, seeds=3):
 @pytest.mark.parametrize("lag", [0.002, 0.01])
 def test_twin_slice_add_staggers_where_its_loads_are_known_short(monkeypatch, lag):
     """UNIT_STAGGER 3 (seed45): with the seed's durations known to dask (a scheduler that
-    ran it before), 8 x 4 staggers as 1 does (<= 1.25x queuing's peak); on a first compute
-    (nothing known) it stays as 0 (> 1.4x), run for run."""
+    ran it before), 8 x 4 staggers as 1 does (<= 1.25x queuing's peak; 0: > 1.4x); on a
+    first compute (nothing known) it stays as 0, run for run."""
     pytest.importorskip("distributed")
     from test_handle_share import DURATIONS, _slice_add
 
     model = _slice_add()
     warm = _runs(model, 8, lag, DURATIONS, 3, monkeypatch)
-    assert warm == _runs(model, 8, lag, DURATIONS, 1, monkeypatch)
     for _, peak, queue in warm:
         assert peak <= 1.25 * queue, warm
+    for _, peak, queue in _runs(model, 8, lag, DURATIONS, 0, monkeypatch):
+        assert peak > 1.4 * queue
     cold = _runs(model, 8, lag, {}, 3, monkeypatch)
     assert cold == _runs(model, 8, lag, {}, 0, monkeypatch)
     for _, peak, queue in cold:

@@ -426,9 +426,12 @@ HINT_SHARE = 1
 # cost, one load, is 6% of the makespan) from the default model's 0.3 s loads beside
 # 0.55 s stores (37%). seed45-findings.txt.
 UNIT_STAGGER = 3
-# unit_waits_short: a wait at most this fraction of the consumer's duration is short (the
-# seed's 0.05, the twin's default model 0.64).
-UNIT_SHORT = 0.25
+# unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
+# seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
+# the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
+# scaled (seed45-tools/ratio_sweep.py), 1.5 -> 1.2x queuing's peak at every r, time +5%
+# at r 0.05, +8-9% at 0.1, +13-17% at 0.25, +16-27% at 0.5-1.
+UNIT_SHORT = 0.1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
