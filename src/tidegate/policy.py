@@ -430,7 +430,7 @@ UNIT_STAGGER = 3
 # seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
 # the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
 # scaled (seed45-tools/ratio_sweep.py), 1.5 -> 1.2x queuing's peak at every r, time +5%
-# at r 0.05, +8-9% at 0.1, +13-17% at 0.25, +16-27% at 0.5-1.
+# at r 0.05, +8-9% at 0.1, +13-17% at 0.25, +15-27% at 0.5-1.
 UNIT_SHORT = 0.1
 
 
