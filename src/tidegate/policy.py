@@ -449,7 +449,22 @@ HINT_SHARE = 1
 # placement tells the two apart (no load has finished): off, so no measured cell loses;
 # 1 for clusters whose loads are short against their consumers. 2: a worker holding a
 # whole unit's slots takes none (slice-add 4 x 4 0.75x peak, 1.8x the time); 0: off.
-UNIT_STAGGER = 0
+# 3 (seed45): 1 only where dask's scheduler knows the durations (its task prefixes'
+# averages: an earlier compute on the same scheduler, or distributed.scheduler.
+# default-task-durations) and a unit's wait, its load and the chain to its meeting, is
+# short against the meeting that consumes it (unit_waits_short). Nothing known (a first
+# compute): as 0. Why: no load of a wave has finished when its units are placed, and a
+# wait for one costs the whole load where loads are long; what a scheduler learned before
+# is the only thing that tells the seed's 12 ms loads beside 0.23 s stores (the stagger's
+# cost, one load, is 6% of the makespan) from the default model's 0.3 s loads beside
+# 0.55 s stores (37%). seed45-findings.txt.
+UNIT_STAGGER = 3
+# unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
+# seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
+# the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
+# scaled (seed45-tools/ratio_sweep.py), 1.5 -> 1.2x queuing's peak at every r, time +5%
+# at r 0.05, +8-9% at 0.1, +13-17% at 0.25, +15-27% at 0.5-1.
+UNIT_SHORT = 0.1
 
 
 def reads_little(input_bytes: float, estimate: float, duration: float = -1.0) -> bool:
@@ -630,6 +645,17 @@ def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) 
     if UNIT_STAGGER == 2:
         return slots_used >= unit
     return slots_used + unit > max(unit, -(-group * unit // max(1, workers)))
+
+
+def unit_waits_short(load: float, chain: float, consumer: float) -> bool:
+    """:data:`UNIT_STAGGER` 3: would a unit's wait for its worker's first unit be short
+    against the work it waits beside? ``load``: the unit's roots' average duration,
+    ``chain``: the tasks' from its data to its meeting (0: none), ``consumer``: the
+    meeting's (dask's task prefix averages; -1: not known, never short). Short where the
+    load and chain take at most :data:`UNIT_SHORT` of the consumer: the second unit then
+    loads while the first unit's consumer runs, and finishes a load later, not a unit."""
+    return load >= 0 and chain >= 0 and consumer > 0 \
+        and load + chain <= UNIT_SHORT * consumer
 
 
 def region_cap(cap: float, threads: int, region: int = 0) -> float:

@@ -66,6 +66,7 @@ from ..policy import (
     partners_on_one,
     passes_busy,
     loads_at_once,
+    unit_waits_short,
     hint_within_share,
     regions_on,
     compact_regions,
@@ -1079,18 +1080,51 @@ class Placement:
     def _stagger(self, ts) -> tuple:
         """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
         group loads whole at once (policy.loads_at_once) and policy.UNIT_STAGGER acts,
-        ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ()."""
+        ``(the group's roots, the running workers)`` (policy.staggers_unit's); else ().
+        UNIT_STAGGER 3: only where dask's task prefixes say that ts's wait is short against
+        its meeting (policy.unit_waits_short)."""
         # (policy.UNIT_STAGGER is asked by the callers: off, no call; the cheap tests first)
         size = len(ts.group)
         if size < 2 or not loads_at_once(size, self._caps_summed()):
             return ()
         if not ts.dependents or is_one_handle(0, len(ts.dependents), ts.nbytes):
             return ()  # (a store's handle opens its readers' meetings, it is no unit)
-        if len(self._plan(ts).meetings) != 1:
+        meetings = self._plan(ts).meetings
+        if len(meetings) != 1:
             # (a unit: the roots of one meeting; a tree reduction's group of partials
             # meets its next level too: twin anomaly 20 x 4, 1.09x queuing's peak with it)
             return ()
+        if policy_module.UNIT_STAGGER == 3:
+            # Judged once a group, at its first unit: dask's averages change as the
+            # wave's first loads finish (the twin's seed slice-add 8 x 4 at 10 ms: judged
+            # per root, its later units went unstaggered beside staggered ones, 1.5-1.8x
+            # queuing's peak against 1.45x unstaggered)
+            group = ts.group
+            entry = self._shorts.get(group.name)
+            if entry is None or entry[0] is not group:
+                if len(self._shorts) >= WALKS_KEPT:
+                    self._shorts.clear()
+                entry = self._shorts[group.name] = (group,
+                                                    self._waits_short(ts, *meetings[0]))
+            if not entry[1]:
+                return ()
         return size, len(self.scheduler.running)
+
+    @staticmethod
+    def _waits_short(ts, meeting, via) -> bool:
+        """policy.unit_waits_short for root ts whose data reaches ``meeting`` through the
+        chain ending at ``via`` (policy's _meetings: single-input tasks; ts itself where it
+        is met directly), by dask's task prefix averages (-1 where not known)."""
+        chain = 0.0
+        t = via
+        while t is not ts:
+            d = t.prefix.duration_average
+            if d < 0 or len(t.dependencies) != 1:
+                return False  # (a chain task's time not known: nothing is short)
+            chain += d
+            t = next(iter(t.dependencies))
+        return unit_waits_short(ts.prefix.duration_average, chain,
+                                meeting.prefix.duration_average)
 
     def _hint_share(self, ts, hint) -> dict:
         """The workers of root ts's hint (its further meeting's: partial, or whole over
