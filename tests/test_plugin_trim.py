@@ -236,6 +236,7 @@ def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
     dask's sum and one ulp above. Averages unknown (-1, -1.0), negative, zero, max_exec_time
     given or not, any counts; a prefix of the total the worker does not run."""
     import math
+    import sys
 
     from distributed.scheduler import TaskPrefix
 
@@ -261,7 +262,8 @@ def test_occupancy_is_dask_s_sum_to_the_bit(prefixes, network, unknown):
     state._task_prefix_count_global.update(total)
     state._network_occ_global = network
     whole = state.total_occupancy
-    if math.isfinite(whole) and whole > 0:
+    # (from the smallest normal up: a subnormal total's quarter rounds, the turn moves)
+    if math.isfinite(whole) and whole >= 4 * sys.float_info.min:
         turn = 2 * (whole / 4) / 2
         assert _turns(state, ws, turn) == (False, False)
         assert _turns(state, ws, math.nextafter(turn, -math.inf)) == (True, True)
