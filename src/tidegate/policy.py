@@ -787,13 +787,17 @@ BACKLOG_HELD = 2.0
 # moved 21 of the 62 plugin fingerprints (every 20 x 4 and 100 x 4 seed workload; twin
 # anomaly 400 steps at 40 x 4: peak 4,369 -> 4,939 MB, makespan 19.9 -> 16.8 s) and undid
 # rules that let a tree reduction's next group queue behind loading threads (grp44).
-BACKLOG_BURST = 0
+BACKLOG_BURST = 1
 BACKLOG_BURST_THREADS = 4
 BACKLOG_BURST_HELD = 1.3
+# ... only where some root's load was cut into BACKLOG_BURST_CUTS pieces or more while its
+# siblings still read it (books.Books.cuts_max; 0: wherever, grp44's form). grp45.
+BACKLOG_BURST_CUTS = 16
 
 
 def backlogged(processing: int, roots_processing: int, threads: int,
-               untouched: float = 0, held: float = math.inf, slots: float = 0.0) -> bool:
+               untouched: float = 0, held: float = math.inf, slots: float = 0.0,
+               cuts: int = 0) -> bool:
     """Has a worker so many tasks processing that are not roots (``processing`` less
     ``roots_processing``) that it takes no new root (:func:`may_admit_root`'s
     ``backlogged``; see :data:`BACKLOG`)? On more threads (:data:`BACKLOG_FLIGHT`) also
@@ -805,7 +809,8 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     if threads <= BACKLOG_THREADS:
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
     if BACKLOG_BURST and threads >= BACKLOG_BURST_THREADS and roots_processing \
-            and processing >= threads + BACKLOG_BURST and held >= BACKLOG_BURST_HELD * slots:
+            and processing >= threads + BACKLOG_BURST and held >= BACKLOG_BURST_HELD * slots \
+            and cuts >= BACKLOG_BURST_CUTS:
         return True
     return bool(BACKLOG_FLIGHT) and processing - roots_processing >= BACKLOG_WIDE * threads \
         and roots_processing + untouched >= BACKLOG_FLIGHT \
