@@ -811,9 +811,9 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     :data:`BACKLOG_BURST_CUTS`."""
     if threads <= BACKLOG_THREADS:
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
-    if BACKLOG_BURST and threads >= BACKLOG_BURST_THREADS and roots_processing \
-            and processing >= threads + BACKLOG_BURST and held >= BACKLOG_BURST_HELD * slots \
-            and cuts >= BACKLOG_BURST_CUTS:
+    if BACKLOG_BURST and cuts >= BACKLOG_BURST_CUTS and threads >= BACKLOG_BURST_THREADS \
+            and roots_processing and processing >= threads + BACKLOG_BURST \
+            and held >= BACKLOG_BURST_HELD * slots:  # (cuts first: 0 on most graphs)
         return True
     return bool(BACKLOG_FLIGHT) and processing - roots_processing >= BACKLOG_WIDE * threads \
         and roots_processing + untouched >= BACKLOG_FLIGHT \
