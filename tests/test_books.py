@@ -382,9 +382,11 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     BACKLOG_BURST tasks wait for a thread and the worker holds BACKLOG_BURST_HELD times
     its count's worth of the largest root, though the count has room: a worker whose
     queue drained for a moment took 4-5 roots at once, their consumers then queued behind
-    each other (twin groupby-month store 2 x 4; grp44). With a thread free, no root
-    loading, or holding less, the count decides; an idle worker is always taken;
-    BACKLOG_BURST = 0 (the default: the lead's A/B) restores the count."""
+    each other (twin groupby-month store 2 x 4; grp44). Only once a load was cut into
+    BACKLOG_BURST_CUTS pieces or more while its siblings still read it (the groupby's chunk
+    cut into its days; grp45: the seed workloads' loads are cut into few, and their bursts
+    are no groupby's). With a thread free, no root loading, or holding less, the count
+    decides; an idle worker is always taken; BACKLOG_BURST = 0 restores the count."""
     import tidegate.policy as policy
 
     monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
@@ -403,7 +405,23 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     before = b.refusal_inputs("a")
     b.on_run("s-last", "a", False, "s", NAN)  # a task waits for a thread
     assert a.processing - 1 < policy.BACKLOG_WIDE * threads  # (grp43's backlog says no)
-    assert policy.backlogged(a.processing, 1, threads, 1, a.held, slots)
+    assert b.cuts_max == 0 and b.admits("a", "r2", NAN, "g", False)  # no load cut yet
+    cuts = policy.BACKLOG_BURST_CUTS
+    for i in range(cuts - 1):  # r0 cut into its days, the last one a load of fewer pieces
+        b.on_run(f"c-{i}", "a", False, "c", NAN)
+        b.on_finished(f"c-{i}", 8e6 / cuts, ("r0",), True, True,
+                      read_on=lambda x, i=i: i < cuts - 2)
+    assert b.cuts_max == cuts - 1 and not b.in_flight("r0")  # landed at its last piece
+    assert b.admits("a", "r2", NAN, "g", False)  # fewer pieces than BACKLOG_BURST_CUTS
+    b.on_run("r4", "a", True, "g", NAN)
+    b.on_finished("r4", 8e6, (), False, True)
+    for i in range(cuts):
+        b.on_run(f"d-{i}", "a", False, "c", NAN)
+        b.on_finished(f"d-{i}", 8e6 / cuts, ("r4",), True, True,
+                      read_on=lambda x, i=i: i < cuts - 1)
+    assert b.cuts_max == cuts and not b.in_flight("r4")
+    assert policy.backlogged(a.processing, 1, threads, 1, a.held, slots, cuts)
+    assert not policy.backlogged(a.processing, 1, threads, 1, a.held, slots, cuts - 1)
     assert not b.admits("a", "r2", NAN, "g", False)
     assert ("r2", "withheld", "a", None) in b.story("r2")
     assert b.refuses_further("r2", "g", "a", set(), False, False)

@@ -148,6 +148,13 @@ class Books:
         # and loads ran one per worker: twin 20x4, 2x queuing's time).
         self._passed: set = set()
         self._live: dict = {}  # root -> [worker or None, carriers alive, group]
+        # Pieces cut from a root's data while siblings still read it (a groupby's rechunk
+        # cutting a chunk into its days): root -> cuts so far; at its landing, the most a
+        # load of its group was cut into, and the most over the groups (cuts_max: what
+        # policy.BACKLOG_BURST_CUTS asks of a worker's burst of loads).
+        self._cuts: dict = {}
+        self._cut_groups: dict = {}
+        self.cuts_max = 0
         self._passes: dict = {}  # root admitted past the count by a completing pass -> worker
         self._pass_ok: dict = {}  # root -> workers where _admits let it pass so (until on_run)
         self._consuming: dict = {}  # consumer -> worker: its inputs' data is in use
@@ -371,6 +378,8 @@ class Books:
                 # A piece of it (a stencil's halo): a sibling still takes it on. Landed at
                 # the first slice, its 8 MB stayed held for the others, slots freed, and
                 # loads ran ahead (twin stencil 4x1: 1.5x queuing's peak).
+                if policy_module.BACKLOG_BURST_CUTS:
+                    self._cuts[r] = self._cuts.get(r, 0) + 1
                 continue
             else:
                 # Consumed: combined with other data, or reduced (_drop_carrier's count inline:
@@ -544,6 +553,13 @@ class Books:
         ``why``): its slot frees on its worker (``live``: its entry, just counted down to
         0)."""
         del self._live[r]
+        if self._cuts:
+            cuts = self._cuts.pop(r, 0) + 1  # (and the last piece, which landed it)
+            group = live[2]
+            if cuts > 1 and group is not None and cuts > self._cut_groups.get(group, 0):
+                self._cut_groups[group] = cuts
+                if cuts > self.cuts_max:
+                    self.cuts_max = cuts
         if self._passes:
             self._unpass(r)
         w = live[0]
@@ -702,6 +718,11 @@ class Books:
             del self._loaded_max[g]
         if gone:
             self._roots_max = max(self._loaded_max.values(), default=0.0)
+        gone = [g for g in self._cut_groups if not keep(g)]
+        for g in gone:
+            del self._cut_groups[g]
+        if gone:
+            self.cuts_max = max(self._cut_groups.values(), default=0)
         results = self.root_results
         gone = [g for g in results if not keep(g)]
         for g in gone:  # (in place: the dict is the bodies' to read)
@@ -789,7 +810,7 @@ class Books:
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
                 backlogged(book.processing, book.roots_processing, book.threads,
                            book.roots_untouched, book.held + book.estimated,
-                           book.cap * self._roots_max),
+                           book.cap * self._roots_max, self.cuts_max),
             )  # fmt: skip
             if ok:
                 if opens and awaits is None and self.combines is not None \
@@ -851,7 +872,7 @@ class Books:
             False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
             backlogged(book.processing, book.roots_processing, book.threads,
                        book.roots_untouched, book.held + book.estimated,
-                       book.cap * self._roots_max),
+                       book.cap * self._roots_max, self.cuts_max),
         )  # fmt: skip
         if memo is not None:
             if self.audit and known is not None:  # (tests: the remembered answer, found anew)
@@ -888,7 +909,8 @@ class Books:
                 bool(self._roots_max),
                 self.combines is not None and w in self.noted and self.awaits(w),
                 backlogged(book.processing, rp, book.threads, book.roots_untouched,
-                           book.held + book.estimated, book.cap * self._roots_max))
+                           book.held + book.estimated, book.cap * self._roots_max,
+                           self.cuts_max))
 
     def awaits(self, w) -> bool:
         """Is w the place of a tree reduction's combine whose inputs are all on their way
@@ -1138,7 +1160,7 @@ class Books:
                     book.threads > policy_module.BACKLOG_THREADS and backlogged(
                         book.processing, book.roots_processing, book.threads,
                         book.roots_untouched, book.held + book.estimated,
-                        book.cap * self._roots_max)):  # fmt: skip
+                        book.cap * self._roots_max, self.cuts_max)):  # fmt: skip
                 # Not kept: a refusal that may rest on held bytes (against the budget, or
                 # the wider backlog's against the largest root: BACKLOG_FLIGHT), which bump
                 # no version (the body measures them afresh), could outlive them (review43).

@@ -856,28 +856,33 @@ BACKLOG_HELD = 2.0
 # On workers of more threads (grp44) a root loading there refuses another while
 # BACKLOG_BURST tasks or more wait for a thread (``processing >= threads + BACKLOG_BURST``)
 # and the worker holds BACKLOG_BURST_HELD times its count's worth of the largest root: one
-# root at a time where work queues. The count frees a slot at a root's first consumer, so a
-# worker whose queue had drained for a moment took 4-5 roots within 20 ms and their splits
-# and day merges queued behind each other (twin groupby-month store 2 x 4, g7 s0: 5 chunks
-# as its processing fell 43 -> 10; queuing sends none past 5 tasks processing there).
-# Groupby store, peak over queuing's median / over 1.05x / max, time median: 2 x 4 (30
-# namings) 1.043 / 15 / 1.39 -> 0.909 / 6 / 1.14, time 0.989 -> 0.990; 2 x 2 (60) 0.911 /
-# 10 / 1.28 -> 0.849 / 4 / 1.24, 0.984 -> 0.985; 4 x 2 (30) 0.988 / 11 / 1.57 -> 0.930 / 5
-# / 1.21, 0.997 -> 1.010. Without the held test (0) the peaks fell further (2 x 4 0.817 /
-# 2 / 1.19) but rolling's halo-bound workers idled: rolling 2 x 4 time 1.037 -> 1.088x
-# (1.055 with it). On two threads (BACKLOG_BURST_THREADS 2, the numbers above for 2 x 2 and
-# 4 x 2) the twin's seed graphs paid: s-vorticity 4 x 2 makespan 0.92 -> 1.08x queuing's,
-# f-unique 4 x 2 1.00 -> 1.05x (peak 0.55 -> 0.64x). Off (0) by default: on 4 threads it
-# moved 21 of the 62 plugin fingerprints (every 20 x 4 and 100 x 4 seed workload; twin
-# anomaly 400 steps at 40 x 4: peak 4,369 -> 4,939 MB, makespan 19.9 -> 16.8 s) and undid
-# rules that let a tree reduction's next group queue behind loading threads (grp44).
-BACKLOG_BURST = 0
-BACKLOG_BURST_THREADS = 4
+# root at a time where work queues. A groupby-month store's chunk is cut into its 30 days
+# and 3 month pieces within a few ms of its load, which frees its slot, but the pieces wait
+# for the month's climatology: a worker whose queue had drained for a moment took 4-5
+# chunks within 20 ms and their pieces queued behind each other (twin 2 x 4, g7 s0: 5
+# chunks as its processing fell 43 -> 10; queuing sends none past 5 tasks processing).
+# Only where some root's load was cut into BACKLOG_BURST_CUTS pieces or more while its
+# siblings still read it (books.Books.cuts_max, grp45): everywhere (0, grp44's form) it
+# moved 21 of the 62 plugin fingerprints (anomaly 400 steps at 40 x 4: peak 4,369 ->
+# 4,939 MB; rechunk-add 100 x 4 +3.2% time), undid a tree reduction's next group queued
+# behind loading threads, and on two threads cost the twin's seed graphs (s-vorticity
+# 4 x 2 0.92 -> 1.08x queuing's time); their loads are cut into few pieces, and with the
+# cut test nothing of theirs moves (plugin 62/62, twin 180/180, the small table's 2 x 2).
+# Groupby store, peak over queuing's median / over 1.05x / max, time median, base -> this:
+# 2 x 4 (30 namings) 1.043 / 15 / 1.39 -> 0.909 / 6 / 1.14, time 0.989 -> 0.990; 2 x 2
+# (60) 0.911 / 10 / 1.28 -> 0.855 / 4 / 1.24, 0.984 -> 0.985; 4 x 2 (60) 0.977 / 22 / 1.57
+# -> 0.921 / 13 / 1.30, 0.997 -> 1.009. Without the held test (0) the peaks fell further
+# (2 x 4 0.817 / 2 / 1.19) but rolling's halo-bound workers idled (rolling 2 x 4 time
+# 1.037 -> 1.088x); rolling's loads are cut into few pieces: identical now. 0: off.
+BACKLOG_BURST = 1
+BACKLOG_BURST_THREADS = 2
 BACKLOG_BURST_HELD = 1.3
+BACKLOG_BURST_CUTS = 16
 
 
 def backlogged(processing: int, roots_processing: int, threads: int,
-               untouched: float = 0, held: float = math.inf, slots: float = 0.0) -> bool:
+               untouched: float = 0, held: float = math.inf, slots: float = 0.0,
+               cuts: int = 0) -> bool:
     """Has a worker so many tasks processing that are not roots (``processing`` less
     ``roots_processing``) that it takes no new root (:func:`may_admit_root`'s
     ``backlogged``; see :data:`BACKLOG`)? On more threads (:data:`BACKLOG_FLIGHT`) also
@@ -885,11 +890,14 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     and ``slots`` (its cap times the largest root's output) count; with no root's size
     known yet (``slots`` 0) the held test passes (the tasks processing decide, as
     queuing's count would). On :data:`BACKLOG_BURST_THREADS`+ threads a root loading where
-    tasks wait for a thread is a backlog too (:data:`BACKLOG_BURST`)."""
+    tasks wait for a thread is a backlog too (:data:`BACKLOG_BURST`), once ``cuts`` (the
+    most pieces a root's load was cut into: ``books.Books.cuts_max``) reached
+    :data:`BACKLOG_BURST_CUTS`."""
     if threads <= BACKLOG_THREADS:
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
-    if BACKLOG_BURST and threads >= BACKLOG_BURST_THREADS and roots_processing \
-            and processing >= threads + BACKLOG_BURST and held >= BACKLOG_BURST_HELD * slots:
+    if BACKLOG_BURST and cuts >= BACKLOG_BURST_CUTS and threads >= BACKLOG_BURST_THREADS \
+            and roots_processing and processing >= threads + BACKLOG_BURST \
+            and held >= BACKLOG_BURST_HELD * slots:  # (cuts first: 0 on most graphs)
         return True
     return bool(BACKLOG_FLIGHT) and processing - roots_processing >= BACKLOG_WIDE * threads \
         and roots_processing + untouched >= BACKLOG_FLIGHT \
