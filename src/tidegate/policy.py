@@ -2324,6 +2324,12 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
+# A root leaving a clearly slower worker (leaves_slower, leaves_lagging) goes to a faster
+# worker with a thread free where there is one, not to queue behind the first faster worker's
+# (Placement._faster). 0: main's (the first faster worker). slow45.
+OFF_FREE = 1
+
+
 # paced_slower: a worker's last two roots of a group each took more than PACE_SLOWER times
 # the other's longer (read by paced_keeps, PACE_HELD). slow41.
 PACE_SLOWER = 1.5
@@ -2399,6 +2405,7 @@ IDLE_HELD = 3.0
 # the small reduced outputs beside the loads (the anomaly's chunk-means) do not decide an
 # exact tie (twin 2 x 1, loads 3x slower: refused by 640 bytes in 64 MB). 0: slow42's. slow44.
 IDLE_TIE = 0.0625
+IDLE_NEAR = 0.0
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
@@ -2424,6 +2431,9 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     known = [x for x in idle_pace if x == x]
     if last != last or not known:
         return False
+    if IDLE_NEAR and last > IDLE_PACE * min(known) > 0 \
+            and idle_held <= busy_held + IDLE_NEAR * estimate:  # fmt: skip
+        return True
     return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
         and idle_held + estimate <= busy_held + (IDLE_HELD + IDLE_TIE) * estimate  # fmt: skip
 
