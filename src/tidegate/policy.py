@@ -2379,6 +2379,10 @@ def paced_keeps(partners_held: float, least_held: float, estimate: float, pace,
 # (paced_move_fits), as LAG_CONSUMERS for a lagging worker. Loads by pace without it: the
 # stores follow the loads, 7 / 5 (twin --mode worker 2x: 1.038 -> 1.047x). 0: main's.
 PACE_CONSUMERS = 1
+# A task PACE_CONSUMERS moved off its input's holder (Placement._off_lagging) stays where it
+# was placed: dask's stealing, which does not know the paces, does not move it back after
+# its input was copied (server._inputs_all_here; Plugin._pace_moved). 0: main's. slow45.
+PACE_STAYS = 1
 
 
 def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
@@ -2406,6 +2410,10 @@ IDLE_HELD = 3.0
 # exact tie (twin 2 x 1, loads 3x slower: refused by 640 bytes in 64 MB). 0: slow42's. slow44.
 IDLE_TIE = 0.0625
 IDLE_NEAR = 0.0
+# Where two workers' last roots of a group differ by more than IDLE_PACE, a worker that goes
+# idle wakes the roots parked for other workers, so idle_takes asks then, not at the timer
+# (Admission._refresh, Plugin._uneven). 0: main's. slow45.
+IDLE_WAKE = 1
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,

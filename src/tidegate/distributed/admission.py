@@ -110,6 +110,12 @@ class Admission:
                 elif addr in self._free_key:
                     self._set_free(addr, None)
                 if idle:
+                    if self._uneven and addr not in self._idle and self._waiting_on \
+                            and policy_module.IDLE_WAKE:  # fmt: skip
+                        self._idle.add(addr)
+                        # (roots parked for busy workers: the idle take asks now, IDLE_WAKE)
+                        for k in [k for k in self._waiting_on if k != addr]:
+                            self._wake(k)
                     self._idle.add(addr)
                 else:
                     self._idle.discard(addr)

@@ -463,6 +463,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             for name in self._limit_cache.get(key, ()):
                 if ("limit", name) in self._waiting_on:
                     self._wake(("limit", name))
+        if self._pace_moved:
+            self._pace_moved.discard(key)
         if finish == "memory":
             ts = self.scheduler.tasks.get(key)
             if ts is None:
@@ -509,6 +511,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     if paces is not None and worker is not None:
                         d = _compute_seconds(startstops)
                         _paced(paces, worker, d)
+                        if not self._uneven and policy_module.IDLE_WAKE:
+                            self._uneven = _uneven(paces)
                         # (and the lag's windows, read only past the pairs: lags_persist)
                         if self._lag_roots and policy_module.LAG_SAMPLES > 2:
                             windows = self._lag_roots.get(ts.group.name)
@@ -1022,6 +1026,13 @@ def _windowed(windows: dict, worker, d: float) -> None:
     last = windows.get(worker)
     windows[worker] = (d,) if last is None \
         else (d,) + last[:max(policy_module.LAG_SAMPLES, 2) - 1]  # fmt: skip
+
+
+def _uneven(paces: dict) -> bool:
+    """Do two workers' last roots of a group differ by more than policy.IDLE_PACE times
+    (an idle worker's take may then apply: IDLE_WAKE)?"""
+    last = [p[0] for p in paces.values() if p[0] == p[0]]
+    return len(last) > 1 and max(last) > policy_module.IDLE_PACE * min(last)
 
 
 def _paced(paces: dict, worker, d: float) -> None:

@@ -472,6 +472,8 @@ class Placement:
                 if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
                                          other_comm):  # fmt: skip
                     best, wait, lag, comm = other, other_wait, other_lag, other_comm
+        if paced and best is not ws and policy_module.PACE_STAYS:
+            self._pace_moved.add(ts.key)  # (stealing leaves it there: server)
         return best
 
     def _combine_elsewhere(self, ts, local, chosen):
