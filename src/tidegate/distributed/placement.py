@@ -1532,7 +1532,8 @@ class Placement:
         processing that should take it instead (policy.idle_takes by the group's paces and
         ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
         lack, or ts alone and one over where busy is slower than every other worker:
-        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL),
+        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL; its
+        bit 8: ts alone at the tail where busy is not slower alone),
         ``(worker, {})``, or None. Not while a worker lags (the
         LAG_* rules' case). Cost: every worker's book, for such roots only; an idle
         worker's tasks where the paces say yes."""
@@ -1547,16 +1548,17 @@ class Placement:
         alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
         lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
         size, running = len(ts.group), len(s.running)
-        tail_any = policy_module.IDLE_TAIL & 8  # (the tail whoever is slow: ts alone)
+        tail_any = policy_module.IDLE_TAIL & 8  # (the tail, the loads' slowness: ts alone)
         left = ts.group.states.get("queued", 0) if alone or tail_any else 0
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
                                       est):  # fmt: skip
                 continue
-            more, lack = over, lacked  # (the group's tail for addr, not a lagging busy
+            more, lack = over, lacked
+            # (the group's tail for addr, not a lagging busy worker's: one over, ts alone)
             if left and idle_tail(left, paces[busy], paces.get(addr)) \
-                    and not (policy_module.IDLE_TAIL & 4  # worker's: one over)
+                    and not (policy_module.IDLE_TAIL & 4
                              and self._reads_slower(ts.group.name, busy, addr)):  # fmt: skip
                 more, lack = max(over, 1), 0
             count = _of_group(s.workers[addr], ts.group)
