@@ -1032,7 +1032,8 @@ def _uneven(paces: dict) -> bool:
     """Do two workers' last roots of a group differ by more than policy.IDLE_PACE times
     (an idle worker's take may then apply: IDLE_WAKE)?"""
     last = [p[0] for p in paces.values() if p[0] == p[0]]
-    return len(last) > 1 and max(last) > policy_module.IDLE_PACE * min(last)
+    pace = policy_module.IDLE_PACE  # (0: no idle takes, nothing to wake for)
+    return len(last) > 1 and bool(pace) and max(last) > pace * min(last)
 
 
 def _paced(paces: dict, worker, d: float) -> None:
