@@ -435,7 +435,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         if states.get("forgotten", 0) != sum(states.values()):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
-        self._pace.pop(name, None)
+        if self._pace.pop(name, None) is not None and self._uneven:
+            self._uneven = any(map(_uneven, self._pace.values()))  # (IDLE_WAKE: its own)
         self._lag_roots.pop(name, None)
         self._slow_groups.discard(name)
         self._paced_groups.discard(name)
