@@ -321,15 +321,17 @@ def test_own_inputs_are_one_definition_for_placement_and_stealing():
     indexer = task(280, there)  # computed from nothing, held elsewhere
     grid = task(15.6e6, there, deps=[task(1, there)], readers=30)
     split = SimpleNamespace(processing_on=here, dependencies=[chunk, indexer, grid])
-    loaded = SimpleNamespace(books=SimpleNamespace(roots_max=15.6e6), _slow_groups=set())
+    loaded = SimpleNamespace(books=SimpleNamespace(roots_max=15.6e6), _slow_groups=set(),
+                             _pace_moved=set())
     assert server._inputs_all_here(split, loaded)  # the indexer and the grid aside
-    nothing = SimpleNamespace(books=SimpleNamespace(roots_max=0.0), _slow_groups=set())
+    nothing = SimpleNamespace(books=SimpleNamespace(roots_max=0.0), _slow_groups=set(),
+                              _pace_moved=set())
     assert not server._inputs_all_here(split, nothing)  # no load yet: the indexer counts
     alone = SimpleNamespace(processing_on=here, dependencies=[indexer, grid])
     assert not server._inputs_all_here(alone, loaded)  # nothing of its own here
     # a worker found clearly slower at a root group: stealing may move it
     # (policy.steals_beside_slower)
-    slow = SimpleNamespace(books=loaded.books, _slow_groups={"open-u"})
+    slow = SimpleNamespace(books=loaded.books, _slow_groups={"open-u"}, _pace_moved=set())
     assert not server._inputs_all_here(split, slow)
 
 
