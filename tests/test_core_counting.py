@@ -164,6 +164,7 @@ def _plugin_single(tasks: dict, key) -> bool:
         _is_root_cache={},
         _note_combine=lambda ts, worker: None,  # (a tree reduction's combine: not asked here)
         _readers={},  # (policy.lags' readers: none registered here)
+        _pace_moved=set(),  # (PACE_STAYS: no task moved by pace here)
     )
     hooks.Plugin._left_processing(plugin, key, "memory", "s")
     (single,) = got

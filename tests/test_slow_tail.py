@@ -88,4 +88,6 @@ def test_twin_the_tails_bits(monkeypatch, mode, workers, bits, over):
     if over is not None:
         assert abs(off - over) < 0.005, off
     else:
-        assert sum(peaks) >= 4, peaks  # (one naming's timing keeps it under)
+        # (slow44: 4 of 5; with IDLE_WAKE the take comes at the idle moment, not at the
+        # timer, and 4 namings end under queuing's peak, one still over: slow45)
+        assert sum(peaks) >= 1, peaks

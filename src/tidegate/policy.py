@@ -2416,6 +2416,12 @@ def leaves_slower(in_flight: int, threads: int, left: int = 0, other_flight: int
     return (left + other_flight) * max(c, d) < min(a, b)
 
 
+# A root leaving a clearly slower worker (leaves_slower, leaves_lagging) goes to a faster
+# worker with a thread free where there is one, not to queue behind the first faster worker's
+# (Placement._faster). 0: main's (the first faster worker). slow45.
+OFF_FREE = 1
+
+
 # paced_slower: a worker's last two roots of a group each took more than PACE_SLOWER times
 # the other's longer (read by paced_keeps, PACE_HELD). slow41.
 PACE_SLOWER = 1.5
@@ -2465,6 +2471,10 @@ def paced_keeps(partners_held: float, least_held: float, estimate: float, pace,
 # (paced_move_fits), as LAG_CONSUMERS for a lagging worker. Loads by pace without it: the
 # stores follow the loads, 7 / 5 (twin --mode worker 2x: 1.038 -> 1.047x). 0: main's.
 PACE_CONSUMERS = 1
+# A task PACE_CONSUMERS moved off its input's holder (Placement._off_lagging) stays where it
+# was placed: dask's stealing, which does not know the paces, does not move it back after
+# its input was copied (server._inputs_all_here; Plugin._pace_moved). 0: main's. slow45.
+PACE_STAYS = 1
 
 
 def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
@@ -2491,10 +2501,18 @@ IDLE_HELD = 3.0
 # the small reduced outputs beside the loads (the anomaly's chunk-means) do not decide an
 # exact tie (twin 2 x 1, loads 3x slower: refused by 640 bytes in 64 MB). 0: slow42's. slow44.
 IDLE_TIE = 0.0625
+# idle_takes also by the idle worker's shortest sample where it holds at most IDLE_NEAR loads
+# more than the busy one now (a take that moves the balance by one load). 0: off. With
+# IDLE_TAIL's bit 8 (alone it moved no cell of slow44's grid). slow45.
+IDLE_NEAR = 1.0
+# Where two workers' last roots of a group differ by more than IDLE_PACE, a worker that goes
+# idle wakes the roots parked for other workers, so idle_takes asks then, not at the timer
+# (Admission._refresh, Plugin._uneven). 0: main's. slow45.
+IDLE_WAKE = 1
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
-               estimate: float) -> bool:
+               estimate: float, near: bool = True) -> bool:
     """Does a root whose data waits for its own reduction, on its way to wait for a busy
     worker (its partners', or the one holding least: :func:`places_by_held`), start on a
     running worker with nothing processing instead (if :func:`within_share` too)?
@@ -2509,13 +2527,26 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     reduction group's loads 4x slower (bench/twin_slow_worker.py --mode group): the fast
     worker ended its own group at 0.81 s and idled to 1.29 s while the slow group's two
     loads left and the next group's four waited (parked) for the worker running the slow
-    loads: 1.058x queuing's makespan over five namings (5x: 1.119x)."""
+    loads: 1.058x queuing's makespan over five namings (5x: 1.119x).
+
+    Or (``IDLE_NEAR``, ``near``) when the busy worker's last root took more than
+    ``IDLE_PACE`` times the idle one's shortest and the idle worker holds at most
+    ``IDLE_NEAR`` loads more than the busy one now: a take that moves the balance by
+    one load at most, read where the idle worker ran slow roots too (one reduction
+    group's loads slow wherever they run: its longer sample is one of them). Why: twin
+    anomaly 4 x 1, the loads of one reduction group 2.5-5x slower (--mode group), the
+    next group's last two loads waited (parked) for a worker running a slow load while
+    two workers, each of which had run one, idled 0.25-0.6 s: 1.095-1.191x queuing's
+    makespan; taken, 1.023-1.121x, peak 1.000 -> 0.909x queuing's (slow45)."""
     if not IDLE_PACE or busy_pace is None or idle_pace is None:
         return False
     last = busy_pace[0]
     known = [x for x in idle_pace if x == x]
     if last != last or not known:
         return False
+    if near and IDLE_NEAR and idle_held <= busy_held + IDLE_NEAR * estimate \
+            and _over_shortest(busy_pace, idle_pace):  # fmt: skip
+        return True
     return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
         and idle_held + estimate <= busy_held + (IDLE_HELD + IDLE_TIE) * estimate  # fmt: skip
 
@@ -2561,7 +2592,17 @@ def slower_alone(busy_pace, others) -> bool:
     4 x 1, every busy worker so: 5 / 3 / 2 / 2, 1.242x at 4x)."""
     if not IDLE_ALONE or busy_pace is None:
         return False
-    return all(idle_takes(busy_pace, pace, 0.0, 0.0, 0.0) for pace in others)
+    return all(idle_takes(busy_pace, pace, 0.0, 0.0, 0.0, near=False) for pace in others)
+
+
+def _over_shortest(busy_pace, idle_pace) -> bool:
+    """Did the busy worker's last root take more than ``IDLE_PACE`` times the idle one's
+    shortest known sample (:func:`idle_takes`' ``IDLE_NEAR``)?"""
+    if busy_pace is None or idle_pace is None:
+        return False
+    last = busy_pace[0]
+    known = [x for x in idle_pace if x == x]
+    return last == last and bool(known) and last > IDLE_PACE * min(known) > 0
 
 
 # A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
@@ -2570,8 +2611,11 @@ def slower_alone(busy_pace, others) -> bool:
 # reduction's later level). Bit 2: the group is then noted as paced (Placement._paced_groups:
 # its consumers go by the soonest end, PACE_CONSUMERS). Bit 4: not where the busy worker's
 # readers of the group are slower too (reads_slower: a process lagging throughout, the LAG_*
-# rules' case). 0: slow43's. slow44.
-IDLE_TAIL = 7
+# rules' case). 0: slow43's. slow44. Bit 8: the tail take also where the busy worker is not
+# slower alone (a reduction group's loads slow wherever they run: other workers ran slow ones
+# too), ts counted alone; with IDLE_NEAR (alone, the next root followed the take's worker: 4 x
+# 1 group 4x 5 / 3 / 2 / 2, 1.242x queuing's makespan, 1.091x its peak). slow45.
+IDLE_TAIL = 15
 
 
 def idle_tail(left: int, busy_pace, idle_pace) -> bool:

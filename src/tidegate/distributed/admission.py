@@ -110,6 +110,14 @@ class Admission:
                 elif addr in self._free_key:
                     self._set_free(addr, None)
                 if idle:
+                    if self._uneven and addr not in self._idle and self._waiting_on \
+                            and policy_module.IDLE_WAKE:  # fmt: skip
+                        # Newly idle, paces apart: the roots parked for other workers are
+                        # asked now (Placement._idle_takes), not at their worker's next
+                        # event or the timer (IDLE_WAKE); addr counted idle while they are
+                        self._idle.add(addr)
+                        for k in [k for k in self._waiting_on if k != addr]:
+                            self._wake(k)
                     self._idle.add(addr)
                 else:
                     self._idle.discard(addr)

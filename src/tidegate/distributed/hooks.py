@@ -435,7 +435,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         if states.get("forgotten", 0) != sum(states.values()):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
-        self._pace.pop(name, None)
+        if self._pace.pop(name, None) is not None and self._uneven:
+            self._uneven = any(map(_uneven, self._pace.values()))  # (IDLE_WAKE: its own)
         self._lag_roots.pop(name, None)
         self._slow_groups.discard(name)
         self._paced_groups.discard(name)
@@ -463,6 +464,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             for name in self._limit_cache.get(key, ()):
                 if ("limit", name) in self._waiting_on:
                     self._wake(("limit", name))
+        if self._pace_moved:
+            self._pace_moved.discard(key)
         if finish == "memory":
             ts = self.scheduler.tasks.get(key)
             if ts is None:
@@ -512,6 +515,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     if paces is not None and worker is not None:
                         d = _compute_seconds(startstops)
                         _paced(paces, worker, d)
+                        if not self._uneven and policy_module.IDLE_WAKE:
+                            self._uneven = _uneven(paces)
                         # (and the lag's windows, read only past the pairs: lags_persist)
                         if self._lag_roots and policy_module.LAG_SAMPLES > 2:
                             windows = self._lag_roots.get(ts.group.name)
@@ -1025,6 +1030,14 @@ def _windowed(windows: dict, worker, d: float) -> None:
     last = windows.get(worker)
     windows[worker] = (d,) if last is None \
         else (d,) + last[:max(policy_module.LAG_SAMPLES, 2) - 1]  # fmt: skip
+
+
+def _uneven(paces: dict) -> bool:
+    """Do two workers' last roots of a group differ by more than policy.IDLE_PACE times
+    (an idle worker's take may then apply: IDLE_WAKE)?"""
+    last = [p[0] for p in paces.values() if p[0] == p[0]]
+    pace = policy_module.IDLE_PACE  # (0: no idle takes, nothing to wake for)
+    return len(last) > 1 and bool(pace) and max(last) > pace * min(last)
 
 
 def _paced(paces: dict, worker, d: float) -> None:

@@ -475,6 +475,8 @@ class Placement:
                 if ends_sooner_elsewhere(wait, lag, other_wait, other_lag, duration, comm,
                                          other_comm):  # fmt: skip
                     best, wait, lag, comm = other, other_wait, other_lag, other_comm
+        if paced and best is not ws and policy_module.PACE_STAYS:
+            self._pace_moved.add(ts.key)  # (stealing leaves it there: server)
         return best
 
     def _combine_elsewhere(self, ts, local, chosen):
@@ -1588,7 +1590,8 @@ class Placement:
         processing that should take it instead (policy.idle_takes by the group's paces and
         ``helds``, _by_held's measures; policy.within_share with the roots ts's meetings
         lack, or ts alone and one over where busy is slower than every other worker:
-        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL),
+        policy.slower_alone; one over at the group's tail: policy.idle_tail, IDLE_TAIL; its
+        bit 8: ts alone at the tail where busy is not slower alone),
         ``(worker, {})``, or None. Not while a worker lags (the
         LAG_* rules' case). Cost: every worker's book, for such roots only; an idle
         worker's tasks where the paces say yes."""
@@ -1603,19 +1606,21 @@ class Placement:
         alone = slower_alone(paces[busy], [p for a, p in paces.items() if a != busy])
         lacked, over = (0, policy_module.IDLE_OVER) if alone else (len(lacks), 0)
         size, running = len(ts.group), len(s.running)
-        left = ts.group.states.get("queued", 0) if alone else 0
+        tail_any = policy_module.IDLE_TAIL & 8  # (the tail, the loads' slowness: ts alone)
+        left = ts.group.states.get("queued", 0) if alone or tail_any else 0
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
                     or not idle_takes(paces[busy], paces.get(addr), helds[busy], helds[addr],
                                       est):  # fmt: skip
                 continue
-            more = over  # (the group's tail for addr, not a lagging busy worker's: one over)
+            more, lack = over, lacked
+            # (the group's tail for addr, not a lagging busy worker's: one over, ts alone)
             if left and idle_tail(left, paces[busy], paces.get(addr)) \
                     and not (policy_module.IDLE_TAIL & 4
                              and self._reads_slower(ts.group.name, busy, addr)):  # fmt: skip
-                more = max(over, 1)
+                more, lack = max(over, 1), 0
             count = _of_group(s.workers[addr], ts.group)
-            if not within_share(count + lacked, size, running, more):
+            if not within_share(count + lack, size, running, more):
                 continue
             got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id, lacks,
                               complete={addr}, commits=plan.further)  # fmt: skip
@@ -1674,17 +1679,22 @@ class Placement:
             return None
         running, workers = self.scheduler.running, self.scheduler.workers
         left = ts.group.states.get("queued", 0)
+        first = None  # (a busy one: a free one found later is taken instead, OFF_FREE)
         for addr in books.workers:
             if addr != p and workers.get(addr) in running and self._slower(group, p, addr):
                 self._found_slower(group)  # (p found clearly slower: stealing may move)
-                if leaves_slower(book.roots_processing, book.threads, left,
-                                 books.workers[addr].roots_processing, paces.get(p),
-                                 paces.get(addr)):  # fmt: skip
+                other = books.workers[addr]
+                if not (leaves_slower(book.roots_processing, book.threads, left,
+                                      other.roots_processing, paces.get(p),
+                                      paces.get(addr))  # fmt: skip
+                        or self._lagging and p in self._lagging
+                        and leaves_lagging(book.roots_processing, book.threads)):
+                    continue
+                if not policy_module.OFF_FREE or other.processing < other.threads:
                     return addr
-                if self._lagging and p in self._lagging \
-                        and leaves_lagging(book.roots_processing, book.threads):  # fmt: skip
-                    return addr
-        return None
+                if first is None:
+                    first = addr
+        return first
 
     def _unknown_pass(self, ts, partners, complete, lacks, stimulus_id):
         """Does root ts wait rather than pass its partners' full count (``UNKNOWN_PASS``

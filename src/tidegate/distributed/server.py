@@ -302,6 +302,8 @@ def _inputs_all_here(ts, plugin) -> bool:
     place_consumer counts them, against ``plugin.books``' roots_max) all held on the worker
     it is processing on; never while a worker is found clearly slower
     (policy.steals_beside_slower: ``plugin._slow_groups``)."""
+    if plugin._pace_moved and ts.key in plugin._pace_moved:
+        return True  # (moved by pace: policy.PACE_STAYS)
     if plugin._slow_groups:
         return False
     ws = ts.processing_on
