@@ -142,7 +142,8 @@ def is_one_handle(data_inputs: int, readers: int, nbytes: float) -> bool:
 
 def handle_meets(task, plan) -> bool:
     """Does root ``task``, a shared handle by structure (:func:`is_handle`: no data inputs,
-    read by ``SHARED_FANOUT`` or more tasks, its size unknown before it runs), meet other
+    read by ``SHARED_FANOUT`` or more tasks, its size unknown before it runs; or, with
+    ``CONSTANT_HANDLES``, a constant read by fewer: :func:`walked_handle`), meet other
     roots' data where it runs? ``plan``: its :func:`meeting_plan` within ``depth`` (no
     halo walk). Not when no input of the meetings it reaches comes up a single-input
     chain from another root (each such chain ends at ``task``; the others start at a task
@@ -862,7 +863,8 @@ BACKLOG_HELD = 2.0
 # chunks within 20 ms and their pieces queued behind each other (twin 2 x 4, g7 s0: 5
 # chunks as its processing fell 43 -> 10; queuing sends none past 5 tasks processing).
 # Only where some root's load was cut into BACKLOG_BURST_CUTS pieces or more while its
-# siblings still read it (books.Books.cuts_max, grp45): everywhere (0, grp44's form) it
+# siblings still read it (books.Books.cuts_max, grp45). Everywhere (0: grp44's form on
+# four threads, BACKLOG_BURST_THREADS 4; on two, its costlier two-thread form) it
 # moved 21 of the 62 plugin fingerprints (anomaly 400 steps at 40 x 4: peak 4,369 ->
 # 4,939 MB; rechunk-add 100 x 4 +3.2% time), undid a tree reduction's next group queued
 # behind loading threads, and on two threads cost the twin's seed graphs (s-vorticity
@@ -3750,7 +3752,7 @@ def reduces(returned: float, size: float, keep: float) -> bool:
 
 def _sized_as_handle(t, nbytes) -> bool:
     """:func:`is_handle` for t, already found read by ``SHARED_FANOUT`` or more tasks
-    without data inputs: unless its size (``nbytes(t)``; NaN or < 0 unknown) is known to
+    without data inputs (or a constant read by fewer, ``CONSTANT_HANDLES``): unless its size (``nbytes(t)``; NaN or < 0 unknown) is known to
     reach ``HANDLE_MAX_BYTES``. (is_handle's test, for one number without numpy: asked at
     each placement of a root whose meetings read such a chain.)"""
     return nbytes is None or not nbytes(t) >= HANDLE_MAX_BYTES

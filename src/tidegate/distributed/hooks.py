@@ -270,10 +270,13 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         self._forget_plans()  # the new tasks may meet queued roots' data (dask added them)
         # A new computation: statistics of groups that are gone do not carry over.
         self.books.forget_groups(lambda g: g in scheduler.task_groups)
-        if self._regions:  # (nor the regions of gone groups: each entry keeps its group)
-            gone = [n for n, e in self._regions.items() if scheduler.task_groups.get(n) is not e[0]]
-            for n in gone:
-                del self._regions[n]
+        groups = scheduler.task_groups
+        # (nor the regions or the stagger's verdicts of gone groups: each entry keeps its
+        # group, and a group of the same name anew is judged anew)
+        for kept in (self._regions, self._shorts):
+            if kept:
+                for n in [n for n, e in kept.items() if groups.get(n) is not e[0]]:
+                    del kept[n]
         if self._copies._entry:  # a new graph may give a held reader's input more readers
             self._copies.resig(self._broadcast.sig)
         # dask transitions a new graph's tasks in no particular order: with user priorities

@@ -1670,7 +1670,8 @@ class Placement:
         (policy.clearly_slower, lags_clearly) and that should run ts rather than p
         (policy.leaves_slower; p lagging throughout: leaves_lagging), or None. Asked by
         ``_by_held`` and ``_heavier`` only: cost p's book, and every running worker's
-        paces only where ts's group has paces of two workers."""
+        paces only where ts's group has paces of two workers. With ``OFF_FREE`` a faster
+        worker with a free thread first (not queued behind the first faster one)."""
         books = self.books
         book = books.workers.get(p) if p is not None else None
         group = ts.group.name

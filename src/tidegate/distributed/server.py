@@ -301,7 +301,8 @@ def _inputs_all_here(ts, plugin) -> bool:
     """policy.keeps_its_worker for ts: its own inputs (policy.own_input, as the plugin's
     place_consumer counts them, against ``plugin.books``' roots_max) all held on the worker
     it is processing on; never while a worker is found clearly slower
-    (policy.steals_beside_slower: ``plugin._slow_groups``)."""
+    (policy.steals_beside_slower: ``plugin._slow_groups``), but a task placed by pace
+    (policy.PACE_STAYS) stays whatever: its move weighed the paces already."""
     if plugin._pace_moved and ts.key in plugin._pace_moved:
         return True  # (moved by pace: policy.PACE_STAYS)
     if plugin._slow_groups:
