@@ -142,3 +142,56 @@ def test_main_keeps_the_small_rechunk_add_on_one_worker(monkeypatch):
     monkeypatch.setattr(policy, "PAIR_SPREAD", 0)
     queue, tide, loads, q, t = _run(4)
     assert list(loads.values()) == [8] and tide > 2 * queue  # (the case this rule is for)
+
+
+def _four_loads_under_a_mean():
+    """The twin's seed anomaly of four loads: a 56 B zarr handle read by four 32 MB loads,
+    a chunk-mean of each, one mean of the four, a store of each load less the mean."""
+    from dask._task_spec import DataNode, Task, TaskRef
+
+    h = "original-from-zarr"
+    dsk: dict = {h: DataNode(h, "a.zarr")}
+    durations: dict = {}
+    sizes: dict = {h: 56}
+    agg = ("mean_agg-aggregate", 0, 0)
+    for i in range(4):
+        load, chunk, store = ((g, i, 0, 0) for g in ("from-zarr", "mean_chunk", "store-map"))
+        dsk[load] = Task(load, str, TaskRef(h), _data_producer=True)
+        dsk[chunk] = Task(chunk, str, TaskRef(load))
+        dsk[store] = Task(store, max, TaskRef(load), TaskRef(agg))
+        durations.update({load: 0.024, chunk: 0.0138, store: 0.0866})
+        sizes.update({load: 32_000_000, chunk: 8_000_000, store: 16})
+    dsk[agg] = Task(agg, max, *(TaskRef(("mean_chunk", i, 0, 0)) for i in range(4)))
+    durations[agg], sizes[agg] = 0.0224, 8_000_000
+    dsk["finalize"] = Task("finalize", max, *(TaskRef(("store-map", i, 0, 0))
+                                             for i in range(4)))
+    return dsk, durations, sizes
+
+
+def _load_starts():
+    from tidegate.sim import simulate
+
+    dsk, durations, sizes = _four_loads_under_a_mean()
+    q, t = simulate(dsk, keys=["finalize"], workers=4, threads_per_worker=1,
+                    policy=["queue", "tidegate"], durations=lambda k: durations.get(k, 0.0),
+                    sizes=lambda k: sizes.get(k, 16), thread_lag=0.01, seed=0, processes=1,
+                    record_memory=False)  # fmt: skip
+    loads = [s for s in t.trace.tasks if s.group.startswith("from-zarr")]
+    return sorted(s.start for s in loads), min(s.stop for s in loads), q, t
+
+
+def test_loads_woken_in_an_idle_split_start_there_at_once(monkeypatch):
+    """policy.SPLIT_WOKEN (anom45): the three loads parked on the first load's worker are
+    split onto the three idle workers (admission._split); the first start gave back a
+    reservation on that worker (CONSTANT_HANDLES bit 2), which woke the other two into
+    line, and the split passed them over: they started only at the next event, 25 ms
+    later (1.12x queuing's time here)."""
+    monkeypatch.setattr(policy, "CONSTANT_HANDLES", 7)
+    monkeypatch.setattr(policy, "SPLIT_WOKEN", 0)
+    starts, first_end, q, t = _load_starts()
+    assert sum(s > first_end for s in starts) == 2, (starts, first_end)  # (the case)
+    monkeypatch.setattr(policy, "SPLIT_WOKEN", 1)
+    starts, first_end, q, t = _load_starts()
+    assert all(s < first_end for s in starts), (starts, first_end)
+    assert t.makespan <= q.makespan and max(t.peak_memory_per_worker) <= max(
+        q.peak_memory_per_worker)

@@ -1224,6 +1224,14 @@ def waits_for_further(whole: bool, pair: bool, busy: bool) -> bool:
 # priority; 0: by priority only (before side31).
 SPLIT_OPENS = 1
 
+# The idle-worker split (admission._split): a root parked when the split began and woken by
+# an earlier start of that split (a start's books change on its partners' worker: a
+# reservation given back there, CONSTANT_HANDLES bit 2) is still asked with the workers it
+# was parked on, not passed over: put back in line, no poke placed it until the next event
+# (twin seed anomaly 4 x 1: two of four loads 25 ms late beside idle workers, 1.047 /
+# 1.058x queuing's time at 2 / 10 ms). 0: passed over (before anom45).
+SPLIT_WOKEN = 1
+
 
 def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
     """May a root that completes a meeting found only by a deep plan

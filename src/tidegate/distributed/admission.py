@@ -925,7 +925,11 @@ class Admission:
             return opening and t.key in parks and t.key not in owed
 
         best = (lambda t: (not opens(t), t.priority)) if opening else _PRIORITY
-        for ts in heapq.nsmallest(len(idle) + len(free), waiting, key=best):
+        chosen = heapq.nsmallest(len(idle) + len(free), waiting, key=best)
+        # (the parks they had, for one woken by an earlier start here: policy.SPLIT_WOKEN)
+        parked = self._parked
+        was = {ts: parked[ts] for ts in chosen} if policy_module.SPLIT_WOKEN else None
+        for ts in chosen:
             lacks: set = set()
             kept = ts in self._parked_kept
             partners, allowed = self._broadcast.restrict(
@@ -933,7 +937,9 @@ class Admission:
                 idle + free if kept else idle, stimulus_id)  # fmt: skip
             # A root that opens its meeting (its partner waits on no busy worker) splits
             # nothing: split_gains is not asked of it.
-            on = self._parked.get(ts)  # (None: unparked by an earlier start's _update)
+            on = parked.get(ts)  # (None: unparked by an earlier start's _update)
+            if on is None and was is not None and ts._state == "queued" and ts in self._ready:
+                on = was[ts]  # woken into line by that start: still split as parked
             if not kept and not opens(ts) and (on is None or not split_gains(
                     self._plan(ts).meetings, _dependencies, _held, _readers,
                     self._saturated(s, on))):  # fmt: skip
@@ -950,6 +956,7 @@ class Admission:
                                   {r.key for r in lacks})  # fmt: skip
                 if got is not None:
                     self._unpark(ts)
+                    self._ready.discard(ts)  # (woken into line meanwhile: SPLIT_WOKEN)
                     self._start(ts, workers[got], stimulus_id)
                     taken.add(got)
                     self._update()
