@@ -3760,9 +3760,10 @@ def reduces(returned: float, size: float, keep: float) -> bool:
 
 def _sized_as_handle(t, nbytes) -> bool:
     """:func:`is_handle` for t, already found read by ``SHARED_FANOUT`` or more tasks
-    without data inputs (or a constant read by fewer, ``CONSTANT_HANDLES``): unless its size (``nbytes(t)``; NaN or < 0 unknown) is known to
-    reach ``HANDLE_MAX_BYTES``. (is_handle's test, for one number without numpy: asked at
-    each placement of a root whose meetings read such a chain.)"""
+    without data inputs (or a constant read by fewer, ``CONSTANT_HANDLES``): unless its
+    size (``nbytes(t)``; NaN or < 0 unknown) is known to reach ``HANDLE_MAX_BYTES``.
+    (is_handle's test, for one number without numpy: asked at each placement of a root
+    whose meetings read such a chain.)"""
     return nbytes is None or not nbytes(t) >= HANDLE_MAX_BYTES
 
 
