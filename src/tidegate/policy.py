@@ -2555,7 +2555,7 @@ def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,
     if last != last or not known:
         return False
     if near and IDLE_NEAR and idle_held <= busy_held + IDLE_NEAR * estimate \
-            and _over_shortest(busy_pace, idle_pace):  # fmt: skip
+            and last > IDLE_PACE * min(known) > 0:  # (over the idle one's shortest)
         return True
     return last > IDLE_PACE * max(known) and IDLE_PACE * max(known) > 0 \
         and idle_held + estimate <= busy_held + (IDLE_HELD + IDLE_TIE) * estimate  # fmt: skip
@@ -2603,16 +2603,6 @@ def slower_alone(busy_pace, others) -> bool:
     if not IDLE_ALONE or busy_pace is None:
         return False
     return all(idle_takes(busy_pace, pace, 0.0, 0.0, 0.0, near=False) for pace in others)
-
-
-def _over_shortest(busy_pace, idle_pace) -> bool:
-    """Did the busy worker's last root take more than ``IDLE_PACE`` times the idle one's
-    shortest known sample (:func:`idle_takes`' ``IDLE_NEAR``)?"""
-    if busy_pace is None or idle_pace is None:
-        return False
-    last = busy_pace[0]
-    known = [x for x in idle_pace if x == x]
-    return last == last and bool(known) and last > IDLE_PACE * min(known) > 0
 
 
 # A busy worker slower alone (slower_alone) at a group's tail: an idle worker that would run
