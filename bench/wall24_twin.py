@@ -24,8 +24,10 @@ import importlib.util
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,15 +63,21 @@ def _collection(bd, name: str, steps: int):
     if name.startswith("seed-") or name == "vorticity-files":
         from tidegate.workloads import build, make_inputs
 
+        # A folder per steps, written whole under another name and renamed: one folder for
+        # every steps kept the arrays written last beside every steps' marker, so a run at
+        # 48 steps read 16 steps' arrays (seed46); concurrent runs share the folder
+        folder = os.path.join(FOLDER, f"steps-{steps}")
         if "paths" not in bd._INPUTS:
-            os.makedirs(FOLDER, exist_ok=True)
-            marker = os.path.join(FOLDER, f"written-{steps}")
-            if os.path.exists(marker):
-                bd._INPUTS["paths"] = {n: os.path.join(FOLDER, f"{n}.zarr") for n in ("a", "b")}
-            else:
-                bd._INPUTS["paths"] = make_inputs(FOLDER, steps)
-                Path(marker).write_text("")
-        out = os.path.join(FOLDER, "out-" + name)
+            if not os.path.isdir(folder):
+                os.makedirs(FOLDER, exist_ok=True)
+                part = tempfile.mkdtemp(dir=FOLDER)
+                make_inputs(part, steps)
+                try:
+                    os.rename(part, folder)
+                except OSError:  # (another run's folder came first: the same arrays)
+                    shutil.rmtree(part, ignore_errors=True)
+            bd._INPUTS["paths"] = {n: os.path.join(folder, f"{n}.zarr") for n in ("a", "b")}
+        out = os.path.join(folder, "out-" + name)
         return build(name.removeprefix("seed-"), bd._INPUTS["paths"], out)
     # bench/distributed.py's delayed consumers are impure (uuid keys, new each process):
     # pure keys keep the measured durations' keys and the twin's order stable across runs
