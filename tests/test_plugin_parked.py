@@ -39,9 +39,9 @@ def _refusal_inputs(plugin, k):
             bool(books._roots_max), k in books.noted and books.awaits(k),
             policy.backlogged(b.processing, rp, b.threads, b.roots_untouched,
                               b.held + b.estimated, slots, cuts),
-            cuts and policy.BACKLOG_BURST_OWN and policy.backlogged(
-                b.processing, rp, b.threads, b.roots_untouched, b.held + b.estimated,
-                slots, 0))
+            cuts >= policy.BACKLOG_BURST_CUTS and policy.BACKLOG_BURST_OWN
+            and policy.backlogged(b.processing, rp, b.threads, b.roots_untouched,
+                                  b.held + b.estimated, slots, 0))
 
 
 @pytest.mark.parametrize("options", [{}, {"memory_limit": 0.5}])

@@ -152,7 +152,8 @@ class Books:
         # cutting a chunk into its days): root -> cuts so far; at its landing, the most a
         # load of its group was cut into (what policy.BACKLOG_BURST_CUTS asks of a root
         # refused by a worker's burst of loads: its own group's, BACKLOG_BURST_OWN), and
-        # the most over the groups (cuts_max: 0, nothing cut, spares the lookup).
+        # the most over the groups (cuts_max: below BACKLOG_BURST_CUTS, as on most graphs,
+        # the clause is off for every group's roots: no lookup).
         self._cuts: dict = {}
         self._cut_groups: dict = {}
         self.cuts_max = 0
@@ -745,15 +746,19 @@ class Books:
         tasks that a free thread of w would take instead (``policy.may_admit_root``'s
         ``queued``: the core's ready tasks; the plugin's a load queued ahead on a one-thread
         worker, :meth:`place`)."""
+        cuts = self.cuts_max
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:
+            cuts = self.burst_cuts(group)
         return self._admits(self.workers[w], w, task, self.estimate(known, group),
                             completes_consumer, stimulus_id, progress, reserved,
-                            waiting=waiting, cuts=self.cuts_max and self.burst_cuts(group))
+                            waiting=waiting, cuts=cuts)
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
                 pair=False, region=0, unit=0, wave=(), cuts=0) -> bool:  # fmt: skip
         """``admits`` with the root's estimate given (``place`` finds it once per root), and
-        its group's cuts (``burst_cuts``: policy.backlogged's, 0 where none was cut).
+        its group's cuts (policy.backlogged's: ``burst_cuts``, or ``cuts_max`` where it is
+        below policy.BACKLOG_BURST_CUTS, as every group's then).
         ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
         a root placed by its region of ``region`` roots). ``waiting``:
         ``may_admit_root``'s ``queued``.
@@ -861,7 +866,9 @@ class Books:
         if opens and self.combines is not None and w in self.noted and self.awaits(w):
             return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
-        cuts = self.cuts_max and self.burst_cuts(group)
+        cuts = self.cuts_max
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:  # (else off for every group's roots)
+            cuts = self.burst_cuts(group)
         if memo is not None:
             key = (est, opens, reserved, commits, further, cuts)
             known = memo.get(key)
@@ -916,9 +923,10 @@ class Books:
                 self.combines is not None and w in self.noted and self.awaits(w),
                 backlogged(book.processing, rp, book.threads, book.roots_untouched,
                            book.held + book.estimated, book.cap * self._roots_max, cuts),
-                # (where some group's loads were cut up, a root of another sees the burst
-                # clause off: BACKLOG_BURST_OWN, both answers)
-                cuts and policy_module.BACKLOG_BURST_OWN and backlogged(
+                # (where some group's loads were cut up enough, a root of another sees the
+                # burst clause off: BACKLOG_BURST_OWN, both answers)
+                cuts >= policy_module.BACKLOG_BURST_CUTS and policy_module.BACKLOG_BURST_OWN
+                and backlogged(
                     book.processing, rp, book.threads, book.roots_untouched,
                     book.held + book.estimated, book.cap * self._roots_max, 0))
 
@@ -1110,7 +1118,9 @@ class Books:
             shared = partners
         # (the same on every worker: self.estimate, inlined)
         est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
-        cuts = self.cuts_max and self.burst_cuts(group)  # (policy.backlogged's)
+        cuts = self.cuts_max  # (policy.backlogged's; below its threshold, every group's)
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:
+            cuts = self.burst_cuts(group)
         opens = self.opens(lacks) if commits else 0
         # (policy.staggers_unit: the root and the roots its meetings lack not processing
         # yet, reserved by another opener or not: they follow it; not asked where it is
