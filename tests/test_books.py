@@ -436,6 +436,73 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     b.validate()
 
 
+def test_the_burst_clause_asks_the_cuts_of_the_refused_roots_own_group(monkeypatch):
+    """Two computations at once on one worker: a groupby-like one whose loads (group "g")
+    were cut into BACKLOG_BURST_CUTS pieces while siblings read them, and a plain one
+    (group "p") whose loads are not cut. Where tasks wait for a thread, a root loads and
+    the worker holds BACKLOG_BURST_HELD times its count's worth, the burst clause refuses
+    g's next root and not p's (BACKLOG_BURST_OWN; grp46): with the most cuts over the
+    groups (grp45's Books.cuts_max, BACKLOG_BURST_OWN = 0) g's cut-up loads turned it on
+    for p too (review45). refuses_further's memo, kept over the roots asked in one wake,
+    tells the two roots apart (the same estimate, the same worker), and forgetting g's
+    group turns the clause off for its roots too."""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
+    monkeypatch.setattr(policy, "BACKLOG_BURST_OWN", 1)
+    threads = max(policy.BACKLOG_BURST_THREADS, policy.BACKLOG_THREADS + 1)
+    b = books(saturation=1.5, threads=threads, workers=("a", "b"))
+    a = b.workers["a"]
+    cuts = policy.BACKLOG_BURST_CUTS
+    b.on_run("g0", "a", True, "g", NAN)
+    b.on_finished("g0", 8e6, (), False, True)
+    for i in range(cuts):  # g0 cut into its days
+        b.on_run(f"d-{i}", "a", False, "d", NAN)
+        b.on_finished(f"d-{i}", 8e6 / cuts, ("g0",), True, True,
+                      read_on=lambda x, i=i: i < cuts - 1)
+    assert not b.in_flight("g0") and b.burst_cuts("g") == cuts and b.burst_cuts("p") == 0
+    b.on_run("p0", "a", True, "p", NAN)  # the plain computation's load, loading
+    for t in range(threads + policy.BACKLOG_BURST - 1):
+        b.on_run(f"s-{t}", "a", False, "s", NAN)
+    a.held = policy.BACKLOG_BURST_HELD * a.cap * 8e6
+    assert a.processing >= threads + policy.BACKLOG_BURST  # tasks wait for a thread
+    assert a.processing - 1 < policy.BACKLOG_WIDE * threads  # (grp43's backlog says no)
+    assert a.roots_processing + a.roots_untouched < a.cap  # (the count has room)
+    assert b.estimate(NAN, "p") == b.estimate(NAN, "g")  # (the memo's other inputs alike)
+    assert b.admits("a", "p1", NAN, "p", False)
+    assert not b.admits("a", "g1", NAN, "g", False)
+    memo: dict = {}
+    assert not b.refuses_further("p1", "p", "a", set(), False, False, memo)
+    assert b.refuses_further("g1", "g", "a", set(), False, False, memo)
+    assert not b.refuses_further("p2", "p", "a", set(), False, False, memo)
+    assert b.place("p1", NAN, "p", {}, ["a"]) == "a"
+    assert b.place("g1", NAN, "g", {}, ["a"]) is None
+    # refusal_inputs (what a root parked on "a" stays refused by) tells apart a change
+    # that refuses p's roots but not g's, which already were (grp43's backlog on)
+    before = b.refusal_inputs("a")
+    held, a.held = a.held, policy.BACKLOG_HELD * a.cap * 8e6
+    assert b.refusal_inputs("a") == before  # (no budget: held bytes are not read)
+    more = policy.BACKLOG_WIDE * threads - a.processing + 1
+    for t in range(more):
+        b.on_run(f"q-{t}", "a", False, "s", NAN)
+    assert b.refuses_further("p2", "p", "a", set(), False, False, {})
+    after = b.refusal_inputs("a")
+    assert after != before and after[:-1] == before[:-1]
+    for t in range(more):
+        b.on_finished(f"q-{t}", 1e3, (), False, True)
+    a.held = held
+    assert b.refusal_inputs("a") == before
+    monkeypatch.setattr(policy, "BACKLOG_BURST_OWN", 0)  # grp45's: the most over the groups
+    assert b.burst_cuts("p") == cuts
+    assert not b.admits("a", "p2", NAN, "p", False)  # g's cuts turn it on for p
+    assert b.refuses_further("p2", "p", "a", set(), False, False, {})
+    monkeypatch.setattr(policy, "BACKLOG_BURST_OWN", 1)
+    b.forget_groups(lambda g: g != "g")  # g's computation gone
+    assert b.cuts_max == 0 and b.burst_cuts("g") == 0
+    assert b.admits("a", "g2", NAN, "g", False)
+    b.validate()
+
+
 def test_a_pair_opener_waits_where_the_tasks_processing_fill_the_cap(monkeypatch):
     """A root whose parts meet several pairs (the plugin's policy.pair_commits: a rechunk's
     block cut in halves) opens them only where the tasks processing, queued or running,

@@ -32,12 +32,16 @@ def _refusal_inputs(plugin, k):
     books = plugin.books
     b = books.workers[k]
     rp = b.roots_processing
+    slots, cuts = b.cap * books._roots_max, books.cuts_max
     return (rp >= b.cap, rp > 0, rp + b.roots_untouched + b.owed, b.passes,
             b.processing < b.threads or b.threads == 1, b.processing == 0,
             (b.held + b.estimated, b.budget) if b.budget < float("inf") else 0,
             bool(books._roots_max), k in books.noted and books.awaits(k),
             policy.backlogged(b.processing, rp, b.threads, b.roots_untouched,
-                              b.held + b.estimated, b.cap * books._roots_max))
+                              b.held + b.estimated, slots, cuts),
+            cuts >= policy.BACKLOG_BURST_CUTS and policy.BACKLOG_BURST_OWN
+            and policy.backlogged(b.processing, rp, b.threads, b.roots_untouched,
+                                  b.held + b.estimated, slots, 0))
 
 
 @pytest.mark.parametrize("options", [{}, {"memory_limit": 0.5}])

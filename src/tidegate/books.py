@@ -150,8 +150,10 @@ class Books:
         self._live: dict = {}  # root -> [worker or None, carriers alive, group]
         # Pieces cut from a root's data while siblings still read it (a groupby's rechunk
         # cutting a chunk into its days): root -> cuts so far; at its landing, the most a
-        # load of its group was cut into, and the most over the groups (cuts_max: what
-        # policy.BACKLOG_BURST_CUTS asks of a worker's burst of loads).
+        # load of its group was cut into (what policy.BACKLOG_BURST_CUTS asks of a root
+        # refused by a worker's burst of loads: its own group's, BACKLOG_BURST_OWN), and
+        # the most over the groups (cuts_max: below BACKLOG_BURST_CUTS, as on most graphs,
+        # the clause is off for every group's roots: no lookup).
         self._cuts: dict = {}
         self._cut_groups: dict = {}
         self.cuts_max = 0
@@ -744,14 +746,19 @@ class Books:
         tasks that a free thread of w would take instead (``policy.may_admit_root``'s
         ``queued``: the core's ready tasks; the plugin's a load queued ahead on a one-thread
         worker, :meth:`place`)."""
+        cuts = self.cuts_max
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:
+            cuts = self.burst_cuts(group)
         return self._admits(self.workers[w], w, task, self.estimate(known, group),
                             completes_consumer, stimulus_id, progress, reserved,
-                            waiting=waiting)  # fmt: skip
+                            waiting=waiting, cuts=cuts)
 
     def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
                 reserved=0, spread=False, waiting=0, opens=0, awaits=None,
-                pair=False, region=0, unit=0, wave=()) -> bool:  # fmt: skip
-        """``admits`` with the root's estimate given (``place`` finds it once per root).
+                pair=False, region=0, unit=0, wave=(), cuts=0) -> bool:  # fmt: skip
+        """``admits`` with the root's estimate given (``place`` finds it once per root), and
+        its group's cuts (policy.backlogged's: ``burst_cuts``, or ``cuts_max`` where it is
+        below policy.BACKLOG_BURST_CUTS, as every group's then).
         ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
         a root placed by its region of ``region`` roots). ``waiting``:
         ``may_admit_root``'s ``queued``.
@@ -810,7 +817,7 @@ class Books:
                 book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
                 backlogged(book.processing, book.roots_processing, book.threads,
                            book.roots_untouched, book.held + book.estimated,
-                           book.cap * self._roots_max, self.cuts_max),
+                           book.cap * self._roots_max, cuts),
             )  # fmt: skip
             if ok:
                 if opens and awaits is None and self.combines is not None \
@@ -859,8 +866,11 @@ class Books:
         if opens and self.combines is not None and w in self.noted and self.awaits(w):
             return True  # _admits' refusal of a new group where a combine is awaited
         reserved = int(self._owed.get(task, (None,))[0] == w)
+        cuts = self.cuts_max
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:  # (else off for every group's roots)
+            cuts = self.burst_cuts(group)
         if memo is not None:
-            key = (est, opens, reserved, commits, further)
+            key = (est, opens, reserved, commits, further, cuts)
             known = memo.get(key)
             if known is not None and not self.audit:
                 return known
@@ -872,7 +882,7 @@ class Books:
             False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
             backlogged(book.processing, book.roots_processing, book.threads,
                        book.roots_untouched, book.held + book.estimated,
-                       book.cap * self._roots_max, self.cuts_max),
+                       book.cap * self._roots_max, cuts),
         )  # fmt: skip
         if memo is not None:
             if self.audit and known is not None:  # (tests: the remembered answer, found anew)
@@ -881,7 +891,8 @@ class Books:
             memo[key] = refused
         if refused and self.audit:  # (tests: _admits refuses it too, as place would ask)
             assert not self._admits(book, w, task, est, completes, None, True, reserved,
-                                    False, _queues_behind_a_load(book), opens), (task, w)
+                                    False, _queues_behind_a_load(book), opens,
+                                    cuts=cuts), (task, w)
             self.log.pop()  # (_admits' refusal entry: place makes none here)
             self.audited["still waits"] = self.audited.get("still waits", 0) + 1
         return refused
@@ -889,7 +900,8 @@ class Books:
     def refusal_inputs(self, w):
         """What :meth:`refuses_further` reads of worker w (None: no such worker), as far as
         its answer can tell them apart: for any one root (its estimate, the roots it would
-        open, whether w reserved it) the answer is the same while this is. From w's book:
+        open, whether w reserved it, its group's cuts) the answer is the same while this
+        is. From w's book:
         whether a root is processing and whether roots fill the cap (``passes_for_further``,
         ``may_admit_root``), roots processing + untouched + owed (the count, whatever mix of
         them), passes, a free thread (``committed``), idle, held bytes against a finite
@@ -902,6 +914,7 @@ class Books:
         if book is None:
             return None
         rp = book.roots_processing
+        cuts = self.cuts_max
         return (rp >= book.cap, rp > 0, rp + book.roots_untouched + book.owed, book.passes,
                 book.processing < book.threads or book.threads == 1,  # (free_thread)
                 book.processing == 0,
@@ -909,8 +922,23 @@ class Books:
                 bool(self._roots_max),
                 self.combines is not None and w in self.noted and self.awaits(w),
                 backlogged(book.processing, rp, book.threads, book.roots_untouched,
-                           book.held + book.estimated, book.cap * self._roots_max,
-                           self.cuts_max))
+                           book.held + book.estimated, book.cap * self._roots_max, cuts),
+                # (where some group's loads were cut up enough, a root of another sees the
+                # burst clause off: BACKLOG_BURST_OWN, both answers)
+                cuts >= policy_module.BACKLOG_BURST_CUTS and policy_module.BACKLOG_BURST_OWN
+                and backlogged(
+                    book.processing, rp, book.threads, book.roots_untouched,
+                    book.held + book.estimated, book.cap * self._roots_max, 0))
+
+    def burst_cuts(self, group) -> int:
+        """policy.backlogged's ``cuts`` for a root of ``group``: the most pieces a load of
+        its group was cut into (:data:`policy.BACKLOG_BURST_OWN`), else the most over the
+        groups present (``cuts_max``; grp45's). Per group: a groupby's cut-up loads (or a
+        persisted input of one) turned the burst clause on for every computation beside
+        them until their group was forgotten (review45)."""
+        if policy_module.BACKLOG_BURST_OWN:
+            return self._cut_groups.get(group, 0)
+        return self.cuts_max
 
     def awaits(self, w) -> bool:
         """Is w the place of a tree reduction's combine whose inputs are all on their way
@@ -1090,6 +1118,9 @@ class Books:
             shared = partners
         # (the same on every worker: self.estimate, inlined)
         est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
+        cuts = self.cuts_max  # (policy.backlogged's; below its threshold, every group's)
+        if cuts >= policy_module.BACKLOG_BURST_CUTS:
+            cuts = self.burst_cuts(group)
         opens = self.opens(lacks) if commits else 0
         # (policy.staggers_unit: the root and the roots its meetings lack not processing
         # yet, reserved by another opener or not: they follow it; not asked where it is
@@ -1142,7 +1173,7 @@ class Books:
                                             int(reserved), spread, _queues_behind_a_load(book),
                                             opens, pair=pair, region=region,
                                             unit=0 if reserved else unit,
-                                            wave=stagger), (task, w)  # fmt: skip
+                                            wave=stagger, cuts=cuts), (task, w)  # fmt: skip
                     self.audited["refused"] = self.audited.get("refused", 0) + 1
                     if awaited is not None and aw is None:  # (kept whatever the view)
                         self.audited["refused, view not asked"] = \
@@ -1151,7 +1182,7 @@ class Books:
                 return False
             ok = self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
                               spread, _queues_behind_a_load(book), opens, aw, pair, region,
-                              0 if reserved else unit, stagger)
+                              0 if reserved else unit, stagger, cuts)
             if ok:
                 return True
             if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
@@ -1160,7 +1191,7 @@ class Books:
                     book.threads > policy_module.BACKLOG_THREADS and backlogged(
                         book.processing, book.roots_processing, book.threads,
                         book.roots_untouched, book.held + book.estimated,
-                        book.cap * self._roots_max, self.cuts_max)):  # fmt: skip
+                        book.cap * self._roots_max, cuts)):  # fmt: skip
                 # Not kept: a refusal that may rest on held bytes (against the budget, or
                 # the wider backlog's against the largest root: BACKLOG_FLIGHT), which bump
                 # no version (the body measures them afresh), could outlive them (review43).

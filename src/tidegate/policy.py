@@ -862,9 +862,10 @@ BACKLOG_HELD = 2.0
 # for the month's climatology: a worker whose queue had drained for a moment took 4-5
 # chunks within 20 ms and their pieces queued behind each other (twin 2 x 4, g7 s0: 5
 # chunks as its processing fell 43 -> 10; queuing sends none past 5 tasks processing).
-# Only where some root's load was cut into BACKLOG_BURST_CUTS pieces or more while its
-# siblings still read it (books.Books.cuts_max, grp45). Everywhere (0: grp44's form on
-# four threads, BACKLOG_BURST_THREADS 4; on two, its costlier two-thread form) it
+# Only where a load of the refused root's group was cut into BACKLOG_BURST_CUTS pieces or
+# more while its siblings still read it (books.Books.burst_cuts, grp45; BACKLOG_BURST_OWN).
+# Everywhere (0: grp44's form on four threads, BACKLOG_BURST_THREADS 4; on two, its costlier
+# two-thread form) it
 # moved 21 of the 62 plugin fingerprints (anomaly 400 steps at 40 x 4: peak 4,369 ->
 # 4,939 MB; rechunk-add 100 x 4 +3.2% time), undid a tree reduction's next group queued
 # behind loading threads, and on two threads cost the twin's seed graphs (s-vorticity
@@ -880,6 +881,11 @@ BACKLOG_BURST = 1
 BACKLOG_BURST_THREADS = 2
 BACKLOG_BURST_HELD = 1.3
 BACKLOG_BURST_CUTS = 16
+# The cuts asked are the refused root's own group's (books.Books.burst_cuts, grp46): with the
+# most over every group present (0, grp45's), a groupby's cut-up loads, or a persisted input
+# of one, turned the clause on for every computation beside them until forgotten
+# (review45).
+BACKLOG_BURST_OWN = 1
 
 
 def backlogged(processing: int, roots_processing: int, threads: int,
@@ -893,8 +899,8 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     known yet (``slots`` 0) the held test passes (the tasks processing decide, as
     queuing's count would). On :data:`BACKLOG_BURST_THREADS`+ threads a root loading where
     tasks wait for a thread is a backlog too (:data:`BACKLOG_BURST`), once ``cuts`` (the
-    most pieces a root's load was cut into: ``books.Books.cuts_max``) reached
-    :data:`BACKLOG_BURST_CUTS`."""
+    most pieces a load of the refused root's group was cut into:
+    ``books.Books.burst_cuts``) reached :data:`BACKLOG_BURST_CUTS`."""
     if threads <= BACKLOG_THREADS:
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
     if BACKLOG_BURST and cuts >= BACKLOG_BURST_CUTS and threads >= BACKLOG_BURST_THREADS \
