@@ -55,6 +55,7 @@ from ..policy import (
     places_by_held,
     leaves_partner,
     combine_elsewhere,
+    combines_whole,
     loads_before_reduced,
     over_first_share,
     pair_commits,
@@ -506,6 +507,8 @@ class Placement:
         if loads is None:
             return None
         group = first.group
+        if combines_whole(len(deps), len(group)):
+            return None  # (the whole reduction: its holder's place stands, COMBINE_WHOLE)
         total = 0
         for d in deps:
             if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 \
