@@ -1234,8 +1234,8 @@ SPLIT_WOKEN = 1
 
 # The idle-worker split (admission._split) fills an idle worker's threads: after one root a
 # worker (its first round, as before), an idle worker with a thread still free takes another
-# parked root while it holds less than its even share of that root's task group
-# (split_takes). Twin seed anomaly 2 x 2 (four loads, one reduction): two loads waited for
+# parked root that waits for its own reduction (waits_for_own_reduction) while it holds less
+# than its even share of that root's task group (split_takes). Twin seed anomaly 2 x 2 (four loads, one reduction): two loads waited for
 # their partners' busy worker; the split started one on the idle worker, the other waited
 # there beside a free thread until that worker's load and chunk-mean ended (1.09 / 1.13x
 # queuing's time at 2 / 10 ms). 0: one root a worker (before seed46).

@@ -967,8 +967,12 @@ class Admission:
                     self._update()
                 break
             else:
-                if more is not None and not kept:
-                    more.append((ts, allowed, lacks))  # every idle worker took one
+                # (every idle worker took one: a root waiting for its own reduction may take
+                # a second thread, its load stays for the reduction wherever it loads; a
+                # pair's root would split its meeting: twin rechunk-add 20 x 4 under a
+                # memory limit, bytes moved 3.0 -> 4.2 GB)
+                if more is not None and not kept and self._kept(ts) is not None:
+                    more.append((ts, allowed, lacks))
         if more:
             self._split_threads(s, more, idle, stimulus_id)
 
