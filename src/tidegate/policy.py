@@ -1235,10 +1235,11 @@ SPLIT_WOKEN = 1
 # The idle-worker split (admission._split) fills an idle worker's threads: after one root a
 # worker (its first round, as before), an idle worker with a thread still free takes another
 # parked root that waits for its own reduction (waits_for_own_reduction) while it holds less
-# than its even share of that root's task group (split_takes). Twin seed anomaly 2 x 2 (four loads, one reduction): two loads waited for
-# their partners' busy worker; the split started one on the idle worker, the other waited
-# there beside a free thread until that worker's load and chunk-mean ended (1.09 / 1.13x
-# queuing's time at 2 / 10 ms). 0: one root a worker (before seed46).
+# than its even share of that root's task group (split_takes). Twin seed anomaly 2 x 2 (four
+# loads, one reduction): two loads waited for their partners' busy worker; the split started
+# one on the idle worker, the other waited there beside a free thread until that worker's
+# load and chunk-mean ended (1.09 / 1.13x queuing's time at 2 / 10 ms). 0: one root a worker
+# (before seed46).
 SPLIT_THREADS = 1
 
 
@@ -2332,9 +2333,11 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
     return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
 
 
-# COMBINE_BY_HELD asks nothing of a combine that takes its input group whole (the whole
-# reduction in one task, its result read back by every load's reader): dask's choice, a
-# holder of one input, stands (combines_whole). 0: asked as any first combine (before seed46).
+# COMBINE_BY_HELD asks nothing of a reduction's first combine (of chunk-means, each of one
+# load) that takes its input group whole (the whole reduction in one task, its result read
+# back by every load's reader): dask's choice, a holder of one input, stands
+# (combines_whole). A later level (IDLE_COMBINE's mean of partials) is asked as before. 0:
+# asked as any first combine (before seed46).
 COMBINE_WHOLE = 1
 
 
