@@ -280,6 +280,9 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
     # (every thief asked, not only its inputs' holders: STEAL_SPLIT would leave most
     # searches without a thief, so the search would rarely run)
     monkeypatch.setattr(policy, "STEAL_SPLIT", 0)
+    # (SPLIT_THREADS fills the idle workers' threads at the start: in this run nothing is
+    # then left to steal and no search runs; the subject here is the search's fallback)
+    monkeypatch.setattr(policy, "SPLIT_THREADS", 0)
     monkeypatch.setattr(server, "_scan", _raise("thief"))
     monkeypatch.setattr(server._Thieves, "best", _raise("thief"))
     w = build("anomaly", 150, 190e6, store=False)

@@ -1238,6 +1238,27 @@ SPLIT_OPENS = 1
 # 1.058x queuing's time at 2 / 10 ms). 0: passed over (before anom45).
 SPLIT_WOKEN = 1
 
+# The idle-worker split (admission._split) fills an idle worker's threads: after one root a
+# worker (its first round, as before), an idle worker with a thread still free takes another
+# parked root that waits for its own reduction (waits_for_own_reduction) while it holds less
+# than its even share of that root's task group (split_takes). Twin seed anomaly 2 x 2 (four
+# loads, one reduction): two loads waited for their partners' busy worker; the split started
+# one on the idle worker, the other waited there beside a free thread until that worker's
+# load and chunk-mean ended (1.09 / 1.13x queuing's time at 2 / 10 ms). 0: one root a worker
+# (before seed46).
+SPLIT_THREADS = 1
+
+
+def split_takes(processing: int, threads: int, count: int, group: int, workers: int) -> bool:
+    """May a worker idle when the idle-worker split began, ``processing`` tasks now (roots
+    this split started there), take one more parked root (``SPLIT_THREADS``)? While a
+    thread of its ``threads`` is free and it holds or processes fewer than its even share
+    of the root's task group (``count`` there, of ``group`` over ``workers`` running
+    workers: :func:`holds_share`): the threads an idle worker leaves idle wait for nothing
+    else, and the share keeps one group's loads from piling on one worker."""
+    return bool(SPLIT_THREADS) and processing < threads \
+        and not holds_share(count, group, workers)
+
 
 def passes_for_halo(in_flight: float, cap: float, passes: int, free: bool) -> bool:
     """May a root that completes a meeting found only by a deep plan
@@ -2316,6 +2337,28 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
     (tail35's form) missed the loads still processing on a candidate (3 x 2: 1.08x) and
     the chunk-means still to copy to it (5 x 2: all three partials on one worker)."""
     return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
+
+
+# COMBINE_BY_HELD asks nothing of a reduction's first combine (of chunk-means, each of one
+# load) that takes its input group whole (the whole reduction in one task, its result read
+# back by every load's reader): dask's choice, a holder of one input, stands
+# (combines_whole). A later level (IDLE_COMBINE's mean of partials) is asked as before. 0:
+# asked as any first combine (before seed46).
+COMBINE_WHOLE = 1
+
+
+def combines_whole(inputs: int, group: int) -> bool:
+    """Is a reduction's first combine of ``inputs`` inputs, all of one task group of
+    ``group`` tasks, that group whole (``COMBINE_WHOLE``)? Then nothing else of the
+    reduction runs while its inputs come in, and every task after it waits for its result:
+    moved off the holder :func:`combine_elsewhere` would choose against, it copies in one
+    input more and (its result read by the loads' readers there) sends out one copy more,
+    both on the graph's one path, to save at most one load's bytes. Twin seed anomaly (four
+    loads, one mean, 48 steps) on 5 x 4 / 8 x 2: moved to an empty worker, 0.556x queuing's
+    peak at 1.15x its time with senders free, 1.21x limited (four 8 MB means received one
+    after the other at 200 MB/s, then four copies out); a tree's partial (a group of 4 of
+    12 chunk-means, anom36's 5 x 2) is not whole: asked as before."""
+    return bool(COMBINE_WHOLE) and inputs >= group > 0
 
 
 def after_reduction(freed: float, returned: float) -> float:

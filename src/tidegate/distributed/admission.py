@@ -23,7 +23,8 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import footprint_refused, further_by_plan, holds_share, split_gains, wave_share
+from ..policy import (footprint_refused, further_by_plan, holds_share, split_gains, split_takes,
+                      wave_share)
 from .placement import _of_group
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _second, _where
@@ -925,7 +926,11 @@ class Admission:
             return opening and t.key in parks and t.key not in owed
 
         best = (lambda t: (not opens(t), t.priority)) if opening else _PRIORITY
-        chosen = heapq.nsmallest(len(idle) + len(free), waiting, key=best)
+        # (policy.SPLIT_THREADS: as many roots as the idle workers have threads)
+        more = [] if policy_module.SPLIT_THREADS and idle else None
+        chosen = heapq.nsmallest(
+            len(free) + (len(idle) if more is None else sum(
+                books.workers[a].threads for a in idle)), waiting, key=best)  # fmt: skip
         # (the parks they had, for one woken by an earlier start here: policy.SPLIT_WOKEN)
         parked = self._parked
         was = {ts: parked[ts] for ts in chosen} if policy_module.SPLIT_WOKEN else None
@@ -959,6 +964,42 @@ class Admission:
                     self._ready.discard(ts)  # (woken into line meanwhile: SPLIT_WOKEN)
                     self._start(ts, workers[got], stimulus_id)
                     taken.add(got)
+                    self._update()
+                break
+            else:
+                # (every idle worker took one: a root waiting for its own reduction may take
+                # a second thread, its load stays for the reduction wherever it loads; a
+                # pair's root would split its meeting: twin rechunk-add 20 x 4 under a
+                # memory limit, bytes moved 3.0 -> 4.2 GB)
+                if more is not None and not kept and self._kept(ts) is not None:
+                    more.append((ts, allowed, lacks))
+        if more:
+            self._split_threads(s, more, idle, stimulus_id)
+
+    def _split_threads(self, s, more, idle, stimulus_id) -> None:
+        """_split's second round (policy.SPLIT_THREADS): the roots it chose that found every
+        idle worker given one, each to the idle worker processing least whose threads are
+        not all busy and that holds less than its even share of the root's task group
+        (policy.split_takes). Cost: O(more x idle), only where a split ran out of idle
+        workers."""
+        workers, books, running = s.workers, self.books, len(s.running)
+        idle = set(idle)
+        for ts, allowed, lacks in more:
+            if ts._state != "queued":
+                continue
+            group, size = ts.group, len(ts.group)
+            for addr in sorted((a for a in allowed if a in idle),
+                               key=lambda a: books.workers[a].processing):  # fmt: skip
+                book = books.workers.get(addr)
+                if book is None or not split_takes(book.processing, book.threads, _of_group(
+                        workers[addr], group), size, running):  # fmt: skip
+                    continue
+                got = books.place(ts.key, math.nan, group.name, {}, [addr], stimulus_id,
+                                  {r.key for r in lacks})  # fmt: skip
+                if got is not None:
+                    self._unpark(ts)
+                    self._ready.discard(ts)
+                    self._start(ts, workers[got], stimulus_id)
                     self._update()
                 break
 
