@@ -614,6 +614,11 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
 # is idle (spreads_pair).
 # 0: off (main's: the side follows the hint whatever the cluster's size).
 PAIR_SPREAD = 1
+# A further meeting (further_meeting, further_plan) that is a final gather of one
+# collection's pieces (a da.store's finalize of its per-chunk stores) gives no hint: a store
+# of 16 steps' pairs put two pairs on one worker past its count beside an idle one
+# (gather_not_further). 0: main's (the finalize a further meeting).
+FURTHER_GATHER = 1
 
 
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
@@ -3135,10 +3140,11 @@ def further_partners(
                            nbytes)[0]
 
 
-def _further_inputs(meetings, dependents, dependencies, fanout):
+def _further_inputs(meetings, dependents, dependencies, fanout, group=None):
     """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
     dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
-    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
+    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`); with
+    ``group``, not a final gather (:func:`gather_not_further`)."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
@@ -3146,6 +3152,8 @@ def _further_inputs(meetings, dependents, dependencies, fanout):
         (m2,) = ds
         inputs = dependencies(m2)
         if not 1 < len(inputs) <= fanout:
+            continue
+        if group is not None and gather_not_further(m2, dependents, dependencies, group):
             continue
         for t in inputs:
             if not (t is m or t == m):  # (identity first, as in meeting_partners)
@@ -3155,6 +3163,7 @@ def _further_inputs(meetings, dependents, dependencies, fanout):
 def further_meeting(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     constant=None, nbytes=None, meetings: list | None = None, chains: dict | None = None,
+    group=None,
 ) -> tuple[dict, bool]:
     """``(further_partners, whole)``: ``whole`` when every other input of each further
     meeting was found somewhere, so that this root's side is all that meeting still
@@ -3163,12 +3172,13 @@ def further_meeting(
     meeting (a tree reduction's next level, most of whose inputs are nowhere yet) may not:
     piling those onto the first subtrees' workers raised anomaly 100x4's peak 1.24x
     (with ``whole``: 1.05x). ``meetings``, ``chains``, when given: ``task``'s
-    :attr:`MeetingPlan.meetings`, the chains kept (see :func:`meeting_plan`)."""
+    :attr:`MeetingPlan.meetings`, the chains kept (see :func:`meeting_plan`). ``group``:
+    as :func:`further_plan`'s."""
     scores: dict = {}
     whole = None
     if meetings is None:
         meetings = _meetings(task, dependents, dependencies, depth, fanout)
-    for t in _further_inputs(meetings, dependents, dependencies, fanout):
+    for t in _further_inputs(meetings, dependents, dependencies, fanout, group):
         if len(dependents(t)) > fanout:
             whole = False  # a store handle, a grid: no meeting place
             continue
@@ -3189,7 +3199,7 @@ def further_meeting(
 
 def further_plan(meetings, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None, chains: dict | None = None,
-                 unique: bool = False) -> tuple:
+                 unique: bool = False, group=None) -> tuple:
     """The structural part of :func:`further_meeting` (same arguments; ``meetings``
     required): per other input ``t`` of each further meeting, ``(t, chains of t's inputs)``
     (:func:`_chain`; none when t reads more than ``fanout``), or None for an input read
@@ -3207,11 +3217,13 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     the other three groups', 12 chains; cpu33a-findings.txt).
 
     ``unique``: as :func:`meeting_plan`'s (each meeting's own input passed by identity
-    alone). With ``chains``, the parts are built by :func:`_further_part`."""
+    alone). With ``chains``, the parts are built by :func:`_further_part`. ``group(t)``,
+    when given: a final gather is no further meeting (:func:`gather_not_further`)."""
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
-                     for t in _further_inputs(meetings, dependents, dependencies, fanout))
+                     for t in _further_inputs(meetings, dependents, dependencies, fanout,
+                                              group))
     # (_further_inputs' walk inline, with the look-up of each part kept: a generator's
     # steps and a call cost more, and most asks find every part kept)
     out: list = []
@@ -3222,6 +3234,8 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
         (m2,) = ds
         inputs = dependencies(m2)
         if not 1 < len(inputs) <= fanout:
+            continue
+        if group is not None and gather_not_further(m2, dependents, dependencies, group):
             continue
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
@@ -3236,6 +3250,20 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
                 if not (t is m or t == m):
                     out.append(entry)
     return tuple(out)
+
+
+def gather_not_further(m2, dependents, dependencies, group) -> bool:
+    """:data:`FURTHER_GATHER`: is further meeting ``m2`` a final gather of one collection's
+    pieces (:func:`gathers_only`: no dependents, more than two inputs of one task group:
+    the ``finalize`` of a ``da.store``'s per-chunk stores), so no further meeting? Its
+    inputs are tiny and end on its one worker whatever the placement: its hint co-locates
+    nothing worth it. Why: seed slice-add of 16 steps on 4 x 2 (4 pairs of 32 MB loads,
+    each pair met in its store): with the hint the first array's last load went where the
+    others of its array were (the stores' finalize "whole"), past that worker's count, and
+    its pair followed it: two pairs on one worker, one worker idle (1.25-1.5x queuing's
+    peak; small46-findings.txt)."""
+    return bool(FURTHER_GATHER) and gathers_only(((m2, None),), dependents, dependencies,
+                                                  group)
 
 
 def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains):
