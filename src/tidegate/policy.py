@@ -614,10 +614,10 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
 # is idle (spreads_pair).
 # 0: off (main's: the side follows the hint whatever the cluster's size).
 PAIR_SPREAD = 1
-# A further meeting (further_meeting, further_plan) that is a final gather of one
-# collection's pieces (a da.store's finalize of its per-chunk stores) gives no hint: a store
-# of 16 steps' pairs put two pairs on one worker past its count beside an idle one
-# (gather_not_further). 0: main's (the finalize a further meeting).
+# A root whose further meetings (further_meeting, further_plan) are all final gathers of
+# one collection's pieces (a da.store's finalize of its per-chunk stores) has none: the
+# finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
+# an idle one (gathers_further). 0: main's (the finalize a further meeting).
 FURTHER_GATHER = 1
 
 
@@ -3140,11 +3140,10 @@ def further_partners(
                            nbytes)[0]
 
 
-def _further_inputs(meetings, dependents, dependencies, fanout, group=None):
+def _further_inputs(meetings, dependents, dependencies, fanout):
     """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
     dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
-    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`); with
-    ``group``, not a final gather (:func:`gather_not_further`)."""
+    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
@@ -3152,8 +3151,6 @@ def _further_inputs(meetings, dependents, dependencies, fanout, group=None):
         (m2,) = ds
         inputs = dependencies(m2)
         if not 1 < len(inputs) <= fanout:
-            continue
-        if group is not None and gather_not_further(m2, dependents, dependencies, group):
             continue
         for t in inputs:
             if not (t is m or t == m):  # (identity first, as in meeting_partners)
@@ -3178,7 +3175,10 @@ def further_meeting(
     whole = None
     if meetings is None:
         meetings = _meetings(task, dependents, dependencies, depth, fanout)
-    for t in _further_inputs(meetings, dependents, dependencies, fanout, group):
+    if group is not None and gathers_further(meetings, dependents, dependencies, fanout,
+                                             group):
+        return scores, False
+    for t in _further_inputs(meetings, dependents, dependencies, fanout):
         if len(dependents(t)) > fanout:
             whole = False  # a store handle, a grid: no meeting place
             continue
@@ -3218,12 +3218,14 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
 
     ``unique``: as :func:`meeting_plan`'s (each meeting's own input passed by identity
     alone). With ``chains``, the parts are built by :func:`_further_part`. ``group(t)``,
-    when given: a final gather is no further meeting (:func:`gather_not_further`)."""
+    when given: no further meeting where each is a final gather (:func:`gathers_further`)."""
+    if group is not None and gathers_further(meetings, dependents, dependencies, fanout,
+                                             group):
+        return ()
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
-                     for t in _further_inputs(meetings, dependents, dependencies, fanout,
-                                              group))
+                     for t in _further_inputs(meetings, dependents, dependencies, fanout))
     # (_further_inputs' walk inline, with the look-up of each part kept: a generator's
     # steps and a call cost more, and most asks find every part kept)
     out: list = []
@@ -3234,8 +3236,6 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
         (m2,) = ds
         inputs = dependencies(m2)
         if not 1 < len(inputs) <= fanout:
-            continue
-        if group is not None and gather_not_further(m2, dependents, dependencies, group):
             continue
         part = chains.get(-id(m2))
         if part is None or part[0] is not m2:
@@ -3252,18 +3252,34 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     return tuple(out)
 
 
-def gather_not_further(m2, dependents, dependencies, group) -> bool:
-    """:data:`FURTHER_GATHER`: is further meeting ``m2`` a final gather of one collection's
-    pieces (:func:`gathers_only`: no dependents, more than two inputs of one task group:
-    the ``finalize`` of a ``da.store``'s per-chunk stores), so no further meeting? Its
-    inputs are tiny and end on its one worker whatever the placement: its hint co-locates
-    nothing worth it. Why: seed slice-add of 16 steps on 4 x 2 (4 pairs of 32 MB loads,
-    each pair met in its store): with the hint the first array's last load went where the
-    others of its array were (the stores' finalize "whole"), past that worker's count, and
-    its pair followed it: two pairs on one worker, one worker idle (1.25-1.5x queuing's
-    peak; small46-findings.txt)."""
-    return bool(FURTHER_GATHER) and gathers_only(((m2, None),), dependents, dependencies,
-                                                  group)
+def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
+    """:data:`FURTHER_GATHER`: is every further meeting of a root's ``meetings`` (the one
+    dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_inputs`') a
+    final gather of one collection's pieces (:func:`gathers_only`: no dependents, more than
+    two inputs of one task group: the ``finalize`` of a ``da.store``'s per-chunk stores)?
+    Then it has no further meeting: the gather's inputs are tiny and end on its one worker
+    whatever the placement, so its hint co-locates nothing, and its ``whole`` let a root
+    pass its worker's count with nothing completed. Why: seed slice-add of 16 steps on
+    4 x 2 (4 pairs of 32 MB loads, each pair met in its store): the first array's last
+    load went where the others of its array were, past that worker's count, and its pair
+    followed it: two pairs on one worker beside an idle one (1.25-1.5x queuing's peak;
+    small46-findings.txt). Not where another further meeting is there too (anomaly: a
+    load's tree reduction and its store, whose finalize's hint keeps the loads of one
+    reduction together: without it 6-12 steps 1.1-1.7x queuing's time)."""
+    if not FURTHER_GATHER:
+        return False
+    found = False
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        if not 1 < len(dependencies(m2)) <= fanout:
+            continue
+        if not gathers_only(((m2, None),), dependents, dependencies, group):
+            return False
+        found = True
+    return found
 
 
 def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains):
