@@ -11,4 +11,5 @@ for line in open(sys.argv[1]):
         continue
     n, s, sh, ot, op, om, nt, np_, nm = m.groups()
     flag = "SAME " if (ot, op, om) == (nt, np_, nm) else "MOVED"
-    print(f"{n:14s} {s:>3s} {sh:4s} {flag} time {ot} -> {nt}  peak {op} -> {np_}  moved {om} -> {nm}")
+    print(f"{n:14s} {s:>3s} {sh:4s} {flag} time {ot} -> {nt}  peak {op} -> {np_}  "
+          f"moved {om} -> {nm}")

@@ -42,7 +42,8 @@ pols = ["queue", "tidegate"] if "-q" in sys.argv else ["tidegate"]
 for pol in pols:
     r, = simulate(model, workers=W, threads_per_worker=T, seed=0, policy=[pol],
                   record_memory=False, processes=1)
-    print("==", pol, "makespan", round(r.makespan, 3), [round(x / 1e6) for x in r.peak_memory_per_worker],
+    print("==", pol, "makespan", round(r.makespan, 3),
+          [round(x / 1e6) for x in r.peak_memory_per_worker],
           "moved", round(r.bytes_transferred / 1e6))
     for t in sorted(r.trace.tasks, key=lambda t: t.start):
         print("  %-60s %s %.3f %.3f" % (str(t.key)[:60], t.worker[-6:] if isinstance(t.worker, str)
