@@ -103,6 +103,7 @@ def _runs(model, workers, lag, warm, stagger, monkeypatch, seeds=3):
     from tidegate.sim import simulate
 
     monkeypatch.setattr(policy, "UNIT_STAGGER", stagger)
+    monkeypatch.setattr(policy, "FURTHER_GATHER", 0)  # (as test_handle_share._peaks)
     out = []
     with dask.config.set({"distributed.scheduler.default-task-durations": warm}):
         for seed in range(seeds):

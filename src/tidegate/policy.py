@@ -614,6 +614,11 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
 # is idle (spreads_pair).
 # 0: off (main's: the side follows the hint whatever the cluster's size).
 PAIR_SPREAD = 1
+# A root whose further meetings (further_meeting, further_plan) are all final gathers of
+# one collection's pieces (a da.store's finalize of its per-chunk stores) has none: the
+# finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
+# an idle one (gathers_further). 0: main's (the finalize a further meeting).
+FURTHER_GATHER = 1
 
 
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
@@ -3204,6 +3209,7 @@ def _further_inputs(meetings, dependents, dependencies, fanout):
 def further_meeting(
     task, dependents, dependencies, where, depth: int = 4, fanout: int = MEETING_FANOUT,
     constant=None, nbytes=None, meetings: list | None = None, chains: dict | None = None,
+    group=None,
 ) -> tuple[dict, bool]:
     """``(further_partners, whole)``: ``whole`` when every other input of each further
     meeting was found somewhere, so that this root's side is all that meeting still
@@ -3212,11 +3218,15 @@ def further_meeting(
     meeting (a tree reduction's next level, most of whose inputs are nowhere yet) may not:
     piling those onto the first subtrees' workers raised anomaly 100x4's peak 1.24x
     (with ``whole``: 1.05x). ``meetings``, ``chains``, when given: ``task``'s
-    :attr:`MeetingPlan.meetings`, the chains kept (see :func:`meeting_plan`)."""
+    :attr:`MeetingPlan.meetings`, the chains kept (see :func:`meeting_plan`). ``group``:
+    as :func:`further_plan`'s."""
     scores: dict = {}
     whole = None
     if meetings is None:
         meetings = _meetings(task, dependents, dependencies, depth, fanout)
+    if group is not None and gathers_further(meetings, dependents, dependencies, fanout,
+                                             group):
+        return scores, False
     for t in _further_inputs(meetings, dependents, dependencies, fanout):
         if len(dependents(t)) > fanout:
             whole = False  # a store handle, a grid: no meeting place
@@ -3238,7 +3248,7 @@ def further_meeting(
 
 def further_plan(meetings, dependents, dependencies, depth: int = 4,
                  fanout: int = MEETING_FANOUT, constant=None, chains: dict | None = None,
-                 unique: bool = False) -> tuple:
+                 unique: bool = False, group=None) -> tuple:
     """The structural part of :func:`further_meeting` (same arguments; ``meetings``
     required): per other input ``t`` of each further meeting, ``(t, chains of t's inputs)``
     (:func:`_chain`; none when t reads more than ``fanout``), or None for an input read
@@ -3256,7 +3266,11 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     the other three groups', 12 chains; cpu33a-findings.txt).
 
     ``unique``: as :func:`meeting_plan`'s (each meeting's own input passed by identity
-    alone). With ``chains``, the parts are built by :func:`_further_part`."""
+    alone). With ``chains``, the parts are built by :func:`_further_part`. ``group(t)``,
+    when given: no further meeting where each is a final gather (:func:`gathers_further`)."""
+    if group is not None and gathers_further(meetings, dependents, dependencies, fanout,
+                                             group):
+        return ()
     if chains is None:
         return tuple(_further_entry(t, dependents, dependencies, depth, fanout, constant,
                                     None)
@@ -3285,6 +3299,36 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
                 if not (t is m or t == m):
                     out.append(entry)
     return tuple(out)
+
+
+def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
+    """:data:`FURTHER_GATHER`: is every further meeting of a root's ``meetings`` (the one
+    dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_inputs`') a
+    final gather of one collection's pieces (:func:`gathers_only`: no dependents, more than
+    two inputs of one task group: the ``finalize`` of a ``da.store``'s per-chunk stores)?
+    Then it has no further meeting: the gather's inputs are tiny and end on its one worker
+    whatever the placement, so its hint co-locates nothing, and its ``whole`` let a root
+    pass its worker's count with nothing completed. Why: seed slice-add of 16 steps on
+    4 x 2 (4 pairs of 32 MB loads, each pair met in its store): the first array's last
+    load went where the others of its array were, past that worker's count, and its pair
+    followed it: two pairs on one worker beside an idle one (1.25-1.5x queuing's peak;
+    small46-findings.txt). Not where another further meeting is there too (anomaly: a
+    load's tree reduction and its store, whose finalize's hint keeps the loads of one
+    reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time)."""
+    if not FURTHER_GATHER:
+        return False
+    found = False
+    for m, _ in meetings:
+        ds = dependents(m)
+        if len(ds) != 1:
+            continue
+        (m2,) = ds
+        if not 1 < len(dependencies(m2)) <= fanout:
+            continue
+        if not gathers_only(((m2, None),), dependents, dependencies, group):
+            return False
+        found = True
+    return found
 
 
 def _further_entry(t, dependents, dependencies, depth, fanout, constant, chains):

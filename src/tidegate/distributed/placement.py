@@ -680,7 +680,8 @@ class Placement:
             assert not found and {r.key for r in lacks} == kept[2], ts.key
             assert entry[1][1] == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
-                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains,
+                group=_group), ts.key
             assert plan.wide is None and plan.pair, ts.key
             self._audited("further park")
         self._entry = entry
@@ -1249,14 +1250,16 @@ class Placement:
             if self.books.audit:
                 assert entry[1][1] == further_meeting(
                     ts, _dependents, _dependencies, _where, constant=_constant,
-                    nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                    nbytes=self._size, meetings=plan.meetings, chains=self._chains,
+                    group=_group), ts.key
                 self._audited("further")
             return entry[1][1]
         out = further_by_plan(self._further_plan(ts, plan), _where, self._size)
         if self.books.audit:
             assert out == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
-                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains,
+                group=_group), ts.key
             self._audited("further plan")
         if entry is not None and entry[0] is ts:
             if entry[3] is None:  # walked now: kept with it if ts is refused
@@ -1275,7 +1278,7 @@ class Placement:
         if kept is None or kept[0] is not ts:
             kept = self._fplans[ts.key] = (ts, further_plan(
                 plan.meetings, _dependents, _dependencies, constant=_constant,
-                chains=self._chains, unique=True))  # fmt: skip
+                chains=self._chains, unique=True, group=_group))  # fmt: skip
         return kept[1]
 
     def _keep_walk(self, entry) -> None:
@@ -1362,7 +1365,8 @@ class Placement:
             assert (found, lacks, shared, complete, spread) == entry[1][0], ts.key
             assert out == further_meeting(
                 ts, _dependents, _dependencies, _where, constant=_constant,
-                nbytes=self._size, meetings=plan.meetings, chains=self._chains), ts.key
+                nbytes=self._size, meetings=plan.meetings, chains=self._chains,
+                group=_group), ts.key
             self._audited("further anew")
         entry[1][1] = out
         entry[2] = self._moved
