@@ -37,11 +37,72 @@ def test_idle_takes_near_reads_the_idle_workers_shortest(monkeypatch):
     assert not slower_alone((0.644, 0.644), [(0.161, 0.161), (0.644, 0.161)])
 
 
-def test_uneven_paces():
+def test_uneven_paces(monkeypatch):
     nan = float("nan")
-    assert _uneven({"a": (0.644, nan), "b": (0.161, nan)})
+    assert _uneven({"a": (0.644, nan), "b": (0.161, nan)})  # (one sample each: all known)
+    assert _uneven({"a": (0.644, 0.5), "b": (0.161, 0.3), "c": (0.4, 0.2)})
     assert not _uneven({"a": (0.161, 0.161), "b": (0.161, nan)})
-    assert not _uneven({"a": (0.644, nan)}) and not _uneven({"a": (nan, nan), "b": (0.1, nan)})
+    assert not _uneven({"a": (0.644, nan)}) and not _uneven({"a": (0.644, 0.1)})
+    assert not _uneven({"a": (0.644, 0.161), "b": (0.161, 0.161)})  # a slow load, a fast one
+    assert not _uneven({"a": (0.644, 0.644), "b": (0.0, nan)})  # (no pace measured)
+    # jitter: +-40% durations, equal workers; every known sample of neither over 1.5x the
+    # other's longer (slow45's test read the last of each: 1.33 > 1.5 x 0.65)
+    assert not _uneven({"a": (1.33, 0.9), "b": (0.65, 1.1)})
+    monkeypatch.setattr(policy, "WAKE_SAMPLES", 2)  # one's last over the other's longer
+    assert _uneven({"a": (0.644, 0.161), "b": (0.161, 0.161)})
+    assert not _uneven({"a": (1.33, 0.9), "b": (0.65, 1.1)})
+    monkeypatch.setattr(policy, "WAKE_SAMPLES", 1)  # the last of each (slow45's)
+    assert _uneven({"a": (1.33, 0.9), "b": (0.65, 1.1)})
+    monkeypatch.setattr(policy, "IDLE_PACE", 0)
+    assert not _uneven({"a": (0.644, nan), "b": (0.161, nan)})
+
+
+def test_twin_uneven_is_judged_again_at_every_finish(monkeypatch):
+    """2 x 1, one reduction group's loads 3x slower: the group's paces differ while a
+    worker's samples are all slow loads, and even again once it ran fast ones; after every
+    finish the groups IDLE_WAKE reads as uneven are those whose paces differ now (slow45's
+    flag stayed set till the group was forgotten)."""
+    pytest.importorskip("distributed")
+    from tidegate.distributed import hooks
+
+    seen = []
+    left = hooks.Plugin._left_processing
+
+    def checking(self, key, *args, **kwargs):
+        before = set(self._uneven)
+        left(self, key, *args, **kwargs)
+        seen.append((before, set(self._uneven),
+                     {g for g, paces in self._pace.items() if _uneven(paces)}))
+
+    monkeypatch.setattr(hooks.Plugin, "_left_processing", checking)
+    _bench().run(3.0, mode="group", workers=2)
+    assert all(after == now for _, after, now in seen)
+    assert any(after and not before for before, after, _ in seen)  # set,
+    assert any(before and not after for before, after, _ in seen)  # and reset
+
+
+def test_a_departed_workers_paces_go():
+    """A worker that left judges no pace: its samples are dropped and its group's
+    unevenness judged again without them (slow45 kept both)."""
+    pytest.importorskip("distributed")
+    from test_plugin_lazy import _cluster
+    from tidegate.distributed import hooks
+
+    nan = float("nan")
+    s = _cluster(3)
+    p = hooks.Plugin()
+    p._resync()  # (no scheduler yet: the books and sets alone)
+    p.scheduler = s
+    p._pace = {"load": {"w0": (0.2, 0.2), "w1": (0.9, 0.8), "w2": (0.2, nan)},
+               "read": {"w0": (0.2, 0.2), "w1": (0.9, 0.8), "w2": (0.9, nan)}}
+    p._uneven = {"load", "read"}
+    gone = s.workers.pop("w1")
+    s.running.discard(gone)
+    p.remove_worker(s, "w1")
+    assert p.errors == []
+    assert p._pace == {"load": {"w0": (0.2, 0.2), "w2": (0.2, nan)},
+                       "read": {"w0": (0.2, 0.2), "w2": (0.9, nan)}}
+    assert p._uneven == {"read"}  # (w2's one sample over 1.5x w0's: still apart)
 
 
 @pytest.mark.parametrize("mode,slow,workers,switch,off_value,before,after", [

@@ -2569,10 +2569,17 @@ IDLE_TIE = 0.0625
 # more than the busy one now (a take that moves the balance by one load). 0: off. With
 # IDLE_TAIL's bit 8 (alone it moved no cell of slow44's grid). slow45.
 IDLE_NEAR = 1.0
-# Where two workers' last roots of a group differ by more than IDLE_PACE, a worker that goes
-# idle wakes the roots parked for other workers, so idle_takes asks then, not at the timer
-# (Admission._refresh, Plugin._uneven). 0: main's. slow45.
+# Where two workers' paces at a group's roots differ by more than IDLE_PACE (WAKE_SAMPLES), a
+# worker that goes idle wakes the roots parked for other workers, so idle_takes asks then, not
+# at the timer (Admission._refresh, Plugin._uneven). 0: main's. slow45.
 IDLE_WAKE = 1
+# Which samples make two workers' paces differ for IDLE_WAKE (hooks._uneven; judged again at
+# every root's finish, a departed worker's dropped). 3: every known sample (of the last two) of
+# one over IDLE_PACE times every one of another; 2: one's last over the other's longer; 1: the
+# last of each (slow45's test). Twin anomaly, equal workers, durations +-40%: the wake ran in
+# 21 of 36 runs with slow45's (3 moved), 10 with 1, 4 with 2 or 3 (none moved); slow45's
+# 72-cell grid the same with 3. slow46.
+WAKE_SAMPLES = 3
 
 
 def idle_takes(busy_pace, idle_pace, busy_held: float, idle_held: float,

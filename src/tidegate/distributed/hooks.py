@@ -42,7 +42,7 @@ import logging
 import math
 from functools import partial
 from itertools import islice
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 import dask.config
 from dask._task_spec import DataNode
@@ -235,6 +235,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             self._idle.discard(worker)
             self._combines.pop(worker, None)
             self._views.pop(worker, None)
+            for name, paces in self._pace.items():  # (its paces judge no worker now)
+                if paces.pop(worker, None) is not None and not _uneven(paces):
+                    self._uneven.discard(name)
             if worker in self._waiting_on:
                 self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
@@ -438,8 +441,8 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
         if states.get("forgotten", 0) != sum(states.values()):
             return  # others of the group are still there
         books.forget_groups(name.__ne__)
-        if self._pace.pop(name, None) is not None and self._uneven:
-            self._uneven = any(map(_uneven, self._pace.values()))  # (IDLE_WAKE: its own)
+        if self._pace.pop(name, None) is not None:
+            self._uneven.discard(name)  # (IDLE_WAKE: its own paces)
         self._lag_roots.pop(name, None)
         self._slow_groups.discard(name)
         self._paced_groups.discard(name)
@@ -518,8 +521,11 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     if paces is not None and worker is not None:
                         d = _compute_seconds(startstops)
                         _paced(paces, worker, d)
-                        if not self._uneven and policy_module.IDLE_WAKE:
-                            self._uneven = _uneven(paces)
+                        if policy_module.IDLE_WAKE:  # (judged again: a finish may even them)
+                            if _uneven(paces):
+                                self._uneven.add(ts.group.name)
+                            elif self._uneven:
+                                self._uneven.discard(ts.group.name)
                         # (and the lag's windows, read only past the pairs: lags_persist)
                         if self._lag_roots and policy_module.LAG_SAMPLES > 2:
                             windows = self._lag_roots.get(ts.group.name)
@@ -1035,12 +1041,25 @@ def _windowed(windows: dict, worker, d: float) -> None:
         else (d,) + last[:max(policy_module.LAG_SAMPLES, 2) - 1]  # fmt: skip
 
 
+_first = itemgetter(0)  # (a pair's newest: _uneven)
+
+
 def _uneven(paces: dict) -> bool:
-    """Do two workers' last roots of a group differ by more than policy.IDLE_PACE times
-    (an idle worker's take may then apply: IDLE_WAKE)?"""
-    last = [p[0] for p in paces.values() if p[0] == p[0]]
+    """Do two workers' paces at a group's roots (``paces``: by worker, its last two compute
+    seconds, the older NaN until known) differ by more than policy.IDLE_PACE times, so an
+    idle worker's take may apply (IDLE_WAKE)? By policy.WAKE_SAMPLES: 3, every known sample
+    of one over IDLE_PACE times every one of another (one worker's two alike, as
+    policy.clearly_slower asks, so one slow load beside a fast one is not enough); 2, one's
+    last over the other's longer; 1, the last of each. A worker's own samples never meet
+    the test (its shortest is at most its longer)."""
     pace = policy_module.IDLE_PACE  # (0: no idle takes, nothing to wake for)
-    return len(last) > 1 and bool(pace) and max(last) > pace * min(last)
+    if not pace or len(paces) < 2:
+        return False
+    samples = policy_module.WAKE_SAMPLES
+    # (max / min of a pair skip its NaN: a comparison with NaN is False, the first kept)
+    slow = max(map(min if samples == 3 else _first, paces.values()))
+    fast = min(map(_first if samples == 1 else max, paces.values()))
+    return slow > pace * fast > 0
 
 
 def _paced(paces: dict, worker, d: float) -> None:

@@ -406,7 +406,7 @@ class Install:
         # root group -> {worker: compute seconds of its last two roots there} (_paced), for
         # the groups whose roots _by_held placed (policy.clearly_slower)
         self._pace: dict = {}
-        self._uneven = False  # (a group's roots' paces differ: IDLE_WAKE)
+        self._uneven: set = set()  # groups whose roots' paces differ (_uneven: IDLE_WAKE)
         self._pace_moved: set = set()  # keys _off_lagging moved by pace (PACE_STAYS)
         # of those, the groups where a worker was found clearly slower: work stealing may
         # move non-roots while any is (policy.steals_beside_slower, server._inputs_all_here)
