@@ -66,17 +66,21 @@ def _collection(bd, name: str, steps: int):
         # A folder per steps, written whole under another name and renamed: one folder for
         # every steps kept the arrays written last beside every steps' marker, so a run at
         # 48 steps read 16 steps' arrays (seed46); concurrent runs share the folder
+        # (the paths kept in the process by steps: a process building two step counts)
         folder = os.path.join(FOLDER, f"steps-{steps}")
-        if "paths" not in bd._INPUTS:
+        if bd._INPUTS.get("twin_steps") != steps:
             if not os.path.isdir(folder):
                 os.makedirs(FOLDER, exist_ok=True)
                 part = tempfile.mkdtemp(dir=FOLDER)
-                make_inputs(part, steps)
                 try:
+                    make_inputs(part, steps)
                     os.rename(part, folder)
                 except OSError:  # (another run's folder came first: the same arrays)
+                    pass
+                finally:
                     shutil.rmtree(part, ignore_errors=True)
             bd._INPUTS["paths"] = {n: os.path.join(folder, f"{n}.zarr") for n in ("a", "b")}
+            bd._INPUTS["twin_steps"] = steps
         out = os.path.join(folder, "out-" + name)
         return build(name.removeprefix("seed-"), bd._INPUTS["paths"], out)
     # bench/distributed.py's delayed consumers are impure (uuid keys, new each process):

@@ -316,3 +316,17 @@ def test_kept_step_leaves_the_log_and_every_placement_as_they_were(monkeypatch, 
     assert sum(e[1] == "withheld" for e in out[0][0]) > 1000
     assert out[0][:3] == out[1][:3]
     assert out[1][3] * fewer <= out[0][3], (out[1][3], out[0][3])  # (the kept ones used)
+
+
+@pytest.mark.parametrize("steps, workers", [(16, 4), (16, 2)])
+def test_a_final_gathers_further_tasks_are_audited_as_none(audited, steps, workers):
+    """A store's finalize is no further meeting (policy.FURTHER_GATHER): the audit of a
+    root's further tasks finds none anew too (review46: it listed the other stores, and the
+    failed audit fell back to dask's placement 6-11 times)."""
+    w = build("slice-add", steps, 190e6, store=True)
+    r = simulate(w.model(), workers=workers, threads_per_worker=2, seed=0, policy="tidegate",
+                 record_memory=False)
+    assert len(r.trace.tasks) == len(w.model().dsk)
+    (plugin,) = audited
+    assert plugin.errors == [], plugin.errors[0][2]
+    assert plugin.books.audited.get("further tasks", 0) > 0, plugin.books.audited

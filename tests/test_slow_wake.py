@@ -38,6 +38,8 @@ def test_idle_takes_near_reads_the_idle_workers_shortest(monkeypatch):
 
 
 def test_uneven_paces(monkeypatch):
+    monkeypatch.setattr(policy, "WAKE_SAMPLES", 3)
+    monkeypatch.setattr(policy, "IDLE_PACE", 1.5)
     nan = float("nan")
     assert _uneven({"a": (0.644, nan), "b": (0.161, nan)})  # (one sample each: all known)
     assert _uneven({"a": (0.644, 0.5), "b": (0.161, 0.3), "c": (0.4, 0.2)})
@@ -45,6 +47,8 @@ def test_uneven_paces(monkeypatch):
     assert not _uneven({"a": (0.644, nan)}) and not _uneven({"a": (0.644, 0.1)})
     assert not _uneven({"a": (0.644, 0.161), "b": (0.161, 0.161)})  # a slow load, a fast one
     assert not _uneven({"a": (0.644, 0.644), "b": (0.0, nan)})  # (no pace measured)
+    # a root timed at 0 s beside two workers whose paces differ: the two still judged
+    assert _uneven({"a": (0.644, 0.644), "b": (0.161, 0.161), "c": (0.0, nan)})
     # jitter: +-40% durations, equal workers; every known sample of neither over 1.5x the
     # other's longer (slow45's test read the last of each: 1.33 > 1.5 x 0.65)
     assert not _uneven({"a": (1.33, 0.9), "b": (0.65, 1.1)})

@@ -615,7 +615,8 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
 # 0: off (main's: the side follows the hint whatever the cluster's size).
 PAIR_SPREAD = 1
 # A root whose further meetings (further_meeting, further_plan) are all final gathers of
-# one collection's pieces (a da.store's finalize of its per-chunk stores) has none: the
+# one collection's pieces (a da.store's finalize of its per-chunk stores) gets no further
+# partners and is never found whole there (its plan's ``further`` flag stays): the
 # finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
 # an idle one (gathers_further). 0: main's (the finalize a further meeting).
 FURTHER_GATHER = 1
@@ -869,9 +870,9 @@ BACKLOG_HELD = 2.0
 # chunks as its processing fell 43 -> 10; queuing sends none past 5 tasks processing).
 # Only where a load of the refused root's group was cut into BACKLOG_BURST_CUTS pieces or
 # more while its siblings still read it (books.Books.burst_cuts, grp45; BACKLOG_BURST_OWN).
-# Everywhere (0: grp44's form on four threads, BACKLOG_BURST_THREADS 4; on two, its costlier
-# two-thread form) it
-# moved 21 of the 62 plugin fingerprints (anomaly 400 steps at 40 x 4: peak 4,369 ->
+# Everywhere (0: grp44's form on four threads, BACKLOG_BURST_THREADS 4; on two, its
+# costlier two-thread form) it moved 21 of the 62 plugin fingerprints (anomaly 400 steps
+# at 40 x 4: peak 4,369 ->
 # 4,939 MB; rechunk-add 100 x 4 +3.2% time), undid a tree reduction's next group queued
 # behind loading threads, and on two threads cost the twin's seed graphs (s-vorticity
 # 4 x 2 0.92 -> 1.08x queuing's time); their loads are cut into few pieces, and with the
@@ -2576,9 +2577,9 @@ IDLE_WAKE = 1
 # Which samples make two workers' paces differ for IDLE_WAKE (hooks._uneven; judged again at
 # every root's finish, a departed worker's dropped). 3: every known sample (of the last two) of
 # one over IDLE_PACE times every one of another; 2: one's last over the other's longer; 1: the
-# last of each (slow45's test). Twin anomaly, equal workers, durations +-40%: the wake ran in
-# 21 of 36 runs with slow45's (3 moved), 10 with 1, 4 with 2 or 3 (none moved); slow45's
-# 72-cell grid the same with 3. slow46.
+# last of each (slow45's samples; a zero sample counts for none). Twin anomaly, equal
+# workers, durations +-40%: the wake ran in 21 of 36 runs with slow45's (3 moved), 10 with
+# 1, 4 with 2 or 3 (none moved); slow45's 72-cell grid the same with 3. slow46.
 WAKE_SAMPLES = 3
 
 
@@ -3448,10 +3449,14 @@ def walked_tasks(plan: MeetingPlan) -> tuple[list, list]:
 
 def further_tasks(meetings, dependents, dependencies, depth: int = 4,
                   fanout: int = MEETING_FANOUT, constant=None,
-                  chains: dict | None = None) -> tuple[list, list]:
-    """:func:`walked_tasks` for :func:`further_meeting` (same arguments)."""
+                  chains: dict | None = None, group=None) -> tuple[list, list]:
+    """:func:`walked_tasks` for :func:`further_meeting` (same arguments; with ``group``,
+    none where every further meeting is a final gather, as :func:`further_plan`)."""
     placed: list = []
     sized: list = []
+    if group is not None and gathers_further(meetings, dependents, dependencies, fanout,
+                                             group):
+        return placed, sized
     for t in _further_inputs(meetings, dependents, dependencies, fanout):
         if len(dependents(t)) > fanout:
             continue

@@ -880,7 +880,9 @@ class Admission:
         data meets its partners' by a transfer, but waiting idles a thread with nothing
         else to run: the zarr anomaly at 2x1 loaded a whole partial mean's chunks on one
         worker while the other idled (twin: peak 448 MB, 4.5 s against queuing's 416 MB,
-        3.9 s). Cost: O(parked) when it applies (the queue is down to waiting roots)."""
+        3.9 s). With policy.SPLIT_THREADS as many roots are chosen as the idle workers have
+        threads; those that find every idle worker given one go to :meth:`_split_threads`.
+        Cost: O(parked) when it applies (the queue is down to waiting roots)."""
         running, workers, books = s.running, s.workers, self.books
         idle = sorted(a for a in self._idle if workers.get(a) in running
                       and books.workers.get(a) is not None
@@ -980,16 +982,21 @@ class Admission:
         """_split's second round (policy.SPLIT_THREADS): the roots it chose that found every
         idle worker given one, each to the idle worker processing least whose threads are
         not all busy and that holds less than its even share of the root's task group
-        (policy.split_takes). Cost: O(more x idle), only where a split ran out of idle
-        workers."""
+        (policy.split_takes). The idle workers are sorted once (processing, then address:
+        ``idle``'s order) and kept sorted as roots start, a full one dropped (a sort for
+        every root was O(more x idle log idle) at a large cluster's split). Cost: O(more x
+        idle) at worst, only where a split ran out of idle workers."""
         workers, books, running = s.workers, self.books, len(s.running)
-        idle = set(idle)
+        order = [(books.workers[a].processing, a) for a in idle]
+        order.sort()
         for ts, allowed, lacks in more:
             if ts._state != "queued":
                 continue
             group, size = ts.group, len(ts.group)
-            for addr in sorted((a for a in allowed if a in idle),
-                               key=lambda a: books.workers[a].processing):  # fmt: skip
+            allowed = set(allowed)
+            for i, (_, addr) in enumerate(order):
+                if addr not in allowed:
+                    continue
                 book = books.workers.get(addr)
                 if book is None or not split_takes(book.processing, book.threads, _of_group(
                         workers[addr], group), size, running):  # fmt: skip
@@ -1001,6 +1008,9 @@ class Admission:
                     self._ready.discard(ts)
                     self._start(ts, workers[got], stimulus_id)
                     self._update()
+                    del order[i]
+                    if book.processing < book.threads:
+                        insort(order, (book.processing, addr))
                 break
 
     @staticmethod

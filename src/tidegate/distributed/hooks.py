@@ -1058,7 +1058,9 @@ def _uneven(paces: dict) -> bool:
     samples = policy_module.WAKE_SAMPLES
     # (max / min of a pair skip its NaN: a comparison with NaN is False, the first kept)
     slow = max(map(min if samples == 3 else _first, paces.values()))
-    fast = min(map(_first if samples == 1 else max, paces.values()))
+    # (a zero sample, a root timed at 0 s, is no pace: it would turn the test off)
+    fast = min(filter(None, map(_first if samples == 1 else max, paces.values())),
+               default=0)  # fmt: skip
     return slow > pace * fast > 0
 
 

@@ -492,9 +492,11 @@ class Placement:
         test_placement's bound 1.15). The measure: held bytes, the estimated outputs of its
         tasks processing (its roots processing counted whole at their group's estimate if
         more), their inputs still to come there (``_incoming``), and ts's inputs it lacks.
-        None: ``chosen`` stands. Found lagging (policy.lags): :meth:`_off_lagging`'s answer
-        from it, as for any consumer. Cost: for such combines only, a few workers' processing
-        tasks' inputs (anomaly 100 x 4: +8 plugin bytecodes a task, +0.2%)."""
+        None: ``chosen`` stands, also where ts takes its whole input group (one combine for
+        every load: policy.combines_whole). Found lagging (policy.lags):
+        :meth:`_off_lagging`'s answer from it, as for any consumer. Cost: for such combines
+        only, a few workers' processing tasks' inputs (anomaly 100 x 4: +8 plugin bytecodes
+        a task, +0.2%)."""
         deps = ts.dependencies
         # (its first input asked first: a final gather of many stores costs one look)
         first = next(iter(deps))
@@ -1315,7 +1317,7 @@ class Placement:
             if self.books.audit:
                 assert looked == further_tasks(
                     plan.meetings, _dependents, _dependencies, constant=_constant,
-                    chains=self._chains), ts.key  # fmt: skip
+                    chains=self._chains, group=_group), ts.key  # fmt: skip
                 self._audited("further tasks")
             kept = self._lookups[ts.key] = (ts, kept[1], _keys(looked))
         return [None if part is None or min(map(_nbytes, part[1]), default=0) < 0
