@@ -16,6 +16,8 @@ import pytest
 from tidegate import policy
 from tidegate.policy import combines_whole, split_takes
 
+from test_constant_handles import _four_loads_under_a_mean  # (the twin's four-load graph)
+
 
 def test_an_idle_worker_takes_roots_while_a_thread_is_free_within_its_share(monkeypatch):
     monkeypatch.setattr(policy, "SPLIT_THREADS", 1)
@@ -34,29 +36,6 @@ def test_a_combine_of_its_group_whole(monkeypatch):
     assert not combines_whole(3, 0)
     monkeypatch.setattr(policy, "COMBINE_WHOLE", 0)
     assert not combines_whole(4, 4)
-
-
-def _four_loads_under_a_mean():
-    """The twin's seed anomaly of four loads (durations and sizes as it measures them)."""
-    from dask._task_spec import DataNode, Task, TaskRef
-
-    h = "original-from-zarr"
-    dsk: dict = {h: DataNode(h, "a.zarr")}
-    durations: dict = {}
-    sizes: dict = {h: 56}
-    agg = ("mean_agg-aggregate", 0, 0)
-    for i in range(4):
-        load, chunk, store = ((g, i, 0, 0) for g in ("from-zarr", "mean_chunk", "store-map"))
-        dsk[load] = Task(load, str, TaskRef(h), _data_producer=True)
-        dsk[chunk] = Task(chunk, str, TaskRef(load))
-        dsk[store] = Task(store, max, TaskRef(load), TaskRef(agg))
-        durations.update({load: 0.024, chunk: 0.0138, store: 0.0866})
-        sizes.update({load: 32_000_000, chunk: 8_000_000, store: 16})
-    dsk[agg] = Task(agg, max, *(TaskRef(("mean_chunk", i, 0, 0)) for i in range(4)))
-    durations[agg], sizes[agg] = 0.0224, 8_000_000
-    dsk["finalize"] = Task("finalize", max, *(TaskRef(("store-map", i, 0, 0))
-                                             for i in range(4)))
-    return dsk, durations, sizes
 
 
 def _run(workers, threads, outgoing):
