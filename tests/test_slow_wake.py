@@ -109,6 +109,37 @@ def test_a_departed_workers_paces_go():
     assert p._uneven == {"read"}  # (w2's one sample over 1.5x w0's: still apart)
 
 
+def test_a_departed_worker_leaves_the_lag_books():
+    """A worker that left is no lag's reference and lags no more: its reader paces, its
+    roots' windows and its lag go (review46: a departed fastest reader kept policy.lags at
+    0 for its group until some worker beat its time, and a departed lagging worker kept
+    IDLE_COMBINE off)."""
+    pytest.importorskip("distributed")
+    from test_plugin_lazy import _cluster
+    from tidegate.distributed import hooks
+
+    s = _cluster(3)
+    p = hooks.Plugin()
+    p._resync()
+    p.scheduler = s
+    p._readers = {"read": ("load", {"w0": [0.2, 0.2], "w1": [0.1, 0.1], "w2": [0.6, 0.5]})}
+    p._lag_roots = {"load": {"w0": [0.2], "w1": [0.1], "w2": [0.6]}}
+    p._lag_ref = {"read": ("w1", 0.1)}
+    p._lagging = {"w1": 2.0, "w2": 3.0}
+    gone = s.workers.pop("w1")
+    s.running.discard(gone)
+    p.remove_worker(s, "w1")
+    assert p.errors == []
+    assert p._readers == {"read": ("load", {"w0": [0.2, 0.2], "w2": [0.6, 0.5]})}
+    assert p._lag_roots == {"load": {"w0": [0.2], "w2": [0.6]}}
+    assert p._lag_ref == {} and p._lagging == {"w2": 3.0}
+    gone = s.workers.pop("w2")  # (a reference that stays: another worker's)
+    s.running.discard(gone)
+    p._lag_ref = {"read": ("w0", 0.2)}
+    p.remove_worker(s, "w2")
+    assert p._lag_ref == {"read": ("w0", 0.2)} and p._lagging == {}
+
+
 @pytest.mark.parametrize("mode,slow,workers,switch,off_value,before,after", [
     # 4 x 1, loads 2x slower: the fast workers idled until the timer while the slow one's
     # parked roots waited (3 / 3 / 3 / 3), taken at once 4 / 3 / 3 / 2

@@ -238,6 +238,15 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             for name, paces in self._pace.items():  # (its paces judge no worker now)
                 if paces.pop(worker, None) is not None and not _uneven(paces):
                     self._uneven.discard(name)
+            if self._readers:  # (nor its readers' paces: policy.lags' reference goes too)
+                self._lagging.pop(worker, None)
+                for reader, (_, paces) in self._readers.items():
+                    paces.pop(worker, None)
+                    ref = self._lag_ref.get(reader)
+                    if ref is not None and ref[0] == worker:
+                        del self._lag_ref[reader]
+                for windows in self._lag_roots.values():
+                    windows.pop(worker, None)
             if worker in self._waiting_on:
                 self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
