@@ -3197,18 +3197,25 @@ def further_partners(
                            nbytes)[0]
 
 
-def _further_inputs(meetings, dependents, dependencies, fanout):
-    """The other inputs ``t`` of each further meeting of a root's ``meetings``: the one
-    dependent of a meeting, reading 2 to ``fanout`` inputs (the walk shared by
-    :func:`further_meeting`, :func:`further_plan` and :func:`further_tasks`)."""
+def _further_meetings(meetings, dependents, dependencies, fanout):
+    """``(meeting, further meeting, its inputs)`` for each further meeting of a root's
+    ``meetings``: the one dependent of a meeting, reading 2 to ``fanout`` inputs (shared by
+    :func:`_further_inputs` and :func:`gathers_further`)."""
     for m, _ in meetings:
         ds = dependents(m)
         if len(ds) != 1:
             continue
         (m2,) = ds
         inputs = dependencies(m2)
-        if not 1 < len(inputs) <= fanout:
-            continue
+        if 1 < len(inputs) <= fanout:
+            yield m, m2, inputs
+
+
+def _further_inputs(meetings, dependents, dependencies, fanout):
+    """The other inputs ``t`` of each further meeting of a root's ``meetings``
+    (:func:`_further_meetings`; the walk shared by :func:`further_meeting`,
+    :func:`further_plan` and :func:`further_tasks`)."""
+    for m, _, inputs in _further_meetings(meetings, dependents, dependencies, fanout):
         for t in inputs:
             if not (t is m or t == m):  # (identity first, as in meeting_partners)
                 yield t
@@ -3311,7 +3318,7 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
 
 def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
     """:data:`FURTHER_GATHER`: is every further meeting of a root's ``meetings`` (the one
-    dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_inputs`') a
+    dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_meetings`) a
     final gather of one collection's pieces (:func:`gathers_only`: no dependents, more than
     two inputs of one task group: the ``finalize`` of a ``da.store``'s per-chunk stores)?
     Then it has no further meeting: the gather's inputs are tiny and end on its one worker
@@ -3326,13 +3333,7 @@ def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
     if not FURTHER_GATHER:
         return False
     found = False
-    for m, _ in meetings:
-        ds = dependents(m)
-        if len(ds) != 1:
-            continue
-        (m2,) = ds
-        if not 1 < len(dependencies(m2)) <= fanout:
-            continue
+    for _, m2, _ in _further_meetings(meetings, dependents, dependencies, fanout):
         if not gathers_only(((m2, None),), dependents, dependencies, group):
             return False
         found = True
