@@ -145,6 +145,10 @@ class Oracle(SchedulerPlugin):
 
         s._create_taskstate_from_graph = created
         s.add_plugin(self, name=self.name)
+        # Also on a tick: a worker's data freed (release-worker-data) is no stimulus that
+        # calls stimulus_queue_slots_maybe_opened, and may be what a waiting task needs.
+        s.periodic_callbacks.add("orc47", lambda: self.release(stimulus_id="orc47-tick"), 0.02)
+        s.periodic_callbacks["orc47"].start()
 
     # SchedulerPlugin's hooks the scheduler calls
     def transition(self, key, start, finish, *args, **kwargs) -> None:
@@ -190,7 +194,7 @@ class Oracle(SchedulerPlugin):
             n = proc[w]
             while nxt[w] < len(order[w]) and n < cap[w]:
                 key = order[w][nxt[w]]
-                if not self._open(key):
+                if not self._open(key) or s.tasks[key].state != "no-worker":
                     break
                 nxt[w] += 1
                 self.released.add(key)
@@ -215,9 +219,21 @@ def run(model, plan: Plan, *, threads: int = 4, bandwidth: float = 1e9, seed: in
                 record_memory=False)
     with dask.config.set(cfg):
         cluster = SimCluster(model, trace=trace, seed=seed, **opts)
-        oracle = Oracle(plan)
+        make = getattr(plan, "controller", None)
+        oracle = make(plan) if make else Oracle(plan)
         oracle.install(cluster.scheduler)
-        makespan = cluster.run()
+        try:
+            makespan = cluster.run()
+        except Exception as exc:  # a plan that deadlocks: say where
+            s = cluster.scheduler
+            pend = getattr(oracle, "pending", {})
+            projs = sorted(((oracle.proj(w) / C if hasattr(oracle, "proj") else 0), w)
+                           for w in range(plan.workers))
+            print(f"STALLED at t={cluster.clock.now:.2f}: {type(exc).__name__}; "
+                  f"{len(pend)} combines wait ({sorted(set(getattr(oracle.tree, 'level', {}).get(k, -1) for k in pend))}); "
+                  f"lowest projections {[(round(p, 1), w) for p, w in projs[:5]]}; "
+                  f"loads left {sum(len(o) for o in plan.order) - sum(oracle.next)}")
+            raise SystemExit(2)
     return SimResult(policy="oracle", peak_memory_per_worker=[w.peak for w in
                      cluster.workers.values()], makespan=makespan,
                      bytes_transferred=cluster.bytes_transferred, trace=trace,
@@ -288,6 +304,15 @@ def main(argv=None):
     r, oracle, snap = run_watched(model, plan, threads=args.threads)
     r.policy = f"{args.plan} {params}"
     out = report(r, snap, queue, args.top)
+    out["forced"] = getattr(oracle, "forced", 0)
+    ends = {}
+    for t in r.trace.tasks:
+        ends.setdefault(t.group, []).append(t.stop)
+    out["phases"] = {g: (round(min(v), 2), round(max(v), 2)) for g, v in ends.items()
+                     if g in ("open-u", "mean_agg-aggregate", "store-map")}
+    print("  phases (first, last end):", out["phases"])
+    if out["forced"]:
+        print(f"  (progress rule forced {out['forced']} steps past the cap)")
     out["tasks"] = len(r.trace.tasks)
     assert out["tasks"] == len(model.dsk), (out["tasks"], len(model.dsk))
     if args.out:

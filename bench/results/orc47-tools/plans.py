@@ -111,3 +111,11 @@ def hosts(tree, workers, threads, hosts=2, host_loads=0, tail=1, cap=4, host_cap
 
 
 PLANS["hosts"] = hosts
+
+
+def _ctl(*a, **kw):
+    from ctl import controlled
+    return controlled(*a, **kw)
+
+
+PLANS["ctl"] = _ctl
