@@ -24,6 +24,8 @@ class Controller(Oracle):
         self.keep = keep * C
         self.force = force
         self.forced = 0
+        self.whole_group = False
+        self.force_loads = True
         self.pre = pre * C  # what a load in flight will come to (itself + its chunk-mean)
         self.sizes = tree.model.sizes
         self.combines = set(tree.children)  # combines and the aggregate
@@ -34,6 +36,9 @@ class Controller(Oracle):
         # level-1 combines planned on each worker (its whole groups) whose loads began
         self.l1_open = [set() for _ in range(plan.workers)]
         self.fixed = {}  # combine -> the workers it may go to (None: any)
+        # loads of groups opened on each worker (local level-1 combine) not yet released:
+        # reserved when the group opens, so an opened group always completes
+        self.unreleased = [0] * plan.workers
         self.local_l1 = {}  # load key -> (worker, its level-1 combine) when planned local
         for k in tree.by_level[1]:
             ws = {plan.where[tree.loads[i]] for i in tree.leaves[k]}
@@ -66,6 +71,8 @@ class Controller(Oracle):
         ws = self.s.workers[self.addr[w]]
         sizes = self.sizes
         n = ws.nbytes + 2 * C * len(self.l1_open[w])
+        if self.whole_group:
+            n += self.pre * self.unreleased[w]
         for ts in ws.processing:
             k = ts.key
             n += self.pre if k in self.roots else sizes.get(k, 0)
@@ -125,12 +132,21 @@ class Controller(Oracle):
         for w in range(self.plan.workers):
             while nxt[w] < len(order[w]) and proc[w] < cap[w]:
                 key = order[w][nxt[w]]
-                if closed and key[1] % 4 == 0 and key in self.local_l1:
+                opens = key in self.local_l1 and self.local_l1[key][1] not in self.l1_open[w]
+                if not self.whole_group:
+                    opens = opens and key[1] % 4 == 0
+                if closed and opens:
                     break
-                if self.proj(w) + self.pre + self.margin > self.T - self.reserve(w) + 0.01 * C:
+                # an opened group's loads were reserved: only an opening (or a load of no
+                # local group) asks for room, for all it will need
+                need = 0.0 if (key in self.local_l1 and not opens) else (
+                    4 * self.pre + 2 * C if opens else self.pre)
+                if not self.whole_group:
+                    need = self.pre
+                if need and self.proj(w) + need + self.margin > self.T - self.reserve(w) + 0.01 * C:
                     # progress: a worker with nothing to do may always start its next load
                     ws = self.s.workers[self.addr[w]]
-                    if ws.processing or not self.force:
+                    if ws.processing or not self.force or not self.force_loads:
                         break
                     if any(self.s.workers[a].processing for a in self.addr):
                         break  # (progress: only when the whole cluster is idle)
@@ -141,7 +157,11 @@ class Controller(Oracle):
                 started = True
                 got = self.local_l1.get(key)
                 if got is not None:
-                    self.l1_open[w].add(got[1])
+                    if got[1] not in self.l1_open[w]:
+                        self.l1_open[w].add(got[1])
+                        self.unreleased[w] += 3  # its other three loads
+                    else:
+                        self.unreleased[w] -= 1
                 self.loads_left[w] -= 1
                 self.released.add(key)
                 if s.tasks[key].state == "no-worker":
@@ -154,7 +174,8 @@ class Controller(Oracle):
 
 def controlled(tree, workers, threads, T=16.0, hosts=0, host_loads=0, cap=4, margin=0.0,
                pre=2.0, combine_first=0, keep=0.0, force=1,
-               hi_level=3, prio=1, **_):
+               hi_level=3, prio=1, whole_group=0,
+               force_loads=1, **_):
     plan = Plan(workers, threads)
     plan.name = "ctl"
     shares = _shares(tree.n, workers, hosts, host_loads)
@@ -182,6 +203,8 @@ def controlled(tree, workers, threads, T=16.0, hosts=0, host_loads=0, cap=4, mar
 
     def make(p):
         c = Controller(p, tree, T, margin, pre, bool(combine_first), keep, bool(force))
+        c.whole_group = bool(whole_group)
+        c.force_loads = bool(force_loads)
         host_ids = list(range(workers - hosts, workers))
         if hosts:
             for k, l in tree.level.items():
