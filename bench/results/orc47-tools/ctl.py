@@ -25,6 +25,10 @@ class Controller(Oracle):
         self.force = force
         self.forced = 0
         self.whole_group = False
+        self.bcast = False
+        self.bcast_open = set()
+        self.bcast_wait = {}
+        self.stores = set(tree.stores.values())
         self.force_loads = True
         self.pre = pre * C  # what a load in flight will come to (itself + its chunk-mean)
         self.sizes = tree.model.sizes
@@ -56,6 +60,11 @@ class Controller(Oracle):
 
     def decide(self, ts):
         key = ts.key
+        if self.bcast and key in self.stores:
+            w = self.plan.where[key]
+            if w not in self.bcast_open:
+                self.bcast_wait.setdefault(w, []).append(key)
+                return None
         if key in self.combines:
             w = self.chosen.get(key)
             if w is None:
@@ -106,6 +115,8 @@ class Controller(Oracle):
     def release(self, *, stimulus_id: str) -> None:
         s = self.s
         recs = {}
+        if self.bcast and self.bcast_wait:
+            self._broadcast(stimulus_id)
         lv = self.tree.level
         for key, ts in sorted(self.pending.items(), key=lambda kv: -lv[kv[0]]):
             if ts.state != "no-worker":
@@ -167,6 +178,24 @@ class Controller(Oracle):
                 if s.tasks[key].state == "no-worker":
                     s.transitions({key: "processing"}, stimulus_id)
 
+    def _broadcast(self, stimulus_id) -> None:
+        """The aggregate reaches the workers in a doubling wave: with h workers holding
+        it, the stores of 2h workers may start (each fetches it from one of the holders),
+        instead of all 100 fetching it from the one worker that made it (19 s of its link)."""
+        agg = self.s.tasks.get(self.tree.agg)
+        if agg is None or agg.state != "memory":
+            return
+        holders = {self.addr.index(ws.address) for ws in agg.who_has}
+        self.bcast_open |= holders
+        allowed = 2 * len(holders)
+        for w in list(self.bcast_wait):
+            if w not in self.bcast_open and len(self.bcast_open) < allowed:
+                self.bcast_open.add(w)
+            if w in self.bcast_open:
+                keys = [k for k in self.bcast_wait.pop(w) if self.s.tasks[k].state == "no-worker"]
+                if keys:
+                    self.s.transitions({k: "processing" for k in keys}, stimulus_id)
+
     def reserve(self, w) -> float:
         """Room kept on w beyond its projection before a load starts there."""
         return self.keep
@@ -175,7 +204,7 @@ class Controller(Oracle):
 def controlled(tree, workers, threads, T=16.0, hosts=0, host_loads=0, cap=4, margin=0.0,
                pre=2.0, combine_first=0, keep=0.0, force=1,
                hi_level=3, prio=1, whole_group=0,
-               force_loads=1, **_):
+               force_loads=1, bcast=0, **_):
     plan = Plan(workers, threads)
     plan.name = "ctl"
     shares = _shares(tree.n, workers, hosts, host_loads)
@@ -205,6 +234,7 @@ def controlled(tree, workers, threads, T=16.0, hosts=0, host_loads=0, cap=4, mar
         c = Controller(p, tree, T, margin, pre, bool(combine_first), keep, bool(force))
         c.whole_group = bool(whole_group)
         c.force_loads = bool(force_loads)
+        c.bcast = bool(bcast)
         host_ids = list(range(workers - hosts, workers))
         if hosts:
             for k, l in tree.level.items():
