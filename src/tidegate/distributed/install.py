@@ -167,7 +167,7 @@ class Install:
         self._offered: set = set()  # roots dask offered that reserved partners (_owed_first)
         self._resync()
         scheduler.WORKER_SATURATION = self.policy.saturation
-        scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
+        scheduler.is_rootish = self._is_rootish  # (guarded within: once a task)
         scheduler.decide_worker_rootish_queuing_enabled = self._guard(
             "decide_worker_rootish_queuing_enabled", self._decide_worker
         )
