@@ -154,11 +154,11 @@ def _read_soon(ts) -> bool:
     root of them still to admit)? A running total's first carry (a tiny root added to the
     first block, loaded at once) is so; a groupby indexer whose month cut waits for a chunk
     dask.order loads late is not (Plugin._leads_on)."""
-    for d in ts.dependents:
-        if d.state in _DONE:
+    for d in ts.dependents:  # (TaskState.state's slot read: no property call)
+        if d._state in _DONE:
             continue
         for x in d.dependencies:
-            if x is not ts and x.state != "memory" and x.state != "processing" \
+            if x is not ts and x._state != "memory" and x._state != "processing" \
                     and not _constant(x):  # fmt: skip
                 break
         else:
@@ -167,7 +167,7 @@ def _read_soon(ts) -> bool:
 
 
 def _pending(o) -> bool:
-    return o.state not in _DONE
+    return o._state not in _DONE  # (TaskState.state's slot: no property call)
 
 
 # meeting_plan of a task no task reads: it meets nothing (read only, never changed)
