@@ -478,11 +478,11 @@ class Install:
         self._whole = True
 
     # -- safety ---------------------------------------------------------------------------
-    def _guard(self, name, fn, original=None):
+    def _guard(self, name, fn):
         """``fn`` in place of dask's ``name``; dask's original for a call that raises.
         The hooks dask calls per task take their arguments as dask passes them (no
         ``*args``/``**kwargs`` packing: tens of thousands of calls per graph)."""
-        original = original if original is not None else self._orig[name]
+        original = self._orig[name]
         plugin = self
 
         def failed(exc, args, kwargs):
@@ -490,7 +490,7 @@ class Install:
             plugin._error(name, exc)
             return original(*args, **kwargs)
 
-        if name in ("is_rootish", "decide_worker_non_rootish"):
+        if name == "decide_worker_non_rootish":  # (is_rootish guards itself: _is_rootish)
             def guarded(ts):
                 if plugin._fallback or plugin.scheduler is None:
                     return original(ts)
@@ -506,14 +506,6 @@ class Install:
                     return fn()
                 except Exception as exc:
                     return failed(exc, (), {})
-        elif name == "stimulus_queue_slots_maybe_opened":
-            def guarded(*, stimulus_id):
-                if plugin._fallback or plugin.scheduler is None:
-                    return original(stimulus_id=stimulus_id)
-                try:
-                    return fn(stimulus_id=stimulus_id)
-                except Exception as exc:
-                    return failed(exc, (), {"stimulus_id": stimulus_id})
         else:
             def guarded(*args, **kwargs):
                 if plugin.scheduler is None or plugin._fallback:
