@@ -1424,18 +1424,20 @@ class Placement:
         elif original.__name__ == "add_replica":
             def stamped(ts, ws):
                 # (a task finishing on its worker: still "processing", no holder yet; it
-                # is where it ran, as before: see transition)
+                # is where it ran, as before: see transition. Nothing else to do then:
+                # dask's own at once, once a task)
                 # (._state: TaskState.state's slot, no property call: once a task)
-                same = ts._state == "processing" and not ts.who_has
-                if listed and not same:
+                if ts._state == "processing" and not ts.who_has:
+                    original(ts, ws)
+                    return
+                if listed:
                     listed.pop(id(ts.who_has), None)
                 original(ts, ws)
-                if not same:
-                    if ts.key in plugin._moves:
-                        plugin._moved += 1
-                        plugin._moves[ts.key] = plugin._moved
-                    if ts.key in plugin._viewed:
-                        plugin._view_moved(ts.key)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+                if ts.key in plugin._viewed:
+                    plugin._view_moved(ts.key)
         else:
             def stamped(ts, ws):
                 if listed:
