@@ -1036,7 +1036,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                     self._context = (ts, None)
                 return True
             return False
-        except Exception as exc:  # (as Install._guard's ``failed``)
+        except Exception as exc:  # (as Install._guard's wrapper does)
             self._context = None
             self._error("is_rootish", exc)
             return self._orig["is_rootish"](ts)

@@ -2,7 +2,8 @@
 
 ``install`` replaces the methods in ``STATE_HOOKS`` (and the replica hooks) on the
 instance, never the class, each behind a guard that falls back to dask's original for a
-call that raises (``_guard``); ``uninstall`` restores dask's, and ``_resync`` rebuilds the
+call that raises (``_guard``; the per-task ones have it written in); ``uninstall``
+restores dask's, and ``_resync`` rebuilds the
 books from the scheduler's state after an error in the bookkeeping.
 
 A mixin of :class:`tidegate.distributed.hooks.Plugin`.

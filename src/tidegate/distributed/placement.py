@@ -327,7 +327,7 @@ class Placement:
                     self._offered.add(ts.key)
                 return ws
             return None
-        except Exception as exc:  # (as Install._guard's ``failed``)
+        except Exception as exc:  # (as Install._guard's wrapper does)
             self._context = None
             self._error("decide_worker_rootish_queuing_enabled", exc)
             return self._orig["decide_worker_rootish_queuing_enabled"]()
@@ -440,7 +440,7 @@ class Placement:
                     or self._paced_groups and self._by_pace():
                 return self._off_lagging(ts, s.workers[addr])
             return ws if addr == ws.address else s.workers[addr]
-        except Exception as exc:  # (as Install._guard's ``failed``)
+        except Exception as exc:  # (as Install._guard's wrapper does)
             self._context = None
             self._error("decide_worker_non_rootish", exc)
             return self._orig["decide_worker_non_rootish"](ts)
