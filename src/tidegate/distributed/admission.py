@@ -352,7 +352,7 @@ class Admission:
                             self._stay_sides[ts.key, k] = self._root_side(ts, k, kept)
                         continue
             self._unpark(ts)
-            if ts.state == "queued":
+            if ts._state == "queued":  # (TaskState.state's slot: no property call)
                 self._ready.add(ts)
 
     def _still_waits(self, ts, k, kept, memo=None) -> bool:
@@ -372,7 +372,7 @@ class Admission:
         while k refused: in principle a decision change, a root whose further meeting
         moved to another worker waits for k (bench/results/park30-findings.txt).
         ``memo``: books.refuses_further's, for the roots asked in one wake of k."""
-        if kept[0] is not ts or not self._free or ts.state != "queued" or self.limits.caps \
+        if kept[0] is not ts or not self._free or ts._state != "queued" or self.limits.caps \
                 or k not in self._open:  # fmt: skip
             return False  # (limits: poke's scan may park it on a full limit instead)
         plan = kept[3]
@@ -591,11 +591,16 @@ class Admission:
             self._copies_seen = b.generation
             copies.wake()  # a copy started, landed or was dropped: held readers may go
         books = self.books
-        if books.changed:
-            self._update()
+        changed = books.changed
+        if changed:  # (_update inlined: once a message)
+            refresh = self._refresh
+            while changed:
+                refresh(changed.pop())
         limited = bool(self.limits.caps)  # (self.limits read again where limited: rare)
         held = limited or (bool(b.flight) and b.active)  # queued non-roots to look at
-        if not held and (not self._open or (not copies._entry and self._still_blocked())):
+        # (_still_blocked's first test asked here: without a blocker, no call)
+        if not held and (not self._open or (not copies._entry and self._blocked is not None
+                                            and self._still_blocked())):  # fmt: skip
             return
         # Tasks a full limit withholds are parked on it (they never block other work);
         # roots stop at the first that cannot be placed, but with limits the scan goes on

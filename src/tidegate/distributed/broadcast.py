@@ -208,9 +208,7 @@ class Broadcast:
 
         Cost: O(candidates + copies on their way); the holders are listed (O(h log h))
         only when a copy may start."""
-        comms = getattr(s, "stream_comms", None)
-        if comms is None or not self.enabled:
-            return partners, candidates
+        comms = None
         for d in ts.dependencies:
             # (is_broadcast's necessary conditions first, as in shared: a root's handle or
             # a mean's input is no broadcast, found without a call; 2 calls per task on
@@ -219,6 +217,12 @@ class Broadcast:
             if n < SHARED_FANOUT or d.nbytes < BROADCAST_MIN_BYTES or not d.who_has \
                     or not is_broadcast(d.nbytes, n):  # fmt: skip
                 continue
+            # (the scheduler's comms and the switch asked only for such an input: every
+            # read above is pure, and most roots read none, cpu47)
+            if comms is None:
+                comms = getattr(s, "stream_comms", None)
+                if comms is None or not self.enabled:
+                    return partners, candidates
             candidates = self._allowed(s, comms, d, candidates, stimulus_id)
             if partners:
                 partners = {a: n for a, n in partners.items()
@@ -228,14 +232,12 @@ class Broadcast:
     def restricts(self, s, ts) -> bool:
         """Would :meth:`restrict` change anything for root ``ts`` (an input of ts it
         gates)? Asked without its side effects (copies started)."""
-        if getattr(s, "stream_comms", None) is None or not self.enabled:
-            return False
-        for d in ts.dependencies:
+        for d in ts.dependencies:  # (the inputs first, as restrict: pure reads, cpu47)
             n = len(d.dependents)
             if n < SHARED_FANOUT or d.nbytes < BROADCAST_MIN_BYTES or not d.who_has \
                     or not is_broadcast(d.nbytes, n):  # fmt: skip
                 continue
-            return True
+            return getattr(s, "stream_comms", None) is not None and self.enabled
         return False
 
     def _has(self, s, d, addr) -> bool:

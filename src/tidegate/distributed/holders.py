@@ -11,7 +11,8 @@ bytecodes per task, the largest single item of the scheduler's work.
 
 The copy is dask's own function recompiled from its own source with that one expression,
 ``tuple(ws.address for ws in <holders>)``, replaced by :func:`addresses` over the same
-holders: the same tuple, in the same order, from the same set. A kept copy is used only
+holders (fewer than ``FEW``: its own listing, in place): the same tuple, in the same
+order, from the same set. A kept copy is used only
 when the set yields the same WorkerStates in the same order as when it was kept (their
 tuple compared in C, identity first), so the message is exactly dask's. Made only when
 the expression is found once, as expected, and the source on disk compiles to the code
@@ -21,6 +22,7 @@ running; otherwise dask's own method stays (as trim.py does).
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 
 from . import recompile
@@ -31,6 +33,7 @@ _address = operator.attrgetter("address")
 FEW = 8
 KEPT = 1024  # kept listings, at most (then all are dropped): O(KEPT x workers) memory
 HOOK = "_tidegate_addresses"  # the closure variable the copy calls
+ADDRESS = "_tidegate_address"  # the closure variable the copy maps over few holders
 
 
 def listing(audited: dict | None = None):
@@ -73,16 +76,32 @@ def task_to_msg(fn):
 
 def _compile(fn, tree, fdef, filename):
     found = [node for node in ast.walk(fdef) if _lists_addresses(node)]
-    if len(found) != 1 or any(isinstance(n, ast.Name) and n.id == HOOK for n in ast.walk(fdef)):
+    if len(found) != 1 or any(isinstance(n, ast.Name) and n.id in (HOOK, ADDRESS)
+                              for n in ast.walk(fdef)):  # fmt: skip
         return None
     call = found[0]
-    gen = call.args[0]
-    call.func = ast.Name(id=HOOK, ctx=ast.Load())
-    call.args = [gen.generators[0].iter]
-    # def _make(HOOK): <fdef>; return <fdef's function>  -- HOOK becomes a closure variable
+    holders_of = call.args[0].generators[0].iter
+    # ``tuple(map(ADDRESS, H)) if len(H) < FEW else HOOK(H)``, H the holders' expression
+    # (read twice: dask's ``(dts.who_has or ())``, pure): fewer than FEW holders (most
+    # inputs) listed as addresses() lists them, without its call (a frame a message's
+    # input: twin rechunk-add 100 x 4, 1.36 a task; cpu47)
+    few = ast.IfExp(
+        test=ast.Compare(left=_call("len", copy.deepcopy(holders_of)), ops=[ast.Lt()],
+                         comparators=[ast.Constant(FEW)]),
+        body=_call("tuple", _call("map", ast.Name(id=ADDRESS, ctx=ast.Load()),
+                                  copy.deepcopy(holders_of))),
+        orelse=_call(HOOK, holders_of))
+
+    class _Swap(ast.NodeTransformer):
+        def visit_Call(self, node):
+            return few if node is call else self.generic_visit(node)
+
+    _Swap().visit(fdef)
+    # def _make(HOOK, ADDRESS): <fdef>; return <fdef's function>  -- closure variables
     extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # 3.12+
     make = ast.FunctionDef(
-        name="_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=HOOK)],
+        name="_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=HOOK),
+                                                               ast.arg(arg=ADDRESS)],
                                          kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
         decorator_list=[], returns=None, type_comment=None, **extra,
@@ -93,9 +112,13 @@ def _compile(fn, tree, fdef, filename):
     maker = recompile.run(module, filename, fn)["_make"]
 
     def make_fn(addresses):
-        return recompile.dressed(maker(addresses), fn)
+        return recompile.dressed(maker(addresses, _address), fn)
 
     return make_fn
+
+
+def _call(name, *args):
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
 
 
 def _lists_addresses(node) -> bool:

@@ -2,7 +2,8 @@
 
 ``install`` replaces the methods in ``STATE_HOOKS`` (and the replica hooks) on the
 instance, never the class, each behind a guard that falls back to dask's original for a
-call that raises (``_guard``); ``uninstall`` restores dask's, and ``_resync`` rebuilds the
+call that raises (``_guard``; the per-task ones have it written in); ``uninstall``
+restores dask's, and ``_resync`` rebuilds the
 books from the scheduler's state after an error in the bookkeeping.
 
 A mixin of :class:`tidegate.distributed.hooks.Plugin`.
@@ -167,10 +168,9 @@ class Install:
         self._offered: set = set()  # roots dask offered that reserved partners (_owed_first)
         self._resync()
         scheduler.WORKER_SATURATION = self.policy.saturation
-        scheduler.is_rootish = self._guard("is_rootish", self._is_rootish)
-        scheduler.decide_worker_rootish_queuing_enabled = self._guard(
-            "decide_worker_rootish_queuing_enabled", self._decide_worker
-        )
+        scheduler.is_rootish = self._is_rootish  # (guarded within: once a task)
+        # (guarded within: Placement._decide_worker, as _is_rootish)
+        scheduler.decide_worker_rootish_queuing_enabled = self._decide_worker
         # tidegate owns the queue: dask's count of workers with queue slots stays empty,
         # and dask's check_idle_saturated (twice per task) runs without the statement
         # that fills it, where that statement is as expected (trim.py), else as it is;
@@ -201,9 +201,8 @@ class Install:
         self._saved_idle_task_count = set() if type(idle_task_count) is _NoWorkers \
             else idle_task_count  # fmt: skip
         scheduler.idle_task_count = _NoWorkers()
-        scheduler.decide_worker_non_rootish = self._guard(
-            "decide_worker_non_rootish", self._decide_worker_non_rootish
-        )
+        # (guarded within: once a task, as _is_rootish)
+        scheduler.decide_worker_non_rootish = self._decide_worker_non_rootish
         scheduler._tidegate = self
         self._watch_steals(scheduler)
         for name in REPLICA_HOOKS:
@@ -478,50 +477,23 @@ class Install:
         self._whole = True
 
     # -- safety ---------------------------------------------------------------------------
-    def _guard(self, name, fn, original=None):
-        """``fn`` in place of dask's ``name``; dask's original for a call that raises.
-        The hooks dask calls per task take their arguments as dask passes them (no
-        ``*args``/``**kwargs`` packing: tens of thousands of calls per graph)."""
-        original = original if original is not None else self._orig[name]
+    def _guard(self, name, fn):
+        """``fn`` in place of dask's ``name``; dask's original for a call that raises. (The
+        hooks dask calls per task, is_rootish, decide_worker_non_rootish and
+        decide_worker_rootish_queuing_enabled, are installed as the plugin's methods
+        themselves with this test and fallback written in: no wrapper's frame, cpu47.)"""
+        original = self._orig[name]
         plugin = self
 
-        def failed(exc, args, kwargs):
-            plugin._context = None
-            plugin._error(name, exc)
-            return original(*args, **kwargs)
-
-        if name in ("is_rootish", "decide_worker_non_rootish"):
-            def guarded(ts):
-                if plugin._fallback or plugin.scheduler is None:
-                    return original(ts)
-                try:
-                    return fn(ts)
-                except Exception as exc:
-                    return failed(exc, (ts,), {})
-        elif name == "decide_worker_rootish_queuing_enabled":
-            def guarded():
-                if plugin._fallback or plugin.scheduler is None:
-                    return original()
-                try:
-                    return fn()
-                except Exception as exc:
-                    return failed(exc, (), {})
-        elif name == "stimulus_queue_slots_maybe_opened":
-            def guarded(*, stimulus_id):
-                if plugin._fallback or plugin.scheduler is None:
-                    return original(stimulus_id=stimulus_id)
-                try:
-                    return fn(stimulus_id=stimulus_id)
-                except Exception as exc:
-                    return failed(exc, (), {"stimulus_id": stimulus_id})
-        else:
-            def guarded(*args, **kwargs):
-                if plugin.scheduler is None or plugin._fallback:
-                    return original(*args, **kwargs)
-                try:
-                    return fn(*args, **kwargs)
-                except Exception as exc:
-                    return failed(exc, args, kwargs)
+        def guarded(*args, **kwargs):
+            if plugin.scheduler is None or plugin._fallback:
+                return original(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                plugin._context = None
+                plugin._error(name, exc)
+                return original(*args, **kwargs)
 
         guarded.__name__ = name
         guarded.__wrapped__ = fn

@@ -288,144 +288,162 @@ class Placement:
                                 stimulus_id, set(), {}, (), 3, region=size), partners
 
     def _decide_worker(self):
-        s = self.scheduler
-        context, self._context = self._context, None
-        if context is None:
-            return None  # not asked after is_rootish: stays queued for poke
-        ts, ws = context
-        if ws is not None:  # poke's choice
-            return ws if ws in s.running else None
-        if self._queue_new and ts.state == "waiting":
-            return None  # a new graph with priorities: poke starts its roots in order
-        names = self._limit_names(ts) if self.limits.caps else ()
-        if names and self.limits.full(names):
-            return None  # queued until a task of that limit ends
-        if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
-            # dask's own placement, by its inputs (held while a shared input is not there)
-            b = self._broadcast
-            ws = b.place(s, ts, s.decide_worker_non_rootish)
-            if ws is None and ts.state == "waiting" and admission_module.PARK_HELD_QUEUED:
-                self._held_now = ts  # (its waiting -> queued next: Plugin._queued)
-            return ws
-        # (._state: TaskState.state's slot, no property call: ~0.7 reads a task here)
-        if ts._state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
-            return None  # strict priority: queue behind better withheld roots
-        self._update()
-        if not self._open:
-            return None  # O(1) once every worker is full: a big graph queues cheaply
-        addr, _ = self._place(ts)
-        ws = None if addr is None else s.workers.get(addr)
-        if ws in s.running:
-            if ts._state == "waiting" and self.books.opened(ts.key):
-                # dask offers a new graph's roots in an order its sets decide: this one
-                # opened a meeting out of priority order (see _owed_first)
-                self._offered.add(ts.key)
-            return ws
-        return None
+        """dask's ``decide_worker_rootish_queuing_enabled``, installed as it is:
+        Install._guard's test and fallback written in (no guard's frame around it, cpu47)."""
+        if self._fallback or self.scheduler is None:  # (Install._guard's test, written in)
+            return self._orig["decide_worker_rootish_queuing_enabled"]()
+        try:
+            s = self.scheduler
+            context, self._context = self._context, None
+            if context is None:
+                return None  # not asked after is_rootish: stays queued for poke
+            ts, ws = context
+            if ws is not None:  # poke's choice
+                return ws if ws in s.running else None
+            if self._queue_new and ts.state == "waiting":
+                return None  # a new graph with priorities: poke starts its roots in order
+            names = self._limit_names(ts) if self.limits.caps else ()
+            if names and self.limits.full(names):
+                return None  # queued until a task of that limit ends
+            if not self._root(ts):  # limited, or reads a shared input: placed by its inputs
+                # dask's own placement, by its inputs (held while a shared input is not there)
+                b = self._broadcast
+                ws = b.place(s, ts, s.decide_worker_non_rootish)
+                if ws is None and ts.state == "waiting" and admission_module.PARK_HELD_QUEUED:
+                    self._held_now = ts  # (its waiting -> queued next: Plugin._queued)
+                return ws
+            # (._state: TaskState.state's slot, no property call: ~0.7 reads a task here)
+            if ts._state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
+                return None  # strict priority: queue behind better withheld roots
+            self._update()
+            if not self._open:
+                return None  # O(1) once every worker is full: a big graph queues cheaply
+            addr, _ = self._place(ts)
+            ws = None if addr is None else s.workers.get(addr)
+            if ws in s.running:
+                if ts._state == "waiting" and self.books.opened(ts.key):
+                    # dask offers a new graph's roots in an order its sets decide: this one
+                    # opened a meeting out of priority order (see _owed_first)
+                    self._offered.add(ts.key)
+                return ws
+            return None
+        except Exception as exc:  # (as Install._guard's wrapper does)
+            self._context = None
+            self._error("decide_worker_rootish_queuing_enabled", exc)
+            return self._orig["decide_worker_rootish_queuing_enabled"]()
 
     def _decide_worker_non_rootish(self, ts):
         """dask's choice, unless another worker holds more of the task's own input bytes
         (:func:`tidegate.policy.place_consumer`; inputs read by many tasks left out).
-        None (``no-worker``) for a restricted task whose limit is full."""
-        s = self.scheduler
-        if self.limits.caps and restricted.restricted(ts) and restricted.hold(self, ts):
-            return None
-        if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
-                or ts.host_restrictions:  # fmt: skip
+        None (``no-worker``) for a restricted task whose limit is full. Installed as dask's
+        ``decide_worker_non_rootish`` itself, Install._guard's test and fallback written in
+        (no guard's frame around it: once a task, cpu47)."""
+        if self._fallback or self.scheduler is None:  # (Install._guard's test, written in)
             return self._orig["decide_worker_non_rootish"](ts)
-        running = s.running
-        everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
-        deps = ts.dependencies
-        if len(deps) == 1:
-            # One input held on one running worker: sole_holder's answer, found without
-            # the dict (most single-input tasks: a chain's next step, a store). Its holder
-            # whatever it weighs (not policy.own_input's tiny-root test: a read follows
-            # its open's handle).
-            for d in deps:
-                who = d.who_has
-                if who and len(who) == 1 and d.nbytes > 0 \
-                        and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
-                    for h in who:
-                        if everyone or h in running:
-                            if self._lagging and h.address in self._lagging \
-                                    or self._paced_groups and self._by_pace():
-                                return self._off_lagging(ts, h)
-                            return s.workers[h.address]
-        local: dict = {}
-        roots_max = None
-        for d in deps:  # its own inputs (policy.own_input; the size and readers tests
-            if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:  # inlined: hot)
-                continue
-            if not d.dependencies:  # computed from nothing: an indexer?
-                if roots_max is None:
-                    roots_max = self.books.roots_max
-                if not own_input(d.nbytes, len(d.dependents), True, roots_max):
+        try:
+            s = self.scheduler
+            if self.limits.caps and restricted.restricted(ts) and restricted.hold(self, ts):
+                return None
+            if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
+                    or ts.host_restrictions:  # fmt: skip
+                return self._orig["decide_worker_non_rootish"](ts)
+            running = s.running
+            everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
+            deps = ts.dependencies
+            if len(deps) == 1:
+                # One input held on one running worker: sole_holder's answer, found without
+                # the dict (most single-input tasks: a chain's next step, a store). Its holder
+                # whatever it weighs (not policy.own_input's tiny-root test: a read follows
+                # its open's handle).
+                for d in deps:
+                    who = d.who_has
+                    if who and len(who) == 1 and d.nbytes > 0 \
+                            and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
+                        for h in who:
+                            if everyone or h in running:
+                                if self._lagging and h.address in self._lagging \
+                                        or self._paced_groups and self._by_pace():
+                                    return self._off_lagging(ts, h)
+                                return s.workers[h.address]
+            local: dict = {}
+            roots_max = None
+            for d in deps:  # its own inputs (policy.own_input; the size and readers tests
+                if d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:  # inlined: hot)
                     continue
-            for h in d.who_has or ():
-                if everyone or h in running:
-                    local[h.address] = local.get(h.address, 0) + d.nbytes
-        sole = sole_holder(local)
-        if sole is not None:
+                if not d.dependencies:  # computed from nothing: an indexer?
+                    if roots_max is None:
+                        roots_max = self.books.roots_max
+                    if not own_input(d.nbytes, len(d.dependents), True, roots_max):
+                        continue
+                for h in d.who_has or ():
+                    if everyone or h in running:
+                        local[h.address] = local.get(h.address, 0) + d.nbytes
+            sole = sole_holder(local)
+            if sole is not None:
+                if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
+                    other = self._combine_elsewhere(ts, local, sole)
+                    if other is not None:
+                        return other
+                if self._lagging and sole in self._lagging \
+                        or self._paced_groups and self._by_pace():
+                    return self._off_lagging(ts, s.workers[sole])
+                return s.workers[sole]
+            if not local and deps and everyone and not any(
+                    d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
+                    and self._orig["is_rootish"](ts):  # fmt: skip
+                # Only widely shared inputs (a model every run of a sweep reads): dask's choice
+                # is among their holders, so every reader piled onto the one worker that
+                # computed them (review21: 300 readers of one 4 MB input on 4 x 1, 250 on one
+                # worker, makespan 2.50 s against queuing's 0.77, which takes them as rootish).
+                # The least loaded worker instead, as queuing would where dask's own rule takes
+                # it for rootish (a large group reading few tasks: not a stencil's halo slices,
+                # which read many blocks, each by its 9 pieces): the input is copied there,
+                # in waves when it is a broadcast (.broadcast: one that holds it or has a copy
+                # on its way; asking another starts its copy). A few are asked, for one with a
+                # free thread. A queued reader (a broadcast's) that finds none waits for the
+                # copies started (their arrival pokes) rather than queue behind the holders'
+                # work (then 145 and 150 of 300 readers went to two workers: 1.52 s).
+                self._update()
+                gate, books = self._broadcast.gate, self.books.workers
+                allowed = None
+                for addr in itertools.islice(self._free_iter(), 8):
+                    ws = s.workers[addr]
+                    if gate(s, ts, ws):
+                        book = books.get(addr)
+                        if book is None or book.processing < book.threads:
+                            return ws
+                        allowed = allowed or ws
+                if self._broadcast.active and self._broadcast.shared(ts):
+                    return None  # (queued: .broadcast.place keeps it in the queue)
+                if allowed is not None:
+                    book = books.get(allowed.address)
+                    if book is not None and book.processing >= 2 * book.threads \
+                            and self._broadcast.shared(ts):  # fmt: skip
+                        # Its threads' worth waits there already: queued (poke asks again at
+                        # the next task end), as queuing keeps its rootish tasks. Each reader
+                        # went to the one free worker, all ten at a copy's landing, where
+                        # stealing leaves them (their inputs are all there), while the other
+                        # worker, its slots held by the grid it made, idled from its first
+                        # reader's end (twin seed weighted's graph, 2 x 1: 0.85 s of 1.30,
+                        # 1.54x queuing's makespan).
+                        return None
+                    return allowed
+            ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
+            if ws is None:
+                return ws
+            addr = place_consumer(local, ws.address)
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
-                other = self._combine_elsewhere(ts, local, sole)
+                other = self._combine_elsewhere(ts, local, addr)
                 if other is not None:
                     return other
-            if self._lagging and sole in self._lagging \
+            if self._lagging and addr in self._lagging \
                     or self._paced_groups and self._by_pace():
-                return self._off_lagging(ts, s.workers[sole])
-            return s.workers[sole]
-        if not local and deps and everyone and not any(
-                d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
-                and self._orig["is_rootish"](ts):  # fmt: skip
-            # Only widely shared inputs (a model every run of a sweep reads): dask's choice
-            # is among their holders, so every reader piled onto the one worker that
-            # computed them (review21: 300 readers of one 4 MB input on 4 x 1, 250 on one
-            # worker, makespan 2.50 s against queuing's 0.77, which takes them as rootish).
-            # The least loaded worker instead, as queuing would where dask's own rule takes
-            # it for rootish (a large group reading few tasks: not a stencil's halo slices,
-            # which read many blocks, each by its 9 pieces): the input is copied there,
-            # in waves when it is a broadcast (.broadcast: one that holds it or has a copy
-            # on its way; asking another starts its copy). A few are asked, for one with a
-            # free thread. A queued reader (a broadcast's) that finds none waits for the
-            # copies started (their arrival pokes) rather than queue behind the holders'
-            # work (then 145 and 150 of 300 readers went to two workers: 1.52 s).
-            self._update()
-            gate, books = self._broadcast.gate, self.books.workers
-            allowed = None
-            for addr in itertools.islice(self._free_iter(), 8):
-                ws = s.workers[addr]
-                if gate(s, ts, ws):
-                    book = books.get(addr)
-                    if book is None or book.processing < book.threads:
-                        return ws
-                    allowed = allowed or ws
-            if self._broadcast.active and self._broadcast.shared(ts):
-                return None  # (queued: .broadcast.place keeps it in the queue)
-            if allowed is not None:
-                book = books.get(allowed.address)
-                if book is not None and book.processing >= 2 * book.threads \
-                        and self._broadcast.shared(ts):  # fmt: skip
-                    # Its threads' worth waits there already: queued (poke asks again at
-                    # the next task end), as queuing keeps its rootish tasks. Each reader
-                    # went to the one free worker, all ten at a copy's landing, where
-                    # stealing leaves them (their inputs are all there), while the other
-                    # worker, its slots held by the grid it made, idled from its first
-                    # reader's end (twin seed weighted's graph, 2 x 1: 0.85 s of 1.30,
-                    # 1.54x queuing's makespan).
-                    return None
-                return allowed
-        ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
-        if ws is None:
-            return ws
-        addr = place_consumer(local, ws.address)
-        if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
-            other = self._combine_elsewhere(ts, local, addr)
-            if other is not None:
-                return other
-        if self._lagging and addr in self._lagging \
-                or self._paced_groups and self._by_pace():
-            return self._off_lagging(ts, s.workers[addr])
-        return ws if addr == ws.address else s.workers[addr]
+                return self._off_lagging(ts, s.workers[addr])
+            return ws if addr == ws.address else s.workers[addr]
+        except Exception as exc:  # (as Install._guard's wrapper does)
+            self._context = None
+            self._error("decide_worker_non_rootish", exc)
+            return self._orig["decide_worker_non_rootish"](ts)
 
     def _by_pace(self) -> bool:
         """Do consumers go by the soonest end because a root group's loads went by pace
@@ -1406,18 +1424,20 @@ class Placement:
         elif original.__name__ == "add_replica":
             def stamped(ts, ws):
                 # (a task finishing on its worker: still "processing", no holder yet; it
-                # is where it ran, as before: see transition)
+                # is where it ran, as before: see transition. Nothing else to do then:
+                # dask's own at once, once a task)
                 # (._state: TaskState.state's slot, no property call: once a task)
-                same = ts._state == "processing" and not ts.who_has
-                if listed and not same:
+                if ts._state == "processing" and not ts.who_has:
+                    original(ts, ws)
+                    return
+                if listed:
                     listed.pop(id(ts.who_has), None)
                 original(ts, ws)
-                if not same:
-                    if ts.key in plugin._moves:
-                        plugin._moved += 1
-                        plugin._moves[ts.key] = plugin._moved
-                    if ts.key in plugin._viewed:
-                        plugin._view_moved(ts.key)
+                if ts.key in plugin._moves:
+                    plugin._moved += 1
+                    plugin._moves[ts.key] = plugin._moved
+                if ts.key in plugin._viewed:
+                    plugin._view_moved(ts.key)
         else:
             def stamped(ts, ws):
                 if listed:

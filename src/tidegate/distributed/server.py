@@ -43,10 +43,12 @@ def attach(plugin, s) -> None:
         name: s.__dict__.get(name, _MISSING) for name in (*SERVER_HOOKS, "remove_plugin")
     }
     if hasattr(s, "stimulus_queue_slots_maybe_opened"):
-        s.stimulus_queue_slots_maybe_opened = plugin._guard(
-            "stimulus_queue_slots_maybe_opened", plugin.poke,  # (called by keyword)
-            s.stimulus_queue_slots_maybe_opened,
-        )  # fmt: skip
+        # poke itself (called by keyword), not Install._guard's wrapper: poke keeps its own
+        # fallback (an error in _poke: dask's stimulus), and the guard's test never held
+        # here (``_fallback`` is set only inside poke's fallback, which calls dask's class
+        # method; ``scheduler`` is None only inside uninstall, before detach puts dask's
+        # back). One frame fewer a message (cpu47).
+        s.stimulus_queue_slots_maybe_opened = plugin.poke
     original_remove = getattr(s, "remove_plugin", None)
     if original_remove is not None:
 
