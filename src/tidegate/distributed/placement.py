@@ -508,7 +508,10 @@ class Placement:
         else:
             loads = self._kept_load(first)
         if loads is None:
-            if policy_module.COMBINE_LEVELS and len(first.dependencies) >= 2:
+            if policy_module.COMBINE_LEVELS and len(first.dependencies) >= 2 \
+                    and not (self._lagging or self._paced_groups or self._idle_groups):
+                # (a later level; not where a worker lags or loads went by pace: there the
+                # slow-worker rules place it, and the slow worker holds least)
                 return self._combine_level(ts, local, chosen)
             return None
         group = first.group
