@@ -2349,7 +2349,9 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
 # each itself a combine read by it alone) goes to the running worker with a thread free
 # that would hold least once the partials it lacks are in, when that is less by more than
 # COMBINE_LEVELS_MARGIN partials than at dask's choice (the holder of most partials; the
-# plugin's Placement._combine_level; anom47). 0: main's.
+# plugin's Placement._combine_level; anom47). Not while a worker lags or a group's loads
+# went by pace: the slow worker holds least there, and the slow-worker rules place the mean.
+# 0: main's.
 COMBINE_LEVELS = 1
 COMBINE_LEVELS_MARGIN = 2.0
 
