@@ -1538,3 +1538,28 @@ def test_a_pair_splits_where_its_workers_took_a_share_of_one(monkeypatch):
     assert not policy.splits_for_wave(1, 1, 1, roots_only=False)
     monkeypatch.setattr(policy, "WAVE_SPLIT", 0)
     assert not policy.splits_for_wave(1, 1, 1)
+
+
+def test_twin_anomalys_later_combines_go_where_least_would_be_held(monkeypatch):
+    """The anomaly, 1,000 steps of 190 MB on 20 x 4 at 1 GB/s: every load is held until
+    the mean is whole, and a level-2 combine (4 partials of 380 MB, 380 MB out) went beside
+    the holder of most of its partials, a worker holding its share of loads and its next
+    group's chunk-means: 13.68 GB. Placed where least would be held once its partials are
+    in (policy.combine_level_elsewhere, COMBINE_LEVELS): 12.16 GB (queuing's 17.67), in no
+    more time (anom47-findings.txt)."""
+    pytest.importorskip("distributed")
+    from tidegate import policy
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    w = build("anomaly", 1000, 190e6, store=False)
+    runs = {}
+    for on in (0, 1):
+        monkeypatch.setattr(policy, "COMBINE_LEVELS", on)
+        model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+        (runs[on],) = simulate(model, workers=20, threads_per_worker=4, bandwidth="1GB/s",
+                               policy=["tidegate"], record_memory=False)
+    off, new = (max(runs[k].peak_memory_per_worker) for k in (0, 1))
+    assert new <= 12.2e9 < off, (new, off)
+    assert runs[1].makespan <= 1.01 * runs[0].makespan

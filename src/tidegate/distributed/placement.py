@@ -55,6 +55,7 @@ from ..policy import (
     places_by_held,
     leaves_partner,
     combine_elsewhere,
+    combine_level_elsewhere,
     combines_whole,
     loads_before_reduced,
     over_first_share,
@@ -525,6 +526,11 @@ class Placement:
         else:
             loads = self._kept_load(first)
         if loads is None:
+            if policy_module.COMBINE_LEVELS and len(first.dependencies) >= 2 \
+                    and not (self._lagging or self._paced_groups or self._idle_groups):
+                # (a later level; not where a worker lags or loads went by pace: there the
+                # slow-worker rules place it, and the slow worker holds least)
+                return self._combine_level(ts, local, chosen)
             return None
         group = first.group
         if len(first.dependencies) == 1 and combines_whole(len(deps), len(group)):
@@ -571,6 +577,47 @@ class Placement:
         if self._lagging and best in self._lagging:
             return self._off_lagging(ts, workers[best])  # (its holders may end it sooner)
         return workers[best]
+
+    def _combine_level(self, ts, local, chosen):
+        """Another worker for ts when it is a tree reduction's later combine (its inputs
+        all partials of one group, each a combine read by ts alone: level 2 and up) and
+        policy.combine_level_elsewhere says so: of the running workers with a thread free
+        (and ``chosen``), the one whose held and estimated bytes, inputs on their way
+        (``_incoming``) and ts's inputs it lacks are least. None: ``chosen`` stands. Cost:
+        a look at every running worker per such combine (the anomaly: 84 of 3,335 tasks
+        at 1,000 steps); a worker's incoming inputs read only where the rest could win."""
+        group = None
+        total = 0
+        for d in ts.dependencies:
+            if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 \
+                    or len(d.dependencies) < 2 or group is not None and d.group is not group:
+                return None  # (not one reduction's level of combines, or an input not held)
+            group = d.group
+            total += d.nbytes
+        s = self.scheduler
+        books = self.books.workers
+        at_chosen = best = best_key = None
+        for ws in s.running:
+            addr = ws.address
+            book = books.get(addr)
+            if addr != chosen and (book is None or book.processing >= book.threads):
+                continue  # (no thread free: the combine would wait behind its work)
+            m = ws.nbytes + (0.0 if book is None else book.estimated) + total \
+                - local.get(addr, 0)
+            if addr != chosen and best_key is not None and (m, addr) >= best_key:
+                continue  # (its inputs on their way only add)
+            m += _incoming(ws)
+            if addr == chosen:
+                at_chosen = m
+            if best_key is None or (m, addr) < best_key:
+                best, best_key = addr, (m, addr)
+        if at_chosen is None or best == chosen or not combine_level_elsewhere(
+                at_chosen, best_key[0], total / len(ts.dependencies)):  # fmt: skip
+            return None
+        self.books.log.append((ts.key, "combine level elsewhere", best, None))
+        if self._lagging and best in self._lagging:
+            return self._off_lagging(ts, s.workers[best])  # (as _combine_elsewhere)
+        return s.workers[best]
 
     def _idle_load(self, first):
         """While a root group went over an idle worker's even share (``_idle_groups``,
