@@ -459,7 +459,16 @@ HINT_SHARE = 1
 # is the only thing that tells the seed's 12 ms loads beside 0.23 s stores (the stagger's
 # cost, one load, is 6% of the makespan) from the default model's 0.3 s loads beside
 # 0.55 s stores (37%). seed45-findings.txt.
-UNIT_STAGGER = 3
+# 4 (slad47): where 3 would stagger (durations known, the wait short), no unit waits; a
+# worker's cap for the wave's roots is its even share of the wave instead (wave_cap: the
+# group's roots times the roots of its one meeting, over the running workers). Why: on
+# the seed's real 48-step arrays (bench/wall24_twin's folder per steps) a worker's second
+# pair staggered whole still holds 6 chunks (its two slices end together beside its
+# loads and the first pair's slices: 1.200x queuing's peak, as unstaggered, +6 / +10%
+# time at 2 / 10 ms); three loads at once, the fourth after the first is consumed, 5
+# chunks: 1.000x at +3 / +5% (slad47-findings.txt). 5: 4 on a first compute too
+# (durations not asked): the twin's default model pays a load (slad47-findings.txt).
+UNIT_STAGGER = 4
 # unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
 # seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
 # the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
@@ -647,11 +656,19 @@ def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) 
     would not fit in the worker's even share of the wave (a unit for each of the
     ``group``'s roots, over the ``workers`` running: rounded up) nor in one unit; 2:
     whenever the worker holds a whole unit's slots already (its last unit not consumed)."""
-    if not UNIT_STAGGER or unit <= 1:
+    if not UNIT_STAGGER or unit <= 1 or UNIT_STAGGER >= 4:
         return False
     if UNIT_STAGGER == 2:
         return slots_used >= unit
     return slots_used + unit > max(unit, -(-group * unit // max(1, workers)))
+
+
+def wave_cap(cap: float, roots: int, workers: int) -> float:
+    """:data:`UNIT_STAGGER` 4: the cap a root of a wave loading whole at once meets (its
+    worker's ``cap`` otherwise): the wave's ``roots`` over the ``workers`` running, rounded
+    up, at least one. A worker with more of the wave's units than its share then loads
+    them a root at a time as the first ones are consumed, not all at once."""
+    return min(cap, max(1, -(-roots // max(1, workers))))
 
 
 def unit_waits_short(load: float, chain: float, consumer: float) -> bool:
