@@ -628,7 +628,14 @@ PAIR_SPREAD = 1
 # partners and is never found whole there (its plan's ``further`` flag stays): the
 # finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
 # an idle one (gathers_further). 0: main's (the finalize a further meeting).
-FURTHER_GATHER = 1
+# 2 (slad47): the gather's hint stays (found as in 0), but held to its workers' even
+# share of the root's group (hint_within_share, as a partial hint is), ``whole`` or not:
+# it passes the count only where that worker holds less than its share. Why: with 1 the
+# last pair of a wave that does not divide evenly waited for a slot where the pass had
+# started it on the worker holding fewer pairs (twin slice-add of 8 steps on 2 x 4: 1.00
+# -> 1.23x queuing's time; 6 steps 2 x 4 1.14x its peak; 4 steps 2 x 2 1.042 -> 1.084x
+# its time: small46-findings.txt); a worker past its share is what 1 mends.
+FURTHER_GATHER = 2
 
 
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
@@ -3333,7 +3340,8 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     return tuple(out)
 
 
-def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
+def gathers_further(meetings, dependents, dependencies, fanout, group,
+                    always: bool = False) -> bool:
     """:data:`FURTHER_GATHER`: is every further meeting of a root's ``meetings`` (the one
     dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_meetings`) a
     final gather of one collection's pieces (:func:`gathers_only`: no dependents, more than
@@ -3346,8 +3354,10 @@ def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
     followed it: two pairs on one worker beside an idle one (1.25-1.5x queuing's peak;
     small46-findings.txt). Not where another further meeting is there too (anomaly: a
     load's tree reduction and its store, whose finalize's hint keeps the loads of one
-    reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time)."""
-    if not FURTHER_GATHER:
+    reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time).
+    FURTHER_GATHER 2: the walks' answer is False (their hint stays, found as in 0);
+    ``always``: the answer 1 gives (the body then holds the hint to the share)."""
+    if not FURTHER_GATHER or FURTHER_GATHER == 2 and not always:
         return False
     found = False
     for _, m2, _ in _further_meetings(meetings, dependents, dependencies, fanout):

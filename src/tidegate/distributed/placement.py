@@ -15,12 +15,14 @@ import math
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from . import restricted
 from ..policy import (
+    MEETING_FANOUT,
     SHARED_FANOUT,
     further_by_plan,
     further_meeting,
     further_plan,
     further_plan_tasks,
     further_tasks,
+    gathers_further,
     waits_for_further,
     walked_tasks,
     halo_depth,
@@ -1022,7 +1024,9 @@ class Placement:
             hint = {w: n for w, n in hint.items() if w not in over}
         if hint and policy_module.HINT_SHARE and (
                 not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
-                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
+                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))
+                # (FURTHER_GATHER 2: a hint through final gathers only, held to the share)
+                or policy_module.FURTHER_GATHER == 2 and self._gathers(ts, plan)):
             hint = self._hint_share(ts, hint)
         if hint and whole and plan.pair and self._idle and policy_module.PAIR_SPREAD:
             hint = self._pair_share(ts, hint, lacks)
@@ -1287,6 +1291,17 @@ class Placement:
                     entry[3] = entry[3] + further  # (a new list: the kept one is shared)
                     self._watch(further)
         return out
+
+    def _gathers(self, ts, plan) -> bool:
+        """policy.gathers_further of root ts's meetings (``always``: FURTHER_GATHER 2's
+        test), kept per root like its further plan."""
+        kept = self._gathers_kept.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            if len(self._gathers_kept) >= WALKS_KEPT:
+                self._gathers_kept.clear()
+            kept = self._gathers_kept[ts.key] = (ts, gathers_further(
+                plan.meetings, _dependents, _dependencies, MEETING_FANOUT, _group, True))
+        return kept[1]
 
     def _further_plan(self, ts, plan) -> tuple:
         """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
@@ -1865,6 +1880,7 @@ class Placement:
         self._chains.clear()
         self._lookups.clear()
         self._fplans.clear()
+        self._gathers_kept.clear()
         self._withheld = None
         self._forget_walks()
 
