@@ -634,8 +634,12 @@ PAIR_SPREAD = 1
 # last pair of a wave that does not divide evenly waited for a slot where the pass had
 # started it on the worker holding fewer pairs (twin slice-add of 8 steps on 2 x 4: 1.00
 # -> 1.23x queuing's time; 6 steps 2 x 4 1.14x its peak; 4 steps 2 x 2 1.042 -> 1.084x
-# its time: small46-findings.txt); a worker past its share is what 1 mends.
-FURTHER_GATHER = 2
+# its time: small46-findings.txt); a worker past its share is what 1 mends. Not the
+# default: on the seed's real 48-step arrays the share lets six of 8 x 4's workers take
+# two pairs and one none (4 x 4: peak 0.73 -> 0.91x queuing's; 2 x 4: +3-5% time), and
+# with UNIT_STAGGER 4 warm the idle worker's split took a capped follower from its pair
+# (8 x 4: 0.33 -> 0.49x queuing's time): slad47-findings.txt.
+FURTHER_GATHER = 1
 
 
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
