@@ -93,3 +93,47 @@ def test_a_small_slice_add_puts_a_pair_a_worker(monkeypatch, workers):
     queue, tide, loads, q, t = _run(workers)
     assert sorted(loads.values()) == [2, 2, 2], loads  # a pair a worker
     assert tide <= queue and t.makespan <= q.makespan
+
+
+def test_the_gather_hint_kept_for_the_share_in_mode_two(monkeypatch):
+    """FURTHER_GATHER 2 (slad47): the walks find the gather's hint as in 0; the body asks
+    gathers_further(always=True) and holds that hint to its workers' share."""
+    placed = {"a0": ["w0"], "a1": ["w1"]}
+    readers = _readers(_PAIRS)
+    meetings = [("s2", "a2")]
+    monkeypatch.setattr(policy, "FURTHER_GATHER", 2)
+    assert not gathers_further(meetings, readers, _PAIRS.__getitem__, 16, _group)
+    assert gathers_further(meetings, readers, _PAIRS.__getitem__, 16, _group, always=True)
+    assert _further(_PAIRS, "a2", lambda t: placed.get(t, [])) == ({"w0": 1, "w1": 1}, True)
+    monkeypatch.setattr(policy, "FURTHER_GATHER", 0)
+    assert not gathers_further(meetings, readers, _PAIRS.__getitem__, 16, _group, always=True)
+
+
+def test_mode_two_puts_a_pair_a_worker_too(monkeypatch):
+    """The case FURTHER_GATHER 1 mends, mended by 2: the hinted workers hold their share."""
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(policy, "FURTHER_GATHER", 2)
+    queue, tide, loads, q, t = _run(4)
+    assert sorted(loads.values()) == [2, 2, 2], loads
+    assert tide <= queue and t.makespan <= q.makespan
+
+
+def test_a_wave_that_does_not_divide_keeps_the_gathers_pass(monkeypatch):
+    """8 steps on 2 x 4 (7 pairs, small46's cost of mode 1): with 1 the last pair waits
+    for a slot (its first load refused by both workers' counts) and its store ends the
+    run, 1.23x queuing's time; with 2 the hint, its worker under its share of 4 pairs,
+    lets it pass the count as in 0: at queuing's time."""
+    pytest.importorskip("distributed")
+    from tidegate.sim import simulate
+    from tidegate.sim.workloads import build
+
+    model = build("slice-add", 8, 190e6, store=True).model()
+    out = {}
+    for mode in (0, 1, 2):
+        monkeypatch.setattr(policy, "FURTHER_GATHER", mode)
+        q, t = simulate(model, workers=2, threads_per_worker=4, seed=0,
+                        policy=["queue", "tidegate"], record_memory=False, processes=1)
+        out[mode] = (t.makespan / q.makespan,
+                     max(t.peak_memory_per_worker) / max(q.peak_memory_per_worker))
+    assert out[1][0] > 1.15, out
+    assert out[2][0] <= 1.05 and out[2][1] <= 1.0 and out[2] == out[0], out

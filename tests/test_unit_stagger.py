@@ -95,15 +95,16 @@ def test_a_wait_is_short_only_where_dask_knows_it_is():
     assert not unit_waits_short(0.012, -1, 0.23)
 
 
-def _runs(model, workers, lag, warm, stagger, monkeypatch, seeds=3):
+def _runs(model, workers, lag, warm, stagger, monkeypatch, seeds=3, gather=0):
     """[(tidegate's makespan, its peak, queuing's peak)] per twin seed, UNIT_STAGGER
-    ``stagger``; ``warm``: dask's default-task-durations (a scheduler that knows them)."""
+    ``stagger``; ``warm``: dask's default-task-durations (a scheduler that knows them);
+    ``gather``: FURTHER_GATHER (0: as test_handle_share._peaks)."""
     import dask
 
     from tidegate.sim import simulate
 
     monkeypatch.setattr(policy, "UNIT_STAGGER", stagger)
-    monkeypatch.setattr(policy, "FURTHER_GATHER", 0)  # (as test_handle_share._peaks)
+    monkeypatch.setattr(policy, "FURTHER_GATHER", gather)
     out = []
     with dask.config.set({"distributed.scheduler.default-task-durations": warm}):
         for seed in range(seeds):

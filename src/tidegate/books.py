@@ -48,7 +48,7 @@ from .policy import (
     asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
     backlogged, may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
-    place_root, rejudged_on, staggers_unit,
+    place_root, rejudged_on, staggers_unit, wave_cap,
 )
 
 LOG_SIZE = 100_000
@@ -811,6 +811,7 @@ class Books:
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched,
                 spread_cap(book.cap, book.threads, spread, region) if spread >= 2
+                else wave_cap(book.cap, *wave) if wave and policy_module.UNIT_STAGGER >= 4
                 else book.cap,
                 completes_consumer,
                 book.held + book.estimated, est, book.budget, idle,

@@ -459,7 +459,16 @@ HINT_SHARE = 1
 # is the only thing that tells the seed's 12 ms loads beside 0.23 s stores (the stagger's
 # cost, one load, is 6% of the makespan) from the default model's 0.3 s loads beside
 # 0.55 s stores (37%). seed45-findings.txt.
-UNIT_STAGGER = 3
+# 4 (slad47): where 3 would stagger (durations known, the wait short), no unit waits; a
+# worker's cap for the wave's roots is its even share of the wave instead (wave_cap: the
+# group's roots times the roots of its one meeting, over the running workers). Why: on
+# the seed's real 48-step arrays (bench/wall24_twin's folder per steps) a worker's second
+# pair staggered whole still holds 6 chunks (its two slices end together beside its
+# loads and the first pair's slices: 1.200x queuing's peak, as unstaggered, +6 / +10%
+# time at 2 / 10 ms); three loads at once, the fourth after the first is consumed, 5
+# chunks: 1.000x at +3 / +5% (slad47-findings.txt). 5: 4 on a first compute too
+# (durations not asked): the twin's default model pays a load (slad47-findings.txt).
+UNIT_STAGGER = 4
 # unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
 # seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
 # the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
@@ -619,6 +628,17 @@ PAIR_SPREAD = 1
 # partners and is never found whole there (its plan's ``further`` flag stays): the
 # finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
 # an idle one (gathers_further). 0: main's (the finalize a further meeting).
+# 2 (slad47): the gather's hint stays (found as in 0), but held to its workers' even
+# share of the root's group (hint_within_share, as a partial hint is), ``whole`` or not:
+# it passes the count only where that worker holds less than its share. Why: with 1 the
+# last pair of a wave that does not divide evenly waited for a slot where the pass had
+# started it on the worker holding fewer pairs (twin slice-add of 8 steps on 2 x 4: 1.00
+# -> 1.23x queuing's time; 6 steps 2 x 4 1.14x its peak; 4 steps 2 x 2 1.042 -> 1.084x
+# its time: small46-findings.txt); a worker past its share is what 1 mends. Not the
+# default: on the seed's real 48-step arrays the share lets six of 8 x 4's workers take
+# two pairs and one none (4 x 4: peak 0.73 -> 0.91x queuing's; 2 x 4: +3-5% time), and
+# with UNIT_STAGGER 4 warm the idle worker's split took a capped follower from its pair
+# (8 x 4: 0.33 -> 0.49x queuing's time): slad47-findings.txt.
 FURTHER_GATHER = 1
 
 
@@ -647,11 +667,19 @@ def staggers_unit(slots_used: int, unit: int, group: int = 0, workers: int = 0) 
     would not fit in the worker's even share of the wave (a unit for each of the
     ``group``'s roots, over the ``workers`` running: rounded up) nor in one unit; 2:
     whenever the worker holds a whole unit's slots already (its last unit not consumed)."""
-    if not UNIT_STAGGER or unit <= 1:
+    if not UNIT_STAGGER or unit <= 1 or UNIT_STAGGER >= 4:
         return False
     if UNIT_STAGGER == 2:
         return slots_used >= unit
     return slots_used + unit > max(unit, -(-group * unit // max(1, workers)))
+
+
+def wave_cap(cap: float, roots: int, workers: int) -> float:
+    """:data:`UNIT_STAGGER` 4: the cap a root of a wave loading whole at once meets (its
+    worker's ``cap`` otherwise): the wave's ``roots`` over the ``workers`` running, rounded
+    up, at least one. A worker with more of the wave's units than its share then loads
+    them a root at a time as the first ones are consumed, not all at once."""
+    return min(cap, max(1, -(-roots // max(1, workers))))
 
 
 def unit_waits_short(load: float, chain: float, consumer: float) -> bool:
@@ -3349,7 +3377,8 @@ def further_plan(meetings, dependents, dependencies, depth: int = 4,
     return tuple(out)
 
 
-def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
+def gathers_further(meetings, dependents, dependencies, fanout, group,
+                    always: bool = False) -> bool:
     """:data:`FURTHER_GATHER`: is every further meeting of a root's ``meetings`` (the one
     dependent of a meeting, reading 2 to ``fanout`` inputs: :func:`_further_meetings`) a
     final gather of one collection's pieces (:func:`gathers_only`: no dependents, more than
@@ -3362,8 +3391,10 @@ def gathers_further(meetings, dependents, dependencies, fanout, group) -> bool:
     followed it: two pairs on one worker beside an idle one (1.25-1.5x queuing's peak;
     small46-findings.txt). Not where another further meeting is there too (anomaly: a
     load's tree reduction and its store, whose finalize's hint keeps the loads of one
-    reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time)."""
-    if not FURTHER_GATHER:
+    reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time).
+    FURTHER_GATHER 2: the walks' answer is False (their hint stays, found as in 0);
+    ``always``: the answer 1 gives (the body then holds the hint to the share)."""
+    if not FURTHER_GATHER or FURTHER_GATHER == 2 and not always:
         return False
     found = False
     for _, m2, _ in _further_meetings(meetings, dependents, dependencies, fanout):

@@ -323,6 +323,7 @@ class Install:
         self._plans: dict = {}
         self._regions: dict = {}  # name -> (group, its size, regions, sizes): _region_of
         self._shorts: dict = {}  # name -> (group, policy.unit_waits_short's): _stagger
+        self._gathers_kept: dict = {}  # key -> (ts, policy.gathers_further's): _gathers
         self._chains: dict = {}
         # With policy.OWED_FAST 2: the plans of roots placed opening meetings (reserving
         # the roots they lack), key -> [ts, plan, policy.mirrored_inputs or False (not

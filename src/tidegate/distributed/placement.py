@@ -15,12 +15,14 @@ import math
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from . import restricted
 from ..policy import (
+    MEETING_FANOUT,
     SHARED_FANOUT,
     further_by_plan,
     further_meeting,
     further_plan,
     further_plan_tasks,
     further_tasks,
+    gathers_further,
     waits_for_further,
     walked_tasks,
     halo_depth,
@@ -828,7 +830,9 @@ class Placement:
                              first is not None)
         addr = books.place(ts.key, math.nan, ts.group.name, partners, self._free_iter(),
                            stimulus_id, lacks, {}, complete, False, further,
-                           own_group=first is not None)  # fmt: skip
+                           own_group=first is not None,
+                           stagger=self._stagger(ts) if policy_module.UNIT_STAGGER >= 4
+                           else ())  # fmt: skip
         return addr, partners
 
     def _mirrored(self, ts, opener) -> tuple:
@@ -890,8 +894,10 @@ class Placement:
         assert list(listed) == list(self._free_iter()), ts.key
         assert lacked == lacks and self._lacked == lacks, (ts.key, lacked, lacks)
         assert not shared and set(done) == set(complete) and not spread, (ts.key, done)
+        stagger = self._stagger(ts) if policy_module.UNIT_STAGGER >= 4 else ()
         assert told == further and kwargs == {"deep": False, "gather": False, "by_load": False,
-                                              "own_group": own_group, "stagger": ()}, ts.key
+                                              "own_group": own_group, "stagger": stagger}, \
+            ts.key
         self._lacked = lacks
         self._audited("owed")
 
@@ -1029,8 +1035,10 @@ class Placement:
                                own_group=self._kept(ts) is not None,
                                # (shared partners only, reserved nowhere: it opens its
                                # own meetings)
-                               stagger=() if not policy_module.UNIT_STAGGER or own
-                               or spread or books.reserved(ts.key) else self._stagger(ts)
+                               # (UNIT_STAGGER 4: its wave's cap binds a follower too)
+                               stagger=() if not policy_module.UNIT_STAGGER or spread
+                               or policy_module.UNIT_STAGGER < 4
+                               and (own or books.reserved(ts.key)) else self._stagger(ts)
                                ), own  # fmt: skip
         if plan.wide is not None and joins_started_fan_in(ts, plan, _dependencies, _where):
             # Withholding it saves nothing (policy.joins_started_fan_in): any worker open
@@ -1081,7 +1089,9 @@ class Placement:
             hint = {w: n for w, n in hint.items() if w not in over}
         if hint and policy_module.HINT_SHARE and (
                 not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
-                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
+                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))
+                # (FURTHER_GATHER 2: a hint through final gathers only, held to the share)
+                or policy_module.FURTHER_GATHER == 2 and self._gathers(ts, plan)):
             hint = self._hint_share(ts, hint)
         if hint and whole and plan.pair and self._idle and policy_module.PAIR_SPREAD:
             hint = self._pair_share(ts, hint, lacks)
@@ -1165,12 +1175,20 @@ class Placement:
             return ()
         if not ts.dependents or is_one_handle(0, len(ts.dependents), ts.nbytes):
             return ()  # (a store's handle opens its readers' meetings, it is no unit)
-        meetings = self._plan(ts).meetings
+        plan = self._plan(ts)
+        meetings = plan.meetings
         if len(meetings) != 1:
             # (a unit: the roots of one meeting; a tree reduction's group of partials
             # meets its next level too: twin anomaly 20 x 4, 1.09x queuing's peak with it)
             return ()
-        if policy_module.UNIT_STAGGER == 3:
+        mode = policy_module.UNIT_STAGGER
+        if mode >= 4:
+            # (the wave: the group's roots times its meeting's roots, ts's and the data
+            # inputs' chains of the one meeting; policy.wave_cap's)
+            size *= 1 + sum(1 for entry in plan.inputs[0] if entry[-1]) if plan.inputs else 1
+            if not loads_at_once(size, self._caps_summed()):
+                return ()
+        if mode in (3, 4):
             # Judged once a group, at its first unit: dask's averages change as the
             # wave's first loads finish (the twin's seed slice-add 8 x 4 at 10 ms: judged
             # per root, its later units went unstaggered beside staggered ones, 1.5-1.8x
@@ -1338,6 +1356,17 @@ class Placement:
                     entry[3] = entry[3] + further  # (a new list: the kept one is shared)
                     self._watch(further)
         return out
+
+    def _gathers(self, ts, plan) -> bool:
+        """policy.gathers_further of root ts's meetings (``always``: FURTHER_GATHER 2's
+        test), kept per root like its further plan."""
+        kept = self._gathers_kept.get(ts.key)
+        if kept is None or kept[0] is not ts:
+            if len(self._gathers_kept) >= WALKS_KEPT:
+                self._gathers_kept.clear()
+            kept = self._gathers_kept[ts.key] = (ts, gathers_further(
+                plan.meetings, _dependents, _dependencies, MEETING_FANOUT, _group, True))
+        return kept[1]
 
     def _further_plan(self, ts, plan) -> tuple:
         """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
@@ -1918,6 +1947,7 @@ class Placement:
         self._chains.clear()
         self._lookups.clear()
         self._fplans.clear()
+        self._gathers_kept.clear()
         self._withheld = None
         self._forget_walks()
 

@@ -1,0 +1,2 @@
+import os, dask
+dask.config.set({"tidegate.saturation": float(os.environ["SAT"])})
