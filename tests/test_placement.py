@@ -1555,11 +1555,16 @@ def test_twin_anomalys_later_combines_go_where_least_would_be_held(monkeypatch):
 
     w = build("anomaly", 1000, 190e6, store=False)
     runs = {}
-    for on in (0, 1):
+    for on, most in ((0, 64), (1, 64), (1, 19)):
         monkeypatch.setattr(policy, "COMBINE_LEVELS", on)
+        monkeypatch.setattr(policy, "COMBINE_LEVELS_WORKERS", most)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
-        (runs[on],) = simulate(model, workers=20, threads_per_worker=4, bandwidth="1GB/s",
-                               policy=["tidegate"], record_memory=False)
-    off, new = (max(runs[k].peak_memory_per_worker) for k in (0, 1))
+        (runs[on, most],) = simulate(model, workers=20, threads_per_worker=4,
+                                     bandwidth="1GB/s", policy=["tidegate"],
+                                     record_memory=False)  # fmt: skip
+    off, new, bounded = (max(runs[k].peak_memory_per_worker)
+                         for k in ((0, 64), (1, 64), (1, 19)))  # fmt: skip
     assert new <= 12.2e9 < off, (new, off)
-    assert runs[1].makespan <= 1.01 * runs[0].makespan
+    assert runs[1, 64].makespan <= 1.01 * runs[0, 64].makespan
+    # (on a cluster of more than COMBINE_LEVELS_WORKERS the rule is not asked: as off)
+    assert (bounded, runs[1, 19].makespan) == (off, runs[0, 64].makespan)

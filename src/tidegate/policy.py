@@ -2379,9 +2379,13 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
 # COMBINE_LEVELS_MARGIN partials than at dask's choice (the holder of most partials; the
 # plugin's Placement._combine_level; anom47). Not while a worker lags or a group's loads
 # went by pace: the slow worker holds least there, and the slow-worker rules place the mean.
-# 0: main's.
+# 0: main's. Asked only while at most COMBINE_LEVELS_WORKERS workers run: it looks at every
+# running worker per such combine (the twin anomaly at 1,000 workers, 500 steps: +1,235
+# plugin bytecodes a task, growing with the cluster), and it gained at 20 workers, not at
+# 100 (100 x 4 at 800-1,200 steps: the same peaks; lead47).
 COMBINE_LEVELS = 1
 COMBINE_LEVELS_MARGIN = 2.0
+COMBINE_LEVELS_WORKERS = 64
 
 
 def combine_level_elsewhere(chosen: float, least: float, partial: float) -> bool:

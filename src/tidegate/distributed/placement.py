@@ -529,9 +529,11 @@ class Placement:
             loads = self._kept_load(first)
         if loads is None:
             if policy_module.COMBINE_LEVELS and len(first.dependencies) >= 2 \
-                    and not (self._lagging or self._paced_groups or self._idle_groups):
+                    and not (self._lagging or self._paced_groups or self._idle_groups) \
+                    and len(self.scheduler.running) <= policy_module.COMBINE_LEVELS_WORKERS:
                 # (a later level; not where a worker lags or loads went by pace: there the
-                # slow-worker rules place it, and the slow worker holds least)
+                # slow-worker rules place it, and the slow worker holds least; its scan of
+                # every worker only on a cluster of at most COMBINE_LEVELS_WORKERS)
                 return self._combine_level(ts, local, chosen)
             return None
         group = first.group
