@@ -55,13 +55,6 @@ HANDLE_PLAN = 7
 # Data whose root feeds more meetings than this (a 2-D stencil's block, read by 9 overlaps)
 # is held until the last of them: completing one frees none of it.
 MEETING_SPREAD = 3
-# SPREAD_RING (bits): a root whose data feeds more than MEETING_SPREAD meetings (a stencil's
-# block) reserves only the roots its central meeting lacks (:func:`central_meetings`: the
-# ring of neighbours whose data meets its bulk), not every meeting's: bit 1 where the root
-# lacked reads a handle by size (a neighbour's halo slice, before the block's size is
-# known), bit 2 where it is the chain's own root (the block, once known data). 0: off
-# (every meeting's lacks: the 5 x 5 neighbourhood).
-SPREAD_RING = 0
 # SPREAD_IN_ORDER: a new graph's root whose data feeds more than MEETING_SPREAD meetings (a
 # stencil's block) is not placed when dask's update_graph walk offers it (an order its sets
 # decide: a 6 x 6 stencil's first offers were blocks of the last columns in priority order,
@@ -2968,9 +2961,6 @@ def meeting_partners(
     if spread_ and spread is not None:
         spread.append(True)
     mine = tops is not None and complete is not None
-    # (SPREAD_RING: the meetings whose lacks it reserves, by their entries' ids; None: all)
-    ring = central_meetings(plan.inputs, task) if spread_ and SPREAD_RING \
-        and lacks is not None else None  # fmt: skip
     for inputs in plan.inputs:
         meet = None  # with complete: the workers holding every other input of m so far
         found_tops = [] if mine else None  # (tops: the held tasks of m's other inputs)
@@ -3009,9 +2999,7 @@ def meeting_partners(
                             tops.setdefault(w, []).append(top)
                 if mine and bar:
                     found_tops.append((top, held))
-            elif r is not None and lacks is not None and (
-                    ring is None or id(inputs) in ring
-                    or not SPREAD_RING & (2 if r is end else 1)):
+            elif r is not None and lacks is not None:
                 lacks.add(r)
             # Once no worker holds every input so far, m completes nowhere: no more tests.
             # Inputs read by more than fanout tasks (copied wherever used) and constants
@@ -3026,36 +3014,6 @@ def meeting_partners(
                         if w in meet:
                             tops.setdefault(w, []).append(top)
     return scores
-
-
-def central_meetings(inputs, task) -> set:
-    """:data:`SPREAD_RING`'s meetings of a spread root (``inputs``: its plan's, per meeting
-    the entries of its inputs' chains): those whose other inputs' roots (each chain's end,
-    else its last task) are on average in the most of task's meetings. A stencil block's
-    own overlap: its ring of eight neighbours each meets it in 4-6 of its 9 overlaps, a
-    neighbour's overlap adds the second ring, met in 1-3 (at a grid's edge and corner too).
-    Ties: all of them. Returns their entries' ids."""
-    seen: dict = {}
-    ends = []
-    for entries in inputs:
-        mine = set()
-        for chain_tops, end, *_ in entries:
-            r = end if end is not None else (chain_tops[-1] if chain_tops else None)
-            if r is not None and r is not task:
-                mine.add(r)
-        for r in mine:
-            seen[r] = seen.get(r, 0) + 1
-        ends.append((id(entries), mine))
-    best, most, n = set(), 0, 1  # the best mean so far: most / n
-    for i, mine in ends:
-        if not mine:
-            continue
-        total = sum(seen[r] for r in mine)
-        if total * n > most * len(mine):
-            best, most, n = {i}, total, len(mine)
-        elif total * n == most * len(mine):
-            best.add(i)
-    return best
 
 
 def partners_on_one(task, entries, w, where, nbytes=None):
