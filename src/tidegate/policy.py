@@ -61,7 +61,9 @@ MEETING_SPREAD = 3
 # whose overlaps then waited for the whole sweep) but queued: the plugin's poke starts such
 # roots best first (as a graph with priority annotations already). Twin stencil 2 x 8, 240
 # runs: over 1.05x queuing's time 77 -> 39 (2 ms) and 36 -> 2 (10 ms), over queuing's peak 7
-# -> 0 and 9 -> 1 (sten47-findings.txt). 0: off.
+# -> 0 and 9 -> 1 (sten47-findings.txt). 1: roots of a group of two or more (a lone grid's
+# open is no such order: queued, twin vorticity-files 4 x 1 took 6% longer); 2: every spread
+# root; 0: off.
 SPREAD_IN_ORDER = 1
 
 
