@@ -55,6 +55,16 @@ HANDLE_PLAN = 7
 # Data whose root feeds more meetings than this (a 2-D stencil's block, read by 9 overlaps)
 # is held until the last of them: completing one frees none of it.
 MEETING_SPREAD = 3
+# SPREAD_IN_ORDER: a new graph's root whose data feeds more than MEETING_SPREAD meetings (a
+# stencil's block) is not placed when dask's update_graph walk offers it (an order its sets
+# decide: a 6 x 6 stencil's first offers were blocks of the last columns in priority order,
+# whose overlaps then waited for the whole sweep) but queued: the plugin's poke starts such
+# roots best first (as a graph with priority annotations already). Twin stencil 2 x 8, 240
+# runs: over 1.05x queuing's time 77 -> 39 (2 ms) and 36 -> 2 (10 ms), over queuing's peak 7
+# -> 0 and 9 -> 1 (sten47-findings.txt). 1: roots of a group of two or more (a lone grid's
+# open is no such order: queued, twin vorticity-files 4 x 1 took 6% longer); 2: every spread
+# root; 0: off.
+SPREAD_IN_ORDER = 1
 
 
 @dataclass(frozen=True)

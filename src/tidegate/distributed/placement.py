@@ -318,6 +318,10 @@ class Placement:
             # (._state: TaskState.state's slot, no property call: ~0.7 reads a task here)
             if ts._state == "waiting" and s.queued and s.queued.peek().priority < ts.priority:
                 return None  # strict priority: queue behind better withheld roots
+            if ts._state == "waiting" and policy_module.SPREAD_IN_ORDER \
+                    and self._plan(ts).spread \
+                    and (len(ts.group) > 1 or policy_module.SPREAD_IN_ORDER > 1):  # fmt: skip
+                return None  # a new graph's spread root: poke starts them best first
             self._update()
             if not self._open:
                 return None  # O(1) once every worker is full: a big graph queues cheaply
