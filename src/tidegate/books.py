@@ -765,7 +765,8 @@ class Books:
         ``opens``: roots task's meetings would newly reserve here (``place``'s
         ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
         see ``place``. ``unit`` (task and its meetings' lacks not processing yet, 0: not
-        asked) and ``wave``: ``policy.staggers_unit``'s, from ``place``'s ``stagger``."""
+        asked) and ``wave``: ``policy.staggers_unit``'s (UNIT_STAGGER 4: ``policy.wave_cap``'s
+        ``roots, workers``), from ``place``'s ``stagger``."""
         if pair and opens and pair_waits(book.processing, book.cap, book.threads,
                                          book.roots_untouched,
                                          book.roots_processing):  # fmt: skip

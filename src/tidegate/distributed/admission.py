@@ -503,18 +503,20 @@ class Admission:
         nobody admits (later roots would wait for the same slots) and after ``WINDOW``
         roots."""
         s = self.scheduler
-        self._queue_new = False
-        # (dask's queue, a HeapSet: its set's truth read in C, not through HeapSet.__len__,
-        # a Python frame once per stimulus; anything else that has no ``_data``: itself)
-        if s is None or not (getattr(s.queued, "_data", s.queued) or self._held) \
-                or not s.running:  # fmt: skip
-            return
-        if not self._whole:  # books half rebuilt (_resync failed): dask releases the queue
-            self._dask_stimulus(s, stimulus_id)
-            return
-        try:
+        try:  # (installed as dask's method itself, no wrapper: everything under the try)
+            self._queue_new = False
+            # (dask's queue, a HeapSet: its set's truth read in C, not through
+            # HeapSet.__len__, a Python frame once per stimulus; else: itself)
+            if s is None or not (getattr(s.queued, "_data", s.queued) or self._held) \
+                    or not s.running:  # fmt: skip
+                return
+            if not self._whole:  # books half rebuilt (_resync failed): dask releases
+                self._dask_stimulus(s, stimulus_id)
+                return
             self._poke(s, stimulus_id)
         except Exception as exc:
+            if s is None:
+                raise
             self._context = None
             self._error("poke", exc)
             if self._batch is not None:
