@@ -1543,8 +1543,8 @@ def test_a_pair_splits_where_its_workers_took_a_share_of_one(monkeypatch):
 def test_twin_a_sum_of_products_first_combines_stay_where_dask_puts_them(monkeypatch):
     """``(a * b).sum(axis=0)``: each product piece reads two inputs (a_i, b_i), so its
     first-level sums looked like a later level to COMBINE_LEVELS and moved, up to 1.24x
-    the time for no peak (review47; 100 steps on 8 x 4: 1.24x). A later level's first input combines pieces of one
-    group; these do not: the run is the rule-off run."""
+    the time for no peak (review47; 100 steps on 8 x 4). A later level's first input
+    combines pieces of one group; these do not: the run is the rule-off run."""
     pytest.importorskip("distributed")
     import dask.array as da
 
