@@ -517,8 +517,7 @@ class Admission:
         except Exception as exc:
             if s is None:
                 raise
-            self._context = None
-            self._error("poke", exc)
+            self._failed("poke", exc)
             if self._batch is not None:
                 self._end_batch(s)  # (starts made before the error: before dask's sends)
             self._dask_stimulus(s, stimulus_id)

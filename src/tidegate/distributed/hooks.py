@@ -1037,8 +1037,7 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 return True
             return False
         except Exception as exc:  # (as Install._guard's wrapper does)
-            self._context = None
-            self._error("is_rootish", exc)
+            self._failed("is_rootish", exc)
             return self._orig["is_rootish"](ts)
 
 
