@@ -94,6 +94,19 @@ def _of_group(ws, group) -> int:
     return n
 
 
+def _held_level(deps, group, inputs: int = 0):
+    """The bytes of a combine's inputs ``deps`` where they are one reduction level of
+    ``group``: each held, read by the combine alone and of at least ``inputs`` inputs of its
+    own; else None (Placement._combine_elsewhere's and _combine_level's test)."""
+    total = 0
+    for d in deps:
+        if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 or d.group is not group \
+                or len(d.dependencies) < inputs:  # fmt: skip
+            return None  # (not one reduction's level, or an input not held)
+        total += d.nbytes
+    return total
+
+
 def _incoming(ws) -> float:
     """Bytes of the inputs of ws's tasks processing not yet held on ws (on their way)."""
     n = 0.0
@@ -335,8 +348,7 @@ class Placement:
                 return ws
             return None
         except Exception as exc:  # (as Install._guard's wrapper does)
-            self._context = None
-            self._error("decide_worker_rootish_queuing_enabled", exc)
+            self._failed("decide_worker_rootish_queuing_enabled", exc)
             return self._orig["decide_worker_rootish_queuing_enabled"]()
 
     def _decide_worker_non_rootish(self, ts):
@@ -448,8 +460,7 @@ class Placement:
                 return self._off_lagging(ts, s.workers[addr])
             return ws if addr == ws.address else s.workers[addr]
         except Exception as exc:  # (as Install._guard's wrapper does)
-            self._context = None
-            self._error("decide_worker_non_rootish", exc)
+            self._failed("decide_worker_non_rootish", exc)
             return self._orig["decide_worker_non_rootish"](ts)
 
     def _by_pace(self) -> bool:
@@ -546,12 +557,9 @@ class Placement:
             # COMBINE_WHOLE; a later level, IDLE_COMBINE's mean of partials beside a slow
             # worker's loads, is asked: twin 2 x 1, loads 2.5x slower, 304 against 272 MB)
             return None
-        total = 0
-        for d in deps:
-            if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 \
-                    or d.group is not group:  # fmt: skip
-                return None  # (not one reduction's level, or an input not held)
-            total += d.nbytes
+        total = _held_level(deps, group)
+        if total is None:
+            return None
         s = self.scheduler
         workers, running = s.workers, s.running
         self._update()
@@ -597,17 +605,12 @@ class Placement:
         A later level's first input combines pieces of one group; a first-level sum of
         products (``(a * b).sum(axis=0)``: each piece reads a_i and b_i) is none (review47:
         moved, such sums took up to 1.21x the time)."""
-        groups = {x.group for x in next(iter(ts.dependencies)).dependencies}
-        if len(groups) != 1:
+        first = next(iter(ts.dependencies))
+        if len({x.group for x in first.dependencies}) != 1:
             return None
-        group = None
-        total = 0
-        for d in ts.dependencies:
-            if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 \
-                    or len(d.dependencies) < 2 or group is not None and d.group is not group:
-                return None  # (not one reduction's level of combines, or an input not held)
-            group = d.group
-            total += d.nbytes
+        total = _held_level(ts.dependencies, first.group, 2)  # (a level of combines)
+        if total is None:
+            return None
         s = self.scheduler
         books = self.books.workers
         at_chosen = best = best_key = None
