@@ -3,8 +3,8 @@ IDLE_WAKE: a worker going idle wakes the roots parked for other workers once two
 paces differ (the take asked then, not at the timer); IDLE_TAIL bit 8 with IDLE_NEAR: the tail
 take where a reduction group's loads are slow wherever they run; PACE_STAYS: a store moved by
 pace is not stolen back after its load was copied; OFF_FREE: a root leaving a clearly slower
-worker goes to a faster one with a free thread. Twin anomaly (bench/twin_slow_worker.py), the
-tests' five namings summed."""
+worker goes to a faster one with a free thread; IDLE_TOP (slow48): the take up to the most
+any worker holds. Twin anomaly (bench/twin_slow_worker.py), the tests' five namings summed."""
 
 from __future__ import annotations
 
@@ -35,6 +35,21 @@ def test_idle_takes_near_reads_the_idle_workers_shortest(monkeypatch):
     # slower_alone reads the pace test alone: another worker ran a slow one too
     monkeypatch.setattr(policy, "IDLE_NEAR", 1.0)
     assert not slower_alone((0.644, 0.644), [(0.161, 0.161), (0.644, 0.161)])
+
+
+def test_idle_takes_up_to_the_top_held(monkeypatch):
+    nan = float("nan")
+    # (3 x 1, one group's loads 4x slower, at 0.81 s: the busy worker runs two slow loads,
+    # 64 MB; the idle one holds its group's four and their partial, 144 MB; the third 176)
+    busy, idle = (0.644, nan), (0.161, 0.161)
+    monkeypatch.setattr(policy, "IDLE_TOP", 1)
+    assert not idle_takes(busy, idle, 64e6, 144e6, 32e6)  # 3.5 loads over the busy one
+    assert idle_takes(busy, idle, 64e6, 144e6, 32e6, top_held=176e6)  # as high as the third
+    assert idle_takes(busy, idle, 64e6, 144e6, 32e6, top_held=175e6)  # (within IDLE_TIE)
+    assert not idle_takes(busy, idle, 64e6, 144e6, 32e6, top_held=170e6)  # above it
+    assert not idle_takes((0.2, nan), idle, 64e6, 144e6, 32e6, top_held=176e6)  # one pace
+    monkeypatch.setattr(policy, "IDLE_TOP", 0)
+    assert not idle_takes(busy, idle, 64e6, 144e6, 32e6, top_held=176e6)
 
 
 def test_uneven_paces(monkeypatch):
@@ -153,6 +168,10 @@ def test_a_departed_worker_leaves_the_lag_books():
     # copied its load in, then dask's stealing took it back to the fast worker, which ran 4
     # stores while the slow one idled 1 s
     ("worker", 5.0, 4, "PACE_STAYS", 0, 1.051, 0.951),
+    # 3 x 1, one group's loads 4x slower: the group's last load waited for the worker
+    # running two slow loads while one that had ended its group idled (refused as 3.5 loads
+    # over the busy one, though no higher than the third worker); taken, 5 / 5 / 2
+    ("group", 4.0, 3, "IDLE_TOP", 0, 1.197, 0.967),
 ])
 def test_twin_the_idle_worker_in_time(monkeypatch, mode, slow, workers, switch, off_value,
                                       before, after):
