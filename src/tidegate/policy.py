@@ -2664,7 +2664,9 @@ WAKE_SAMPLES = 3
 # idle_takes' held test also passes where the idle worker with the root would hold no more
 # than the running worker holding most now (``top_held``, within IDLE_TIE of a load): a take
 # that does not raise the cluster's highest held, however far it is from the busy worker's
-# (three or more workers; on two the busy one is that worker and IDLE_HELD decides). 0: off.
+# (three or more workers; on two the busy one is that worker and IDLE_HELD decides). Twin
+# 3 x 1: 4 cells of slow44's 72, 1.047-1.197 -> 0.916-0.985x queue's time; two over its bytes
+# (1.10 / 1.16x: the stores moved by pace after the take). 0: main's. slow48.
 IDLE_TOP = 1
 
 

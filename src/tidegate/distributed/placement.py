@@ -1731,7 +1731,7 @@ class Placement:
         size, running = len(ts.group), len(s.running)
         tail_any = policy_module.IDLE_TAIL & 8  # (the tail, the loads' slowness: ts alone)
         left = ts.group.states.get("queued", 0) if alone or tail_any else 0
-        # (the running worker holding most: a take up to it raises no peak, IDLE_TOP)
+        # (the running worker holding most: a take up to it lifts none above it, IDLE_TOP)
         top = max(helds.values()) if policy_module.IDLE_TOP else 0.0
         for addr, book in books.workers.items():
             if addr == busy or book.processing or addr not in helds \
