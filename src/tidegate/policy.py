@@ -634,22 +634,20 @@ def hint_within_share(count: int, group: int, workers: int, caps_total: float) -
 # 0: off (main's: the side follows the hint whatever the cluster's size).
 PAIR_SPREAD = 1
 # A root whose further meetings (further_meeting, further_plan) are all final gathers of
-# one collection's pieces (a da.store's finalize of its per-chunk stores) gets no further
-# partners and is never found whole there (its plan's ``further`` flag stays): the
-# finalize's hint put two pairs of a store of 16 steps on one worker past its count beside
-# an idle one (gathers_further). 0: main's (the finalize a further meeting).
-# 2 (slad47): the gather's hint stays (found as in 0), but held to its workers' even
-# share of the root's group (hint_within_share, as a partial hint is), ``whole`` or not:
-# it passes the count only where that worker holds less than its share. Why: with 1 the
-# last pair of a wave that does not divide evenly waited for a slot where the pass had
-# started it on the worker holding fewer pairs (twin slice-add of 8 steps on 2 x 4: 1.00
-# -> 1.23x queuing's time; 6 steps 2 x 4 1.14x its peak; 4 steps 2 x 2 1.042 -> 1.084x
-# its time: small46-findings.txt); a worker past its share is what 1 mends. Not the
-# default: on the seed's real 48-step arrays the share lets six of 8 x 4's workers take
-# two pairs and one none (4 x 4: peak 0.73 -> 0.91x queuing's; 2 x 4: +3-5% time), and
-# with UNIT_STAGGER 4 warm the idle worker's split took a capped follower from its pair
-# (8 x 4: 0.33 -> 0.49x queuing's time): slad47-findings.txt.
-FURTHER_GATHER = 1
+# one collection's pieces (a da.store's finalize of its per-chunk stores): 1 (small46): it
+# gets no further partners and is never found whole there (its plan's ``further`` flag
+# stays): the finalize's hint put two pairs of a store of 16 steps on one worker past its
+# count beside an idle one (gathers_further). 0: main's (the finalize a further meeting).
+# 2 (fg48, default): the walks keep the gather's hint (as 0); the body keeps it only for
+# a root of one meeting whose group loads whole at once, on the workers that took no more
+# of the gather's inputs than any running worker (Placement._gather_share); else no hint
+# (as 1). Why: with 1 the last pair of a wave that does not divide evenly waited for a
+# slot where the hint's pass had started it on a worker as short as any (twin slice-add
+# of 8 steps on 2 x 4: 1.23 -> 1.00x queuing's time; 6 steps 1.14 -> 1.00x its peak), and
+# 2 keeps 1's balance on the seed's 48- and 16-step arrays (slad47's form of 2, the hint
+# held to the even share of the group's tasks held, lost it: 4 x 4 peak 0.73 -> 0.91x;
+# fg48-findings.txt).
+FURTHER_GATHER = 2
 
 
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
@@ -3429,7 +3427,8 @@ def gathers_further(meetings, dependents, dependencies, fanout, group,
     load's tree reduction and its store, whose finalize's hint keeps the loads of one
     reduction together: without it, twin 6-12 steps, up to 1.53x queuing's time).
     FURTHER_GATHER 2: the walks' answer is False (their hint stays, found as in 0);
-    ``always``: the answer 1 gives (the body then holds the hint to the share)."""
+    ``always``: the answer 1 gives (the body then holds the hint to the workers' share of
+    the gather, ``Placement._gather_share``)."""
     if not FURTHER_GATHER or FURTHER_GATHER == 2 and not always:
         return False
     found = False

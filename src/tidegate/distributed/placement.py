@@ -94,6 +94,23 @@ def _of_group(ws, group) -> int:
     return n
 
 
+def _taken_on(t, depth: int):
+    """The worker where task t is held or processing, else where the first of its
+    inputs read by t alone (a chain: a store's slices, their loads) is, up to ``depth``
+    levels up; else None (Placement._gather_share's count)."""
+    if t.who_has:
+        return next(iter(t.who_has)).address
+    if t.processing_on is not None:
+        return t.processing_on.address
+    if depth:
+        for u in t.dependencies:
+            if len(u.dependents) == 1:
+                w = _taken_on(u, depth - 1)
+                if w is not None:
+                    return w
+    return None
+
+
 def _held_level(deps, group, inputs: int = 0):
     """The bytes of a combine's inputs ``deps`` where they are one reduction level of
     ``group``: each held, read by the combine alone and of at least ``inputs`` inputs of its
@@ -1075,6 +1092,8 @@ class Placement:
             if not narrowed:
                 listed = free()
         hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
+        if hint and policy_module.FURTHER_GATHER == 2 and self._gathers(ts, plan):
+            hint = self._gather_share(ts, hint, plan)  # (through final gathers only)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1102,9 +1121,7 @@ class Placement:
             hint = {w: n for w, n in hint.items() if w not in over}
         if hint and policy_module.HINT_SHARE and (
                 not whole or (policy_module.HINT_SHARE >= 2 and not plan.pair
-                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))
-                # (FURTHER_GATHER 2: a hint through final gathers only, held to the share)
-                or policy_module.FURTHER_GATHER == 2 and self._gathers(ts, plan)):
+                              and (policy_module.HINT_SHARE == 2 or len(hint) > 1))):
             hint = self._hint_share(ts, hint)
         if hint and whole and plan.pair and self._idle and policy_module.PAIR_SPREAD:
             hint = self._pair_share(ts, hint, lacks)
@@ -1374,7 +1391,8 @@ class Placement:
 
     def _gathers(self, ts, plan) -> bool:
         """policy.gathers_further of root ts's meetings (``always``: FURTHER_GATHER 2's
-        test), kept per root like its further plan."""
+        test, the walks having kept the gather's hint), kept per root like its further
+        plan."""
         kept = self._gathers_kept.get(ts.key)
         if kept is None or kept[0] is not ts:
             if len(self._gathers_kept) >= WALKS_KEPT:
@@ -1382,6 +1400,37 @@ class Placement:
             kept = self._gathers_kept[ts.key] = (ts, gathers_further(
                 plan.meetings, _dependents, _dependencies, MEETING_FANOUT, _group, True))
         return kept[1]
+
+    def _gather_share(self, ts, hint, plan) -> dict:
+        """policy.FURTHER_GATHER 2: the workers of root ts's hint through a final gather
+        only that took no more of the gather's other inputs than any running worker did
+        (each input counted once, where it or the first task up its chain is:
+        _taken_on); none unless ts is one unit of that gather (one meeting) and its group
+        loads whole at once (as 1 then). Why the taken count, not the group's tasks held
+        (slad47's form, hint_within_share's count): that misses a pair whose loads were
+        consumed into slices awaiting their store; on the seed's 48-step arrays on 4 x 4
+        a worker holding three pairs took a fourth past its count beside a free worker
+        holding two (peak 0.73 -> 0.91x queuing's). Why the least, not the even share:
+        on 8 x 4 (12 pairs) the share of two filled six workers and left two empty, and
+        with UNIT_STAGGER 4 warm the idle split took capped followers from their pairs
+        (test model 0.39 -> 0.60x queuing's time). Where the group does not load at once
+        the count staggers the loads (hand-built slice-add 12 steps 2 x 4: a pass there
+        0.977 -> 1.022x); a root of several meetings (seed-weighted's weights, met by
+        every store) is no unit (4 x 1 0.935 -> 1.012x). fg48-findings.txt."""
+        meetings = plan.meetings
+        if len(meetings) != 1 or not loads_at_once(len(ts.group), self._caps_summed()):
+            return {}
+        m = meetings[0][0]
+        (m2,) = m.dependents  # (gathers_further: its one dependent, the gather)
+        inputs = m2.dependencies
+        taken: dict = {}
+        for t in inputs:
+            if t is not m:
+                w = _taken_on(t, 3)
+                if w is not None:
+                    taken[w] = taken.get(w, 0) + 1
+        least = min((taken.get(ws.address, 0) for ws in self.scheduler.running), default=0)
+        return {w: n for w, n in hint.items() if taken.get(w, 0) <= least}
 
     def _further_plan(self, ts, plan) -> tuple:
         """policy.further_plan of root ts, kept like its plan (``_fplans``)."""
