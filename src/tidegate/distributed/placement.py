@@ -673,11 +673,6 @@ class Placement:
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
         root refused are kept (``_walks``): it will be placed again."""
-        seen = self._withheld_seen
-        if seen is not None and seen[0] is self._withheld and seen[0][0] is ts:
-            out = self._withheld_same(ts, seen, stimulus_id)
-            if out is not None:
-                return out
         self._entry = None
         if policy_module.SPREAD_REGION and self._wide_books is not False:
             # (a spread group loading whole at once: each worker its compact region;
