@@ -61,7 +61,7 @@ def audited(monkeypatch):
     ("rechunk-add", 200, 40, {}, {"refused", "walk", "further", "further park", "waits",
                                   "further plan", "still waits", "still withheld",
                                   "further anew", "further memo", "stays kept",
-                                  "stays kept, all", "owed", "withheld same"}),
+                                  "stays kept, all", "owed"}),
     # openers of a tree reduction's groups, refused by every free worker (the best of
     # them placed again at each poke: "still withheld", 801 times); the other 3 roots of
     # each group, reserved by its opener, placed by Placement._owed_place ("owed"); a
@@ -74,7 +74,7 @@ def audited(monkeypatch):
     # "view kept", ~6,900 times)
     ("anomaly", 1000, 100, {}, {"walk", "free", "further plan", "waits", "still withheld",
                                 "owed", "held by count", "refused, view not asked",
-                                "kept step", "view kept", "withheld same"}),
+                                "kept step", "view kept"}),
     # held bytes and budgets in the books
     # (a root still refused stays parked, "still waits": here "further park" is asked
     # 16 times, 1,378 before session 26)

@@ -610,22 +610,6 @@ class Admission:
         # roots to find them cost 1,000 roots per task end (twin vorticity, 100 workers,
         # readers of the grids held for copies: 2x the scheduler's CPU).
         ready = self._ready
-        seen = self._withheld_seen
-        if seen is not None and not held and not copies._entry:
-            # The scan's first root withheld for "free workers" again (Placement.
-            # _withheld_same, every input of that answer as at its last ask): the scan's
-            # outcome without it. It would place that root alone and stop: ts best, queued,
-            # a root, not the blocked head (the scan skips it, _owed_first may follow).
-            ts = ready.best()
-            blocked = self._blocked
-            if ts is not None and ts is seen[0][0] and seen[0] is self._withheld \
-                    and ts._state == "queued" and self._is_root_cache.get(ts.key) \
-                    and (blocked is None or blocked[0] is not ts) and ready.has_roots() \
-                    and self._withheld_same(ts, seen, stimulus_id) is not None:  # fmt: skip
-                self._stalled = True
-                if self._batch is not None:
-                    self._end_batch(s)
-                return
         kept = None  # _look_held's blocker and bulk look, kept in this scan (made there)
         skipped = []  # looked at, neither placed nor parked: back in line afterwards
         examined = looked = 0

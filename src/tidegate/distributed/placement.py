@@ -13,7 +13,6 @@ from itertools import chain
 import math
 
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
-from . import broadcast as broadcast_module  # (SHARED_FANOUT: restricts' first test)
 from . import restricted
 from ..policy import (
     MEETING_FANOUT,
@@ -180,9 +179,6 @@ class Placement:
     """Plugin's placement methods (state set up by Plugin.__init__ / Install._install)."""
 
     _unheavy = None  # (root, its partners less the heavier ones' workers, those): _by_held
-    # What _still_withheld's last "still withheld" answer read, kept for _withheld_same:
-    # (the ``_withheld`` entry, the free workers' distinct counts, opens, region, plain)
-    _withheld_seen = None
     _caps = (-1, 0.0)  # (workers in the books, their caps summed): _spread_at_once's
     # Are all workers in the books of policy.SPREAD_REGION_THREADS+ threads (None: not
     # known; a worker booked or removed sets it so): _place asks _region_of only then.
@@ -937,12 +933,9 @@ class Placement:
         if self._kept_walk(ts) is not entry or entry[1][1] is None or entry[1][1][0]:
             return None
         if (first is not None and self._splits(ts)) \
-                or self._broadcast.restricts(self.scheduler, ts):  # fmt: skip
+                or self._broadcast.restricts(self.scheduler, ts) \
+                or may_fit_count(self._counts, books.opens(lacks) if further else 0):  # fmt: skip
             return None
-        opens = books.opens(lacks) if further else 0
-        if may_fit_count(self._counts, opens):
-            return None
-        self._seen_withheld(ts, withheld, opens)
         if books.audit:  # (tests: _decide's way there gives the same answer)
             self._withheld = None
             out = self._decide(ts, stimulus_id)
@@ -956,78 +949,6 @@ class Placement:
         self._lacked = lacks
         books.log.append((ts.key, "withheld", "free workers", stimulus_id))
         return None, entry[1][0][0]
-
-    def _seen_withheld(self, ts, withheld, opens) -> None:
-        """Keep what _still_withheld's "still withheld" answer for root ts read that
-        _withheld_same does not read again: the free workers' counts (their distinct
-        ``(free_thread, over)``: may_fit_count reads no more), ``opens``, the region entry
-        _place found no target in, and whether restricts is False by the graph alone (no
-        input read by SHARED_FANOUT+ tasks: restricts' first test; kept while the
-        ``_withheld`` entry lives, which a graph added or a task forgotten drops)."""
-        seen = self._withheld_seen
-        if seen is not None and seen[0] is withheld:
-            plain = seen[4]
-        else:
-            fanout = broadcast_module.SHARED_FANOUT
-            plain = all(len(d.dependents) < fanout for d in ts.dependencies)
-        region = None  # (_place's region entry for ts: no target in it, or it asks)
-        if policy_module.SPREAD_REGION and self._wide_books:
-            region = self._regions.get(ts.group.name)
-            if region is not None and region[2] is not None and ts.key in region[2]:
-                region = None
-        self._withheld_seen = (withheld, frozenset(self._counts), opens, region, plain)
-
-    def _withheld_same(self, ts, seen, stimulus_id):
-        """_place's answer for root ts, withheld for "free workers" at its last ask
-        (``_withheld_seen``: ``seen``), when every input of that answer is as then: the
-        same answer and state left behind, without _place's way to _still_withheld and its
-        asks again (restricts, books.opens, may_fit_count); else None (then _place asks).
-        Read again here, as _place and _still_withheld read them: no region target (the
-        same region entry), ts not parked on a further meeting, some worker free, none
-        idle, no books changed, ts not reserved, its kept walks ``entry`` unmoved (as
-        _kept_walk finds them, without _further_anew), no hint, not split (``_splits``).
-        Compared with ``seen``: the free workers' distinct counts and ``opens``
-        (may_fit_count's inputs); restricts asked unless False by the graph. Why: poke's scan stops at
-        such a root and asks it again at every message (twin rechunk-add 100 x 4: 0.30
-        asks a task, 0.22 with nothing it reads changed: cpu47, cpu48-findings.txt)."""
-        withheld, counts, opens, region, plain = seen
-        if not self._free or self._idle:
-            return None
-        if policy_module.SPREAD_REGION and self._wide_books is not False \
-                and (region is None or self._regions.get(ts.group.name) is not region):
-            return None  # (region: the entry _place found no target for ts in)
-        books = self.books
-        key = ts.key
-        if books.changed or key in books.owed or key in self._further_parks:
-            return None
-        _, entry, lacks, further, first = withheld
-        if self._walks.get(key) is not entry:
-            return None
-        stamp = entry[2]
-        if stamp != self._moved and entry[3] \
-                and max(map(self._moves.get, entry[3], _NO_MOVE)) > stamp:  # fmt: skip
-            return None  # (_kept_walk would scan on: _further_anew, or dropped)
-        hint = entry[1][1]
-        if hint is None or hint[0] or (first is not None and self._splits(ts)) \
-                or (not plain and self._broadcast.restricts(self.scheduler, ts)) \
-                or frozenset(self._counts) != counts \
-                or (books.opens(lacks) if further else 0) != opens:  # fmt: skip
-            return None
-        partners = entry[1][0][0]
-        if books.audit:  # (tests: _place's way gives the same answer and state)
-            self._withheld_seen = None
-            out = self._place(ts, stimulus_id)
-            assert out == (None, partners) and out[1] is partners, (key, out)
-            assert books.log[-1] == (key, "withheld", "free workers", stimulus_id), key
-            assert self._entry is entry and self._lacked == lacks, key
-            assert self._parks_further is None and self._withheld is withheld, key
-            self._audited("withheld same")
-            return out
-        self._parks_further = None
-        self._entry = entry
-        self._lacked = lacks
-        books.log.append((key, "withheld", "free workers", stimulus_id))
-        return None, partners
 
     def _decide(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts: books.place with its partners; a
@@ -2043,7 +1964,6 @@ class Placement:
         self._fplans.clear()
         self._gathers_kept.clear()
         self._withheld = None
-        self._withheld_seen = None
         self._forget_walks()
 
     def _start(self, ts, ws, stimulus_id) -> None:
