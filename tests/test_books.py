@@ -436,6 +436,49 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     b.validate()
 
 
+def test_a_worker_loading_a_cut_up_root_takes_no_other_while_it_holds_its_count(monkeypatch):
+    """Once a load of group "g" was cut into BACKLOG_BURST_CUTS pieces, a root of g loading on
+    a worker that holds BACKLOG_BURST_HELD times its count's worth refuses the next, though
+    the count has room and its queue drained (fewer than threads + BACKLOG_BURST tasks
+    processing: the burst clause alone says yes): BACKLOG_DRAINED (grp48; twin groupby store
+    4 x 2, a drained worker took two chunks at once). On one thread only at 2. Holding
+    less, no root loading or a root of a group not cut up: the count decides; an idle
+    worker is always taken; 0 restores session 47's answers."""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
+    cuts = policy.BACKLOG_BURST_CUTS
+    for threads, drained in ((2, 1), (2, 2), (1, 2), (1, 1)):
+        monkeypatch.setattr(policy, "BACKLOG_DRAINED", drained)
+        b = books(saturation=1.5, threads=threads, workers=("a", "b"))
+        a = b.workers["a"]
+        b.on_run("r0", "a", True, "g", NAN)
+        b.on_finished("r0", 8e6, (), False, True)
+        for i in range(cuts):  # r0 cut into its days while siblings read it
+            b.on_run(f"d-{i}", "a", False, "c", NAN)
+            b.on_finished(f"d-{i}", 8e6 / cuts, ("r0",), True, True,
+                          read_on=lambda x, i=i: i < cuts - 1)
+        assert b.burst_cuts("g") == cuts and not b.in_flight("r0")
+        slots = a.cap * 8e6
+        a.held = policy.BACKLOG_BURST_HELD * slots
+        assert b.admits("a", "r1", NAN, "g", False)  # no root loading: the count decides
+        b.on_run("r1", "a", True, "g", NAN)  # loading, nothing else processing there
+        assert a.processing < threads + policy.BACKLOG_BURST
+        assert a.roots_processing + a.roots_untouched < a.cap  # the count has room
+        refuses = threads >= 2 or drained >= 2
+        assert b.admits("a", "r2", NAN, "g", False) is not refuses
+        assert b.refuses_further("r2", "g", "a", set(), False, False) is refuses
+        assert b.admits("a", "p", NAN, "p", False)  # a group not cut up
+        monkeypatch.setattr(policy, "BACKLOG_DRAINED", 0)
+        assert b.admits("a", "r2", NAN, "g", False)  # session 47's answer
+        monkeypatch.setattr(policy, "BACKLOG_DRAINED", drained)
+        if refuses:
+            assert b.place("r2", NAN, "g", {}, ["a", "b"]) == "b"  # idle b: progress
+            a.held = policy.BACKLOG_BURST_HELD * slots - a.estimated - 1e6  # holding less
+            assert b.admits("a", "r3", NAN, "g", False)
+        b.validate()
+
+
 def test_the_burst_clause_asks_the_cuts_of_the_refused_roots_own_group(monkeypatch):
     """Two computations at once on one worker: a groupby-like one whose loads (group "g")
     were cut into BACKLOG_BURST_CUTS pieces while siblings read them, and a plain one

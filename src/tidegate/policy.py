@@ -931,6 +931,21 @@ BACKLOG_BURST_CUTS = 16
 # of one, turned the clause on for every computation beside them until forgotten
 # (review45).
 BACKLOG_BURST_OWN = 1
+# Where a load of the refused root's group was cut into BACKLOG_BURST_CUTS pieces or more, a
+# root loading on a worker that holds BACKLOG_BURST_HELD times its count's worth refuses
+# another however few tasks are processing there (grp48): a worker whose queue had drained
+# (both threads loading, or one load and one task) took two or three chunks at once, their
+# pieces then queued where it already held its last chunks' days, past what the burst
+# clause saw (threads + BACKLOG_BURST processing). Twin groupby store, 60 namings a shape
+# (2 x 4 30 of them seeds 3-5 new), peak over queuing's median / over 1.05x / max, time
+# median / over 1.05x, off -> 1: 4 x 2 0.920 / 8 / 1.30 -> 0.880 / 5 / 1.18, time 1.006 /
+# 5 -> 1.006 / 9; 2 x 2 0.850 / 4 / 1.15 -> 0.820 / 0 / 0.99, 0.988 / 1 -> 0.994 / 3; 2 x 4
+# 0.885 / 5 / 1.14 -> 0.820 / 1 / 1.11, 0.984 / 10 -> 0.996 / 10. 2: on one-thread workers
+# too, whose BACKLOG counts tasks only (they took two chunks at 7 tasks queued): 4 x 1
+# 0.855 / 10 / 1.27 -> 0.820 / 4 / 1.27, time 1.001 / 5 -> 1.005 / 4 (the 1.27: chunks
+# copied to a shuffle's indexer, no root admitted). Other graphs' loads are cut into fewer
+# pieces: nothing of theirs moves. 0: off (session 47's).
+BACKLOG_DRAINED = 2
 
 
 def backlogged(processing: int, roots_processing: int, threads: int,
@@ -945,12 +960,16 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     queuing's count would). On :data:`BACKLOG_BURST_THREADS`+ threads a root loading where
     tasks wait for a thread is a backlog too (:data:`BACKLOG_BURST`), once ``cuts`` (the
     most pieces a load of the refused root's group was cut into:
-    ``books.Books.burst_cuts``) reached :data:`BACKLOG_BURST_CUTS`."""
+    ``books.Books.burst_cuts``) reached :data:`BACKLOG_BURST_CUTS`; with
+    :data:`BACKLOG_DRAINED` whatever the tasks processing, and (2) on one thread too."""
     if threads <= BACKLOG_THREADS:
+        if BACKLOG_DRAINED >= 2 and cuts >= BACKLOG_BURST_CUTS and roots_processing \
+                and held >= BACKLOG_BURST_HELD * slots:
+            return True
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
     if BACKLOG_BURST and cuts >= BACKLOG_BURST_CUTS and threads >= BACKLOG_BURST_THREADS \
-            and roots_processing and processing >= threads + BACKLOG_BURST \
-            and held >= BACKLOG_BURST_HELD * slots:  # (cuts first: 0 on most graphs)
+            and roots_processing and held >= BACKLOG_BURST_HELD * slots \
+            and (BACKLOG_DRAINED or processing >= threads + BACKLOG_BURST):  # (cuts first)
         return True
     return bool(BACKLOG_FLIGHT) and processing - roots_processing >= BACKLOG_WIDE * threads \
         and roots_processing + untouched >= BACKLOG_FLIGHT \
