@@ -1029,7 +1029,8 @@ class Books:
         where other tasks than roots process there, with BESIDE_WIDE_BUSY), as
         ``may_load_beside`` (or ``_beside_light``) with ``wide``? Asked after those refused
         without it."""
-        return asks_wide(book.threads, book.roots_processing, book.processing) and (
+        return asks_wide(book.threads, book.roots_processing, book.processing,
+                         len(self.workers) < 2) and (
             may_load_beside(book.threads, book.roots_processing, book.processing, wide=True)
             or self._beside_light(w, book, est, True))
 

@@ -390,7 +390,17 @@ SHORT_DEEP_SLACK = 0
 # 0: off (main before sten40).
 BESIDE_WIDE = 4
 BESIDE_WIDE_THREADS = 8
-BESIDE_WIDE_BUSY = 1
+# BESIDE_WIDE_BUSY: 1 BESIDE_WIDE only where tasks other than roots process; 0 also where
+# only roots do (the start); 2 (sten48) as 0 on clusters of two or more workers, as 1 on
+# one. Since SPREAD_IN_ORDER the start's blocks are the first the sweep needs, so four at
+# once no longer strand blocks: 2 x 8 at 2 ms loaded two per worker at 1.2 ms, the next at
+# 9-12 ms (1.4-2.1 of 8 threads busy in the first 10 ms, queuing's 6.2). Twin stencil,
+# 1 -> 2: 2 x 8 at 2 ms (240 runs) over 1.05x queuing's time 37 -> 0, summed makespan
+# -4.9%, peak 0.841 -> 0.789x median; at 10 ms (120 runs) 0 -> 0, -0.5%; 3 x 8 (60 runs)
+# 7 -> 0 and 47 -> 6 over; none over queuing's peak more; 4 x 8, 5 x 8, 8 x 8, 2 x 16 the
+# same runs. Not on one worker (0 there: 1 x 8 at 2 ms 0 -> 35 of 60 over 1.05x, +13.7%;
+# at 10 ms runs over queuing's peak 11 -> 19; not traced). sten48-findings.txt.
+BESIDE_WIDE_BUSY = 2
 # SPREAD_CAP: where a spread root's group (a stencil's blocks) would load whole at once
 # under the count (:func:`loads_at_once`), such a root meets a cap of its worker's threads,
 # not saturation x threads, on workers of SPREAD_CAP_THREADS to SPREAD_CAP_BELOW (excl.)
@@ -550,14 +560,16 @@ def asks_third(threads: int, roots_processing: int) -> bool:
     return bool(BESIDE_THIRD) and roots_processing == 2 and threads >= BESIDE_THIRD_THREADS
 
 
-def asks_wide(threads: int, roots_processing: int, processing: int) -> bool:
+def asks_wide(threads: int, roots_processing: int, processing: int,
+              alone: bool = True) -> bool:
     """Would :data:`BESIDE_WIDE` let one more spread root process beside other work on this
     worker than the two of :func:`may_load_beside`'s second test (where other tasks than
-    roots process there, with BESIDE_WIDE_BUSY)? The body then asks may_load_beside with
-    ``wide``."""
+    roots process there, with BESIDE_WIDE_BUSY; ``alone``: the cluster's only worker)? The
+    body then asks may_load_beside with ``wide``."""
     return bool(BESIDE_WIDE) and threads >= BESIDE_WIDE_THREADS \
         and 2 <= roots_processing < BESIDE_WIDE * threads // 8 \
-        and (processing > roots_processing or not BESIDE_WIDE_BUSY)
+        and (processing > roots_processing or not BESIDE_WIDE_BUSY
+             or BESIDE_WIDE_BUSY == 2 and not alone)
 
 
 def loads_at_once(group_size: int, caps_total: float) -> bool:
