@@ -31,6 +31,7 @@ from ..policy import (
     is_one_handle,
     walked_handle,
     spreads_pair,
+    spreads_join,
     by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
@@ -963,9 +964,11 @@ class Placement:
         complete: set = set()  # workers where ts's data completes a consumer
         spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
         plan = self._plan(ts)
+        # (a two-array join's root opening alone, policy.spreads_join: no walk, no hint)
+        alone = policy_module.JOIN_SPREAD and plan.pair and self._join_spread(ts)
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
-        if plan.meetings:
+        if plan.meetings and not alone:
             # (frees_slot's tops recorded by the walk if made now: since busy29 frees_slot
             # holds on every worker and a second walk for them cost 2-7.5% of the plugin's
             # bytecodes, plugin_ops)
@@ -1074,7 +1077,8 @@ class Placement:
                 return (a for a in free() if a not in over)
             if not narrowed:
                 listed = free()
-        hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
+        hint, whole = self._further(ts, plan) if plan.meetings and not alone \
+            else ({}, False)
         # Where a root without partners may go anyway (free), or, when its side is all
         # the further meeting lacks, any worker open for roots (books.admits decides):
         # rechunk-add's other side found its worker's in-flight count filled by the first
@@ -1175,6 +1179,15 @@ class Placement:
                            stimulus_id, lacks, commits=commits, pair=pair,
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
                            else ()), partners  # fmt: skip
+
+    def _join_spread(self, ts) -> bool:
+        """policy.spreads_join for root ts of a two-array join: while some worker is idle,
+        both sides (twice ts's group: a side a group) loading whole at once."""
+        if not self._idle:
+            return False
+        size = 2 * len(ts.group)
+        return loads_at_once(size, self._caps_summed()) \
+            and spreads_join(size, len(self.scheduler.running))
 
     def _stagger(self, ts) -> tuple:
         """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
