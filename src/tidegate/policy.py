@@ -656,7 +656,7 @@ FURTHER_GATHER = 1
 # sides), both sides no more than the running workers and some worker idle, open each on a
 # worker of its own, like a root without partners (no partner reserved, no further hint):
 # a load a worker, as queuing places them (spreads_join). 0: off (co-assigned pairs).
-JOIN_SPREAD = 0
+JOIN_SPREAD = 1
 
 
 def spreads_join(roots: int, workers: int) -> bool:
