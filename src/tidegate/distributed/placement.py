@@ -1182,12 +1182,12 @@ class Placement:
 
     def _join_spread(self, ts) -> bool:
         """policy.spreads_join for root ts of a two-array join: while some worker is idle,
-        both sides (twice ts's group: a side a group) loading whole at once. Not a store's
-        handle (policy.walked_handle: it opens its readers' meetings, it holds no data; the
-        zarr rechunk-add's two handles on 4 x 1 opened alone)."""
-        if not self._idle or walked_handle(
-                _constant(ts), 0 if all(map(_constant, ts.dependencies)) else 1,
-                len(ts.dependents), ts.nbytes):  # fmt: skip
+        both sides (twice ts's group: a side a group) loading whole at once. Not a constant
+        nor a shared handle (policy.is_one_handle), whatever CONSTANT_HANDLES says: a store's
+        handle loads nothing (the zarr rechunk-add's two handles on 4 x 1 opened alone)."""
+        if not self._idle or _constant(ts) or is_one_handle(
+                0 if all(map(_constant, ts.dependencies)) else 1, len(ts.dependents),
+                ts.nbytes):  # fmt: skip
             return False
         size = 2 * len(ts.group)
         return loads_at_once(size, self._caps_summed()) \
