@@ -662,6 +662,29 @@ PAIR_SPREAD = 1
 FURTHER_GATHER = 2
 
 
+# JOIN_SPREAD (rca48): the roots of a two-array join (MeetingPlan.pair: rechunk-add's
+# sides), both sides no more than the running workers and some worker idle, open each on a
+# worker of its own, like a root without partners (no partner reserved, no further hint):
+# a load a worker, as queuing places them (spreads_join). 0: off (co-assigned pairs).
+JOIN_SPREAD = 1
+
+
+def spreads_join(roots: int, workers: int) -> bool:
+    """:data:`JOIN_SPREAD`: do the ``roots`` of a two-array join (both sides, loading whole
+    at once) each open on a worker of their own over ``workers`` running workers? Only
+    where they are no more than the workers (the body asks only while some worker is
+    idle): co-assigned, a unit's two pairs hold both sides' loads and splits on one worker
+    where the others idle. Why: rechunk-add of 4 steps on 8 x 4 (8 loads of 190 MB): each
+    side's pair on a worker, 760 MB on four workers, four idle; a load a worker, 380-475 MB
+    as queuing's (1.60 -> 1.00x its peak), 1.000x its time (0.974x co-assigned) and its
+    bytes moved (1,520 MB, co-assigned 760): a merge copies a half, an add a merge
+    (rca48-findings.txt). Not where the roots outnumber the workers (seed rechunk-add
+    8 x 4, 24 loads): some worker then holds a unit's merges whole (192 MB at 10 ms
+    whatever its loads' order), and every split unit's copies run on the idle workers'
+    links (the lowest placement found, 128 MB, took 3.4-4.2x the time)."""
+    return bool(JOIN_SPREAD) and roots <= workers
+
+
 def spreads_pair(slots_used: int, unit: int, roots: int, workers: int) -> bool:
     """:data:`PAIR_SPREAD`: does a root leave its whole pair hint's worker, whose slots
     used (``WorkerBook.slots_used``) are ``slots_used`` (the other side's roots there),

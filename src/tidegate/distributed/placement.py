@@ -31,6 +31,7 @@ from ..policy import (
     is_one_handle,
     walked_handle,
     spreads_pair,
+    spreads_join,
     by_load as by_load_of,
     joins_started_fan_in,
     may_fit_count,
@@ -980,9 +981,11 @@ class Placement:
         complete: set = set()  # workers where ts's data completes a consumer
         spread: list = []  # [True]: ts's data feeds many meetings (policy.may_load_beside)
         plan = self._plan(ts)
+        # (a two-array join's root opening alone, policy.spreads_join: no walk, no hint)
+        alone = policy_module.JOIN_SPREAD and plan.pair and self._join_spread(ts)
         # A root whose data meets nothing (a final task reading broadcast weights) has no
         # partners, lacks none and no further meeting: neither walk is made for it.
-        if plan.meetings:
+        if plan.meetings and not alone:
             # (frees_slot's tops recorded by the walk if made now: since busy29 frees_slot
             # holds on every worker and a second walk for them cost 2-7.5% of the plugin's
             # bytecodes, plugin_ops)
@@ -1091,7 +1094,8 @@ class Placement:
                 return (a for a in free() if a not in over)
             if not narrowed:
                 listed = free()
-        hint, whole = self._further(ts, plan) if plan.meetings else ({}, False)
+        hint, whole = self._further(ts, plan) if plan.meetings and not alone \
+            else ({}, False)
         if hint and policy_module.FURTHER_GATHER == 2 and self._gathers(ts, plan):
             hint = self._gather_share(ts, hint, plan)  # (through final gathers only)
         # Where a root without partners may go anyway (free), or, when its side is all
@@ -1192,6 +1196,19 @@ class Placement:
                            stimulus_id, lacks, commits=commits, pair=pair,
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
                            else ()), partners  # fmt: skip
+
+    def _join_spread(self, ts) -> bool:
+        """policy.spreads_join for root ts of a two-array join: while some worker is idle,
+        both sides (twice ts's group: a side a group) loading whole at once. Not a constant
+        nor a shared handle (policy.is_one_handle), whatever CONSTANT_HANDLES says: a store's
+        handle loads nothing (the zarr rechunk-add's two handles on 4 x 1 opened alone)."""
+        if not self._idle or _constant(ts) or is_one_handle(
+                0 if all(map(_constant, ts.dependencies)) else 1, len(ts.dependents),
+                ts.nbytes):  # fmt: skip
+            return False
+        size = 2 * len(ts.group)
+        return loads_at_once(size, self._caps_summed()) \
+            and spreads_join(size, len(self.scheduler.running))
 
     def _stagger(self, ts) -> tuple:
         """``Books.place``'s ``stagger`` for root ts, without partners of its own: where ts's
