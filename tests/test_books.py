@@ -479,6 +479,49 @@ def test_a_worker_loading_a_cut_up_root_takes_no_other_while_it_holds_its_count(
         b.validate()
 
 
+
+def test_a_refusal_is_not_kept_past_the_held_bytes_or_worker_count_it_read(monkeypatch):
+    """A refusal ``place`` remembers is valid only while what it read is unchanged: held
+    bytes bump no version, so BACKLOG_DRAINED 2's one-thread held test is not kept; the
+    worker count (BESIDE_WIDE_BUSY 2's ``alone``) is in no version, so a worker joining
+    or leaving drops what is kept (review48: both answered None from the memo after
+    the worker could take the root). With the audit on, a stale answer raises."""
+    import tidegate.policy as policy
+
+    monkeypatch.setattr(policy, "BACKLOG_BURST", 1)
+    monkeypatch.setattr(policy, "BACKLOG_DRAINED", 2)
+    cuts = policy.BACKLOG_BURST_CUTS
+    b = books(saturation=1.5, threads=1, workers=("a", "b"))
+    b.audit = True
+    a = b.workers["a"]
+    b.on_run("r0", "a", True, "g", NAN)
+    b.on_finished("r0", 8e6, (), False, True)
+    for i in range(cuts):
+        b.on_run(f"d-{i}", "a", False, "c", NAN)
+        b.on_finished(f"d-{i}", 8e6 / cuts, ("r0",), True, True,
+                      read_on=lambda x, i=i: i < cuts - 1)
+    a.held = policy.BACKLOG_BURST_HELD * a.cap * 8e6
+    b.on_run("r1", "a", True, "g", NAN)
+    assert b.place("r2", NAN, "g", {}, ["a"]) is None  # the drained held test
+    a.held = 0.0  # released: the body copies its bytes, no version moves
+    assert b.place("r2", NAN, "g", {}, ["a"]) == "a"
+
+    monkeypatch.setattr(policy, "BESIDE_WIDE_BUSY", 2)
+    b = books(saturation=1.1, threads=8, workers=("a",))
+    b.audit = True
+    a = b.workers["a"]
+    for i in range(12):
+        b.on_run(f"u{i}", "a", True, "g", NAN)
+        b.on_finished(f"u{i}", 8e6, (), False, True)
+    for r in ("r0", "r1"):
+        b.on_run(r, "a", True, "g", NAN)
+    assert b.place("r2", NAN, "g", {}, ["a"], spread=2) is None  # one worker: guarded
+    b.add_worker("b", 8, math.inf)
+    assert b.place("r2", NAN, "g", {}, ["a"], spread=2) == "a"  # two: four at the start
+    b.remove_worker("b")
+    assert b.place("r3", NAN, "g", {}, ["a"], spread=2) is None
+    b.validate()
+
 def test_the_burst_clause_asks_the_cuts_of_the_refused_roots_own_group(monkeypatch):
     """Two computations at once on one worker: a groupby-like one whose loads (group "g")
     were cut into BACKLOG_BURST_CUTS pieces while siblings read them, and a plain one

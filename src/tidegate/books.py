@@ -228,6 +228,9 @@ class Books:
         book = self.workers.get(w)
         if book is None:
             book = self.workers[w] = WorkerBook(int(threads), float(budget))
+            if len(self.workers) == 2:
+                # (asks_wide's ``alone`` is read from the worker count, in no version)
+                self._refusals.clear()
         threads, budget = int(threads), float(budget)
         if book.threads != threads or book.budget != budget or book.version == 0:
             book.threads, book.budget = threads, budget
@@ -239,7 +242,8 @@ class Books:
         """Worker ``w`` left. Its processing tasks are gone (the body reports them failed or
         released as its runtime does); roots whose loaded data survives on another worker
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
-        self.workers.pop(w, None)
+        if self.workers.pop(w, None) is not None and len(self.workers) == 1:
+            self._refusals.clear()  # (asks_wide's ``alone``: see add_worker)
         self.changed.discard(w)
         self._queued_consumers.pop(w, None)
         for task in [t for t, ww in self._consuming.items() if ww == w]:
@@ -1028,7 +1032,8 @@ class Books:
         eight or more threads with two or more roots processing there (policy.asks_wide:
         where other tasks than roots process there, with BESIDE_WIDE_BUSY), as
         ``may_load_beside`` (or ``_beside_light``) with ``wide``? Asked after those refused
-        without it."""
+        without it. ``alone`` (a cluster of one worker): BESIDE_WIDE_BUSY 2 keeps the busy
+        guard there only."""
         return asks_wide(book.threads, book.roots_processing, book.processing,
                          len(self.workers) < 2) and (
             may_load_beside(book.threads, book.roots_processing, book.processing, wide=True)
@@ -1191,14 +1196,16 @@ class Books:
             if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
                 seen += 1 if ok is None else 2
             if book.held + book.estimated + est > book.budget or (
-                    book.threads > policy_module.BACKLOG_THREADS and backlogged(
+                    (book.threads > policy_module.BACKLOG_THREADS
+                     or policy_module.BACKLOG_DRAINED >= 2) and backlogged(
                         book.processing, book.roots_processing, book.threads,
                         book.roots_untouched, book.held + book.estimated,
                         book.cap * self._roots_max, cuts)):  # fmt: skip
                 # Not kept: a refusal that may rest on held bytes (against the budget, or
                 # the wider backlog's against the largest root: BACKLOG_FLIGHT), which bump
                 # no version (the body measures them afresh), could outlive them (review43).
-                # The one-thread backlog reads counts only: kept.
+                # The one-thread backlog reads counts only, but for BACKLOG_DRAINED 2's
+                # held test (review48): kept only with that off.
                 return False
             if refusals is None:
                 if len(self._refusals) >= REFUSALS_KEPT:

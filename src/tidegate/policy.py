@@ -998,8 +998,8 @@ def backlogged(processing: int, roots_processing: int, threads: int,
     ``books.Books.burst_cuts``) reached :data:`BACKLOG_BURST_CUTS`; with
     :data:`BACKLOG_DRAINED` whatever the tasks processing, and (2) on one thread too."""
     if threads <= BACKLOG_THREADS:
-        if BACKLOG_DRAINED >= 2 and cuts >= BACKLOG_BURST_CUTS and roots_processing \
-                and held >= BACKLOG_BURST_HELD * slots:
+        if BACKLOG_BURST and BACKLOG_DRAINED >= 2 and cuts >= BACKLOG_BURST_CUTS \
+                and roots_processing and held >= BACKLOG_BURST_HELD * slots:
             return True
         return bool(BACKLOG) and processing - roots_processing >= BACKLOG * threads
     if BACKLOG_BURST and cuts >= BACKLOG_BURST_CUTS and threads >= BACKLOG_BURST_THREADS \
@@ -2716,7 +2716,8 @@ WAKE_SAMPLES = 3
 # idle_takes' held test also passes where the idle worker with the root would hold no more
 # than the running worker holding most now (``top_held``, within IDLE_TIE of a load): a take
 # that does not raise the cluster's highest held, however far it is from the busy worker's
-# (three or more workers; on two the busy one is that worker and IDLE_HELD decides). Twin
+# (three or more workers; on two the top is the busy worker or the idle one itself, and
+# IDLE_HELD decides). Twin
 # 3 x 1: 4 cells of slow44's 72, 1.047-1.197 -> 0.916-0.985x queue's time; two over its bytes
 # (1.10 / 1.16x: the stores moved by pace after the take). 0: main's. slow48.
 IDLE_TOP = 1

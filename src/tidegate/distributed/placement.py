@@ -98,12 +98,13 @@ def _of_group(ws, group) -> int:
 def _taken_on(t, depth: int):
     """The worker where task t is held or processing, else where the first of its
     inputs read by t alone (a chain: a store's slices, their loads) is, up to ``depth``
-    levels up; else None (Placement._gather_share's count)."""
+    levels up; else None (Placement._gather_share's count). A task of more than
+    MEETING_FANOUT inputs is no chain's: not walked (its inputs' walk would be paid per root)."""
     if t.who_has:
         return next(iter(t.who_has)).address
     if t.processing_on is not None:
         return t.processing_on.address
-    if depth:
+    if depth and len(t.dependencies) <= MEETING_FANOUT:
         for u in t.dependencies:
             if len(u.dependents) == 1:
                 w = _taken_on(u, depth - 1)
@@ -1446,7 +1447,12 @@ class Placement:
                 w = _taken_on(t, 3)
                 if w is not None:
                     taken[w] = taken.get(w, 0) + 1
-        least = min((taken.get(ws.address, 0) for ws in self.scheduler.running), default=0)
+        running = self.scheduler.running
+        # (a running worker that took none: 0 without the scan; a gather has at most
+        # MEETING_FANOUT inputs, so on larger clusters the hint is kept only on workers
+        # that took none of them)
+        least = 0 if len(taken) < len(running) else min(
+            (taken.get(ws.address, 0) for ws in running), default=0)
         return {w: n for w, n in hint.items() if taken.get(w, 0) <= least}
 
     def _further_plan(self, ts, plan) -> tuple:
