@@ -22,6 +22,22 @@ def books(saturation=1.0, threads=2, budget=math.inf, workers=("a",), **kw):
     return b
 
 
+def cut_up(b, root, pieces, *, kind="c", prefix="d", run=True):
+    """Root ``root`` (group "g", 8 MB, on worker "a"; run here unless ``run`` is False)
+    cut into ``pieces`` pieces of 1/BACKLOG_BURST_CUTS of it, read by tasks of group
+    ``kind``; the last piece lands it (the burst clause's cut count)."""
+    import tidegate.policy as policy
+
+    cuts = policy.BACKLOG_BURST_CUTS
+    if run:
+        b.on_run(root, "a", True, "g", NAN)
+        b.on_finished(root, 8e6, (), False, True)
+    for i in range(pieces):
+        b.on_run(f"{prefix}-{i}", "a", False, kind, NAN)
+        b.on_finished(f"{prefix}-{i}", 8e6 / cuts, (root,), True, True,
+                      read_on=lambda x, i=i: i < pieces - 1)
+
+
 def ran(b, task, nbytes, inputs=(), *, root=False, group=None, single=False, feeds=True,
         pieces=NAN):
     """The two events a body sends the books for ``task`` run on worker "a": it starts
@@ -407,18 +423,10 @@ def test_a_busy_worker_of_threads_loads_one_root_at_a_time_where_tasks_queue(mon
     assert a.processing - 1 < policy.BACKLOG_WIDE * threads  # (grp43's backlog says no)
     assert b.cuts_max == 0 and b.admits("a", "r2", NAN, "g", False)  # no load cut yet
     cuts = policy.BACKLOG_BURST_CUTS
-    for i in range(cuts - 1):  # r0 cut into its days, the last one a load of fewer pieces
-        b.on_run(f"c-{i}", "a", False, "c", NAN)
-        b.on_finished(f"c-{i}", 8e6 / cuts, ("r0",), True, True,
-                      read_on=lambda x, i=i: i < cuts - 2)
+    cut_up(b, "r0", cuts - 1, prefix="c", run=False)  # its days, fewer pieces than the cuts
     assert b.cuts_max == cuts - 1 and not b.in_flight("r0")  # landed at its last piece
     assert b.admits("a", "r2", NAN, "g", False)  # fewer pieces than BACKLOG_BURST_CUTS
-    b.on_run("r4", "a", True, "g", NAN)
-    b.on_finished("r4", 8e6, (), False, True)
-    for i in range(cuts):
-        b.on_run(f"d-{i}", "a", False, "c", NAN)
-        b.on_finished(f"d-{i}", 8e6 / cuts, ("r4",), True, True,
-                      read_on=lambda x, i=i: i < cuts - 1)
+    cut_up(b, "r4", cuts)
     assert b.cuts_max == cuts and not b.in_flight("r4")
     assert policy.backlogged(a.processing, 1, threads, 1, a.held, slots, cuts)
     assert not policy.backlogged(a.processing, 1, threads, 1, a.held, slots, cuts - 1)
@@ -452,12 +460,7 @@ def test_a_worker_loading_a_cut_up_root_takes_no_other_while_it_holds_its_count(
         monkeypatch.setattr(policy, "BACKLOG_DRAINED", drained)
         b = books(saturation=1.5, threads=threads, workers=("a", "b"))
         a = b.workers["a"]
-        b.on_run("r0", "a", True, "g", NAN)
-        b.on_finished("r0", 8e6, (), False, True)
-        for i in range(cuts):  # r0 cut into its days while siblings read it
-            b.on_run(f"d-{i}", "a", False, "c", NAN)
-            b.on_finished(f"d-{i}", 8e6 / cuts, ("r0",), True, True,
-                          read_on=lambda x, i=i: i < cuts - 1)
+        cut_up(b, "r0", cuts)  # r0 cut into its days while siblings read it
         assert b.burst_cuts("g") == cuts and not b.in_flight("r0")
         slots = a.cap * 8e6
         a.held = policy.BACKLOG_BURST_HELD * slots
@@ -494,12 +497,7 @@ def test_a_refusal_is_not_kept_past_the_held_bytes_or_worker_count_it_read(monke
     b = books(saturation=1.5, threads=1, workers=("a", "b"))
     b.audit = True
     a = b.workers["a"]
-    b.on_run("r0", "a", True, "g", NAN)
-    b.on_finished("r0", 8e6, (), False, True)
-    for i in range(cuts):
-        b.on_run(f"d-{i}", "a", False, "c", NAN)
-        b.on_finished(f"d-{i}", 8e6 / cuts, ("r0",), True, True,
-                      read_on=lambda x, i=i: i < cuts - 1)
+    cut_up(b, "r0", cuts)
     a.held = policy.BACKLOG_BURST_HELD * a.cap * 8e6
     b.on_run("r1", "a", True, "g", NAN)
     assert b.place("r2", NAN, "g", {}, ["a"]) is None  # the drained held test
@@ -540,12 +538,7 @@ def test_the_burst_clause_asks_the_cuts_of_the_refused_roots_own_group(monkeypat
     b = books(saturation=1.5, threads=threads, workers=("a", "b"))
     a = b.workers["a"]
     cuts = policy.BACKLOG_BURST_CUTS
-    b.on_run("g0", "a", True, "g", NAN)
-    b.on_finished("g0", 8e6, (), False, True)
-    for i in range(cuts):  # g0 cut into its days
-        b.on_run(f"d-{i}", "a", False, "d", NAN)
-        b.on_finished(f"d-{i}", 8e6 / cuts, ("g0",), True, True,
-                      read_on=lambda x, i=i: i < cuts - 1)
+    cut_up(b, "g0", cuts, kind="d")  # g0 cut into its days
     assert not b.in_flight("g0") and b.burst_cuts("g") == cuts and b.burst_cuts("p") == 0
     b.on_run("p0", "a", True, "p", NAN)  # the plain computation's load, loading
     for t in range(threads + policy.BACKLOG_BURST - 1):
