@@ -2688,8 +2688,9 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
 
 
 # A task PACE_CONSUMERS would move is left where its input is while another worker, not
-# holding its inputs, has at least as much made ready with it still to place (paced_move_waits;
-# Placement._off_lagging). 0: main's (every move that ends sooner). slow48b.
+# holding its inputs, has at least as much made ready with it still to place (paced_move_waits),
+# or once a reader of its shared input moved (placement._moved_with): one move per shared
+# input, from the worker placed last (Placement._off_lagging). 0: main's. slow48b.
 PACE_LAST = 1
 
 
@@ -2704,7 +2705,7 @@ def paced_move_waits(ahead_here: float, duration: float, ahead_elsewhere: float)
     worker's tasks. Why: twin anomaly 3 x 1, the loads of one group 3x slower, loads 5 /
     5 / 2 by pace: a store moved from each 5-load worker (2 x 32 MB, 4 / 4 / 4 stores),
     0.972x queuing's makespan at 1.158x its bytes; none moved 1.074x; the first one alone
-    1.074x; the last one alone 1.026x at 0.947x its bytes."""
+    1.074x; the last one alone 1.027x at 0.947x its bytes."""
     return bool(PACE_LAST) and ahead_elsewhere >= ahead_here + duration
 
 
