@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tidegate import policy
-from tidegate.policy import paced_keeps, paced_move_fits, paced_slower
+from tidegate.policy import paced_keeps, paced_move_fits, paced_move_waits, paced_slower
 
 
 def test_paced_slower_needs_both_of_the_last_two_over_the_others_longest():
@@ -36,6 +36,16 @@ def test_paced_move_fits_by_held_bytes():
     assert paced_move_fits(160e6, 32e6, 224e6)
     assert paced_move_fits(192e6, 32e6, 224e6)  # equal: fits
     assert not paced_move_fits(224e6, 32e6, 224e6)  # the copy raises the heavier one
+
+
+def test_paced_move_waits_for_a_worker_placed_later(monkeypatch):
+    # (3 x 1, 12 stores of one mean at dask's 0.5 s: the first 5-load worker's first store,
+    # 4 more ahead of it, against the other 5-load worker's 5 not placed yet)
+    assert paced_move_waits(2.0, 0.5, 2.5)  # as much elsewhere: that one moves its own
+    assert not paced_move_waits(2.0, 0.5, 2.4)  # the last placed: it moves
+    assert not paced_move_waits(0.0, 0.5, 0.0)  # nothing else left to place
+    monkeypatch.setattr(policy, "PACE_LAST", 0)
+    assert not paced_move_waits(2.0, 0.5, 2.5)  # off: main's
 
 
 def _bench():
@@ -91,3 +101,27 @@ def test_twin_loads_and_stores_by_pace(monkeypatch, slow, mode, before, after):
     monkeypatch.setattr(policy, "IDLE_PACE", 0)  # (slow42's: it would act in their stead)
     off = _spans(bench, slow, mode, lambda *a: None)
     assert abs(off - before) < 0.005, off
+
+
+@pytest.mark.parametrize("slow,mode,before,after", [(3.0, "group", 0.972, 1.027),
+                                                    (4.0, "worker", 0.916, 0.968)])
+def test_twin_one_store_moved_by_pace(monkeypatch, slow, mode, before, after):
+    """3 x 1, loads 5 / 5 / 2 after the idle take (IDLE_TOP): a store moved by pace from
+    each 5-load worker copied two loads (4 / 4 / 4 stores), over queuing's bytes in every
+    naming. One moved, from the worker placed last (its mean's copy comes last): within
+    1.05x queuing's time, its peak and its bytes in every naming; off: main's."""
+    pytest.importorskip("distributed")
+    bench = _bench()
+
+    def check(salt, tide, queue):
+        assert tide["loads_per_worker"] == [5, 5, 2], salt
+        assert tide["peak"] <= queue["peak"], salt
+        assert tide["bytes_transferred"] <= queue["bytes_transferred"], salt
+
+    ratio = _spans(bench, slow, mode, check, workers=3)
+    assert ratio <= after + 0.005, ratio
+    monkeypatch.setattr(policy, "PACE_LAST", 0)
+    over = []
+    off = _spans(bench, slow, mode, lambda s, t, q: over.append(
+        t["bytes_transferred"] > q["bytes_transferred"]), workers=3)
+    assert abs(off - before) < 0.005 and all(over), (off, over)

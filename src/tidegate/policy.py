@@ -2687,6 +2687,28 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
     return held_there + copies <= held_here
 
 
+# A task PACE_CONSUMERS would move is left where its input is while another worker, not
+# holding its inputs, has at least as much made ready with it still to place (paced_move_waits),
+# or once a reader of its shared input moved (placement._moved_with): one move per shared
+# input, from the worker placed last (Placement._off_lagging). 0: main's. slow48b.
+PACE_LAST = 1
+
+
+def paced_move_waits(ahead_here: float, duration: float, ahead_elsewhere: float) -> bool:
+    """Is a task PACE_CONSUMERS would move off its worker (:func:`ends_sooner_elsewhere`)
+    left there, because another worker not holding its inputs has ``ahead_elsewhere``
+    (seconds: dask's estimates of the tasks made ready with it, not placed yet) at least
+    the ``ahead_here`` of its own worker plus its ``duration``? The shared input (the
+    anomaly's mean) is copied to the workers in the order their tasks are placed, so the
+    worker placed last ends last: a move from an earlier one shortens nothing unless that
+    one moves too, and two moves copy two loads. Left, the move is asked again of the last
+    worker's tasks. Why: twin anomaly 3 x 1, the loads of one group 3x slower, loads 5 /
+    5 / 2 by pace: a store moved from each 5-load worker (2 x 32 MB, 4 / 4 / 4 stores),
+    0.972x queuing's makespan at 1.158x its bytes; none moved 1.074x; the first one alone
+    1.074x; the last one alone 1.027x at 0.947x its bytes."""
+    return bool(PACE_LAST) and ahead_elsewhere >= ahead_here + duration
+
+
 # A root that would wait (parked) for a busy worker goes to a running worker with nothing
 # processing instead, when the busy one's last root of the group took more than IDLE_PACE
 # times the idle one's longer, the idle one holds at most IDLE_HELD loads more after it, and

@@ -47,6 +47,7 @@ from ..policy import (
     paced_slower,
     paced_keeps,
     paced_move_fits,
+    paced_move_waits,
     idle_takes,
     slower_alone,
     idle_tail,
@@ -184,6 +185,23 @@ def _ready_with(s, ts) -> dict:
                     ahead[w] = ahead.get(w, 0.0) + s._get_prefix_duration(r.prefix)
                     break
     return ahead
+
+
+def _moved_with(ts) -> bool:
+    """Is a reader of an input of ts read by SHARED_FANOUT to _READY_SCAN tasks (ts's
+    siblings: the stores of one mean) processing away from its own input not read by many
+    (moved there: Placement._off_lagging)?"""
+    for d in ts.dependencies:
+        if not SHARED_FANOUT <= len(d.dependents) <= _READY_SCAN:
+            continue
+        for r in d.dependents:
+            w = r.processing_on
+            if w is None or r is ts:
+                continue
+            for e in r.dependencies:
+                if len(e.dependents) < SHARED_FANOUT and e.who_has and w not in e.who_has:
+                    return True
+    return False
 
 
 def _started_on(ts):
@@ -518,6 +536,12 @@ class Placement:
         best, lag = ws, lagging.get(ws.address, 1.0)
         wait, comm = costs(ws)
         paced = lag == 1.0 and bool(self._paced_groups) and self._by_pace()
+        if paced and policy_module.PACE_LAST:
+            holders = {w for d in ts.dependencies for w in d.who_has or ()}
+            if paced_move_waits(ahead.get(ws, 0.0), duration, max(
+                    (v for w, v in ahead.items() if w not in holders), default=0.0)) \
+                    or _moved_with(ts):  # fmt: skip
+                return ws  # (the worker placed last moves one: policy.PACE_LAST)
         for d in ts.dependencies:
             for other in d.who_has or ():
                 if other is best or other is ws or other not in running:
