@@ -1884,6 +1884,30 @@ def own_input(nbytes: float, readers: int, from_nothing: bool, largest_root: flo
         not from_nothing or pulls_consumer(nbytes, largest_root))
 
 
+# A task that is not a root whose one input that is data is read by SHARED_FANOUT or more
+# tasks (so no own input: own_input), the rest tiny roots (an indexer), runs where that
+# input is held when that holder has a free thread or is at most a thread's worth of tasks
+# busier than dask's choice (3); a free thread only (1); always (2: time 1.06x at 4 x 1);
+# 0: dask's choice (occupancy and the copy's cost). Twin groupby store 4 x 1 g4 s2: each
+# chunk's shuffle-split (the chunk, read by its ~30 day slices, and the shuffle-taker) went
+# to the taker's worker, copying two whole chunks there, 1.27x queuing's peak (grp48).
+CUT_AT_HOLDER = 3
+
+
+def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
+                  holder_processing: int, holder_threads: int, chosen_processing: int) -> bool:
+    """Does a task with no own input (:func:`own_input`) go to the holder of its largest
+    input rather than dask's choice? ``data_inputs``: its inputs not tiny beside what roots
+    load (:func:`pulls_consumer`'s test, whatever computed them): one alone, of
+    ``largest_input`` bytes (a chunk read by its cut pieces, not a broadcast beside other
+    data); ``holder_processing`` / ``holder_threads``: that holder's book,
+    ``chosen_processing``: dask's choice's (CUT_AT_HOLDER)."""
+    if not CUT_AT_HOLDER or data_inputs != 1 or not pulls_consumer(largest_input, largest_root):
+        return False
+    return CUT_AT_HOLDER == 2 or holder_processing < holder_threads or (
+        CUT_AT_HOLDER == 3 and holder_processing <= chosen_processing + holder_threads)
+
+
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one:
