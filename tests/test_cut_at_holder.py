@@ -1,7 +1,7 @@
 """policy.CUT_AT_HOLDER (grp48b): a task with no own input whose one data input is read by
 many (a zarr chunk read by its ~30 day slices and by the shuffle-split that cuts it by month)
 beside tiny roots (the shuffle-taker) runs where that input is held, when the holder has a
-free thread or is not a thread's worth busier than dask's choice
+free thread or (one thread) is at most one task busier than dask's choice
 (policy.cut_at_holder; Placement._cut_holder)."""
 
 from types import SimpleNamespace as NS
@@ -22,9 +22,16 @@ def test_cut_at_holder_needs_one_data_input_and_a_holder_not_much_busier():
         assert not policy.cut_at_holder(1, CHUNK, CHUNK, 7, 1, 5)  # more: dask's choice
         assert not policy.cut_at_holder(2, CHUNK, CHUNK, 0, 1, 5)  # other data beside it
         assert not policy.cut_at_holder(1, 280, CHUNK, 0, 1, 5)  # tiny itself
+        assert policy.cut_at_holder(1, CHUNK, CHUNK, 7, 2, 5)  # two threads: a thread's worth
+        policy.CUT_AT_HOLDER = 5  # the default: the slack (one task) on one thread only
+        assert policy.cut_at_holder(1, CHUNK, CHUNK, 6, 1, 5)
+        assert not policy.cut_at_holder(1, CHUNK, CHUNK, 7, 1, 5)
+        assert policy.cut_at_holder(1, CHUNK, CHUNK, 1, 2, 5)  # two threads: a free one
+        assert not policy.cut_at_holder(1, CHUNK, CHUNK, 2, 2, 0)
         policy.CUT_AT_HOLDER = 1  # a free thread only
         assert policy.cut_at_holder(1, CHUNK, CHUNK, 1, 2, 5)
         assert not policy.cut_at_holder(1, CHUNK, CHUNK, 2, 2, 5)
+        assert not policy.cut_at_holder(1, CHUNK, CHUNK, 1, 1, 5)
         policy.CUT_AT_HOLDER = 0
         assert not policy.cut_at_holder(1, CHUNK, CHUNK, 0, 1, 5)
     finally:
@@ -65,7 +72,7 @@ def test_a_chunks_split_goes_to_the_chunks_worker_not_the_indexers():
     workers to the taker's (w1), copying two whole chunks there: 1.27x queuing's peak."""
     saved = policy.CUT_AT_HOLDER
     try:
-        policy.CUT_AT_HOLDER = 3
+        policy.CUT_AT_HOLDER = 5
         plugin = _plugin({"w0": 4, "w1": 3})
         w = plugin.scheduler.workers
         ts = _split(plugin, "w0", "w1")
