@@ -1884,6 +1884,35 @@ def own_input(nbytes: float, readers: int, from_nothing: bool, largest_root: flo
         not from_nothing or pulls_consumer(nbytes, largest_root))
 
 
+# A task that is not a root whose one input that is data is read by SHARED_FANOUT or more
+# tasks (so no own input: own_input), the rest tiny roots (an indexer), runs where that
+# input is held when that holder has a free thread or, on one thread, is at most one task
+# busier than dask's choice (5); a free thread or a thread's worth busier on any worker (3:
+# on two threads 4 x 2 over 1.05x peak 5 -> 7, 2 x 2 time 3 -> 7); one task busier on any
+# (4); a free thread only (1); always (2: time 1.04x median at 4 x 1); 0: dask's choice
+# (occupancy and the copy's cost). Twin groupby store 4 x 1 g4 s2: each chunk's
+# shuffle-split (the chunk, read by its ~30 day slices, and the shuffle-taker) went to the
+# taker's worker, copying two whole chunks there: 1.27x queuing's peak, 0.88x at 5 (grp48b).
+CUT_AT_HOLDER = 5
+
+
+def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
+                  holder_processing: int, holder_threads: int, chosen_processing: int) -> bool:
+    """Does a task with no own input (:func:`own_input`) go to the holder of its largest
+    input rather than dask's choice? ``data_inputs``: its inputs not tiny beside what roots
+    load (:func:`pulls_consumer`'s test, whatever computed them): one alone, of
+    ``largest_input`` bytes (a chunk read by its cut pieces, not a broadcast beside other
+    data); ``holder_processing`` / ``holder_threads``: that holder's book,
+    ``chosen_processing``: dask's choice's (CUT_AT_HOLDER: on two threads the slack moved
+    the tails, on one it mends them)."""
+    if not CUT_AT_HOLDER or data_inputs != 1 or not pulls_consumer(largest_input, largest_root):
+        return False
+    return CUT_AT_HOLDER == 2 or holder_processing < holder_threads or (
+        CUT_AT_HOLDER == 3 and holder_processing <= chosen_processing + holder_threads) or (
+        CUT_AT_HOLDER == 4 and holder_processing <= chosen_processing + 1) or (
+        CUT_AT_HOLDER == 5 and holder_threads == 1 and holder_processing <= chosen_processing + 1)
+
+
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one:

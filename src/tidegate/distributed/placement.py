@@ -37,6 +37,8 @@ from ..policy import (
     may_fit_count,
     meeting_plan,
     place_consumer,
+    pulls_consumer,
+    cut_at_holder,
     own_input,
     frees_slot,
     frees_slot_on,
@@ -487,6 +489,10 @@ class Placement:
             ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
             if ws is None:
                 return ws
+            if not local and deps and policy_module.CUT_AT_HOLDER:
+                at = self._cut_holder(ts, ws)
+                if at is not None:
+                    return at
             addr = place_consumer(local, ws.address)
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, addr)
@@ -499,6 +505,33 @@ class Placement:
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_non_rootish", exc)
             return self._orig["decide_worker_non_rootish"](ts)
+
+    def _cut_holder(self, ts, ws):
+        """The running holder of ts's one data input, read by many (a chunk read by its cut
+        pieces), when ts has no own input and policy.cut_at_holder says so, or None (dask's
+        ws stands). Among holders, the one with the fewest tasks processing."""
+        s, books = self.scheduler, self.books
+        roots_max = books.roots_max
+        big, n = None, 0
+        for d in ts.dependencies:
+            if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
+                big, n = d, n + 1
+        if n != 1 or not big.who_has or ws in big.who_has:
+            return None
+        running, best, book = s.running, None, None
+        for h in big.who_has:
+            if h in running or len(running) == len(s.workers):
+                b = books.workers.get(h.address)
+                if b is not None and (book is None or b.processing < book.processing):
+                    best, book = h, b
+        mine = books.workers.get(ws.address)
+        if best is None or mine is None or not cut_at_holder(
+                n, big.nbytes, roots_max, book.processing, book.threads, mine.processing):
+            return None
+        if self._lagging and best.address in self._lagging \
+                or self._paced_groups and self._by_pace():
+            return self._off_lagging(ts, s.workers[best.address])
+        return s.workers[best.address]
 
     def _by_pace(self) -> bool:
         """Do consumers go by the soonest end because a root group's loads went by pace
