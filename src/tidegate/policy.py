@@ -2718,8 +2718,9 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
 
 # A task PACE_CONSUMERS would move is left where its input is while another worker, not
 # holding its inputs, has at least as much made ready with it still to place (paced_move_waits),
-# or once a reader of its shared input moved (placement._moved_with): one move per shared
-# input, from the worker placed last (Placement._off_lagging). 0: main's. slow48b.
+# or while a reader of its shared input moved is copying its input (placement._moved_with):
+# one move per shared input in a burst of placements, from the worker placed last
+# (Placement._off_lagging). 0: main's. slow48b.
 PACE_LAST = 1
 
 
@@ -2735,7 +2736,7 @@ def paced_move_waits(ahead_here: float, duration: float, ahead_elsewhere: float)
     5 / 2 by pace: a store moved from each 5-load worker (2 x 32 MB, 4 / 4 / 4 stores),
     0.972x queuing's makespan at 1.158x its bytes; none moved 1.074x; the first one alone
     1.074x; the last one alone 1.027x at 0.947x its bytes."""
-    return bool(PACE_LAST) and ahead_elsewhere >= ahead_here + duration
+    return bool(PACE_LAST) and ahead_elsewhere > 0 and ahead_elsewhere >= ahead_here + duration
 
 
 # A root that would wait (parked) for a busy worker goes to a running worker with nothing

@@ -192,7 +192,10 @@ def _ready_with(s, ts) -> dict:
 def _moved_with(ts) -> bool:
     """Is a reader of an input of ts read by SHARED_FANOUT to _READY_SCAN tasks (ts's
     siblings: the stores of one mean) processing away from its own input not read by many
-    (moved there: Placement._off_lagging)?"""
+    (moved there: Placement._off_lagging)? Only while that input's copy is on its way
+    (once it lands or the reader ends, a later sibling may move again: review48b; the
+    stores of one mean are placed in one burst, inside that window). Above _READY_SCAN
+    readers, never (every store may move, as before PACE_LAST)."""
     for d in ts.dependencies:
         if not SHARED_FANOUT <= len(d.dependents) <= _READY_SCAN:
             continue
@@ -489,6 +492,7 @@ class Placement:
             ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
             if ws is None:
                 return ws
+            # (not local: no input of ts's own, so a data input left is read by many)
             if not local and deps and policy_module.CUT_AT_HOLDER:
                 at = self._cut_holder(ts, ws)
                 if at is not None:
@@ -519,8 +523,9 @@ class Placement:
         if n != 1 or not big.who_has or ws in big.who_has:
             return None
         running, best, book = s.running, None, None
+        everyone = len(running) == len(s.workers)
         for h in big.who_has:
-            if h in running or len(running) == len(s.workers):
+            if everyone or h in running:
                 b = books.workers.get(h.address)
                 if b is not None and (book is None or b.processing < book.processing):
                     best, book = h, b
