@@ -535,8 +535,8 @@ class Placement:
             return None
         if self._lagging and best.address in self._lagging \
                 or self._paced_groups and self._by_pace():
-            return self._off_lagging(ts, s.workers[best.address])
-        return s.workers[best.address]
+            return self._off_lagging(ts, best)
+        return best  # (a holder in who_has: the scheduler's own WorkerState)
 
     def _by_pace(self) -> bool:
         """Do consumers go by the soonest end because a root group's loads went by pace
@@ -575,9 +575,12 @@ class Placement:
         wait, comm = costs(ws)
         paced = lag == 1.0 and bool(self._paced_groups) and self._by_pace()
         if paced and policy_module.PACE_LAST:
-            holders = {w for d in ts.dependencies for w in d.who_has or ()}
+            # (ahead's few workers tested against ts's inputs' holders, not those holders
+            # gathered: the mean is held by most workers)
+            deps = ts.dependencies
             if paced_move_waits(ahead.get(ws, 0.0), duration, max(
-                    (v for w, v in ahead.items() if w not in holders), default=0.0)) \
+                    (v for w, v in ahead.items()
+                     if not any(w in (d.who_has or ()) for d in deps)), default=0.0)) \
                     or _moved_with(ts):  # fmt: skip
                 return ws  # (the worker placed last moves one: policy.PACE_LAST)
         for d in ts.dependencies:
