@@ -25,9 +25,8 @@ from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
 from ..policy import (footprint_refused, further_by_plan, holds_share, split_gains, split_takes,
                       wave_share)
-from .placement import _of_group
 from .trim import _NoWorkers
-from .tasks import _NO_MOVE, _dependencies, _second, _where
+from .tasks import _NO_MOVE, _dependencies, _of_group, _second, _where
 
 # ``ts._state``: TaskState.state's slot, read without the property's Python frame on poke's
 # paths (twin stack-sum 100 x 4: ~1 a task; tests/test_distributed_combines.py checks the

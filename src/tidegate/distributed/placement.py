@@ -82,20 +82,8 @@ from ..policy import (
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
     _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
-    _nbytes, _partners, _returned, _where,
+    _nbytes, _of_group, _partners, _returned, _where,
 )
-
-
-def _of_group(ws, group) -> int:
-    """Tasks of ``group`` processing on worker ws or held there."""
-    n = 0
-    for t in ws.processing:
-        if t.group is group:
-            n += 1
-    for t in ws.has_what:
-        if t.group is group:
-            n += 1
-    return n
 
 
 def _taken_on(t, depth: int):

@@ -274,6 +274,18 @@ def _one_input(ts) -> bool:
     return n == 1
 
 
+def _of_group(ws, group) -> int:
+    """Tasks of ``group`` processing on worker ws or held there."""
+    n = 0
+    for t in ws.processing:
+        if t.group is group:
+            n += 1
+    for t in ws.has_what:
+        if t.group is group:
+            n += 1
+    return n
+
+
 def _where(ts) -> list:
     if ts.who_has:
         return list(map(_address, ts.who_has))
