@@ -410,10 +410,9 @@ class Placement:
                             and len(d.dependents) < SHARED_FANOUT:  # fmt: skip
                         for h in who:
                             if everyone or h in running:
-                                if self._lagging and h.address in self._lagging \
-                                        or self._paced_groups and self._by_pace():
-                                    return self._off_lagging(ts, h)
-                                return s.workers[h.address]
+                                if self._lagging or self._paced_groups:
+                                    return self._paced_off(ts, h)
+                                return h  # (who_has holds the scheduler's own WorkerStates)
             local: dict = {}
             roots_max = None
             for d in deps:  # its own inputs (policy.own_input; the size and readers tests
@@ -433,9 +432,8 @@ class Placement:
                     other = self._combine_elsewhere(ts, local, sole)
                     if other is not None:
                         return other
-                if self._lagging and sole in self._lagging \
-                        or self._paced_groups and self._by_pace():
-                    return self._off_lagging(ts, s.workers[sole])
+                if self._lagging or self._paced_groups:
+                    return self._paced_off(ts, s.workers[sole])
                 return s.workers[sole]
             if not local and deps and everyone and not any(
                     d.who_has is None or len(d.dependents) < SHARED_FANOUT for d in deps) \
@@ -490,9 +488,8 @@ class Placement:
                 other = self._combine_elsewhere(ts, local, addr)
                 if other is not None:
                     return other
-            if self._lagging and addr in self._lagging \
-                    or self._paced_groups and self._by_pace():
-                return self._off_lagging(ts, s.workers[addr])
+            if self._lagging or self._paced_groups:
+                return self._paced_off(ts, s.workers[addr])
             return ws if addr == ws.address else s.workers[addr]
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_non_rootish", exc)
@@ -521,10 +518,19 @@ class Placement:
         if best is None or mine is None or not cut_at_holder(
                 n, big.nbytes, roots_max, book.processing, book.threads, mine.processing):
             return None
-        if self._lagging and best.address in self._lagging \
-                or self._paced_groups and self._by_pace():
-            return self._off_lagging(ts, best)
+        if self._lagging or self._paced_groups:
+            return self._paced_off(ts, best)
         return best  # (a holder in who_has: the scheduler's own WorkerState)
+
+    def _paced_off(self, ts, ws):
+        """ws, the worker chosen for ts (not a root), or another holder of its inputs that
+        ends it sooner (``_off_lagging``) where ws lags or consumers go by pace
+        (``_by_pace``). The callers ask only while ``_lagging`` or ``_paced_groups`` is
+        set: most placements never call it."""
+        if self._lagging and ws.address in self._lagging \
+                or self._paced_groups and self._by_pace():  # fmt: skip
+            return self._off_lagging(ts, ws)
+        return ws
 
     def _by_pace(self) -> bool:
         """Do consumers go by the soonest end because a root group's loads went by pace
