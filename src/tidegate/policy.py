@@ -1418,6 +1418,13 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
 # 1.027): bit 2 is off. The body exempts a root a reader of which is about to run or is a
 # root (the body's books.leads_on: a running total's first carry, weighted's array handles).
 REJUDGE_SMALL = 1
+# A root result judged again later (judged_again: under HANDLE_MAX_BYTES, no single-input
+# reader) frees its slot as it finishes (1), not when a larger root result first finishes
+# (0: REJUDGE_SMALL's wait; same workers, same leads_on exemption). grp49: twin groupby
+# store 2 x 4 g4 s1: the 7 shuffle-takers, the sorter and the file handle (~50-290 B) held
+# 8 of the 10 slots until the first chunk load ended (0.12 s), 2 loads at once, not 8;
+# at 1: 6 at once (grp49-findings.txt).
+TINY_ROOT_LANDS = 0
 
 
 def judged_again(nbytes: float, chained: bool) -> bool:
@@ -1894,14 +1901,6 @@ def own_input(nbytes: float, readers: int, from_nothing: bool, largest_root: flo
 # shuffle-split (the chunk, read by its ~30 day slices, and the shuffle-taker) went to the
 # taker's worker, copying two whole chunks there: 1.27x queuing's peak, 0.88x at 5 (grp48b).
 CUT_AT_HOLDER = 5
-# Mode 5's slack on one-thread workers: the holder at most this many tasks busier (grp49).
-CUT_ONE_SLACK = 1
-# A root result judged again later (judged_again: under HANDLE_MAX_BYTES, no single-input
-# reader) frees its slot as it finishes (1), not when a larger root result first finishes
-# (0: REJUDGE_SMALL's wait; same workers, same leads_on exemption). grp49: twin groupby
-# store 2 x 4 g4 s1, the 7 shuffle-takers (~280 B) held 8 of the 10 slots until the first
-# chunk load ended (0.12 s): 2 loads at once, not 8; 1.164 -> 1.059x queuing's time.
-TINY_ROOT_LANDS = 0
 
 
 def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
@@ -1918,8 +1917,7 @@ def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
     return CUT_AT_HOLDER == 2 or holder_processing < holder_threads or (
         CUT_AT_HOLDER == 3 and holder_processing <= chosen_processing + holder_threads) or (
         CUT_AT_HOLDER == 4 and holder_processing <= chosen_processing + 1) or (
-        CUT_AT_HOLDER == 5 and holder_threads == 1
-        and holder_processing <= chosen_processing + CUT_ONE_SLACK)
+        CUT_AT_HOLDER == 5 and holder_threads == 1 and holder_processing <= chosen_processing + 1)
 
 
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
