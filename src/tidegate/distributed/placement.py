@@ -1283,7 +1283,8 @@ class Placement:
         UNIT_STAGGER 3: only where dask's task prefixes say that ts's wait is short against
         its meeting (policy.unit_waits_short); 4: there, ``(the wave's roots: the group's
         times its meeting's roots, the running workers)`` (policy.wave_cap's); 5: 4 without
-        the durations' test."""
+        the durations' test; 6: 4, and where not short the same with ``True`` added (a
+        root the share refuses splits, policy.wave_splits)."""
         # (policy.UNIT_STAGGER is asked by the callers: off, no call; the cheap tests first)
         size = len(ts.group)
         if size < 2 or not loads_at_once(size, self._caps_summed()):
@@ -1303,7 +1304,7 @@ class Placement:
             size *= 1 + sum(1 for entry in plan.inputs[0] if entry[-1]) if plan.inputs else 1
             if not loads_at_once(size, self._caps_summed()):
                 return ()
-        if mode in (3, 4):
+        if mode in (3, 4, 6):
             # Judged once a group, at its first unit: dask's averages change as the
             # wave's first loads finish (the twin's seed slice-add 8 x 4 at 10 ms: judged
             # per root, its later units went unstaggered beside staggered ones, 1.5-1.8x
@@ -1316,7 +1317,9 @@ class Placement:
                 entry = self._shorts[group.name] = (group,
                                                     self._waits_short(ts, *meetings[0]))
             if not entry[1]:
-                return ()
+                # (6: not known short, a refused root splits from its unit instead of
+                # waiting a load: Books.place's third item)
+                return (size, len(self.scheduler.running), True) if mode == 6 else ()
         return size, len(self.scheduler.running)
 
     @staticmethod
