@@ -496,7 +496,7 @@ HINT_SHARE = 1
 # ones, and the split costs a copy in both, not a load (seed slice-add 8 x 4 cold 1.200
 # -> 1.000x queuing's peak at 0.31 -> 0.48x its time; default model slice-add 20 x 4
 # 1.2 -> 1.0x at 0.91 -> 0.94x, where mode 5's wait cost 1.18x; seed49-findings.txt).
-UNIT_STAGGER = 4
+UNIT_STAGGER = 6
 # unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
 # seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
 # the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
