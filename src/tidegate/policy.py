@@ -491,7 +491,9 @@ HINT_SHARE = 1
 # 6 (seed49): 4 where the loads are known short; elsewhere (a first compute, or loads
 # known long) the wave's share caps a worker too, and a root the share refuses on its
 # partners' workers goes to the least loaded worker whose share admits it (wave_splits):
-# its pair splits, one slice copied to the store, instead of waiting a load for a slot.
+# its pair splits, one slice copied to the store, instead of waiting a load for a slot;
+# only where the meeting reads the unit alone (beside shared inputs, vorticity 20 x 4, a
+# split lowered no busiest worker and cost 0.58 -> 0.69x queuing's time).
 # Why: a first compute cannot tell the seed's 12 ms loads from the default model's 0.3 s
 # ones, and the split costs a copy in both, not a load (seed slice-add 8 x 4 cold 1.200
 # -> 1.000x queuing's peak at 0.31 -> 0.48x its time; default model slice-add 20 x 4
