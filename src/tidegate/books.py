@@ -48,7 +48,7 @@ from .policy import (
     asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
     backlogged, may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
     passes_for_halo,
-    place_root, rejudged_on, staggers_unit, wave_cap,
+    place_root, rejudged_on, staggers_unit, wave_cap, wave_splits,
 )
 
 LOG_SIZE = 100_000
@@ -1128,7 +1128,16 @@ class Books:
         first. Partners' workers are examined first; then candidates in load order until
         one admits (only idle ones when partners exist, as place_root would choose): the
         rest could not be chosen over it. Cost: partners plus the candidates passed over,
-        not the cluster's size."""
+        not the cluster's size.
+        A third item of ``stagger`` (policy.UNIT_STAGGER 6, the plugin's where the loads
+        are not known short): refused by its partners' workers whose wave share is taken
+        (policy.wave_splits), task goes without partners to the first candidate whose
+        share admits it: its unit splits, one piece of data copied to its meeting."""
+        if len(stagger) > 2:
+            return self._place_split(task, known, group, partners, list(candidates),
+                                     stimulus_id, lacks, shared, complete, spread, commits,
+                                     further, wide, deep, gather, by_load, own_group, pair,
+                                     region, stagger[:2])
         owed = self._owed.get(task)
         mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
         # (policy.counts_own_group: its opener's other roots still reserved there)
@@ -1365,6 +1374,21 @@ class Books:
     def reserved(self, task) -> bool:
         """Has a root that opened task's meeting reserved a slot for it somewhere?"""
         return task in self._owed
+
+    def _place_split(self, task, known, group, partners, candidates, stimulus_id, lacks,
+                     shared, complete, spread, commits, further, wide, deep, gather, by_load,
+                     own_group, pair, region, wave):
+        """``place`` with policy.UNIT_STAGGER 6's split (``place``'s ``stagger``)."""
+        w = self.place(task, known, group, partners, iter(candidates), stimulus_id, lacks,
+                       shared, complete, spread, commits, further, wide, deep, gather,
+                       by_load, own_group, pair, region, wave)
+        workers = self.workers
+        if w is not None or not partners or not wave_splits(
+                [(b.roots_processing + b.roots_untouched, b.cap) for b in
+                 (workers.get(p) for p in partners) if b is not None], *wave):
+            return w
+        return self.place(task, known, group, {}, (c for c in candidates if c not in partners),
+                          stimulus_id, lacks, stagger=wave)
 
     def _placed(self, task, w, stimulus_id, lacks):
         """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its

@@ -488,7 +488,17 @@ HINT_SHARE = 1
 # time at 2 / 10 ms); three loads at once, the fourth after the first is consumed, 5
 # chunks: 1.000x at +3 / +5% (slad47-findings.txt). 5: 4 on a first compute too
 # (durations not asked): the twin's default model pays a load (slad47-findings.txt).
-UNIT_STAGGER = 4
+# 6 (seed49): 4 where the loads are known short; elsewhere (a first compute, or loads
+# known long) the wave's share caps a worker too, and a root the share refuses on its
+# partners' workers goes to the least loaded worker whose share admits it (wave_splits):
+# its pair splits, one slice copied to the store, instead of waiting a load for a slot;
+# only where the meeting reads the unit alone (beside shared inputs, vorticity 20 x 4, a
+# split lowered no busiest worker and cost 0.58 -> 0.69x queuing's time).
+# Why: a first compute cannot tell the seed's 12 ms loads from the default model's 0.3 s
+# ones, and the split costs a copy in both, not a load (seed slice-add 8 x 4 cold 1.200
+# -> 1.000x queuing's peak at 0.31 -> 0.48x its time; default model slice-add 20 x 4
+# 1.2 -> 1.0x at 0.91 -> 0.94x, where mode 5's wait cost 1.18x; seed49-findings.txt).
+UNIT_STAGGER = 6
 # unit_waits_short: a wait at most this fraction of its consumer's duration is short (the
 # seed's 0.058, the twin's default model 0.64). The stagger's cost is about r / (1 + r) of
 # the makespan for a wait of r consumers: the seed's slice-add 8 x 4 with its store
@@ -726,6 +736,14 @@ def wave_cap(cap: float, roots: int, workers: int) -> float:
     end, where mode 3 let it follow: kept (review47, the seed slice-add of 16 steps warm
     on 8 x 4: mode 3 0.67x queuing's time at 1.5x its peak, mode 4 1.01x at 1.00x)."""
     return min(cap, max(1, -(-roots // max(1, workers))))
+
+
+def wave_splits(partners: list, roots: int, workers: int) -> bool:
+    """:data:`UNIT_STAGGER` 6: does a root its partners' workers refused leave them for
+    another worker? ``partners``: ``(roots in flight, cap)`` of each partner's worker; yes
+    where every one has taken its share of the wave (:func:`wave_cap`): the refusal is the
+    share's, and waiting for a slot there costs a load where loads are long."""
+    return bool(partners) and all(n >= wave_cap(cap, roots, workers) for n, cap in partners)
 
 
 def unit_waits_short(load: float, chain: float, consumer: float) -> bool:
