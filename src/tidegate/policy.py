@@ -65,6 +65,14 @@ MEETING_SPREAD = 3
 # open is no such order: queued, twin vorticity-files 4 x 1 took 6% longer); 2: every spread
 # root; 0: off.
 SPREAD_IN_ORDER = 1
+# LACKED_UNBLOCK 1: a spread root that stopped poke's scan for want of partners (the scan's
+# blocker, asked again only once a worker opens or frees by the count) is asked at the next
+# scan once a root it lacks is placed (Admission._wake_lacked). On one worker the count
+# (blocks loaded whose overlaps wait) stays at the cap for most of a stencil's sweep, so
+# the blocker waited there while its partners loaded: twin stencil 1 x 8 at 2 ms, the last
+# column's six blocks asked at 163-194 ms, their partners placed at 115-161
+# (sten49-findings.txt). 0: off.
+LACKED_UNBLOCK = 1
 
 
 @dataclass(frozen=True)
