@@ -67,11 +67,15 @@ MEETING_SPREAD = 3
 SPREAD_IN_ORDER = 1
 # LACKED_UNBLOCK 1: a spread root that stopped poke's scan for want of partners (the scan's
 # blocker, asked again only once a worker opens or frees by the count) is asked at the next
-# scan once a root it lacks is placed (Admission._wake_lacked). On one worker the count
-# (blocks loaded whose overlaps wait) stays at the cap for most of a stencil's sweep, so
-# the blocker waited there while its partners loaded: twin stencil 1 x 8 at 2 ms, the last
-# column's six blocks asked at 163-194 ms, their partners placed at 115-161
-# (sten49-findings.txt). 0: off.
+# scan once a root it lacks is placed (Admission._wake_lacked); parked on its partner's
+# worker, it is then woken as any spread root there (Books.may_take_spread). Where the
+# count (blocks loaded whose overlaps wait) stays at the cap most of a stencil's sweep,
+# the blocker waited for it to drop while its partners loaded (twin stencil 1 x 8 at 2 ms,
+# traced: the last column asked at 193 ms, its partners placed from 115 ms). Twin stencil
+# at 2 ms, 60 runs a cell, summed makespan: 1 x 4 -4.8% (runs over 1.05x queuing's time 55
+# -> 9), 2 x 4 -7.7%, 1 x 8 -2.2%, 2 x 2 +0.6% (2 -> 2 over); none over queuing's peak
+# either way; 1 x 2, 4 x 4, 2 x 8, 3 x 8 and at 10 ms the same runs. sten49-findings.txt.
+# 0: off.
 LACKED_UNBLOCK = 1
 
 
