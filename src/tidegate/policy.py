@@ -65,6 +65,18 @@ MEETING_SPREAD = 3
 # open is no such order: queued, twin vorticity-files 4 x 1 took 6% longer); 2: every spread
 # root; 0: off.
 SPREAD_IN_ORDER = 1
+# LACKED_UNBLOCK 1: a spread root that stopped poke's scan for want of partners (the scan's
+# blocker, asked again only once a worker opens or frees by the count) is asked at the next
+# scan once a root it lacks is placed (Admission._wake_lacked); parked on its partner's
+# worker, it is then woken as any spread root there (Books.may_take_spread). Where the
+# count (blocks loaded whose overlaps wait) stays at the cap most of a stencil's sweep,
+# the blocker waited for it to drop while its partners loaded (twin stencil 1 x 8 at 2 ms,
+# traced: the last column asked at 193 ms, its partners placed from 115 ms). Twin stencil
+# at 2 ms, 60 runs a cell, summed makespan: 1 x 4 -4.8% (runs over 1.05x queuing's time 55
+# -> 9), 2 x 4 -7.7%, 1 x 8 -2.2%, 2 x 2 +0.6% (2 -> 2 over); none over queuing's peak
+# either way; 1 x 2, 4 x 4, 2 x 8, 3 x 8 and at 10 ms the same runs. sten49-findings.txt.
+# 0: off.
+LACKED_UNBLOCK = 1
 
 
 @dataclass(frozen=True)
@@ -401,6 +413,15 @@ BESIDE_WIDE_THREADS = 8
 # same runs. Not on one worker (0 there: 1 x 8 at 2 ms 0 -> 35 of 60 over 1.05x, +13.7%;
 # at 10 ms runs over queuing's peak 11 -> 19; not traced). sten48-findings.txt.
 BESIDE_WIDE_BUSY = 2
+# BESIDE_WIDE_ALONE n: with BESIDE_WIDE_BUSY 2, on a cluster's only worker where only roots
+# process (the start), fewer than n per eight threads (2: the guard, as before sten49;
+# BESIDE_WIDE's 4: no guard). Four there (traced, twin stencil 1 x 8 at 2 ms): the four
+# blocks' 36 slices passed threads + SHORT_DEEP, the next load waited to 19.7 ms against
+# 9.0 with two, and the sweep ran in bursts of four loads on the one queue (3.7 and 2.5 of
+# 8 threads busy at 20-40 ms): with LACKED_UNBLOCK summed makespan +6.7% (6 of 60 runs
+# over 1.05x queuing's), at 10 ms runs over queuing's peak 9 -> 15. Three: 1 x 8, 60 runs,
+# -4.0% at 2 ms, -3.7% at 10 ms, the same peaks. sten49-findings.txt.
+BESIDE_WIDE_ALONE = 3
 # SPREAD_CAP: where a spread root's group (a stencil's blocks) would load whole at once
 # under the count (:func:`loads_at_once`), such a root meets a cap of its worker's threads,
 # not saturation x threads, on workers of SPREAD_CAP_THREADS to SPREAD_CAP_BELOW (excl.)
@@ -579,7 +600,8 @@ def asks_wide(threads: int, roots_processing: int, processing: int,
     return bool(BESIDE_WIDE) and threads >= BESIDE_WIDE_THREADS \
         and 2 <= roots_processing < BESIDE_WIDE * threads // 8 \
         and (processing > roots_processing or not BESIDE_WIDE_BUSY
-             or BESIDE_WIDE_BUSY == 2 and not alone)
+             or BESIDE_WIDE_BUSY == 2 and (
+                 not alone or roots_processing < BESIDE_WIDE_ALONE * threads // 8))
 
 
 def loads_at_once(group_size: int, caps_total: float) -> bool:

@@ -443,6 +443,12 @@ class Admission:
             if ts is not None and ts.state == "queued" and self._spread(ts):
                 self._unpark(ts)
                 self._ready.add(ts)
+        blocked = self._blocked
+        if blocked is not None and policy_module.LACKED_UNBLOCK and blocked[0].key in lacks \
+                and self._spread(blocked[0]):  # fmt: skip
+            # (policy.LACKED_UNBLOCK: the scan's blocker, a spread root refused for want of
+            # partners, has one now: the next scan asks it, not the next worker freeing)
+            self._blocked = None
 
     def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         """Installed only under a budget."""
