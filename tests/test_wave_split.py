@@ -43,6 +43,66 @@ def test_a_follower_refused_by_its_share_goes_to_the_least_loaded_worker(monkeyp
                        stagger=(24, 8, True)) is None
 
 
+def test_the_split_reads_no_more_candidates_than_place_itself(monkeypatch):
+    """review49: the split listed every free worker for each root asked (1,000 at 1,000
+    workers), a follower its partner's worker admits and an opener with no partners too.
+    Now the second ask reads only what the first passed over, and a root with no
+    partners is asked once, as mode 4 / 5."""
+    from tidegate.books import Books
+    from tidegate.policy import Policy
+
+    monkeypatch.setattr(policy, "UNIT_STAGGER", 6)
+    pulled = []
+
+    def candidates():
+        for i in range(1000):
+            pulled.append(i)
+            yield f"w{i}"
+
+    books = Books(Policy())
+    for i in range(1000):
+        books.add_worker(f"w{i}", 4, math.inf)
+    assert books.place("a1", math.nan, "a", {}, ["w0"], lacks={"b1"}) == "w0"
+    books.on_run("a1", "w0", True, "a", math.nan)
+    assert books.place("b1", math.nan, "b", {"w0": 1}, candidates(), complete={"w0"},
+                       stagger=(2000, 1000, True)) == "w0"
+    assert pulled == []  # its partner's worker admits it: nothing else read
+    assert books.place("a2", math.nan, "a", {}, candidates(), lacks={"b2"},
+                       stagger=(2000, 1000, True)) == "w0"
+    assert len(pulled) == 1  # the least loaded first: the first admits
+
+
+def test_a_split_root_opens_its_meeting_as_any_root_does():
+    """review49: the split's second ask passed only ``lacks``: a root that opens its
+    meeting (``commits``) was placed on a worker with no thread free, where the same ask
+    without partners refuses it. Now the split asks with the same arguments."""
+    from tidegate.books import Books
+    from tidegate.policy import Policy
+
+    def books_w_full_v_busy():
+        books = Books(Policy())
+        books.add_worker("w", 4, math.inf)
+        books.add_worker("v", 4, math.inf)
+        for root in ("x1", "x2", "x3", "x4"):  # w: its share of 8 over 2 taken
+            assert books.place(root, math.nan, "x", {}, ["w"]) == "w"
+            books.on_run(root, "w", True, "x", math.nan)
+        for root in ("y1", "y2", "y3"):  # v: three roots and another task, no thread free
+            assert books.place(root, math.nan, "y", {}, ["v"]) == "v"
+            books.on_run(root, "v", True, "y", math.nan)
+        books.on_run("t", "v", False, "t", math.nan)
+        return books
+
+    books = books_w_full_v_busy()
+    assert books.place("b1", math.nan, "b", {}, ["v"], lacks={"c1"}, commits=True,
+                       stagger=(8, 2)) is None  # asked alone: refused
+    books = books_w_full_v_busy()
+    assert books.place("b1", math.nan, "b", {"w": 1}, ["v", "w"], lacks={"c1"}, commits=True,
+                       stagger=(8, 2, True)) is None  # split: refused the same
+    books = books_w_full_v_busy()
+    assert books.place("b1", math.nan, "b", {"w": 1}, ["v", "w"], lacks={"c1"},
+                       stagger=(8, 2, True)) == "v"  # opening nothing: split there
+
+
 def _runs(model, workers, lag, mode, monkeypatch, seeds=2, gather=1, net=200e6):
     """[(tidegate / queuing makespan, tidegate's peak / queuing's)] per twin seed, a first
     compute (no durations known), UNIT_STAGGER ``mode``; ``net``: bytes / s in and out

@@ -38,6 +38,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from itertools import chain
 from types import MappingProxyType
 
 from . import policy as policy_module  # (switches read per decision: tests set them)
@@ -1134,10 +1135,13 @@ class Books:
         (policy.wave_splits), task goes without partners to the first candidate whose
         share admits it: its unit splits, one piece of data copied to its meeting."""
         if len(stagger) > 2:
-            return self._place_split(task, known, group, partners, list(candidates),
-                                     stimulus_id, lacks, shared, complete, spread, commits,
-                                     further, wide, deep, gather, by_load, own_group, pair,
-                                     region, stagger[:2])
+            if not partners:  # (nothing to split from: mode 4's cap alone)
+                stagger = stagger[:2]
+            else:
+                return self._place_split(task, known, group, partners, candidates,
+                                         stimulus_id, lacks, shared, complete, spread,
+                                         commits, further, wide, deep, gather, by_load,
+                                         own_group, pair, region, stagger[:2])
         owed = self._owed.get(task)
         mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
         # (policy.counts_own_group: its opener's other roots still reserved there)
@@ -1378,17 +1382,32 @@ class Books:
     def _place_split(self, task, known, group, partners, candidates, stimulus_id, lacks,
                      shared, complete, spread, commits, further, wide, deep, gather, by_load,
                      own_group, pair, region, wave):
-        """``place`` with policy.UNIT_STAGGER 6's split (``place``'s ``stagger``)."""
-        w = self.place(task, known, group, partners, iter(candidates), stimulus_id, lacks,
-                       shared, complete, spread, commits, further, wide, deep, gather,
-                       by_load, own_group, pair, region, wave)
+        """``place`` with policy.UNIT_STAGGER 6's split (``place``'s ``stagger``): asked
+        with its partners first; refused where every partner's worker took its share
+        (policy.wave_splits), asked again with none, the same arguments otherwise (a split
+        root opens its meeting where it goes: ``commits``, ``gather``'s free thread), over
+        the candidates less the partners' workers. The candidates the first ask passed over
+        are kept for the second, so the cost stays what ``place`` reads, not the cluster."""
+        candidates = iter(candidates)
+        seen = []
+
+        def recorded():
+            for c in candidates:
+                seen.append(c)
+                yield c
+
+        w = self.place(task, known, group, partners, recorded(), stimulus_id, lacks, shared,
+                       complete, spread, commits, further, wide, deep, gather, by_load,
+                       own_group, pair, region, wave)
         workers = self.workers
-        if w is not None or not partners or not wave_splits(
+        if w is not None or not wave_splits(
                 [(b.roots_processing + b.roots_untouched, b.cap) for b in
                  (workers.get(p) for p in partners) if b is not None], *wave):
             return w
-        return self.place(task, known, group, {}, (c for c in candidates if c not in partners),
-                          stimulus_id, lacks, stagger=wave)
+        return self.place(task, known, group, {},
+                          (c for c in chain(seen, candidates) if c not in partners),
+                          stimulus_id, lacks, shared, (), spread, commits, further, wide, deep,
+                          gather, by_load, own_group, pair, region, wave)
 
     def _placed(self, task, w, stimulus_id, lacks):
         """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its
