@@ -1023,35 +1023,6 @@ def test_a_root_result_judged_data_beside_nothing_is_judged_again(threads):
     assert left(None) == (True, 2)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_tiny_root_result_frees_its_slot_as_it_finishes_with_tiny_root_lands(
-        threads, monkeypatch):
-    """policy.TINY_ROOT_LANDS 1 (grp49): a handle-sized root result that judged_again would
-    judge again later frees its slot as it finishes, before any larger result (on workers
-    of 2+ threads: policy.rejudged_on; not where the body says it leads on; the body's
-    key asked, not its record); 0: it waits for the chunk (main's)."""
-    import tidegate.policy as policy
-    from types import SimpleNamespace
-
-    def left(mode, leads_on):
-        monkeypatch.setattr(policy, "TINY_ROOT_LANDS", mode)
-        b = books(threads=threads)
-        asked = []
-        b.leads_on = lambda k: asked.append(k) or leads_on
-        ts = SimpleNamespace(key="take")
-        b.on_run("take", "a", True, "take", NAN)
-        feeds = b.root_holds_data(ts, "take", 280.0, True, lambda t: False, key="take")
-        b.on_finished("take", 280.0, (), False, feeds)
-        b.validate()
-        assert asked in ([], ["take"])
-        return b.in_flight("take"), b.workers["a"].roots_untouched
-
-    lands = policy.rejudged_on(threads)
-    assert left(1, False) == ((False, 0) if lands else (True, 1))
-    assert left(1, True) == (True, 1)  # a reader about to run, or a root
-    assert left(0, False) == (True, 1)
-
-
 def test_a_root_result_judged_again_only_if_it_counted_for_want_of_a_larger():
     """Results that never counted as data, chained ones (a handle a single-input task
     reads) and results of HANDLE_MAX_BYTES or more are not judged again."""

@@ -673,8 +673,6 @@ class Books:
                 feeds = holds_data(nbytes, largest, chained(task))
             elif nbytes < HANDLE_MAX_BYTES and self.leads_on is not None:
                 small = judged_again(nbytes, chained(task))  # data for want of a larger?
-                if small and policy_module.TINY_ROOT_LANDS and self._tiny_lands(task, key):
-                    feeds = small = False
         if nbytes > largest:
             self._largest_root = nbytes
             self.largest_root_task = task
@@ -689,15 +687,6 @@ class Books:
         if small:  # (after _rejudge: its own result is no smaller than the largest)
             self._judged_small[task if key is None else key] = nbytes
         return feeds
-
-    def _tiny_lands(self, task, key) -> bool:
-        """policy.TINY_ROOT_LANDS: is root ``task``'s handle-sized result no data in flight
-        already as it finishes, not only once a larger root result finishes (``_rejudge``'s
-        test but the ratio: on workers ``policy.rejudged_on`` names, unless ``leads_on``)?"""
-        name = task if key is None else key
-        rec = self._processing.get(name)
-        book = self.workers.get(rec[0]) if rec is not None else None
-        return book is not None and rejudged_on(book.threads) and not self.leads_on(name)
 
     def _rejudge(self, largest: float) -> None:
         """A root result larger than any so far finished: the roots whose results counted

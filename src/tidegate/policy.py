@@ -1458,13 +1458,6 @@ def holds_data(nbytes: float, largest_root: float, chained: bool) -> bool:
 # 1.027): bit 2 is off. The body exempts a root a reader of which is about to run or is a
 # root (the body's books.leads_on: a running total's first carry, weighted's array handles).
 REJUDGE_SMALL = 1
-# A root result judged again later (judged_again: under HANDLE_MAX_BYTES, no single-input
-# reader) frees its slot as it finishes (1), not when a larger root result first finishes
-# (0: REJUDGE_SMALL's wait; same workers, same leads_on exemption). grp49: twin groupby
-# store 2 x 4 g4 s1: the 7 shuffle-takers, the sorter and the file handle (~50-290 B) held
-# 8 of the 10 slots until the first chunk load ended (0.12 s), 2 loads at once, not 8;
-# at 1: 6 at once (grp49-findings.txt).
-TINY_ROOT_LANDS = 0
 
 
 def judged_again(nbytes: float, chained: bool) -> bool:
