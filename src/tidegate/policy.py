@@ -398,8 +398,11 @@ SHORT_DEEP_SLACK = 0
 # summed makespan +1.3%, -0.8%, -0.7%; 4 x 2 at 2 ms +2.8%, 8 x 2 at 10 ms +4.4% (none
 # over 1.05x queuing's). On four threads it cost (2 x 4 at 10 ms 1 -> 5 runs over
 # 1.05x). Not on the first test (no root processing there): 2 x 2 at 2 ms 0 -> 5 over
-# 1.05x. sten49b-findings.txt. 0: off (trial49).
+# 1.05x. On clusters of BESIDE_LEAST_WORKERS+ workers: on 2 x 2 nothing to remove (no run
+# over queuing's peak either way at 2 or 10 ms) and test_stencil's 2 x 2 on distributed
+# 2025.4 1.056 -> 1.102x queuing's time. sten49b-findings.txt. 0: off (trial49).
 BESIDE_LEAST = 1
+BESIDE_LEAST_WORKERS = 3
 # BESIDE_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, may_load_beside's "fewer than
 # two spread roots processing" is "fewer than n per eight threads" (:func:`asks_wide`),
 # where other tasks than roots process there (BESIDE_WIDE_BUSY). Two loads at a time on
