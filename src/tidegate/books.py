@@ -814,6 +814,11 @@ class Books:
                 # (policy.BESIDE_WIDE: asked on its workers only, past the few-thread ones)
                 beside = self._beside_light(w, book, est) or book.threads >= \
                     policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
+            if beside and policy_module.BESIDE_LEAST and book.roots_processing and 2 <= \
+                    book.threads < policy_module.BESIDE_BUSY_THREADS and len(self.workers) \
+                    >= policy_module.BESIDE_LEAST_WORKERS and not \
+                    self._holds_least(w, book, est):  # fmt: skip
+                beside = False  # (policy.BESIDE_LEAST: not past the count on the fullest)
             ok = may_admit_root(
                 book.roots_processing, book.roots_untouched,
                 spread_cap(book.cap, book.threads, spread, region) if spread >= 2

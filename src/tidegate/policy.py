@@ -387,6 +387,22 @@ SHORT_DEEP = 10
 # by a block; s 1 (SHORT_ONE's) 1 of 60 (0.896x time); s 0 none (0.917x); s -1 (no more
 # than any other after the root) 1 of 60 and 0.944x.
 SHORT_DEEP_SLACK = 0
+# BESIDE_LEAST 1: on workers of 2 to BESIDE_BUSY_THREADS (excl.) threads, a spread root
+# passes the count by may_load_beside (Books._admits' ``beside``) where a root processes
+# there only if the worker holds no more than every other worker plus the root
+# (:func:`holds_least`, as SHORT_DEEP_SLACK 0). Traced (twin stencil 8 x 2 at 2 ms, naming
+# 4 seed 2): a worker holding five interiors and a block, 16-24 MB more than three others,
+# took (2,1) beside a running load past a full count: 56 MB against queuing's 48 (one
+# schedule in all 60 runs, over queuing's peak where queuing is lucky, 2 of 60). 60 runs a
+# cell, over queuing's peak 8 x 2 2 -> 0, 3 x 2 16 -> 0 at 2 ms, 4 x 2 3 -> 0 at 10 ms;
+# summed makespan +1.3%, -0.8%, -0.7%; 4 x 2 at 2 ms +2.8%, 8 x 2 at 10 ms +4.4% (none
+# over 1.05x queuing's). On four threads it cost (2 x 4 at 10 ms 1 -> 5 runs over
+# 1.05x). Not on the first test (no root processing there): 2 x 2 at 2 ms 0 -> 5 over
+# 1.05x. On clusters of BESIDE_LEAST_WORKERS+ workers: on 2 x 2 nothing to remove (no run
+# over queuing's peak either way at 2 or 10 ms) and test_stencil's 2 x 2 on distributed
+# 2025.4 1.056 -> 1.102x queuing's time. sten49b-findings.txt. 0: off (trial49).
+BESIDE_LEAST = 1
+BESIDE_LEAST_WORKERS = 3
 # BESIDE_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, may_load_beside's "fewer than
 # two spread roots processing" is "fewer than n per eight threads" (:func:`asks_wide`),
 # where other tasks than roots process there (BESIDE_WIDE_BUSY). Two loads at a time on
