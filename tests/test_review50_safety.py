@@ -99,7 +99,9 @@ def test_a_confirmed_steal_moves_the_task_in_the_books():
             # way while every nap waits for the gate)
             off = client.run_on_scheduler(_books_against_dask)
             assert off == {}, off
-            assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tidegate.errors) == []
+            errors = client.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler._tidegate.errors)
+            assert errors == [], errors
         finally:
             _GATES[gate].set()
         assert client.gather(futures) == [1.0 + i for i in range(8)]
