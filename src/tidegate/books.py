@@ -500,6 +500,11 @@ class Books:
             if x in self._carriers:
                 self._drop_carrier(x, stimulus_id, "consumer failed")
 
+    def processing_on(self, task):
+        """The worker the books have ``task`` processing on, or None."""
+        rec = self._processing.get(task)
+        return rec[0] if rec is not None else None
+
     def on_stopped(self, task, stimulus_id=None) -> None:
         """Task left processing without an output; its inputs are untouched (dask moved it)."""
         rec = self._processing.pop(task, None)

@@ -929,6 +929,7 @@ class Admission:
         # not met again by every later root (1,000 idle workers: quadratic, 8% of the
         # plugin's bytecodes on the twin's anomaly).
         taken: set = set()
+        least: dict = {}  # _heavier's least-held worker, while no root starts here
         parks, owed = self._further_parks, books.owed
         opening = bool(parks) and bool(policy_module.SPLIT_OPENS)
 
@@ -968,11 +969,12 @@ class Admission:
                     continue
                 if kept and (not anew or ts not in anew or addr not in idle or holds_share(
                         _of_group(workers[addr], ts.group), len(ts.group), len(running))) \
-                        and self._heavier(ts, addr):  # fmt: skip
+                        and self._heavier(ts, addr, least):  # fmt: skip
                     continue  # it waits for a worker holding less (_by_held)
                 got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
                                   {r.key for r in lacks})  # fmt: skip
                 if got is not None:
+                    least.clear()  # (its worker's books change)
                     self._unpark(ts)
                     self._ready.discard(ts)  # (woken into line meanwhile: SPLIT_WOKEN)
                     self._start(ts, workers[got], stimulus_id)

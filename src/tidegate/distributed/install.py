@@ -278,10 +278,34 @@ class Install:
                 key = kwargs.get("key")
                 if plugin._viewed and key in plugin._viewed:
                     plugin._view_moved(key)
+                if plugin.scheduler is scheduler:
+                    plugin._stolen(key)
 
         confirmed._tidegate = True
         confirmed.__wrapped__ = original
         scheduler.stream_handlers["steal-response"] = self._steal_confirmed = confirmed
+
+    def _stolen(self, key) -> None:
+        """A steal confirmed moves processing task ``key`` to the thief without a
+        transition: where the books still have it elsewhere, its record moves as a start
+        there (else the thief, running it, is booked idle: review50). A reschedule went
+        through transitions: the books agree, nothing to do."""
+        ts = self.scheduler.tasks.get(key)
+        ws = ts.processing_on if ts is not None else None
+        if ws is None or self.books.processing_on(key) in (ws.address, None):
+            return
+        try:
+            sid = "tidegate-steal"
+            self.books.on_stopped(key, sid)
+            if self.limits.caps:
+                self.limits.on_done(key)  # (_began counts it again: limits are cluster-wide)
+            self._began(key, sid)
+        except Exception as exc:  # (inside dask's stream handler: never raise there)
+            self._error("steal", exc)
+            try:
+                self._resync()
+            except Exception as exc2:
+                self._error("resync", exc2)
 
     def _steals_seen(self) -> bool:
         """Is every steal confirmation seen (_watch_steals), or is there no stealing?"""

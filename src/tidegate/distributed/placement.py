@@ -2078,20 +2078,35 @@ class Placement:
                 return None, partners
         return None
 
-    def _heavier(self, ts, addr) -> bool:
+    def _heavier(self, ts, addr, memo=None) -> bool:
         """Does worker addr hold more than half a load more than the least holding running
         worker (policy.places_by_held), for root ts placed by ``_by_held``?"""
         books = self.books
         est = books.estimate(math.nan, ts.group.name)
         if not est or addr not in books.workers:
             return False
-        if policy_module.OFF_SLOWER and self._faster(ts, addr) is not None:
-            return True  # a faster worker runs it sooner (policy.leaves_slower)
+        if policy_module.OFF_SLOWER:
+            key = ("faster", ts.group.name, addr)
+            fast = memo.get(key, False) if memo is not None else False
+            if fast is False:
+                fast = self._faster(ts, addr)
+                if memo is not None:
+                    memo[key] = fast
+            if fast is not None:
+                return True  # a faster worker runs it sooner (policy.leaves_slower)
         owner = books.owed.get(ts.key, (None,))[0]
         s = self.scheduler
         running, workers = s.running, s.workers
-        least, at = min(((self._held_here(a, b, owner, est), a) for a, b in books.workers.items()
+        # (``memo``: the least found for this owner and estimate while the books are
+        # unchanged: _split asks it of every allowed worker in turn)
+        found = None if memo is None else memo.get((owner, est))
+        if found is None:
+            found = min(((self._held_here(a, b, owner, est), a)
+                         for a, b in books.workers.items()
                          if workers.get(a) in running), default=(math.inf, None))  # fmt: skip
+            if memo is not None:
+                memo[owner, est] = found
+        least, at = found
         if at is not None and at != addr and self._slower(ts.group.name, at, addr):
             self._found_slower(ts.group.name)
             return False  # it would wait for a worker clearly slower than addr
