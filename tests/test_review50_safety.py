@@ -189,3 +189,29 @@ def test_split_looks_at_each_worker_a_bounded_number_of_times_per_root(monkeypat
     per = (counts["_held_here"] + counts["_slower"]) / counts["chosen"] / workers
     print(f"\n_split: {counts}, looks per chosen root per worker {per:.1f}")
     assert per <= 4, counts
+
+
+# -- hooks dask calls outside the replaced methods: a raise there is logged, not dask's ---
+def _raise_in(plugin, name):
+    def boom(*args, **kwargs):
+        raise RuntimeError(f"injected fault in {name}")
+
+    setattr(plugin, name, boom)  # (an instance attribute: this plugin only)
+
+
+def test_a_fault_in_restart_or_unregister_is_logged_not_raised_into_dask():
+    """restart's resync and remove_plugin's uninstall run inside dask's own handlers: a
+    raise there would reach dask (logged at every restart) or the client's unregister."""
+    with local_cluster(VALIDATING, n_workers=1, threads_per_worker=1) as cluster, \
+            Client(cluster) as client:  # fmt: skip
+        client.register_plugin(td.Plugin(saturation=1.0), name="tg")
+        s = cluster.scheduler
+        plugin = s._tidegate
+        _raise_in(plugin, "_resync")
+        plugin.restart(s)  # (no raise)
+        _raise_in(plugin, "uninstall")
+        client.unregister_scheduler_plugin("tg")  # (no raise on the client)
+        assert "tg" not in s.plugins
+        assert {e[0] for e in plugin.errors} == {"restart", "uninstall"}, plugin.errors
+        del plugin.uninstall  # (the real one: dask's methods back for the next test)
+        plugin.uninstall()

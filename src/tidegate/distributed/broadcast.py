@@ -56,7 +56,10 @@ def watch(plugin, s) -> None:
                 and any(k in b.flight for k in keys):  # fmt: skip
             if b._starts:
                 worker = kwargs.get("worker", args[0] if args else None)
-                b.landed(s, worker, keys)
+                try:  # (inside dask's stream handler: a raise there drops the worker)
+                    b.landed(s, worker, keys)
+                except Exception as exc:
+                    plugin._error("landed", exc)
             b.generation += 1
             plugin.poke(f"tidegate-copy-{b.copies}")
         return out

@@ -195,7 +195,10 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
 
             server.folded_hook(self, "restart", scheduler)
         if self.scheduler is scheduler:
-            self._resync()
+            try:
+                self._resync()
+            except Exception as exc:  # (dask would log it at every restart)
+                self._error("restart", exc)
 
     def add_worker(self, scheduler, worker) -> None:
         if self._folded is not None:

@@ -60,7 +60,10 @@ def attach(plugin, s) -> None:
             ours = s.plugins.get(name) is plugin
             original_remove(name)
             if ours:
-                plugin.uninstall()
+                try:
+                    plugin.uninstall()
+                except Exception as exc:  # (the client's unregister still succeeds)
+                    plugin._error("uninstall", exc)
 
         s.remove_plugin = remove_plugin
     _patch_stealing(plugin, s)
