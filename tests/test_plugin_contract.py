@@ -1,4 +1,4 @@
-"""review50: issue 9 item 5 ("safe inside dask's scheduler") on session 50's main.
+"""Issue 9 item 5, "safe inside dask's scheduler": what review50 found on session 50's main.
 
 A confirmed steal (stealing's move_task_confirm) moves a processing task from its victim
 to the thief without a transition: the plugin's books must follow it, as they follow
