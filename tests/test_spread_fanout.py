@@ -24,6 +24,8 @@ def test_spreads_fanout_needs_a_queue_a_less_busy_worker_and_a_small_copy():
         assert not policy.spreads_fanout(280, CHUNK, 60, 4, 0, 4)  # tiny: not data
         assert policy.spreads_fanout(STACK, CHUNK, 8, 4, 1, 1)  # per thread: 2 against 1
         assert not policy.spreads_fanout(STACK, CHUNK, 8, 4, 2, 1)
+        assert not policy.spreads_fanout(STACK, CHUNK, 60, 1, 0, 1)  # not from one thread
+        assert policy.spreads_fanout(STACK, CHUNK, 4, 2, 2, 2)
         policy.SPREAD_FANOUT = 1  # a free thread there only
         assert policy.spreads_fanout(STACK, CHUNK, 60, 4, 3, 4)
         assert not policy.spreads_fanout(STACK, CHUNK, 60, 4, 4, 4)

@@ -1977,6 +1977,8 @@ def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
 # choice. dask's occupancy counts the day slices (0.1 ms each), not the stores that follow
 # each one to its worker (4.5 ms): twin groupby store 2 x 4, a month's 60 day slices and
 # stores all on the stack's worker (123 processing) while the other had 11 (grp49b, grp50).
+# Not on one-thread workers: there the stores, their inputs split, queued 43 on one worker
+# while three idled (4 x 1 g7 s4 1.08 -> 1.29x queuing's time; grp50-findings.txt).
 SPREAD_FANOUT = 0
 SPREAD_COPY = 8
 
@@ -1986,9 +1988,9 @@ def spreads_fanout(largest_input: float, largest_root: float, chosen_processing:
     """Does a task with no own input (:func:`own_input`) whose one data input (of
     ``largest_input`` bytes, :func:`pulls_consumer`) dask's choice holds go to another
     worker instead? ``chosen_*`` / ``other_*``: the two workers' books (SPREAD_FANOUT)."""
-    if not SPREAD_FANOUT or not pulls_consumer(largest_input, largest_root) \
-            or SPREAD_COPY * largest_input > largest_root \
-            or chosen_processing < 2 * chosen_threads:  # fmt: skip
+    if not SPREAD_FANOUT or chosen_threads < 2 or chosen_processing < 2 * chosen_threads \
+            or not pulls_consumer(largest_input, largest_root) \
+            or SPREAD_COPY * largest_input > largest_root:  # fmt: skip
         return False
     if SPREAD_FANOUT == 1:
         return other_processing < other_threads
