@@ -1977,9 +1977,10 @@ def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
 # choice. dask's occupancy counts the day slices (0.1 ms each), not the stores that follow
 # each one to its worker (4.5 ms): twin groupby store 2 x 4, a month's 60 day slices and
 # stores all on the stack's worker (123 processing) while the other had 11 (grp49b, grp50).
-# Not on one-thread workers: there the stores, their inputs split, queued 43 on one worker
-# while three idled (4 x 1 g7 s4 1.08 -> 1.29x queuing's time; grp50-findings.txt).
-SPREAD_FANOUT = 0
+# At 2 (60 namings): 2 x 4 time over 1.05x 12 -> 9, worst 1.16 -> 1.11; 8 x 4's median time
+# +0.6% (still 0.90x). Not on one-thread workers: there the stores, their inputs split,
+# queued 43 on one worker while three idled (4 x 1 g7 s4 1.08 -> 1.29x queuing's time).
+SPREAD_FANOUT = 2
 SPREAD_COPY = 8
 
 

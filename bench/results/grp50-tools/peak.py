@@ -1,7 +1,7 @@
 """python peak.py BUILD.pkl WxT SEED [NAME=V ...]: for queue and tidegate, the largest worker's
 peak: when, and what it held then by group (MB, count), plus its processing by group."""
 import sys, collections, cloudpickle
-sys.path.insert(0, "/work/wt/grp49/bench")
+sys.path.insert(0, "/work/wt/grp50/bench")
 import twin_peaks
 from dask.utils import key_split
 import tidegate.policy as P
