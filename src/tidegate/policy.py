@@ -1969,6 +1969,36 @@ def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
         CUT_AT_HOLDER == 5 and holder_threads == 1 and holder_processing <= chosen_processing + 1)
 
 
+# A task that is not a root, placed by dask beside its one data input read by many (a
+# month's climatology stack, 0.52 MB, read by its ~62 day slices), goes to the least busy
+# other running worker when the holder has a threads' worth queued behind its threads and
+# the input is a small copy (at most 1 / SPREAD_COPY of a root's output): 1 where that
+# worker has a free thread, 2 where it is at least a task a thread less busy; 0: dask's
+# choice. dask's occupancy counts the day slices (0.1 ms each), not the stores that follow
+# each one to its worker (4.5 ms): twin groupby store 2 x 4, a month's 60 day slices and
+# stores all on the stack's worker (123 processing) while the other had 11 (grp49b, grp50).
+# At 2 (60 namings): 2 x 4 time over 1.05x 12 -> 9, worst 1.16 -> 1.11; 8 x 4's median time
+# +0.6% (still 0.90x). Not on one-thread workers: there the stores, their inputs split,
+# queued 43 on one worker while three idled (4 x 1 g7 s4 1.08 -> 1.29x queuing's time).
+SPREAD_FANOUT = 2
+SPREAD_COPY = 8
+
+
+def spreads_fanout(largest_input: float, largest_root: float, chosen_processing: int,
+                   chosen_threads: int, other_processing: int, other_threads: int) -> bool:
+    """Does a task with no own input (:func:`own_input`) whose one data input (of
+    ``largest_input`` bytes, :func:`pulls_consumer`) dask's choice holds go to another
+    worker instead? ``chosen_*`` / ``other_*``: the two workers' books (SPREAD_FANOUT)."""
+    if not SPREAD_FANOUT or chosen_threads < 2 or chosen_processing < 2 * chosen_threads \
+            or not pulls_consumer(largest_input, largest_root) \
+            or SPREAD_COPY * largest_input > largest_root:  # fmt: skip
+        return False
+    if SPREAD_FANOUT == 1:
+        return other_processing < other_threads
+    return (other_processing + other_threads) * chosen_threads \
+        <= chosen_processing * other_threads
+
+
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one:

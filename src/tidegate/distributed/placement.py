@@ -39,6 +39,7 @@ from ..policy import (
     place_consumer,
     pulls_consumer,
     cut_at_holder,
+    spreads_fanout,
     own_input,
     frees_slot,
     frees_slot_on,
@@ -483,6 +484,10 @@ class Placement:
                 at = self._cut_holder(ts, ws)
                 if at is not None:
                     return at
+            if not local and deps and policy_module.SPREAD_FANOUT:
+                at = self._spread_off(ts, ws)
+                if at is not None:
+                    return at
             addr = place_consumer(local, ws.address)
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, addr)
@@ -521,6 +526,36 @@ class Placement:
         if self._lagging or self._paced_groups:
             return self._paced_off(ts, best)
         return best  # (a holder in who_has: the scheduler's own WorkerState)
+
+    def _spread_off(self, ts, ws):
+        """The least busy other running worker when dask placed ts (no own input) beside
+        its one data input read by many, busy, and policy.spreads_fanout says so, or None
+        (ws stands): a month's day slices spread with their stores (SPREAD_FANOUT)."""
+        books = self.books
+        mine = books.workers.get(ws.address)
+        if mine is None or mine.processing < 2 * mine.threads:
+            return None
+        roots_max = books.roots_max
+        big, n = None, 0
+        for d in ts.dependencies:
+            if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
+                big, n = d, n + 1
+        if n != 1 or not big.who_has or ws not in big.who_has:
+            return None
+        s = self.scheduler
+        running, best, book = s.running, None, None
+        for addr, b in books.workers.items():
+            other = s.workers.get(addr)
+            if other is None or other is ws or other not in running:
+                continue
+            if book is None or b.processing * book.threads < book.processing * b.threads:
+                best, book = other, b
+        if best is None or not spreads_fanout(big.nbytes, roots_max, mine.processing,
+                                              mine.threads, book.processing, book.threads):
+            return None
+        if self._lagging or self._paced_groups:
+            return self._paced_off(ts, best)
+        return best
 
     def _paced_off(self, ts, ws):
         """ws, the worker chosen for ts (not a root), or another holder of its inputs that
