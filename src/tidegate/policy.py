@@ -355,7 +355,13 @@ BESIDE_BUSY_THREADS = 4
 # ms: getitem -> getitem gaps 220 ms a run against queuing's none; 1.054x queuing's time
 # median, 16 of 30 runs over 1.05x). Two tasks deeper: 1.021x (2 over), peaks 0.79 -> 0.81x
 # median, none over queuing's; still at most two roots processing. sten38-findings.txt.
-# 0: off (main before sten38).
+# 0: off (main before sten38). 3 (sten50, measured, not the default): the start's two
+# blocks' slices fill a four-thread worker's queue to threads + 3, and 2 held back the block
+# between them (twin stencil 4 x 4 at 10 ms, traced: (2,5) loaded at 40 ms, not 16, while
+# the overlaps of (1,5) and (3,5) waited for it). 60 runs a cell, 2 -> 3: over queuing's
+# peak 4 x 4 at 10 ms 1 -> 0 (+0.1% summed time), 3 x 4 2 -> 0 (over 1.05x its time 12 -> 6,
+# -3.0%), but 1 x 4 at 10 ms 0 -> 1 (1.077x; -2.5% time); 8 x 4 at 10 ms +1.7%, 5 x 4 +0.7%.
+# sten50-findings.txt.
 BESIDE_DEEP = 2
 # BESIDE_DEEP_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, BESIDE_DEEP is n (0: as
 # on fewer threads). Eight threads run a block's nine slices in one round, and two to four
