@@ -1990,14 +1990,23 @@ SPREAD_FANOUT = 2
 SPREAD_COPY = 8
 
 
+def spreads_from(largest_input: float, largest_root: float, chosen_processing: int,
+                 chosen_threads: int) -> bool:
+    """The holder's half of :func:`spreads_fanout`: is dask's choice busy enough and the
+    input small enough that another worker may take the task? (Asked before the bodies
+    look at the other workers.)"""
+    return bool(SPREAD_FANOUT) and chosen_threads >= 2 \
+        and chosen_processing >= 2 * chosen_threads \
+        and pulls_consumer(largest_input, largest_root) \
+        and SPREAD_COPY * largest_input <= largest_root  # fmt: skip
+
+
 def spreads_fanout(largest_input: float, largest_root: float, chosen_processing: int,
                    chosen_threads: int, other_processing: int, other_threads: int) -> bool:
     """Does a task with no own input (:func:`own_input`) whose one data input (of
     ``largest_input`` bytes, :func:`pulls_consumer`) dask's choice holds go to another
     worker instead? ``chosen_*`` / ``other_*``: the two workers' books (SPREAD_FANOUT)."""
-    if not SPREAD_FANOUT or chosen_threads < 2 or chosen_processing < 2 * chosen_threads \
-            or not pulls_consumer(largest_input, largest_root) \
-            or SPREAD_COPY * largest_input > largest_root:  # fmt: skip
+    if not spreads_from(largest_input, largest_root, chosen_processing, chosen_threads):
         return False
     if SPREAD_FANOUT == 1:
         return other_processing < other_threads

@@ -40,6 +40,7 @@ from ..policy import (
     pulls_consumer,
     cut_at_holder,
     spreads_fanout,
+    spreads_from,
     own_input,
     frees_slot,
     frees_slot_on,
@@ -540,7 +541,8 @@ class Placement:
         for d in ts.dependencies:
             if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
                 big, n = d, n + 1
-        if n != 1 or not big.who_has or ws not in big.who_has:
+        if n != 1 or not big.who_has or ws not in big.who_has or not spreads_from(
+                big.nbytes, roots_max, mine.processing, mine.threads):  # (before the scan)
             return None
         s = self.scheduler
         running, best, book = s.running, None, None
