@@ -1003,9 +1003,11 @@ class Admission:
         their reduction's first sizes; with nothing left to run, the threads they would
         take idle meanwhile. Cost: O(first-parked x free workers), only where it applies."""
         workers, books, running = s.workers, self.books, len(s.running)
-        for ts in sorted(self._first_parked, key=_PRIORITY):
+        first = self._first_parked
+        for ts in sorted(first, key=_PRIORITY):
             on = self._parked.get(ts)
             if ts._state != "queued" or on is None:
+                del first[ts]  # (not parked by it now: started, forgotten, never parked)
                 continue
             group, size = ts.group, len(ts.group)
             for addr in self._free_iter():
