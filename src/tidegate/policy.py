@@ -2507,9 +2507,10 @@ def first_share_takes(processing: int, threads: int, count: int, group: int,
     its group's worker (3 loads there, the share), w0 loading 2 with 2 threads free; it
     started a load later beside its group, 4 loads / 2: 1.153x queuing's time, 1.111x its
     peak; started on w0, 3 / 3 as queuing: 0.962x / 1.000x (seed50-findings.txt). Placed
-    at once instead (the first form, tail33), before the wave was whole, it opened later
-    groups on the worker it went to: anomaly 12 steps 4 x 4 0.883 -> 1.001x queuing's time,
-    16 steps 8 x 2 0.848 -> 1.508x."""
+    at once instead (tail33's first form), before the wave was whole: anomaly 16 steps 8 x 2
+    0.848 -> 1.508x queuing's time, 1.000 -> 1.273x its peak; at once only where it
+    completes its group, it opened a later group on the worker it went to: 12 steps 4 x 4
+    0.883 -> 1.001x its time."""
     return FIRST_SHARE >= 2 and processing < threads and not holds_share(count, group, workers)
 
 
