@@ -51,3 +51,20 @@ def test_the_anomaly_of_six_steps_loads_three_a_worker_at_once(monkeypatch, thre
     assert sorted(loads.values()) == [2, 4], loads
     assert max(t.peak_memory_per_worker) > 1.1 * max(q.peak_memory_per_worker)
     assert t.makespan > 1.1 * q.makespan
+
+
+@pytest.mark.parametrize("steps, workers", [(40, 20), (24, 10)])
+def test_the_wave_end_split_outlives_roots_woken_by_its_own_starts(monkeypatch, caplog,
+                                                                     steps, workers):
+    """With the idle split's threads off (SPLIT_THREADS 0), _first_split starts many
+    first-parked roots in one pass; a start there wakes and unparks later ones (already
+    dropped from ``_first_parked``). Dropping them again raised KeyError in poke (dask's
+    own behaviour then answered: test_plugin_safety's thief-search run logged "poke")."""
+    monkeypatch.setattr(policy, "FIRST_SHARE", 2)
+    monkeypatch.setattr(policy, "SPLIT_THREADS", 0)
+    model = build("anomaly", steps, 190e6, store=steps == 24).model()
+    (t,) = simulate(model, workers=workers, threads_per_worker=4, seed=0,
+                    policy=["tidegate"], record_memory=False, processes=1)
+    assert len(t.trace.tasks) == len(model.dsk)
+    failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    assert not failed, failed

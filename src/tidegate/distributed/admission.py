@@ -1007,7 +1007,7 @@ class Admission:
         for ts in sorted(first, key=_PRIORITY):
             on = self._parked.get(ts)
             if ts._state != "queued" or on is None:
-                del first[ts]  # (not parked by it now: started, forgotten, never parked)
+                first.pop(ts, None)  # (not parked by it now: started, woken, never parked)
                 continue
             group, size = ts.group, len(ts.group)
             for addr in self._free_iter():
