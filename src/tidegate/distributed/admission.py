@@ -1003,16 +1003,19 @@ class Admission:
         their reduction's first sizes; with nothing left to run, the threads they would
         take idle meanwhile. Cost: O(first-parked x free workers), only where it applies."""
         workers, books, running = s.workers, self.books, len(s.running)
-        first = self._first_parked
+        first, ready = self._first_parked, self._ready
         for ts in sorted(first, key=_PRIORITY):
-            on = self._parked.get(ts)
-            if ts._state != "queued" or on is None:
-                first.pop(ts, None)  # (not parked by it now: started, woken, never parked)
+            if ts._state != "queued" or (ts not in self._parked and ts not in ready):
+                first.pop(ts, None)  # (not parked by it now: started, never parked)
                 continue
+            # (woken by an earlier start here, back in line: still asked here, or it waits
+            # for the next poke, a load late: twin anomaly 12 steps 2 x 8, the second of
+            # a group's two parked loads woken by the first's start on w0)
             group, size = ts.group, len(ts.group)
             for addr in self._free_iter():
                 book = books.workers.get(addr)
-                if addr in on or book is None or not first_share_takes(
+                # (its partners' workers too: the one it waits for holds the share)
+                if book is None or not first_share_takes(
                         book.processing, book.threads, _of_group(workers[addr], group), size,
                         running):  # fmt: skip
                     continue
@@ -1022,7 +1025,7 @@ class Admission:
                                   {r.key for r in lacks})  # fmt: skip
                 if got is not None:
                     self._unpark(ts)
-                    self._ready.discard(ts)
+                    ready.discard(ts)
                     self._start(ts, workers[got], stimulus_id)
                     self._update()
                 break
