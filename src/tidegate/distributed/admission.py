@@ -999,9 +999,10 @@ class Admission:
         parked by the first wave's share (Placement._first_share, ``_first_parked``), best
         first, each start on the free worker, least loaded first, with a thread free that
         holds fewer than its even share of the root's task group
-        (policy.first_share_takes), other than the ones they are parked on. They waited for
-        their reduction's first sizes; with nothing left to run, the threads they would
-        take idle meanwhile. Cost: O(first-parked x free workers), only where it applies."""
+        (policy.first_share_takes); a root woken back into line by an earlier start here is
+        still asked. They waited for their reduction's first sizes; with nothing left to
+        run, the threads they would take idle meanwhile. Cost: O(first-parked x free
+        workers), only where it applies."""
         workers, books, running = s.workers, self.books, len(s.running)
         first, ready = self._first_parked, self._ready
         for ts in sorted(first, key=_PRIORITY):
