@@ -283,6 +283,8 @@ def test_a_fault_in_the_thief_search_falls_back_to_dasks_search(monkeypatch):
     # (SPLIT_THREADS fills the idle workers' threads at the start: in this run nothing is
     # then left to steal and no search runs; the subject here is the search's fallback)
     monkeypatch.setattr(policy, "SPLIT_THREADS", 0)
+    # (and FIRST_SHARE 2's wave-end split, which fills them the same way: seed50)
+    monkeypatch.setattr(policy, "FIRST_SHARE", 1)
     monkeypatch.setattr(server, "_scan", _raise("thief"))
     monkeypatch.setattr(server._Thieves, "best", _raise("thief"))
     w = build("anomaly", 150, 190e6, store=False)

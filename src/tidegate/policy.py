@@ -2515,8 +2515,10 @@ def loads_before_reduced(partners_held: float, least_held: float, estimate: floa
 # A root waiting for its own reduction, before any of that reduction returned (the first
 # wave), waits (parked) rather than join its partners' worker once that worker has its even
 # share of the roots' group and a free worker has less; places_by_held decides once the
-# reduction is known (the plugin's Placement._first_share; tail33). 0: main's.
-FIRST_SHARE = 1
+# reduction is known (the plugin's Placement._first_share; tail33). 2: and such a root
+# starts on a worker with a thread free below its share once no root is left in line
+# (first_share_takes; seed50). 0: main's.
+FIRST_SHARE = 2
 
 
 def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
@@ -2536,6 +2538,25 @@ def over_first_share(count: int, least: int, group: int, workers: int) -> bool:
         return False
     share = -(-group // workers)
     return count >= share > least
+
+
+def first_share_takes(processing: int, threads: int, count: int, group: int,
+                      workers: int) -> bool:
+    """May a worker, ``processing`` tasks on ``threads`` threads and ``count`` roots of the
+    task group there (of ``group`` roots over ``workers`` running workers), take a root
+    parked by :func:`over_first_share` once no root is left in line (the wave is whole)?
+    While a thread is free there and the worker holds fewer than its even share
+    (:func:`holds_share`). Why: the wait is for the reduction's first sizes, and with no
+    root left to run the thread it would take idles for a whole load: twin anomaly of 6
+    steps on 2 x 4 (6 loads on 8 threads, the mean's groups of 4 and 2): load 0 parked on
+    its group's worker (3 loads there, the share), w0 loading 2 with 2 threads free; it
+    started a load later beside its group, 4 loads / 2: 1.153x queuing's time, 1.111x its
+    peak; started on w0, 3 / 3 as queuing: 0.962x / 1.000x (seed50-findings.txt). Placed
+    at once instead (tail33's first form), before the wave was whole: anomaly 16 steps 8 x 2
+    0.848 -> 1.508x queuing's time, 1.000 -> 1.273x its peak; at once only where it
+    completes its group, it opened a later group on the worker it went to: 12 steps 4 x 4
+    0.883 -> 1.001x its time."""
+    return FIRST_SHARE >= 2 and processing < threads and not holds_share(count, group, workers)
 
 
 # A reduction's first combine of loads that wait for it (the anomaly's chunk-means into

@@ -23,7 +23,8 @@ from sortedcontainers import SortedDict
 
 from . import restricted
 from .. import policy as policy_module  # (SPLIT_OPENS read per call: tests set it)
-from ..policy import (footprint_refused, further_by_plan, holds_share, split_gains, split_takes,
+from ..policy import (first_share_takes, footprint_refused, further_by_plan, holds_share,
+                      split_gains, split_takes,
                       wave_share)
 from .trim import _NoWorkers
 from .tasks import _NO_MOVE, _dependencies, _of_group, _second, _where
@@ -284,6 +285,7 @@ class Admission:
 
     def _unpark(self, ts):
         self._parked_kept.pop(ts, None)
+        self._first_parked.pop(ts, None)
         on = self._parked.pop(ts, ())
         self._parked_ts.pop(ts.key, None)
         for k in on:
@@ -717,6 +719,9 @@ class Admission:
                     and not ready.has_roots() \
                     and examined < WINDOW and looked < 4 * WINDOW:  # fmt: skip
                 self._split(s, stimulus_id)
+            elif self._first_parked and self._free and not ready.has_roots() \
+                    and examined < WINDOW and looked < 4 * WINDOW:  # fmt: skip
+                self._first_split(s, stimulus_id)
         finally:
             for ts in skipped:
                 if ts._state == "queued" and ts not in self._parked and ts not in copies:
@@ -990,6 +995,43 @@ class Admission:
                     more.append((ts, allowed, lacks))
         if more:
             self._split_threads(s, more, idle, stimulus_id)
+
+    def _first_split(self, s, stimulus_id) -> None:
+        """No root is left in line, none parked for an idle worker's split: the roots
+        parked by the first wave's share (Placement._first_share, ``_first_parked``), best
+        first, each start on the free worker, least loaded first, with a thread free that
+        holds fewer than its even share of the root's task group
+        (policy.first_share_takes); a root woken back into line by an earlier start here is
+        still asked. They waited for their reduction's first sizes; with nothing left to
+        run, the threads they would take idle meanwhile. Cost: O(first-parked x free
+        workers), only where it applies."""
+        workers, books, running = s.workers, self.books, len(s.running)
+        first, ready = self._first_parked, self._ready
+        for ts in sorted(first, key=_PRIORITY):
+            if ts._state != "queued" or (ts not in self._parked and ts not in ready):
+                first.pop(ts, None)  # (not parked by it now: started, never parked)
+                continue
+            # (woken by an earlier start here, back in line: still asked here, or it waits
+            # for the next poke, a load late: twin anomaly 12 steps 2 x 8, the second of
+            # a group's two parked loads woken by the first's start on w0)
+            group, size = ts.group, len(ts.group)
+            for addr in self._free_iter():
+                book = books.workers.get(addr)
+                # (its partners' workers too: the one it waits for holds the share)
+                if book is None or not first_share_takes(
+                        book.processing, book.threads, _of_group(workers[addr], group), size,
+                        running):  # fmt: skip
+                    continue
+                lacks: set = set()  # (the roots its meetings lack: reserved where it goes)
+                self._partners(ts, lacks, {}, None)
+                got = books.place(ts.key, math.nan, group.name, {}, [addr], stimulus_id,
+                                  {r.key for r in lacks})  # fmt: skip
+                if got is not None:
+                    self._unpark(ts)
+                    ready.discard(ts)
+                    self._start(ts, workers[got], stimulus_id)
+                    self._update()
+                break
 
     def _split_threads(self, s, more, idle, stimulus_id) -> None:
         """_split's second round (policy.SPLIT_THREADS): the roots it chose that found every

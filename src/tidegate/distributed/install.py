@@ -426,6 +426,9 @@ class Install:
         # of those, roots waiting for their own reduction that may start on a busy worker
         # (_splits): _split looks at them when no worker is idle
         self._parked_kept: dict = {}
+        # of those, roots parked by the first wave's share (Placement._first_share,
+        # FIRST_SHARE 2): _first_split looks at them when no root is left in line
+        self._first_parked: dict = {}
         self._kept_cache: dict = {}  # key -> (ts, policy.waits_for_own_reduction)
         # root group -> {worker: compute seconds of its last two roots there} (_paced), for
         # the groups whose roots _by_held placed (policy.clearly_slower)

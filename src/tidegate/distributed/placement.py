@@ -2112,6 +2112,8 @@ class Placement:
                 # its partners' worker, until its reduction is known; then _by_held places
                 # it by held bytes if the reduction reduces, else it joins its partners)
                 books.log.append((ts.key, "withheld", p, stimulus_id))
+                if policy_module.FIRST_SHARE >= 2:
+                    self._first_parked[ts] = None  # (Admission._first_split)
                 return None, partners
         return None
 

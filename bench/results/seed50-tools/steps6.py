@@ -1,0 +1,2 @@
+import sys
+sys.modules["wall29_small"].STEPS = 6
