@@ -1570,28 +1570,43 @@ def test_twin_a_sum_of_products_first_combines_stay_where_dask_puts_them(monkeyp
 def test_twin_anomalys_later_combines_go_where_least_would_be_held(monkeypatch):
     """The anomaly, 1,000 steps of 190 MB on 20 x 4 at 1 GB/s: every load is held until
     the mean is whole, and a level-2 combine (4 partials of 380 MB, 380 MB out) went beside
-    the holder of most of its partials, a worker holding its share of loads and its next
-    group's chunk-means: 13.68 GB. Placed where least would be held once its partials are
-    in (policy.combine_level_elsewhere, COMBINE_LEVELS): 12.16 GB (queuing's 17.67), in no
-    more time (anom47-findings.txt)."""
+    the holder of most of its partials. Placed where least would be held once its partials
+    are in (policy.combine_level_elsewhere, COMBINE_LEVELS): 13.68 -> 12.16 GB (queuing's
+    17.67; anom47). Since session 50 a confirmed steal moves its task in the books
+    (review50): off 12.54, on 12.73 GB here (over 600-1,200 steps the rule moves the peak
+    by -2 to +2%, the time by -3 to +3%): what holds is that it moves combines, in no more
+    time, both under 0.75x queuing's peak, and that past COMBINE_LEVELS_WORKERS it is off."""
     pytest.importorskip("distributed")
     from tidegate import policy
     from tidegate.sim import simulate
     from tidegate.sim.model import build_model
     from tidegate.sim.workloads import build
 
+    from tidegate.distributed.placement import Placement
+
     w = build("anomaly", 1000, 190e6, store=False)
-    runs = {}
+    runs, moved, elsewhere = {}, {}, []
+    original = Placement._combine_level
+
+    def counted(self, ts, local, chosen):
+        got = original(self, ts, local, chosen)
+        elsewhere.append(got is not None)
+        return got
+
+    monkeypatch.setattr(Placement, "_combine_level", counted)
     for on, most in ((0, 64), (1, 64), (1, 19)):
+        elsewhere.clear()
         monkeypatch.setattr(policy, "COMBINE_LEVELS", on)
         monkeypatch.setattr(policy, "COMBINE_LEVELS_WORKERS", most)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         (runs[on, most],) = simulate(model, workers=20, threads_per_worker=4,
                                      bandwidth="1GB/s", policy=["tidegate"],
                                      record_memory=False)  # fmt: skip
+        moved[on, most] = sum(elsewhere)
     off, new, bounded = (max(runs[k].peak_memory_per_worker)
                          for k in ((0, 64), (1, 64), (1, 19)))  # fmt: skip
-    assert new <= 12.2e9 < off, (new, off)
+    assert moved[1, 64] > 0 == moved[0, 64] == moved[1, 19], moved
+    assert max(new, off) <= 0.75 * 17.67e9, (new, off)
     assert runs[1, 64].makespan <= 1.01 * runs[0, 64].makespan
     # (on a cluster of more than COMBINE_LEVELS_WORKERS the rule is not asked: as off)
     assert (bounded, runs[1, 19].makespan) == (off, runs[0, 64].makespan)

@@ -143,6 +143,8 @@ def test_a_steal_confirmed_drops_the_views_that_read_its_task():
 
     s = SimpleNamespace(stream_handlers={"steal-response": confirm})
     p = _fake_plugin(_steal_confirmed=None, scheduler=s)
+    moved = []
+    p._stolen = moved.append  # (the books' move: tests/test_plugin_contract.py)
     install.Install._watch_steals(p, s)
     handler = s.stream_handlers["steal-response"]
     assert handler is not confirm and handler.__wrapped__ is confirm
@@ -151,6 +153,7 @@ def test_a_steal_confirmed_drops_the_views_that_read_its_task():
     p._viewed = {"x": {"w"}, "y": {"v"}}
     handler(key="x", state="waiting", stimulus_id="s", worker="w")
     assert calls == ["x"] and p._views == {"v": [(2, 2, True)]} and "x" not in p._viewed
+    assert moved == ["x"]  # (asked after dask's handler, whatever its answer)
     s.stream_handlers["steal-response"] = confirm  # (another's handler: no view kept)
     assert not install.Install._steals_seen(p)
 
