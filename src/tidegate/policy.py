@@ -1986,16 +1986,21 @@ def cut_at_holder(data_inputs: int, largest_input: float, largest_root: float,
 # At 2 (60 namings): 2 x 4 time over 1.05x 12 -> 9, worst 1.16 -> 1.11; 8 x 4's median time
 # +0.6% (still 0.90x). Not on one-thread workers: there the stores, their inputs split,
 # queued 43 on one worker while three idled (4 x 1 g7 s4 1.08 -> 1.29x queuing's time).
+# Only on clusters of at most SPREAD_FANOUT_WORKERS: each move copies the input to a new
+# worker, all from the holder's link; on many workers the slices spread one a worker
+# (rev50m: 100 stacks of 62 slices on 100 x 4, 2.68 -> 3.67 s, 1.32x queuing's time; 20 x
+# 4 1.02x; measured to gain on 2-8 workers only).
 SPREAD_FANOUT = 2
 SPREAD_COPY = 8
+SPREAD_FANOUT_WORKERS = 8
 
 
 def spreads_from(largest_input: float, largest_root: float, chosen_processing: int,
-                 chosen_threads: int) -> bool:
+                 chosen_threads: int, workers: int = 2) -> bool:
     """The holder's half of :func:`spreads_fanout`: is dask's choice busy enough and the
-    input small enough that another worker may take the task? (Asked before the bodies
-    look at the other workers.)"""
-    return bool(SPREAD_FANOUT) and chosen_threads >= 2 \
+    input small enough that another worker may take the task, on a cluster of ``workers``
+    running workers? (Asked before the bodies look at the other workers.)"""
+    return bool(SPREAD_FANOUT) and workers <= SPREAD_FANOUT_WORKERS and chosen_threads >= 2 \
         and chosen_processing >= 2 * chosen_threads \
         and pulls_consumer(largest_input, largest_root) \
         and SPREAD_COPY * largest_input <= largest_root  # fmt: skip

@@ -541,17 +541,20 @@ class Placement:
         for d in ts.dependencies:
             if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
                 big, n = d, n + 1
-        if n != 1 or not big.who_has or ws not in big.who_has or not spreads_from(
-                big.nbytes, roots_max, mine.processing, mine.threads):  # (before the scan)
-            return None
         s = self.scheduler
-        running, best, book = s.running, None, None
+        running = s.running
+        if n != 1 or not big.who_has or ws not in big.who_has or not spreads_from(
+                big.nbytes, roots_max, mine.processing, mine.threads, len(running)):
+            return None  # (before the scan)
+        best, book = None, None
         for addr, b in books.workers.items():
             other = s.workers.get(addr)
             if other is None or other is ws or other not in running:
                 continue
             if book is None or b.processing * book.threads < book.processing * b.threads:
                 best, book = other, b
+                if not b.processing:
+                    break  # (nothing processing: the least busy, the first such: rev50m)
         if best is None or not spreads_fanout(big.nbytes, roots_max, mine.processing,
                                               mine.threads, book.processing, book.threads):
             return None

@@ -64,6 +64,7 @@ def attach(plugin, s) -> None:
                     plugin.uninstall()
                 except Exception as exc:  # (the client's unregister still succeeds)
                     plugin._error("uninstall", exc)
+                    detach(plugin, s)  # (dask's methods back: poke, scheduler-less, waits)
 
         s.remove_plugin = remove_plugin
     _patch_stealing(plugin, s)
