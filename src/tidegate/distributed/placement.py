@@ -1306,11 +1306,12 @@ class Placement:
         if not may_fit_count(self._counts, opens):
             return False
         books = self.books
-        if not opens or books.combines is None:
-            return True
         noted = books.noted
-        for w, count in self._count.items():
-            if may_fit_count((count,), opens) and (w not in noted or not books.awaits(w)):
+        if not opens or books.combines is None or not noted:
+            return True
+        for w, (free, over) in self._count.items():
+            # (may_fit_count's test, inlined: a pass over the free workers)
+            if over + max(0, opens - free) < 0 and (w not in noted or not books.awaits(w)):
                 return True
         return False
 
