@@ -269,7 +269,7 @@ def test_owed_roots_of_unlike_siblings_as_decide_places_them(audited, monkeypatc
     assert plugin.books.audited.get("owed", 0) >= 10, plugin.books.audited
 
 
-@pytest.mark.parametrize("name, steps, workers, fewer", [("anomaly", 400, 40, 3),
+@pytest.mark.parametrize("name, steps, workers, fewer", [("anomaly", 400, 40, 1.5),
                                                          ("rechunk-add", 200, 40, 1)])
 def test_kept_step_leaves_the_log_and_every_placement_as_they_were(monkeypatch, name, steps,
                                                                   workers, fewer):
@@ -279,8 +279,9 @@ def test_kept_step_leaves_the_log_and_every_placement_as_they_were(monkeypatch, 
     reads) and the trace (every task's worker and times, every transfer) are those of a run
     whose Books.place forgets every refusal before each ask, each answer found anew by
     _admits (session 38 compared the kept step's switch, books.KEPT_STEP, 0 and 1 so). The
-    anomaly asks _admits 3.8 times fewer with them (rechunk-add: its refusals are rarely
-    asked again)."""
+    anomaly asks _admits 1.7 times fewer with them, 1,117 -> 656 (3.8 times before session
+    50b's Placement._may_fit: most kept refusals were of roots refused by the combine view,
+    now withheld without an ask; rechunk-add: its refusals are rarely asked again)."""
     from dataclasses import astuple
 
     out = []

@@ -595,10 +595,15 @@ def _admissions_per_task(monkeypatch, name, steps, workers) -> float:
 
 
 def test_admissions_per_task_do_not_grow_with_the_cluster(monkeypatch):
-    """The same roots per worker on 4x the workers: admission questions per task stay
-    about the same. Measured (anomaly, twin, 4 threads): 6.8 per task at 20 workers,
-    23.6 at 80, 28.9 at 100, 112.9 at 400 (8,000 steps)."""
+    """The same roots per worker on 4x and 8x the workers: admission questions per task
+    stay about the same. Measured (anomaly, twin, 4 threads, 20 steps a worker; session
+    50): 0.52 per task at 10 workers, 0.54 at 40, 0.56 at 80, 0.57 at 160; before
+    Placement._may_fit read the combine view, a root refused by it asked every worker the
+    count let through: 0.71, 1.10, 1.72, 3.08 (review50 MEDIUM 3)."""
     small = _admissions_per_task(monkeypatch, "anomaly", 200, 10)
     large = _admissions_per_task(monkeypatch, "anomaly", 800, 40)
-    print(f"admission questions per task: {small:.1f} at 10 workers, {large:.1f} at 40")
-    assert large < 2 * small
+    larger = _admissions_per_task(monkeypatch, "anomaly", 1600, 80)
+    print(f"admission questions per task: {small:.2f} at 10 workers, {large:.2f} at 40, "
+          f"{larger:.2f} at 80")
+    assert large < 1.25 * small
+    assert larger < 1.25 * small

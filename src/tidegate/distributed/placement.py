@@ -1038,7 +1038,7 @@ class Placement:
         _decide finds it). What _decide reads on its way there, asked again: some worker
         free, none idle, no books changed, ts not reserved, its walks kept and unmoved
         (its partners, lacks and hint as then), not split (``_splits``), no broadcast
-        input (restrict leaves all as it is), no count fitting (``may_fit_count``). The
+        input (restrict leaves all as it is), no count fitting (``_may_fit``). The
         plan's parts it reads (``wide`` None, ``further``) and ``_kept`` hold while the
         graph does (a new one drops ``_withheld``). Logged as _decide logs it, with the
         same state left behind (_entry, _lacked)."""
@@ -1052,7 +1052,7 @@ class Placement:
             return None
         if (first is not None and self._splits(ts)) \
                 or self._broadcast.restricts(self.scheduler, ts) \
-                or may_fit_count(self._counts, books.opens(lacks) if further else 0):  # fmt: skip
+                or self._may_fit(books.opens(lacks) if further else 0):  # fmt: skip
             return None
         if books.audit:  # (tests: _decide's way there gives the same answer)
             self._withheld = None
@@ -1277,7 +1277,7 @@ class Placement:
         pair = commits and not plan.further
         if not partners and not self._idle and not books.changed \
                 and not books.reserved(ts.key) \
-                and not may_fit_count(self._counts, books.opens(lacks) if commits else 0):
+                and not self._may_fit(books.opens(lacks) if commits else 0):
             # No free worker is idle, none could admit it by the count: each would refuse
             # (books.place's answer, without asking each; refused workers are logged).
             if books.audit:
@@ -1296,6 +1296,29 @@ class Placement:
                            stimulus_id, lacks, commits=commits, pair=pair,
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
                            else ()), partners  # fmt: skip
+
+    def _may_fit(self, opens: int) -> bool:
+        """Could some free worker admit a root without partners, reserved nowhere, that
+        would newly reserve ``opens`` roots, with none idle and no books changed
+        (_decide's last way, _still_withheld)? ``may_fit_count`` over the free workers'
+        counts, then, for a root opening meetings where the books read the combine view,
+        a worker fitting by its count that does not await a combine (books.awaits): one
+        that does refuses such a root in Books._admits after the count admits it. Why:
+        twin anomaly, 20 steps a worker, 80 x 4: every free worker the count let through
+        awaited its combine, and the root asked them all (35-56 asks) at each placement,
+        admission checks a task growing with the cluster (review50 MEDIUM 3). Exact:
+        Books._admits' own tests, on the same books and view."""
+        if not may_fit_count(self._counts, opens):
+            return False
+        books = self.books
+        noted = books.noted
+        if not opens or books.combines is None or not noted:
+            return True
+        for w, (free, over) in self._count.items():
+            # (may_fit_count's test, inlined: a pass over the free workers)
+            if over + max(0, opens - free) < 0 and (w not in noted or not books.awaits(w)):
+                return True
+        return False
 
     def _join_spread(self, ts) -> bool:
         """policy.spreads_join for root ts of a two-array join: while some worker is idle,
