@@ -359,9 +359,11 @@ BESIDE_BUSY_THREADS = 4
 # sten50b, BESIDE_DEEP_ALONE on one): the start's two blocks' slices fill a four-thread
 # worker's queue to threads + 3, and 2 held back the block between them (twin stencil 4 x 4
 # at 10 ms, traced: (2,5) loaded at 40 ms, not 16, while the overlaps of (1,5) and (3,5)
-# waited for it). 60 runs a cell, 2 -> 3: over queuing's peak 4 x 4 at 10 ms 1 -> 0 (+0.1%
-# summed time), 3 x 4 2 -> 0 (over 1.05x its time 12 -> 6, -3.0%); 8 x 4 at 10 ms +1.7%,
-# 5 x 4 +0.7%. sten50-findings.txt, sten50b-findings.txt. 2: trial50's.
+# waited for it). 60 runs a cell, 2 -> 3: 4 x 4 at 10 ms tidegate's peak 80 -> 64 MB in
+# every run (queuing's lowest 72-80: 1 -> 0 runs over it), 3 x 4 runs over queuing's peak
+# 4 -> 0, over 1.05x its time 19 -> 4 (-3.0% summed); 5 x 4 at 2 ms -4.6%; costs 5 x 4 at
+# 10 ms 2 -> 4 over 1.05x (+0.7%), 8 x 4 at 10 ms +1.7%. sten50-findings.txt,
+# sten50b-findings.txt. 2: trial50's.
 BESIDE_DEEP = 3
 # BESIDE_DEEP_ALONE n: BESIDE_DEEP on a cluster's only worker (may_load_beside's ``alone``;
 # the thread runtime's one worker too). 3 there put 1 x 4 at 10 ms over queuing's peak in 1
