@@ -797,6 +797,7 @@ def test_four_thread_blocks_load_three_at_once_beside_short_slices(monkeypatch):
     monkeypatch.setattr(install, "LIGHT_RELEASE", True)
     monkeypatch.setattr(policy, "BESIDE_THIRD", 1)
     monkeypatch.setattr(policy, "SHORT_DEEP", 0)  # (sten36's numbers; sten39's rule: above)
+    monkeypatch.setattr(policy, "BESIDE_DEEP", 2)  # (sten36's depth; 3 since sten50b)
     tide, queue = _stencil_at_2ms_summed(threads=4, peak_over=0)
     if native:
         assert tide <= 0.98 * queue, tide / queue
