@@ -797,6 +797,7 @@ def test_four_thread_blocks_load_three_at_once_beside_short_slices(monkeypatch):
     monkeypatch.setattr(install, "LIGHT_RELEASE", True)
     monkeypatch.setattr(policy, "BESIDE_THIRD", 1)
     monkeypatch.setattr(policy, "SHORT_DEEP", 0)  # (sten36's numbers; sten39's rule: above)
+    monkeypatch.setattr(policy, "BESIDE_DEEP", 2)  # (sten36's depth; 3 since sten50b)
     tide, queue = _stencil_at_2ms_summed(threads=4, peak_over=0)
     if native:
         assert tide <= 0.98 * queue, tide / queue
@@ -818,6 +819,7 @@ def test_eight_thread_workers_load_up_to_four_blocks_beside_other_work(monkeypat
     monkeypatch.setattr(policy, "BESIDE_WIDE_THREADS", 8)
     monkeypatch.setattr(policy, "BESIDE_WIDE_BUSY", 1)
     monkeypatch.setattr(policy, "BESIDE_DEEP_WIDE", 0)  # (its own test: test_deep_wide.py)
+    monkeypatch.setattr(policy, "BESIDE_DEEP", 2)
     assert policy.asks_wide(8, 2, 6) and policy.asks_wide(8, 3, 9)
     assert not policy.asks_wide(8, 4, 9)  # (four: the most on eight threads)
     assert not policy.asks_wide(8, 1, 6)  # (fewer than two: may_load_beside's own)

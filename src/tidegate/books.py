@@ -137,6 +137,9 @@ class Books:
     def __init__(self, policy: Policy | None = None, log_size: int = LOG_SIZE):
         self.policy = policy or Policy()
         self.workers: dict[Hashable, WorkerBook] = {}
+        # A cluster of one worker (policy.may_load_beside's ``alone``): kept by add_worker
+        # and remove_worker, read at every may_load_beside call (no count there).
+        self.alone = True
         self._processing: dict = {}  # task -> (worker, estimate, root, group)
         self._carriers: dict = {}  # task whose output carries a root's data -> (root, nbytes)
         # The same, read-only, for the bodies (never rebound: _carriers is only mutated).
@@ -229,8 +232,10 @@ class Books:
         book = self.workers.get(w)
         if book is None:
             book = self.workers[w] = WorkerBook(int(threads), float(budget))
+            self.alone = len(self.workers) < 2
             if len(self.workers) == 2:
-                # (asks_wide's ``alone`` is read from the worker count, in no version)
+                # (asks_wide's and may_load_beside's ``alone`` are read from the worker
+                # count, in no version)
                 self._refusals.clear()
         threads, budget = int(threads), float(budget)
         if book.threads != threads or book.budget != budget or book.version == 0:
@@ -245,6 +250,7 @@ class Books:
         (``locate(carrier)`` -> that worker, else None) are counted there from now on."""
         if self.workers.pop(w, None) is not None and len(self.workers) == 1:
             self._refusals.clear()  # (asks_wide's ``alone``: see add_worker)
+        self.alone = len(self.workers) < 2
         self.changed.discard(w)
         self._queued_consumers.pop(w, None)
         for task in [t for t, ww in self._consuming.items() if ww == w]:
@@ -813,7 +819,7 @@ class Books:
             # committed(0, ...) is 0: not asked)
             more = committed(opens, book.processing, book.threads) if opens else 0
             beside = spread and (may_load_beside(book.threads, book.roots_processing,
-                                                 book.processing) or (
+                                                 book.processing, alone=self.alone) or (
                 book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
             if spread and not beside:
                 # (policy.BESIDE_WIDE: asked on its workers only, past the few-thread ones)
@@ -990,7 +996,8 @@ class Books:
             return True
         if book.roots_processing >= book.cap or book.held + book.estimated > book.budget:
             return False
-        if may_load_beside(book.threads, book.roots_processing, book.processing) or (
+        if may_load_beside(book.threads, book.roots_processing, book.processing,
+                           alone=self.alone) or (
                 book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) or (
                 book.roots_processing == 2 and self._third(w, book, self._roots_max)):
             return True
@@ -1010,7 +1017,7 @@ class Books:
         return book.processing < book.threads and self.light is not None and asks_third(
             book.threads, book.roots_processing) and self.light(w, est, 1) > 0 \
             and may_load_beside(book.threads, book.roots_processing, book.processing,
-                                third=True)  # fmt: skip
+                                third=True, alone=self.alone)  # fmt: skip
 
     def _beside_light(self, w, book, est, wide=False) -> bool:
         """policy.may_load_beside on worker w with its tasks that read little beside a root
@@ -1019,13 +1026,14 @@ class Books:
         ``_beside_wide``."""
         most = light_on(book.threads) if self.light is not None else 0
         if not most or not may_load_beside(book.threads, book.roots_processing,
-                                           book.processing, most, wide=wide) and not \
+                                           book.processing, most, wide=wide,
+                                           alone=self.alone) and not \
                 waits_behind_short(book.threads, book.roots_processing, book.processing,
                                    most, wide):  # fmt: skip
             return False
         light = self.light(w, est, most)
         if may_load_beside(book.threads, book.roots_processing, book.processing, light,
-                           wide=wide):
+                           wide=wide, alone=self.alone):
             return True
         # (policy.SHORT_DEEP: deeper behind short tasks on four threads, where w holds least)
         if waits_behind_short(book.threads, book.roots_processing, book.processing, light,
@@ -1036,7 +1044,8 @@ class Books:
         # that holds least, asked only here, after the allowance without it refused)
         return light < most and asks_short_one(book.threads) and self._holds_least(
             w, book, est) and may_load_beside(book.threads, book.roots_processing,
-                                              book.processing, self.light(w, est, most, True))
+                                              book.processing, self.light(w, est, most, True),
+                                              alone=self.alone)
 
     def _beside_wide(self, w, book, est) -> bool:
         """policy.BESIDE_WIDE: may a spread root process beside other work on worker w of
@@ -1046,8 +1055,9 @@ class Books:
         without it. ``alone`` (a cluster of one worker): BESIDE_WIDE_BUSY 2 keeps the busy
         guard there only."""
         return asks_wide(book.threads, book.roots_processing, book.processing,
-                         len(self.workers) < 2) and (
-            may_load_beside(book.threads, book.roots_processing, book.processing, wide=True)
+                         self.alone) and (
+            may_load_beside(book.threads, book.roots_processing, book.processing, wide=True,
+                            alone=self.alone)
             or self._beside_light(w, book, est, True))
 
     def _holds_least(self, w, book, est) -> bool:

@@ -355,14 +355,20 @@ BESIDE_BUSY_THREADS = 4
 # ms: getitem -> getitem gaps 220 ms a run against queuing's none; 1.054x queuing's time
 # median, 16 of 30 runs over 1.05x). Two tasks deeper: 1.021x (2 over), peaks 0.79 -> 0.81x
 # median, none over queuing's; still at most two roots processing. sten38-findings.txt.
-# 0: off (main before sten38). 3 (sten50, measured, not the default): the start's two
-# blocks' slices fill a four-thread worker's queue to threads + 3, and 2 held back the block
-# between them (twin stencil 4 x 4 at 10 ms, traced: (2,5) loaded at 40 ms, not 16, while
-# the overlaps of (1,5) and (3,5) waited for it). 60 runs a cell, 2 -> 3: over queuing's
-# peak 4 x 4 at 10 ms 1 -> 0 (+0.1% summed time), 3 x 4 2 -> 0 (over 1.05x its time 12 -> 6,
-# -3.0%), but 1 x 4 at 10 ms 0 -> 1 (1.077x; -2.5% time); 8 x 4 at 10 ms +1.7%, 5 x 4 +0.7%.
-# sten50-findings.txt.
-BESIDE_DEEP = 2
+# 0: off (main before sten38). 3 (sten50; on clusters of two or more workers since
+# sten50b, BESIDE_DEEP_ALONE on one): the start's two blocks' slices fill a four-thread
+# worker's queue to threads + 3, and 2 held back the block between them (twin stencil 4 x 4
+# at 10 ms, traced: (2,5) loaded at 40 ms, not 16, while the overlaps of (1,5) and (3,5)
+# waited for it). 60 runs a cell, 2 -> 3: 4 x 4 at 10 ms tidegate's peak 80 -> 64 MB in
+# every run (queuing's lowest 72-80: 1 -> 0 runs over it), 3 x 4 runs over queuing's peak
+# 4 -> 0, over 1.05x its time 19 -> 4 (-3.0% summed); 5 x 4 at 2 ms -4.6%; costs 5 x 4 at
+# 10 ms 2 -> 4 over 1.05x (+0.7%), 8 x 4 at 10 ms +1.7%. sten50-findings.txt,
+# sten50b-findings.txt. 2: trial50's.
+BESIDE_DEEP = 3
+# BESIDE_DEEP_ALONE n: BESIDE_DEEP on a cluster's only worker (may_load_beside's ``alone``;
+# the thread runtime's one worker too). 3 there put 1 x 4 at 10 ms over queuing's peak in 1
+# of 60 runs (1.077x; none with 2). sten50b-findings.txt.
+BESIDE_DEEP_ALONE = 2
 # BESIDE_DEEP_WIDE n: on workers of BESIDE_WIDE_THREADS+ threads, BESIDE_DEEP is n (0: as
 # on fewer threads). Eight threads run a block's nine slices in one round, and two to four
 # loads at a time feed them in bursts: every slice of the blocks loaded done, processing
@@ -870,7 +876,8 @@ def compact_regions(neighbours, sizes, fixed=None) -> list:
 
 
 def may_load_beside(threads: int, roots_processing: int, processing: int,
-                    light: int = 0, third: bool = False, wide: bool = False) -> bool:
+                    light: int = 0, third: bool = False, wide: bool = False,
+                    alone: bool = False) -> bool:
     """May a root whose data feeds more than ``MEETING_SPREAD`` meetings (a stencil's
     block, read by 9 overlaps, each waiting for 8 other blocks) and meets data already
     placed (``Books.place``'s ``spread``: it has partners) start on a worker beside its
@@ -921,7 +928,8 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
 
     On workers of :data:`BESIDE_BUSY_THREADS`+ threads (:data:`BESIDE_BUSY`) the second
     test's "a thread free" is "no task waits for a thread" (``processing <= threads``),
-    or no more than :data:`BESIDE_DEEP` wait (:data:`BESIDE_DEEP_WIDE` on wide workers).
+    or no more than :data:`BESIDE_DEEP` wait (:data:`BESIDE_DEEP_WIDE` on wide workers;
+    :data:`BESIDE_DEEP_ALONE` where ``alone``: the cluster's only worker).
 
     ``wide``: :func:`asks_wide` (:data:`BESIDE_WIDE`): on workers of BESIDE_WIDE_THREADS+
     threads the second test's "fewer than two roots processing" is "fewer than BESIDE_WIDE
@@ -933,7 +941,8 @@ def may_load_beside(threads: int, roots_processing: int, processing: int,
         processing - free < threads and (roots_processing < 2 or wide or third and asks_third(
             threads, roots_processing))) or (
         processing <= threads + (BESIDE_DEEP_WIDE if BESIDE_DEEP_WIDE and threads >=
-                                 BESIDE_WIDE_THREADS else BESIDE_DEEP)
+                                 BESIDE_WIDE_THREADS else
+                                 BESIDE_DEEP_ALONE if alone else BESIDE_DEEP)
         and (roots_processing < 2 or wide)
         and threads >= BESIDE_BUSY_THREADS and BESIDE_BUSY != 0)
 
