@@ -37,7 +37,6 @@ from ..policy import (
     may_fit_count,
     meeting_plan,
     place_consumer,
-    pulls_consumer,
     cut_at_holder,
     spreads_fanout,
     spreads_from,
@@ -84,7 +83,7 @@ from ..policy import (
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
 from .tasks import (
     _NO_MEETINGS, _NO_MOVE, _constant, _dependencies, _dependents, _freed_on, _frees, _group, _keys,
-    _nbytes, _of_group, _partners, _returned, _where,
+    _nbytes, _of_group, _partners, _returned, _sole_pull, _where,
 )
 
 
@@ -507,11 +506,8 @@ class Placement:
         ws stands). Among holders, the one with the fewest tasks processing."""
         s, books = self.scheduler, self.books
         roots_max = books.roots_max
-        big, n = None, 0
-        for d in ts.dependencies:
-            if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
-                big, n = d, n + 1
-        if n != 1 or not big.who_has or ws in big.who_has:
+        big = _sole_pull(ts, roots_max)
+        if big is None or not big.who_has or ws in big.who_has:
             return None
         running, best, book = s.running, None, None
         everyone = len(running) == len(s.workers)
@@ -522,7 +518,7 @@ class Placement:
                     best, book = h, b
         mine = books.workers.get(ws.address)
         if best is None or mine is None or not cut_at_holder(
-                n, big.nbytes, roots_max, book.processing, book.threads, mine.processing):
+                1, big.nbytes, roots_max, book.processing, book.threads, mine.processing):
             return None
         if self._lagging or self._paced_groups:
             return self._paced_off(ts, best)
@@ -537,13 +533,10 @@ class Placement:
         if mine is None or mine.processing < 2 * mine.threads:
             return None
         roots_max = books.roots_max
-        big, n = None, 0
-        for d in ts.dependencies:
-            if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
-                big, n = d, n + 1
+        big = _sole_pull(ts, roots_max)
         s = self.scheduler
         running = s.running
-        if n != 1 or not big.who_has or ws not in big.who_has or not spreads_from(
+        if big is None or not big.who_has or ws not in big.who_has or not spreads_from(
                 big.nbytes, roots_max, mine.processing, mine.threads, len(running)):
             return None  # (before the scan)
         best, book = None, None

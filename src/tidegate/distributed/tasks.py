@@ -21,6 +21,7 @@ from ..policy import (
     is_target,
     targets_on,
     meeting_partners,
+    pulls_consumer,
     read_on,
     reduces as policy_reduces,
     second_input,
@@ -251,6 +252,18 @@ def _one_data_input(ts, roots_max, sized=False) -> bool:
         if n > 1:
             return False
     return n == 1
+
+
+def _sole_pull(ts, roots_max):
+    """ts's one input large enough to pull its consumer (policy.pulls_consumer: a chunk,
+    a month's stack, not an indexer), or None where it has none or several."""
+    big = None
+    for d in ts.dependencies:
+        if d.nbytes > 0 and pulls_consumer(d.nbytes, roots_max):
+            if big is not None:
+                return None
+            big = d
+    return big
 
 
 def _derived_from(x, deps) -> bool:
