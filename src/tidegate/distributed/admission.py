@@ -976,15 +976,10 @@ class Admission:
                         _of_group(workers[addr], ts.group), len(ts.group), len(running))) \
                         and self._heavier(ts, addr, least):  # fmt: skip
                     continue  # it waits for a worker holding less (_by_held)
-                got = books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
-                                  {r.key for r in lacks})  # fmt: skip
+                got = self._start_on(ts, addr, lacks, workers, stimulus_id)
                 if got is not None:
-                    least.clear()  # (its worker's books change)
-                    self._unpark(ts)
-                    self._ready.discard(ts)  # (woken into line meanwhile: SPLIT_WOKEN)
-                    self._start(ts, workers[got], stimulus_id)
+                    least.clear()  # (its worker's books changed)
                     taken.add(got)
-                    self._update()
                 break
             else:
                 # (every idle worker took one: a root waiting for its own reduction may take
@@ -1005,7 +1000,7 @@ class Admission:
         still asked. They waited for their reduction's first sizes; with nothing left to
         run, the threads they would take idle meanwhile. Cost: O(first-parked x free
         workers), only where it applies."""
-        workers, books, running = s.workers, self.books, len(s.running)
+        workers, running = s.workers, len(s.running)
         first, ready = self._first_parked, self._ready
         cands = self._thread_free()
         if not cands:
@@ -1028,17 +1023,26 @@ class Admission:
                     continue
                 lacks: set = set()  # (the roots its meetings lack: reserved where it goes)
                 self._partners(ts, lacks, {}, None)
-                got = books.place(ts.key, math.nan, group.name, {}, [addr], stimulus_id,
-                                  {r.key for r in lacks})  # fmt: skip
-                if got is not None:
-                    self._unpark(ts)
-                    ready.discard(ts)
-                    self._start(ts, workers[got], stimulus_id)
-                    self._update()
+                if self._start_on(ts, addr, lacks, workers, stimulus_id) is not None:
                     cands = self._thread_free()
                 break
             if not cands:
                 break
+
+    def _start_on(self, ts, addr, lacks, workers, stimulus_id):
+        """Split's start, shared by _split, _first_split and _split_threads: parked root ts
+        on worker ``addr`` alone if its books admit it there (the roots its meetings lack,
+        ``lacks``, reserved there), then at once: out of the park and the line (woken into
+        line meanwhile: SPLIT_WOKEN), started, the books' views updated. The address, or
+        None (refused)."""
+        got = self.books.place(ts.key, math.nan, ts.group.name, {}, [addr], stimulus_id,
+                               {r.key for r in lacks})  # fmt: skip
+        if got is not None:
+            self._unpark(ts)
+            self._ready.discard(ts)
+            self._start(ts, workers[got], stimulus_id)
+            self._update()
+        return got
 
     def _thread_free(self) -> list:
         """[(address, book)] of the workers free for roots with a thread free, in
@@ -1072,13 +1076,7 @@ class Admission:
                 if book is None or not split_takes(book.processing, book.threads, _of_group(
                         workers[addr], group), size, running):  # fmt: skip
                     continue
-                got = books.place(ts.key, math.nan, group.name, {}, [addr], stimulus_id,
-                                  {r.key for r in lacks})  # fmt: skip
-                if got is not None:
-                    self._unpark(ts)
-                    self._ready.discard(ts)
-                    self._start(ts, workers[got], stimulus_id)
-                    self._update()
+                if self._start_on(ts, addr, lacks, workers, stimulus_id) is not None:
                     del order[i]
                     if book.processing < book.threads:
                         insort(order, (book.processing, addr))
