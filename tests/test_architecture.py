@@ -150,11 +150,15 @@ def test_no_body_reads_a_books_private():
         "\n".join(found)  # fmt: skip
 
 
+# The policy package's parts, bottom up: each imports only the parts before it (its
+# __init__ re-exports them all), besides the standard library and numpy.
+POLICY_PARTS = ("roots", "sizes", "place", "pace", "spread", "meetings", "partners", "further",
+                "admit", "broadcast")
 # The decision layers and what each may import besides the standard library and numpy
 # (the layout's import rule: downward only; no dask, no I/O beneath the bodies).
 LAYERS = {
     "graph": set(),
-    "policy": set(),
+    "policy": set(POLICY_PARTS),  # its __init__; the parts below
     "books": {"policy"},
     "core_states": set(),
     # core.py's Scheduler, written in five files: its mixins beneath it
@@ -208,7 +212,8 @@ def layer_violations(name: str, source: str, allowed: set) -> list[str]:
 
 
 def test_the_import_check_finds_a_planted_violation():
-    policy, books = (SRC / "policy.py").read_text(), (SRC / "books.py").read_text()
+    policy = (SRC / "policy" / "roots.py").read_text()
+    books = (SRC / "books.py").read_text()
     assert layer_violations("policy", policy, LAYERS["policy"]) == []
     assert layer_violations("policy", policy + "\nimport dask\n", set()) == \
         ["policy imports dask"]  # fmt: skip
@@ -220,10 +225,21 @@ def test_the_import_check_finds_a_planted_violation():
     assert layer_violations("graph", "import os.path, numpy as np\n", set()) == []
 
 
+def _layer_source(name: str) -> str:
+    """A layer's source: its module, or a package's ``__init__``."""
+    path = SRC / f"{name}.py"
+    return path.read_text() if path.exists() else (SRC / name / "__init__.py").read_text()
+
+
 def test_the_policy_layers_import_only_downward():
     found = [v for name, allowed in LAYERS.items()
-             for v in layer_violations(name, (SRC / f"{name}.py").read_text(), allowed)]
+             for v in layer_violations(name, _layer_source(name), allowed)]
+    parts = SRC / "policy"
+    found += [v for i, part in enumerate(POLICY_PARTS) for v in layer_violations(
+        f"policy.{part}", (parts / f"{part}.py").read_text(), set(POLICY_PARTS[:i]))]
     assert not found, found
+    # a new part of the policy names its place in the order
+    assert {p.stem for p in parts.glob("*.py")} == {"__init__", *POLICY_PARTS}
     layered = {p.stem for p in SRC.glob("core*.py")}
     assert layered <= set(LAYERS), layered - set(LAYERS)  # a new core file names its layer
 

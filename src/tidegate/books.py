@@ -7,7 +7,7 @@ Rules of this file:
 - Bodies *report* (``on_run``, ``on_finished``, ``on_failed``, ``on_released``, worker
   changes) and *ask* (``admits``, ``may_take_some``, ``place``, ``estimate``). What a root is,
   when its slot frees, what "idle" means and what a root is expected to weigh are decided
-  here and in policy.py, nowhere else.
+  here and in the policy package, nowhere else.
 - Every change is logged with the stimulus id of the event that caused it (a bounded log);
   ``story(task)`` prints a task's history.
 

@@ -2,7 +2,7 @@
 
 Rules of this file: task state changes only through ``_transition`` (the table below is
 every legal move); the per-worker books and the decisions read from them live in books.py
-and policy.py, shared with the dask plugin; this file translates events and executes.
+and the policy package, shared with the dask plugin; this file translates events and executes.
 
 ``Scheduler`` is one class written in five files, as mixins holding methods only (its state
 is set in ``__init__``, here): this file holds the events, every move (the methods the

@@ -10,7 +10,7 @@ Layout: the plugin and everything that touches ``SchedulerState`` (the twin inst
 on a bare state) is one class, ``hooks.Plugin``, written in hooks.py (events), install.py,
 admission.py and placement.py, with tasks.py and lines.py beside them; server.py holds the
 parts that need a live ``Scheduler`` (timer, stimulus, stealing, noticing removal).
-Decisions: books.py and policy.py.
+Decisions: books.py and the policy package.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """tidegate's policy inside a dask ``SchedulerState``: the plugin, with no loop and no server.
 
-The decisions are books.py's and policy.py's; this file translates dask's events into the
+The decisions are books.py's and the policy package's; this file translates dask's events into the
 books (``transition``, worker hooks) and executes decisions through the few scheduler
 methods it replaces on the instance (never the class):
 

@@ -1,7 +1,7 @@
 """Where a task runs: the plugin's placement of roots (co-assignment by meeting plans,
 admission through the books) and of the tasks after them (``decide_worker_non_rootish``).
 
-A mixin of :class:`tidegate.distributed.hooks.Plugin`; the decisions are policy.py's and
+A mixin of :class:`tidegate.distributed.hooks.Plugin`; the decisions are the policy's and
 books.py's, these methods gather their inputs from dask's ``TaskState``s and keep the
 walks and plans they reuse (bounded: ``CHAINS_KEPT``, ``WALKS_KEPT``).
 """
