@@ -91,3 +91,54 @@ def test_refresh_of_the_usual_tick_looks_and_wakes_as_each_worker_in_turn(
     assert some.calls == each.calls
     assert (some._looked, some._open, some._waiting_on) == \
         (each._looked, each._open, each._waiting_on)  # fmt: skip
+
+
+class _Looked:
+    """The state Admission._refresh reads for one running worker, booked in real Books;
+    _set_free and _set_count recorded."""
+
+    def __init__(self, books) -> None:
+        self.ws = SimpleNamespace(nbytes=0)
+        self.scheduler = SimpleNamespace(workers={"w": self.ws}, running={"w"})
+        self.books, self._plain = books, True
+        self._looked: dict = {}
+        self._open: set = set()
+        self._epoch = 0
+        self._free_key: dict = {}
+        self._count: dict = {}
+        self._idle: set = set()
+        self._waiting_on: dict = {}
+        self._uneven = False
+        self.free = self.count = None
+
+    def _set_free(self, addr, key) -> None:
+        self.free = key
+
+    def _set_count(self, addr, count) -> None:
+        self.count = count
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 6), st.booleans(), st.integers(0, 6), st.integers(0, 6),
+       st.sampled_from([1.0, 3.0, math.inf]), st.integers(0, 4), st.integers(0, 4),
+       st.sampled_from([4.0, 10.0, math.inf]), st.integers(1, 4))
+def test_refresh_opens_as_may_take_some_says(processing, expecting, rp, ru, cap, held,
+                                             estimated, budget, threads):  # fmt: skip
+    """Admission._refresh writes books.may_take_some's test in (cpu51): a worker is open
+    exactly where the books say it may take some, and free where it may progress or has
+    slots left under its budget (the test _refresh made before)."""
+    from tidegate.books import Books
+
+    books = Books()
+    book = books.add_worker("w", threads, budget)
+    book.processing, book.roots_processing, book.roots_untouched = processing, rp, ru
+    book.cap, book.estimated = cap, float(estimated)
+    books.expecting = frozenset({"w"}) if expecting else frozenset()
+    fake = _Looked(books)
+    fake.ws.nbytes = held
+    hooks.Plugin._refresh(fake, "w")
+    opens = books.may_take_some("w")
+    assert ("w" in fake._open) == opens
+    idle = processing == 0 and not expecting
+    free = opens and (idle or (rp + ru < cap and held + estimated < budget))
+    assert (fake.free is not None) == free

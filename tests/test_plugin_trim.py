@@ -345,3 +345,111 @@ def test_the_saturated_turn_is_dask_s():
             assert seen[0] == seen[1], (p, k / 8, seen)
             turned += seen[0][1]
     assert 0 < turned < 4 * 1599  # (both sides of the turn were asked)
+
+
+def _idle_saturated_by_unit(monkeypatch, name, steps, workers, defer):
+    """Twin ``name`` (``steps``, ``workers`` x 4) with trim.DEFER_FULL ``defer``: idle's
+    addresses and saturated's after every unit of scheduler work (a message handled, a
+    timer), the trace, the calls kept (each copies two dicts: trim's ``dict`` counted) and
+    trim.file_pending's entries."""
+    from tidegate.sim import cluster as sim_cluster
+    from tidegate.sim import simulate
+    from tidegate.sim.model import build_model
+    from tidegate.sim.workloads import build
+
+    counts = {"copies": 0, "filed": 0}
+    file_pending = trim.file_pending
+
+    def counted_dict(*args):
+        counts["copies"] += 1
+        return dict(*args)
+
+    def counted_pending(s, pending):
+        counts["filed"] += len(pending)
+        return file_pending(s, pending)
+
+    seen = []
+    work = sim_cluster.SimCluster.scheduler_work
+
+    def unit(cluster, fn, *args, **kwargs):
+        def run(*a):
+            out = fn(*a)
+            s = cluster.scheduler
+            seen.append((tuple(s.idle), tuple(sorted(w.address for w in s.saturated))))
+            return out
+
+        work(cluster, run, *args, **kwargs)
+
+    w = build(name, steps, 190e6, store=False)
+    model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
+    with monkeypatch.context() as m:
+        m.setattr(trim, "DEFER_FULL", defer)
+        m.setattr(trim, "dict", counted_dict, raising=False)
+        m.setattr(trim, "file_pending", counted_pending)
+        m.setattr(sim_cluster.SimCluster, "scheduler_work", unit)
+        r = simulate(model, workers=workers, threads_per_worker=4, policy="tidegate",
+                     bandwidth="1GB/s", record_memory=False, validate=True)
+    return seen, [(t.key, t.worker, t.start, t.stop) for t in r.trace.tasks], counts
+
+
+@pytest.mark.parametrize("name, steps, workers", [("rechunk-add", 100, 10),
+                                                  ("anomaly", 100, 5)])
+def test_deferred_checks_leave_idle_and_saturated_as_checked_at_once(monkeypatch, name,
+                                                                      steps, workers):
+    """trim.DEFER_FULL: within a task-finished message the checks of workers with as many
+    tasks as threads or more are filed at its end (each as its last call would have), or
+    not at all when a later call files the worker first. After every unit of the twin's
+    scheduler work, idle and saturated are as with every call summed at once, and so is
+    every decision (the trace); calls were deferred, filed and dropped."""
+    at_once, trace, base = _idle_saturated_by_unit(monkeypatch, name, steps, workers, False)
+    deferred, trace2, counts = _idle_saturated_by_unit(monkeypatch, name, steps, workers, True)
+    assert base["filed"] == base["copies"] == 0 and counts["filed"] > 20
+    assert counts["copies"] // 2 > counts["filed"] + 20  # (dropped: filed by a later call)
+    assert deferred == at_once
+    assert trace2 == trace
+    if name == "anomaly":
+        assert sum(1 for _, saturated in at_once if saturated) > 5
+
+
+def test_a_deferred_check_is_dropped_by_a_later_call_that_files_the_worker():
+    """Within a message (``_tidegate_pending`` a dict), a check of a worker with p >= nc
+    is kept, not filed; a later call filing that worker (fewer tasks than threads, paused,
+    or an occupancy given) drops it, a later kept one replaces it, and file_pending files
+    what is left as dask's calls in that order would have."""
+    state = _bare_state(nworkers=3, nthreads=2)
+    quick = trim.quick(state).__func__
+    dask = SchedulerState.check_idle_saturated
+    ws = list(state.workers.values())[1]
+    busy = {"known": 40}  # (most of the total: not idle)
+    for later in ("fewer", "paused", "given", "kept again", None):
+        results = []
+        for check in (dask, quick):
+            _prefixed(state, ws, busy, 0.0, None)
+            state.idle.clear()
+            state.saturated.clear()
+            state.idle_task_count = set()
+            ws.status = Status.running
+            state._tidegate_pending = {} if check is quick else None
+            ws.processing = {object() for _ in range(3)}
+            check(state, ws)
+            kept = dict(state._tidegate_pending or {})
+            if later == "fewer":
+                ws.processing = {object()}
+                check(state, ws)
+            elif later == "paused":
+                ws.status = Status.paused
+                check(state, ws)
+            elif later == "given":
+                check(state, ws, 0.0)
+            elif later == "kept again":
+                _prefixed(state, ws, {"known": 1}, 0.0, None)  # (now idle)
+                check(state, ws)
+            pending, state._tidegate_pending = state._tidegate_pending, None
+            if pending:
+                trim.file_pending(state, pending)
+            results.append((list(state.idle), set(state.saturated), list(kept), pending))
+        (idle, saturated, _, _), (idle2, saturated2, kept, pending) = results
+        assert (idle2, saturated2) == (idle, saturated), later
+        assert kept == [ws.address]  # (kept at first, not filed)
+        assert (ws.address in pending) == (later in ("kept again", None)), later
+    assert trim.DEFER_FULL
