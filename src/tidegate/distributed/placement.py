@@ -15,6 +15,7 @@ import math
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from . import restricted
 from ..policy import (
+    beside_partner,
     MEETING_FANOUT,
     SHARED_FANOUT,
     further_by_plan,
@@ -480,6 +481,10 @@ class Placement:
             if ws is None:
                 return ws
             # (not local: no input of ts's own, so a data input left is read by many)
+            if not local and deps and policy_module.SLICE_BESIDE_PARTNER:
+                at = self._beside_partner(ts, ws)
+                if at is not None:
+                    return at
             if not local and deps and policy_module.CUT_AT_HOLDER:
                 at = self._cut_holder(ts, ws)
                 if at is not None:
@@ -499,6 +504,39 @@ class Placement:
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_non_rootish", exc)
             return self._orig["decide_worker_non_rootish"](ts)
+
+    def _beside_partner(self, ts, ws):
+        """The running worker holding the other own input of ts's one reader, when ts has
+        no own input but one data input read by many (a month's day slice of its
+        climatology, read by its store with the day's data), or None (ws stands): the slice
+        is made where the store's other input is, not in a burst on another worker where it
+        waits to be copied (SLICE_BESIDE_PARTNER)."""
+        if len(ts.dependents) != 1:
+            return None
+        roots_max = self.books.roots_max
+        big = _sole_pull(ts, roots_max)
+        if big is None:
+            return None
+        s = self.scheduler
+        running = s.running
+        for reader in ts.dependents:
+            for d in reader.dependencies:
+                if d is ts or d.nbytes <= 0 or len(d.dependents) >= SHARED_FANOUT:
+                    continue
+                who = d.who_has
+                if not who or len(who) != 1 or not beside_partner(d.nbytes, big.nbytes):
+                    continue
+                for h in who:
+                    if h in running:
+                        book = self.books.workers.get(h.address)
+                        if policy_module.SLICE_BESIDE_PARTNER == 2 and (
+                                book is None or book.processing >= 2 * book.threads):
+                            return None  # (2: a backlogged holder: the rules after)
+                        if self._lagging or self._paced_groups:
+                            return self._paced_off(ts, h)
+                        return h
+                return None
+        return None
 
     def _cut_holder(self, ts, ws):
         """The running holder of ts's one data input, read by many (a chunk read by its cut
