@@ -51,10 +51,11 @@ def test_beside_partner_needs_the_switch_and_a_partner_of_the_slices_size():
     saved = policy.SLICE_BESIDE_PARTNER
     try:
         policy.SLICE_BESIDE_PARTNER = 2
-        assert policy.beside_partner(STACK, STACK)
-        assert not policy.beside_partner(280, STACK)  # an indexer: no partner
+        assert policy.beside_partner(STACK, STACK, CHUNK)
+        assert not policy.beside_partner(280, STACK, CHUNK)  # an indexer: no partner
+        assert not policy.beside_partner(CHUNK, CHUNK, CHUNK)  # a stencil's block: copied
         policy.SLICE_BESIDE_PARTNER = 0
-        assert not policy.beside_partner(STACK, STACK)
+        assert not policy.beside_partner(STACK, STACK, CHUNK)
     finally:
         policy.SLICE_BESIDE_PARTNER = saved
 

@@ -1,3 +1,4 @@
+"""python durations.py BUILD.pkl ...: per build, total task seconds and each group's count, sum and median."""
 import sys, cloudpickle, statistics, collections
 from dask.utils import key_split
 for p in sys.argv[1:]:
