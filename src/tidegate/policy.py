@@ -2028,32 +2028,6 @@ def spreads_fanout(largest_input: float, largest_root: float, chosen_processing:
         <= chosen_processing * other_threads
 
 
-# A task with no own input whose one data input is read by many (a month's day slice of
-# its climatology stack, 0.52 MB, read by its ~62 day slices) and whose one reader's other
-# own input (the day's data, same size) is held on one running worker runs on that worker
-# (Placement._beside_partner). Why (grp51, traced, groupby store 4 x 2 g1 s2 rescaled, 1.12x
-# queuing's peak): SPREAD_FANOUT / dask sent a month's 52 day slices to the idle worker,
-# which made them in 3 ms and held them (with the next month's 63: 60 MB, nothing
-# processing) until each was copied to its store's data day. 1: there however busy (4 x 2
-# time median 1.03 -> 1.08x: a month's stores stay on its data days' one worker); 2: only
-# where that worker has under 2 x threads processing (18 namings at 4 x 2: peak over 1.05x
-# 2 -> 1 in a first form; the committed form 4 -> 3 of 35 but 4 x 1 g1 s0 1.12 -> 1.36x);
-# 3: only as SPREAD_FANOUT's target (4 x 2 g4 s2 0.95 -> 1.35x). grp51-findings.txt,
-# bench/results/grp51-tools/ab_ref.py. 0: off (dask's choice,
-# then CUT_AT_HOLDER and SPREAD_FANOUT).
-SLICE_BESIDE_PARTNER = 0
-
-
-def beside_partner(partner_bytes: float, input_bytes: float, largest_root: float) -> bool:
-    """Does a day slice (its one widely read input of ``input_bytes``) go beside its
-    reader's other own input of ``partner_bytes`` (SLICE_BESIDE_PARTNER)? Where that is at
-    least half the slice's input (a copy of it would cost as much as the slice's own) and
-    the input is at most 1 / SPREAD_COPY of a root's output (a stencil's halo piece reads
-    its whole block: moved, bytes 0.10 -> 0.98x queuing's)."""
-    return bool(SLICE_BESIDE_PARTNER) and 2 * partner_bytes >= input_bytes \
-        and input_bytes * SPREAD_COPY <= largest_root
-
-
 def keeps_its_worker(held_here: int, held_elsewhere: int) -> bool:
     """May work stealing leave a task that is not a root where it is? Yes (it is never
     stolen) when every input of its own (``held_here``, at least one:

@@ -15,7 +15,6 @@ import math
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from . import restricted
 from ..policy import (
-    beside_partner,
     MEETING_FANOUT,
     SHARED_FANOUT,
     further_by_plan,
@@ -481,10 +480,6 @@ class Placement:
             if ws is None:
                 return ws
             # (not local: no input of ts's own, so a data input left is read by many)
-            if not local and deps and policy_module.SLICE_BESIDE_PARTNER:
-                at = self._beside_partner(ts, ws)
-                if at is not None:
-                    return at
             if not local and deps and policy_module.CUT_AT_HOLDER:
                 at = self._cut_holder(ts, ws)
                 if at is not None:
@@ -504,66 +499,6 @@ class Placement:
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_non_rootish", exc)
             return self._orig["decide_worker_non_rootish"](ts)
-
-    def _beside_partner(self, ts, ws):
-        """The running worker holding the other own input of ts's one reader, when ts has
-        no own input but one data input read by many (a month's day slice of its
-        climatology, read by its store with the day's data), or None (ws stands): the slice
-        is made where the store's other input is, not in a burst on another worker where it
-        waits to be copied (SLICE_BESIDE_PARTNER). The reader has that one other input of
-        the slice's size (a stencil's halo pieces meet several: never moved)."""
-        if len(ts.dependents) != 1:
-            return None
-        roots_max = self.books.roots_max
-        big = _sole_pull(ts, roots_max)
-        if big is None or len(big.dependents) < SHARED_FANOUT:
-            return None
-        partner = None
-        for reader in ts.dependents:
-            for d in reader.dependencies:
-                if d is ts or d.nbytes >= 0 and not beside_partner(d.nbytes, big.nbytes, roots_max):
-                    continue  # (one not yet made counts: its size is not known)
-                if partner is not None:
-                    return None  # (several: a stencil's meeting, bytes 0.10 -> 4.5x)
-                partner = d
-        if partner is None or len(partner.dependents) >= SHARED_FANOUT:
-            return None
-        who = partner.who_has
-        if not who or len(who) != 1:
-            return None
-        for h in who:
-            if h not in self.scheduler.running:
-                return None
-            if policy_module.SLICE_BESIDE_PARTNER == 3:
-                return None  # (3: only as _spread_off's target, _partner_holder)
-            book = self.books.workers.get(h.address)
-            if policy_module.SLICE_BESIDE_PARTNER == 2 and (
-                    book is None or book.processing >= 2 * book.threads):
-                return None  # (2: a backlogged holder: the rules after)
-            if self._lagging or self._paced_groups:
-                return self._paced_off(ts, h)
-            return h
-        return None
-
-    def _partner_holder(self, ts, big, roots_max):
-        """The one holder of the one other input (of the slice's size) of ts's one reader,
-        or None (SLICE_BESIDE_PARTNER 3: _spread_off's first choice)."""
-        if len(ts.dependents) != 1:
-            return None
-        partner = None
-        for reader in ts.dependents:
-            for d in reader.dependencies:
-                if d is ts or d.nbytes >= 0 and not beside_partner(d.nbytes, big.nbytes,
-                                                                   roots_max):
-                    continue
-                if partner is not None:
-                    return None
-                partner = d
-        if partner is None or not partner.who_has or len(partner.who_has) != 1:
-            return None
-        for h in partner.who_has:
-            return h
-        return None
 
     def _cut_holder(self, ts, ws):
         """The running holder of ts's one data input, read by many (a chunk read by its cut
@@ -605,16 +540,7 @@ class Placement:
                 big.nbytes, roots_max, mine.processing, mine.threads, len(running)):
             return None  # (before the scan)
         best, book = None, None
-        if policy_module.SLICE_BESIDE_PARTNER == 3:
-            h = self._partner_holder(ts, big, roots_max)
-            if h is not None and h is not ws and h in running:
-                b = books.workers.get(h.address)
-                if b is not None and spreads_fanout(big.nbytes, roots_max, mine.processing,
-                                                    mine.threads, b.processing, b.threads):
-                    best, book = h, b
         for addr, b in books.workers.items():
-            if best is not None:
-                break  # (3: the store's other input's holder, less busy: taken)
             other = s.workers.get(addr)
             if other is None or other is ws or other not in running:
                 continue
