@@ -62,7 +62,6 @@ from ..policy import (
     places_by_held,
     leaves_partner,
     combine_elsewhere,
-    combine_level_elsewhere,
     combines_whole,
     loads_before_reduced,
     over_first_share,
@@ -105,14 +104,13 @@ def _taken_on(t, depth: int):
     return None
 
 
-def _held_level(deps, group, inputs: int = 0):
+def _held_level(deps, group):
     """The bytes of a combine's inputs ``deps`` where they are one reduction level of
-    ``group``: each held, read by the combine alone and of at least ``inputs`` inputs of its
-    own; else None (Placement._combine_elsewhere's and _combine_level's test)."""
+    ``group``: each held and read by the combine alone; else None
+    (Placement._combine_elsewhere's test)."""
     total = 0
     for d in deps:
-        if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 or d.group is not group \
-                or len(d.dependencies) < inputs:  # fmt: skip
+        if d.nbytes <= 0 or not d.who_has or len(d.dependents) != 1 or d.group is not group:
             return None  # (not one reduction's level, or an input not held)
         total += d.nbytes
     return total
@@ -662,13 +660,6 @@ class Placement:
         else:
             loads = self._kept_load(first)
         if loads is None:
-            if policy_module.COMBINE_LEVELS and len(first.dependencies) >= 2 \
-                    and not (self._lagging or self._paced_groups or self._idle_groups) \
-                    and len(self.scheduler.running) <= policy_module.COMBINE_LEVELS_WORKERS:
-                # (a later level; not where a worker lags or loads went by pace: there the
-                # slow-worker rules place it, and the slow worker holds least; its scan of
-                # every worker only on a cluster of at most COMBINE_LEVELS_WORKERS)
-                return self._combine_level(ts, local, chosen)
             return None
         group = first.group
         if len(first.dependencies) == 1 and combines_whole(len(deps), len(group)):
@@ -712,46 +703,6 @@ class Placement:
         if self._lagging and best in self._lagging:
             return self._off_lagging(ts, workers[best])  # (its holders may end it sooner)
         return workers[best]
-
-    def _combine_level(self, ts, local, chosen):
-        """Another worker for ts when it is a tree reduction's later combine (its inputs
-        all partials of one group, each a combine read by ts alone: level 2 and up) and
-        policy.combine_level_elsewhere says so: of the running workers with a thread free
-        (and ``chosen``), the one whose held and estimated bytes, inputs on their way
-        (``_incoming``) and ts's inputs it lacks are least. None: ``chosen`` stands. Cost:
-        a look at every running worker per such combine (the anomaly: 84 of 3,335 tasks
-        at 1,000 steps); a worker's incoming inputs read only where the rest could win.
-        A later level's first input combines pieces of one group; a first-level sum of
-        products (``(a * b).sum(axis=0)``: each piece reads a_i and b_i) is none (review47:
-        moved, such sums took up to 1.21x the time)."""
-        first = next(iter(ts.dependencies))
-        if len({x.group for x in first.dependencies}) != 1:
-            return None
-        total = _held_level(ts.dependencies, first.group, 2)  # (a level of combines)
-        if total is None:
-            return None
-        s = self.scheduler
-        books = self.books.workers
-        at_chosen = best = best_key = None
-        for ws in s.running:
-            addr = ws.address
-            book = books.get(addr)
-            if addr != chosen and (book is None or book.processing >= book.threads):
-                continue  # (no thread free: the combine would wait behind its work)
-            m = ws.nbytes + (0.0 if book is None else book.estimated) + total \
-                - local.get(addr, 0)
-            if addr != chosen and best_key is not None and (m, addr) >= best_key:
-                continue  # (its inputs on their way only add)
-            m += _incoming(ws)
-            if addr == chosen:
-                at_chosen = m
-            if best_key is None or (m, addr) < best_key:
-                best, best_key = addr, (m, addr)
-        if at_chosen is None or best == chosen or not combine_level_elsewhere(
-                at_chosen, best_key[0], total / len(ts.dependencies)):  # fmt: skip
-            return None
-        self.books.log.append((ts.key, "combine level elsewhere", best, None))
-        return s.workers[best]  # (never where a worker lags: the caller's condition)
 
     def _idle_load(self, first):
         """While a root group went over an idle worker's even share (``_idle_groups``,

@@ -479,45 +479,6 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
     return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
 
 
-# A tree reduction's later combine (level 2 and up: its inputs all partials of one group,
-# each itself a combine read by it alone, the first of pieces of one group) goes to the
-# running worker with a thread free that would hold least once the partials it lacks are
-# in, when that is less by more than COMBINE_LEVELS_MARGIN partials than at dask's choice
-# (the holder of most partials; the
-# plugin's Placement._combine_level; anom47). Not while a worker lags, a group's loads
-# went by pace or over an idle worker's share: the slow worker holds least there, and the
-# slow-worker and idle rules place the mean.
-# 0: main's. Asked only while at most COMBINE_LEVELS_WORKERS workers run: it looks at every
-# running worker per such combine (the twin anomaly at 1,000 workers, 500 steps: +1,235
-# plugin bytecodes a task, growing with the cluster), and it gained at 20 workers, not at
-# 100 (100 x 4 at 800-1,200 steps: the same peaks; lead47).
-COMBINE_LEVELS = 1
-COMBINE_LEVELS_MARGIN = 2.0
-COMBINE_LEVELS_WORKERS = 64
-
-
-def combine_level_elsewhere(chosen: float, least: float, partial: float) -> bool:
-    """Does a tree reduction's later combine (level 2 and up) go to the worker measured
-    ``least`` rather than to dask's choice, measured ``chosen``? A worker's measure: its
-    held bytes, the estimated outputs of its tasks processing, their inputs on their way
-    to it, and the combine's inputs it lacks (what it holds once they are in). Yes when
-    ``least`` is less by over ``COMBINE_LEVELS_MARGIN`` inputs' bytes (``partial``, one
-    input's). Why: twin anomaly (``x - x.mean(axis=0)``, 1,000 steps of 190 MB, 20 x 4,
-    1 GB/s): every load is held until the mean is whole, and a level-2 combine (4 partials
-    of 380 MB in, 380 MB out) went beside the holder of most of its partials, a worker
-    holding its share of loads with its next group's chunk-means: 13.68 GB against
-    queuing's 17.67 (0.77x); moved, 12.16 GB (0.69x). Over 5 namings of the keys peak
-    median 0.745 -> 0.688x queuing's (0.667-0.774 -> 0.610-0.753), makespan 0.727 ->
-    0.722x. The margin: at half an input (the first form) 20 x 4 at 400 steps went 0.791
-    -> 0.837x (3 namings; moved where loads then came), at 2 inputs 0.791 -> 0.818x (one
-    naming of 5: 6.46 -> 6.84 GB); 100 x 4 gained at half an input (0.846 -> 0.815x) and
-    not at 1 or more (a 12-load worker's combine against an 8-load one: 2 partials to
-    copy against 2 held). Every worker is looked at: three free workers beside the
-    holders (as combine_elsewhere) lost most of it (20 x 4: 0.731x). bench/results/
-    anom47-findings.txt."""
-    return bool(COMBINE_LEVELS) and least + partial * COMBINE_LEVELS_MARGIN < chosen
-
-
 # COMBINE_BY_HELD asks nothing of a reduction's first combine (of chunk-means, each of one
 # load) that takes its input group whole (the whole reduction in one task, its result read
 # back by every load's reader): dask's choice, a holder of one input, stands
