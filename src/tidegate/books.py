@@ -571,6 +571,8 @@ class Books:
         ``why``): its slot frees on its worker (``live``: its entry, just counted down to
         0)."""
         del self._live[r]
+        if self._judged_small:  # (landed: _rejudge would drop it; a key run again is
+            self._judged_small.pop(r, None)  # judged by its new result, not this one)
         if self._cuts:
             cuts = self._cuts.pop(r, 0) + 1  # (and the last piece, which landed it)
             group = live[2]

@@ -699,6 +699,8 @@ class Admission:
                     if on:
                         self._park(ts, on)  # until a partner's worker opens
                         continue
+                    if self._first_parked:  # (parked by no one: rev50m)
+                        self._first_parked.pop(ts, None)
                     roots_blocked = True  # later roots would wait for the same slots
                     self._stalled = True
                     if not self._free:
@@ -832,6 +834,8 @@ class Admission:
                     continue
             addr, _ = self._place(ts, stimulus_id)
             if addr is None:
+                if self._first_parked:  # (it stays in line, parked by no one: rev50m)
+                    self._first_parked.pop(ts, None)
                 continue
             ws = s.workers.get(addr)
             if ws in s.running:

@@ -238,9 +238,16 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
             self._idle.discard(worker)
             self._combines.pop(worker, None)
             self._views.pop(worker, None)
+            verdicts = self._slow_groups, self._paced_groups, self._idle_groups
             for name, paces in self._pace.items():  # (its paces judge no worker now)
-                if paces.pop(worker, None) is not None and not _uneven(paces):
-                    self._uneven.discard(name)
+                if paces.pop(worker, None) is not None:
+                    if not _uneven(paces):
+                        self._uneven.discard(name)
+                    if not _apart(paces):  # (found on its paces: no pair left finds them)
+                        for found in verdicts:
+                            found.discard(name)
+            if self._wave is not None:
+                self._wave[2].discard(worker)  # (took its share: no longer one to wait for)
             if self._readers:  # (nor its readers' paces: policy.lags' reference goes too)
                 self._lagging.pop(worker, None)
                 for reader, (_, paces) in self._readers.items():
@@ -250,11 +257,11 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                         del self._lag_ref[reader]
                 for windows in self._lag_roots.values():
                     windows.pop(worker, None)
-            if worker in self._waiting_on:
-                self._wake(worker)
             self._copies.wake()  # a held reader's worker may be the one leaving
             self._broadcast.drop_worker(worker)  # (its WorkerState is kept nowhere else)
             self.books.remove_worker(worker, locate, kwargs.get("stimulus_id"))
+            if worker in self._waiting_on:  # (after its book went: _wake's spread roots
+                self._wake(worker)  # asked may_take_spread of it, and stayed parked there)
         except Exception as exc:
             self._error("remove_worker", exc)
             try:
@@ -1083,6 +1090,24 @@ def _uneven(paces: dict) -> bool:
     fast = min(filter(None, map(_first if samples == 1 else max, paces.values())),
                default=0)  # fmt: skip
     return slow > pace * fast > 0
+
+
+def _apart(paces: dict) -> bool:
+    """Is some worker's last root of a group slower than another worker's shortest known
+    one by the least of the factors the group verdicts are found by (policy.SLOWER for
+    clearly_slower: ``_slow_groups``; PACE_SLOWER for paced_slower, IDLE_PACE for
+    idle_takes: ``_paced_groups``, ``_idle_groups``)? Each of those asks at least this of
+    a pair of workers' paces, so with no such pair left (a worker left: remove_worker) the
+    group's verdicts have nothing to rest on (review50: they stayed until the group went).
+    O(workers^2) at worst: asked only as a worker leaves, of its groups."""
+    factor = min(filter(None, (policy_module.SLOWER, policy_module.PACE_SLOWER,
+                               policy_module.IDLE_PACE)), default=0)  # fmt: skip
+    for w, pace in paces.items():
+        least = min((x for x in pace if x == x and x > 0), default=0)
+        if least and factor and any(o[0] > factor * least for v, o in paces.items()
+                                    if v != w):  # fmt: skip
+            return True
+    return False
 
 
 def _paced(paces: dict, worker, d: float) -> None:

@@ -298,14 +298,17 @@ class Install:
     def _stolen(self, key) -> None:
         """A steal confirmed moves processing task ``key`` to the thief without a
         transition: where the books still have it elsewhere, its record moves as a start
-        there (else the thief, running it, is booked idle: review50). A reschedule went
-        through transitions: the books agree, nothing to do."""
+        there (else the thief, running it, is booked idle: review50), and the kept walks
+        that read it are stamped (``_moving``, as a transition does). A reschedule went
+        through transitions: the books agree, nothing to do. No poke: the victim's freed
+        thread waits for the next event, as dask's queue does after a steal."""
         ts = self.scheduler.tasks.get(key)
         ws = ts.processing_on if ts is not None else None
         if ws is None or self.books.processing_on(key) in (ws.address, None):
             return
         try:
             sid = "tidegate-steal"
+            self._moving(key)  # (a kept walk that read its worker is stale: rev50m)
             self.books.on_stopped(key, sid)
             if self.limits.caps:
                 self.limits.on_done(key)  # (_began counts it again: limits are cluster-wide)

@@ -375,6 +375,8 @@ class Placement:
                     # opened a meeting out of priority order (see _owed_first)
                     self._offered.add(ts.key)
                 return ws
+            if self._first_parked and ts not in self._parked:  # (in line: rev50m)
+                self._first_parked.pop(ts, None)
             return None
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_rootish_queuing_enabled", exc)
@@ -2091,7 +2093,8 @@ class Placement:
                 # it by held bytes if the reduction reduces, else it joins its partners)
                 books.log.append((ts.key, "withheld", p, stimulus_id))
                 if policy_module.FIRST_SHARE >= 2:
-                    self._first_parked[ts] = None  # (Admission._first_split)
+                    # (Admission._first_split; a caller that does not park it drops it)
+                    self._first_parked[ts] = None
                 return None, partners
         return None
 
