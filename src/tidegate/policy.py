@@ -2651,8 +2651,10 @@ def combine_level_elsewhere(chosen: float, least: float, partial: float) -> bool
 # stores), 1,520 MB against queuing's 1,330 (1.143x); moved to a holder of 1: 1.000x, time
 # 0.966 -> 1.000x (with TIE_FEWER_READERS; alone its stores' ties cost 1.187x). 20 x 4 at 48
 # steps peak 1.042 -> 1.000x; with free workers as candidates 6 steps 8 x 2 took 1.065x
-# time (anom51-findings.txt). 0: off (main's: such combines stay beside their holder).
-KEPT_WHOLE_COMBINE = 0
+# time. Cost: 20 x 4 at 24 steps of 50 MB time 0.740 -> 0.759x, bytes 0.85 -> 0.94x, the
+# peak equal (anom51-findings.txt). 0: off (before anom51: such combines stay beside their
+# holder).
+KEPT_WHOLE_COMBINE = 1
 
 
 def combine_kept_whole(loads: int, threads: int) -> bool:
@@ -2675,8 +2677,8 @@ def combine_kept_whole(loads: int, threads: int) -> bool:
 # 190 MB: dask's tie-break sent stores to the mean's worker, copying their loads there,
 # where the mean would be copied to the loads' workers for the other stores anyway; 6 steps
 # 2 x 2 bytes moved 0.57 -> 0.43x queuing's, 2 x 4 0.71 -> 0.57x, time and peak the same
-# (and KEPT_WHOLE_COMBINE's time). 0: off (dask's choice among the tied stands).
-TIE_FEWER_READERS = 0
+# (and KEPT_WHOLE_COMBINE's time). 0: off (before anom51: dask's choice among the tied).
+TIE_FEWER_READERS = 1
 
 
 def fewest_readers(tied: dict, chosen):
