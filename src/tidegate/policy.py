@@ -2677,7 +2677,8 @@ def combine_kept_whole(loads: int, threads: int) -> bool:
 # 190 MB: dask's tie-break sent stores to the mean's worker, copying their loads there,
 # where the mean would be copied to the loads' workers for the other stores anyway; 6 steps
 # 2 x 2 bytes moved 0.57 -> 0.43x queuing's, 2 x 4 0.71 -> 0.57x, time and peak the same
-# (and KEPT_WHOLE_COMBINE's time). 0: off (before anom51: dask's choice among the tied).
+# (and KEPT_WHOLE_COMBINE's time); senders at 200 MB/s, 4 steps 2 x 2 of 32 MB 1.178 ->
+# 1.000x time, bytes 1.33 -> 1.00x. 0: off (before anom51: dask's choice among the tied).
 TIE_FEWER_READERS = 1
 
 
