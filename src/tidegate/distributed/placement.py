@@ -62,7 +62,9 @@ from ..policy import (
     places_by_held,
     leaves_partner,
     combine_elsewhere,
+    combine_kept_whole,
     combines_whole,
+    fewest_readers,
     loads_before_reduced,
     over_first_share,
     pair_commits,
@@ -495,6 +497,8 @@ class Placement:
                 if at is not None:
                     return at
             addr = place_consumer(local, ws.address)
+            if policy_module.TIE_FEWER_READERS and len(local) >= 2:
+                addr = self._fewer_readers(ts, local, addr)
             if len(deps) >= 3 and policy_module.COMBINE_BY_HELD:
                 other = self._combine_elsewhere(ts, local, addr)
                 if other is not None:
@@ -661,6 +665,11 @@ class Placement:
             loads = self._idle_load(first)
         else:
             loads = self._kept_load(first)
+        holders_only = False
+        if loads is None and policy_module.KEPT_WHOLE_COMBINE:
+            # (a reduction keeping all it loads, in one wave: asked among its inputs' holders)
+            loads = self._kept_whole_load(first)
+            holders_only = loads is not None
         if loads is None:
             return None
         group = first.group
@@ -677,7 +686,8 @@ class Placement:
         self._update()
         candidates = set(local)
         candidates.add(chosen)
-        candidates.update(itertools.islice(self._free_iter(), 3))
+        if not holders_only:  # (a free worker holding none: all its inputs copied in)
+            candidates.update(itertools.islice(self._free_iter(), 3))
         books = self.books.workers
         est = self.books.estimate(math.nan, loads)
         est = est if est == est else 0.0
@@ -737,6 +747,44 @@ class Placement:
         if self._kept(load) is not first:
             return None  # (its loads are not kept for this reduction)
         return load.group.name
+
+    def _kept_whole_load(self, first):
+        """The root group of the one load ``first`` (a combine's first input, read by it
+        alone) keeps whole, where that load is kept for it (not policy.reduced_enough) and
+        the group is no larger than the cluster's threads (policy.combine_kept_whole); else
+        None (``_combine_elsewhere`` then asks only its inputs' holders)."""
+        if len(first.dependencies) != 1 or len(first.dependents) != 1:
+            return None
+        (load,) = first.dependencies
+        if not combine_kept_whole(len(load.group), self.scheduler.total_nthreads):
+            return None
+        if self._kept(load) is not first:
+            return None
+        return load.group.name
+
+    def _fewer_readers(self, ts, local, addr):
+        """Where ts's own input bytes (``local``) tie between workers, ``addr`` among
+        them: the tied worker whose input there has the fewest readers
+        (policy.fewest_readers, TIE_FEWER_READERS); else ``addr``."""
+        best = local.get(addr)  # (None: dask's choice holds none of them, local all 0)
+        tied = {a: SHARED_FANOUT for a, b in local.items() if b == best}
+        if len(tied) < 2:
+            return addr
+        roots_max = None
+        for d in ts.dependencies:
+            n = len(d.dependents)
+            if d.nbytes <= 0 or n >= SHARED_FANOUT:
+                continue
+            if not d.dependencies:
+                if roots_max is None:
+                    roots_max = self.books.roots_max
+                if not own_input(d.nbytes, n, True, roots_max):
+                    continue
+            for h in d.who_has or ():
+                a = h.address
+                if a in tied and n < tied[a]:
+                    tied[a] = n
+        return fewest_readers(tied, addr)
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a

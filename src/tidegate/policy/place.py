@@ -479,6 +479,58 @@ def combine_elsewhere(chosen: float, least: float, estimate: float = 0.0) -> boo
     return bool(COMBINE_BY_HELD) and least + estimate / 2 < chosen
 
 
+# COMBINE_BY_HELD asks a reduction's first combine of loads kept for it whose first task keeps
+# all it loads (not reduced_enough: the twin anomaly's chunk-means, one step a chunk) too,
+# where its loads' group is no larger than the cluster's threads (the whole reduction loads
+# in one wave: no later wave pays for the copies), its inputs' holders the only candidates
+# (combine_kept_whole; Placement._combine_elsewhere). Why: twin anomaly (build(), 190 MB) 6
+# steps on 4 x 2 / 4 x 4: the combine of 4 went beside 2 of its loads (kept for their
+# stores), 1,520 MB against queuing's 1,330 (1.143x); moved to a holder of 1: 1.000x, time
+# 0.966 -> 1.000x (with TIE_FEWER_READERS; alone its stores' ties cost 1.187x). 20 x 4 at 48
+# steps peak 1.042 -> 1.000x; with free workers as candidates 6 steps 8 x 2 took 1.065x
+# time. Cost: 20 x 4 at 24 steps of 50 MB time 0.740 -> 0.759x, bytes 0.85 -> 0.94x, the
+# peak equal (anom51-findings.txt). 0: off (before anom51: such combines stay beside their
+# holder).
+KEPT_WHOLE_COMBINE = 1
+
+
+def combine_kept_whole(loads: int, threads: int) -> bool:
+    """Is a reduction's first combine, whose first task keeps all of the load it reads
+    (not :func:`reduced_enough`), asked by :func:`combine_elsewhere` among its inputs'
+    holders? When ``loads`` (its loads' task group) is at most the cluster's ``threads``:
+    the whole reduction loads in one wave, and the loads, kept for their stores, stay on
+    the workers where they load whatever the combine does, so a combine beside most of
+    them adds its inputs and its output to the busiest worker (twin anomaly 6 steps 4 x 2:
+    1.143 -> 1.000x queuing's peak). Not on larger graphs: there the combines' copies are
+    paid wave after wave (anomaly 100 x 4, bytes moved 0.35 -> 0.69x, time +39%:
+    :func:`reduced_enough`)."""
+    return bool(KEPT_WHOLE_COMBINE) and loads <= threads
+
+
+# A consumer whose own input bytes tie between workers goes to the tied worker whose input
+# there has the fewest readers, where the plugin's answer was one of the tied workers
+# (fewest_readers; Placement._decide_worker_non_rootish). Why: the twin anomaly's store
+# reads its load (read by its chunk-mean and it) and the mean (read by every store), both
+# 190 MB: dask's tie-break sent stores to the mean's worker, copying their loads there,
+# where the mean would be copied to the loads' workers for the other stores anyway; 6 steps
+# 2 x 2 bytes moved 0.57 -> 0.43x queuing's, 2 x 4 0.71 -> 0.57x, time and peak the same
+# (and KEPT_WHOLE_COMBINE's time); senders at 200 MB/s, 4 steps 2 x 2 of 32 MB 1.178 ->
+# 1.000x time, bytes 1.33 -> 1.00x. 0: off (before anom51: dask's choice among the tied).
+TIE_FEWER_READERS = 1
+
+
+def fewest_readers(tied: dict, chosen):
+    """Of ``tied`` ({worker: the fewest readers of a consumer's own inputs held there},
+    the workers holding most of its input bytes, equally), the one whose input there has
+    the fewest readers; ``chosen`` (the runtime's choice) among equals. An input read by
+    many is copied to its other readers' workers anyway; one read by few is copied for
+    this consumer alone."""
+    least = min(tied.values())
+    if tied.get(chosen) == least:
+        return chosen
+    return next(w for w, n in tied.items() if n == least)
+
+
 # COMBINE_BY_HELD asks nothing of a reduction's first combine (of chunk-means, each of one
 # load) that takes its input group whole (the whole reduction in one task, its result read
 # back by every load's reader): dask's choice, a holder of one input, stands
