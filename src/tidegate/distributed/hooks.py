@@ -243,7 +243,9 @@ class Plugin(Install, Admission, Placement, SchedulerPlugin):
                 if paces.pop(worker, None) is not None:
                     if not _uneven(paces):
                         self._uneven.discard(name)
-                    if not _apart(paces):  # (found on its paces: no pair left finds them)
+                    if any(name in found for found in verdicts) and not _apart(paces):
+                        # (found on its paces: no pair left finds them; _apart is a pass over
+                        # pairs of workers, asked only of a group with a verdict: rev51m)
                         for found in verdicts:
                             found.discard(name)
             if self._wave is not None:

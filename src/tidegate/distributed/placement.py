@@ -784,7 +784,13 @@ class Placement:
                 a = h.address
                 if a in tied and n < tied[a]:
                     tied[a] = n
-        return fewest_readers(tied, addr)
+        books = self.books.workers
+
+        def free(a):  # (a thread free: dask's choice balances load among equals otherwise)
+            book = books.get(a)
+            return book is not None and book.processing < book.threads
+
+        return fewest_readers(tied, addr, free)
 
     def _place(self, ts, stimulus_id=None):
         """``(worker or None, partners)`` for root ts (:meth:`_decide`); the walks of a
