@@ -452,4 +452,3 @@ def test_a_deferred_check_is_dropped_by_a_later_call_that_files_the_worker():
         assert (idle2, saturated2) == (idle, saturated), later
         assert kept == [ws.address]  # (kept at first, not filed)
         assert (ws.address in pending) == (later in ("kept again", None)), later
-    assert trim.DEFER_FULL

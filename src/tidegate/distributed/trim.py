@@ -126,8 +126,12 @@ _RUNNING, _CLOSED = Status.running, Status.closed
 # without inputs, before which file_now files them). idle and saturated then hold what
 # dask's calls leave, at the message's end. Taken again in session 51 (cpu51, on main
 # 9b8221d; file_pending's body written in, no frame a worker filed): bytecodes a task in
-# bench/results/cpu51-findings.txt. False: every call sums at once.
-DEFER_FULL = True
+# bench/results/cpu51-findings.txt. False: every call sums at once. Off by default: fewer
+# bytecodes (100 x 4: rechunk-add 1.243 -> 1.232x queuing's) but no less time, as in session 43:
+# timed quietly against off, 2 rounds x 3 lockstep pairs (lead51-cpu/defer-*.log), on / off
+# anomaly 1.189 / 1.142 and 1.164 / 1.162, rechunk-add 1.210 / 1.163 and 1.204 / 1.195,
+# slice-add 1.187 / 1.147 and 1.183 / 1.193, stack-sum 1.130 / 1.124 and 1.146 / 1.151.
+DEFER_FULL = False
 _quick_made: dict = {}  # dask's check_idle_saturated -> _check_idle_saturated dressed as it
 _WORKER = ("occupancy", "scheduler")  # (WorkerState's properties; the rest the scheduler's)
 
