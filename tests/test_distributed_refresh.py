@@ -124,9 +124,9 @@ class _Looked:
        st.sampled_from([4.0, 10.0, math.inf]), st.integers(1, 4))
 def test_refresh_opens_as_may_take_some_says(processing, expecting, rp, ru, cap, held,
                                              estimated, budget, threads):  # fmt: skip
-    """Admission._refresh writes books.may_take_some's test in (cpu51): a worker is open
-    exactly where the books say it may take some, and free where it may progress or has
-    slots left under its budget (the test _refresh made before)."""
+    """Admission._refresh opens a worker exactly where books.may_take_some says it may
+    take some, and makes it free where it may progress or has slots left under its
+    budget."""
     from tidegate.books import Books
 
     books = Books()

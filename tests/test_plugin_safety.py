@@ -142,7 +142,7 @@ FAULTS = {
     "books.on_finished": (Books, "on_finished"),
     "books.on_released": (Books, "on_released"),
     "books.on_stopped": (Books, "on_stopped"),
-    # (books.may_take_some's test is written in _refresh since cpu51: the look itself)
+    "books.may_take_some": (Books, "may_take_some"),
     "refresh": (admission.Admission, "_refresh"),
     "books.forget_groups": (Books, "forget_groups"),
     "books.add_worker": (Books, "add_worker"),

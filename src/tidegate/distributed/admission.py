@@ -88,21 +88,17 @@ class Admission:
                 book = self._measure(ws)
             else:
                 book.held = ws.nbytes  # (_measure without a budget, without its calls: hot)
-            processing = book.processing
-            idle = processing == 0 and addr not in books.expecting
-            cap = book.cap
-            # Whether the worker may take a root is the books' question, books.may_take_some
-            # (``book`` is books.workers[addr]): its test written in, its first clause (may
-            # progress) the ``idle`` read here once, as below (about once per task: the
-            # call and the second read of the fields cost ~17 bytecodes a look, cpu51;
-            # test_distributed_refresh::test_refresh_opens_as_may_take_some_says).
-            if idle or (book.roots_processing < cap and book.held + book.estimated < book.budget):
+            # Whether the worker may take a root is the books' question (one rule for every
+            # body: not inlined here); may_progress's own test below reads the fields once.
+            if books.may_take_some(addr):
                 if addr not in self._open:
                     self._open.add(addr)
                     self._epoch += 1
+                processing = book.processing
+                idle = processing == 0 and addr not in books.expecting
+                cap = book.cap
                 flight = book.roots_processing + book.roots_untouched
-                # (not idle: its held and estimated bytes are under its budget, found above)
-                if idle or flight < cap:
+                if idle or (flight < cap and book.held + book.estimated < book.budget):
                     # Free, least loaded first; unchanged (most looks): no call
                     threads = book.threads
                     key = ((flight + processing) / threads, addr)
