@@ -11,7 +11,6 @@ A mixin of :class:`tidegate.distributed.hooks.Plugin`.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import logging
 import math
@@ -133,7 +132,6 @@ class Install:
         self._server = False
         self._task_to_msg = None
         self._steal_confirmed = None  # (the steal-response handler wrapped: _watch_steals)
-        self._finished = None  # (the task-finished handler wrapped: _defer_full)
         self._listed = None  # holders.listing's kept copies, by id of a task's holders
         self._saved_idle_task_count = None
         self._held = set()
@@ -207,9 +205,6 @@ class Install:
         scheduler.decide_worker_non_rootish = self._decide_worker_non_rootish
         scheduler._tidegate = self
         self._watch_steals(scheduler)
-        if trimmed is not None and trim.DEFER_FULL and self.memory_limit is None \
-                and getattr(trimmed, "__func__", None) in trim._quick_made.values():  # fmt: skip
-            self._defer_full(scheduler)
         for name in REPLICA_HOOKS:
             if name == "remove_all_replicas" and _drops_all_in_transitions(scheduler):
                 continue  # (twin rechunk-add 100 x 4: 0.88 calls a task, ~45 bytecodes)
@@ -240,11 +235,6 @@ class Install:
             self._saved_idle_task_count.clear()
         if self._task_to_msg is not None and s.__dict__.get("_task_to_msg") is self._task_to_msg:
             del s._task_to_msg
-        finished, self._finished = self._finished, None
-        if finished is not None and handlers_of(s).get("task-finished") is finished:
-            s.stream_handlers["task-finished"] = finished.__wrapped__
-        trim.file_now(s)  # (DEFER_FULL's kept calls, if uninstalled within a message)
-        s.__dict__.pop("_tidegate_pending", None)
         confirmed, self._steal_confirmed = self._steal_confirmed, None
         handlers = getattr(s, "stream_handlers", None)
         if confirmed is not None and handlers is not None \
@@ -319,30 +309,6 @@ class Install:
                 self._resync()
             except Exception as exc2:
                 self._error("resync", exc2)
-
-    def _defer_full(self, scheduler) -> None:
-        """Wrap the task-finished handler: within it, trim._check_idle_saturated keeps its
-        p >= nc calls (trim.DEFER_FULL) and they are filed at its end. Restored by
-        uninstall."""
-        handlers = getattr(scheduler, "stream_handlers", None)
-        original = None if handlers is None else handlers.get("task-finished")
-        if original is None or inspect.iscoroutinefunction(original):
-            return  # (a coroutine's end is not its call's: nothing kept then)
-
-        def finished(*args, **kwargs):
-            if scheduler._tidegate_pending is not None:  # (within one already)
-                return original(*args, **kwargs)
-            pending = scheduler._tidegate_pending = {}
-            try:
-                return original(*args, **kwargs)
-            finally:
-                scheduler._tidegate_pending = None
-                if pending:
-                    trim.file_pending(scheduler, pending)
-
-        finished._tidegate = True
-        finished.__wrapped__ = original
-        handlers["task-finished"] = self._finished = finished
 
     def _steals_seen(self) -> bool:
         """Is every steal confirmation seen (_watch_steals), or is there no stealing?"""
@@ -610,8 +576,3 @@ def _calls(code, name) -> bool:
     return name in code.co_names or any(
         _calls(c, name) for c in code.co_consts if hasattr(c, "co_names"))
 
-
-def handlers_of(scheduler) -> dict:
-    """The scheduler's stream handlers ({} without)."""
-    handlers = getattr(scheduler, "stream_handlers", None)
-    return {} if handlers is None else handlers

@@ -13,7 +13,7 @@ from itertools import chain
 import math
 
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
-from . import restricted, trim
+from . import restricted
 from ..policy import (
     MEETING_FANOUT,
     SHARED_FANOUT,
@@ -391,8 +391,6 @@ class Placement:
         ``decide_worker_non_rootish`` itself, Install._guard's test and fallback written in
         (no guard's frame around it: once a task, cpu47)."""
         if self._fallback or self.scheduler is None:  # (Install._guard's test, written in)
-            if not ts.dependencies and self.scheduler is not None:
-                trim.file_now(self.scheduler)  # (dask's reads idle: trim.DEFER_FULL)
             return self._orig["decide_worker_non_rootish"](ts)
         try:
             s = self.scheduler
@@ -400,8 +398,6 @@ class Placement:
                 return None
             if ts.actor or ts.resource_restrictions or ts.worker_restrictions \
                     or ts.host_restrictions:  # fmt: skip
-                if not ts.dependencies:  # (dask's may read idle: trim.DEFER_FULL's filed first)
-                    trim.file_now(s)
                 return self._orig["decide_worker_non_rootish"](ts)
             running = s.running
             everyone = len(running) == len(s.workers)  # then every holder runs (no hash)
@@ -482,8 +478,6 @@ class Placement:
                         # 1.54x queuing's makespan).
                         return None
                     return allowed
-            if not deps:  # (dask's reads idle: trim.DEFER_FULL's filed first)
-                trim.file_now(s)
             ws = self._orig["decide_worker_non_rootish"](ts)  # (read here: most return above)
             if ws is None:
                 return ws
@@ -508,8 +502,6 @@ class Placement:
             return ws if addr == ws.address else s.workers[addr]
         except Exception as exc:  # (as Install._guard's wrapper does)
             self._failed("decide_worker_non_rootish", exc)
-            if not ts.dependencies:
-                trim.file_now(self.scheduler)  # (dask's reads idle: trim.DEFER_FULL)
             return self._orig["decide_worker_non_rootish"](ts)
 
     def _cut_holder(self, ts, ws):

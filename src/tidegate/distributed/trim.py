@@ -116,22 +116,6 @@ _SHAPES = {
 }
 
 _RUNNING, _CLOSED = Status.running, Status.closed
-
-# Within a task-finished message, a check of a worker with p >= nc tasks processing keeps
-# what its sums read and files the worker at the message's end, unless a later call files it
-# first (Install._defer_full; cpu43). Why: a finish's check is mostly followed, in the same
-# message, by poke starting a task there, whose check files the worker anew (twin
-# rechunk-add 100 x 4: 1.04 of 1.56 such calls a task), and nothing reads idle or saturated
-# in between (dask's readers: stealing's balance, its own timer; decide_worker for a task
-# without inputs, before which file_now files them). idle and saturated then hold what
-# dask's calls leave, at the message's end. Taken again in session 51 (cpu51, on main
-# 9b8221d; file_pending's body written in, no frame a worker filed): bytecodes a task in
-# bench/results/cpu51-findings.txt. False: every call sums at once. Off by default: fewer
-# bytecodes (100 x 4: rechunk-add 1.243 -> 1.232x queuing's) but no less time, as in session 43:
-# timed quietly against off, 2 rounds x 3 lockstep pairs (lead51-cpu/defer-*.log), on / off
-# anomaly 1.189 / 1.142 and 1.164 / 1.162, rechunk-add 1.210 / 1.163 and 1.204 / 1.195,
-# slice-add 1.187 / 1.147 and 1.183 / 1.193, stack-sum 1.130 / 1.124 and 1.146 / 1.151.
-DEFER_FULL = False
 _quick_made: dict = {}  # dask's check_idle_saturated -> _check_idle_saturated dressed as it
 _WORKER = ("occupancy", "scheduler")  # (WorkerState's properties; the rest the scheduler's)
 
@@ -158,8 +142,6 @@ def quick(scheduler):
         fn = _quick_made[dask] = recompile.dressed(FunctionType(
             _check_idle_saturated.__code__, _check_idle_saturated.__globals__,
             dask.__name__), dask)  # fmt: skip
-    if "_tidegate_pending" not in scheduler.__dict__:
-        scheduler._tidegate_pending = None  # (read by every call: DEFER_FULL's calls kept)
     return MethodType(fn, scheduler)
 
 
@@ -174,12 +156,9 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
     calls). ``idle`` (a SortedDict) is set or popped only when that changes it: its
     Python __setitem__ / pop otherwise set the same value or pop nothing."""
     status = ws.status  # (read once, the members as globals: dask's two tests, reordered)
-    pending = self._tidegate_pending  # (None but within a task-finished message: DEFER_FULL)
     if status != _RUNNING:
         if self.total_nthreads == 0 or status == _CLOSED:
             return
-        if pending:
-            pending.pop(ws.address, None)  # (this call files ws: a deferred one is dead)
         saturated = self.saturated
         if saturated:
             saturated.discard(ws)
@@ -191,29 +170,20 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
         return
     p = len(ws.processing)
     nc = ws.nthreads
+    saturated = self.saturated
+    idle = self.idle  # (a SortedDict: its __setitem__ and pop are Python; asked first, in C)
     if p < nc:
-        if pending:
-            pending.pop(ws.address, None)
-        saturated = self.saturated
         if saturated:  # (mostly empty: no Python WorkerState.__hash__ for nothing)
             saturated.discard(ws)
-        idle = self.idle  # (a SortedDict: its __setitem__ and pop are Python; asked first, in C)
         if idle.get(ws.address) is not ws:
             idle[ws.address] = ws
         return
-    if occ < 0:
-        if pending is not None:
-            # Within a task-finished message: what the sums read, kept (two dict copies
-            # in C); filed at the message's end unless another call files ws first.
-            # (its threads, the scheduler's, the bandwidth: the same at the message's end,
-            # as every prefix's durations: only other messages change them)
-            pending[ws.address] = (
-                ws, p, ws._occupancy_cache, dict(ws.task_prefix_count), ws._network_occ,
-                dict(self._task_prefix_count_global), self._network_occ_global)  # fmt: skip
-            return
-    elif pending:
-        pending.pop(ws.address, None)
-    # At once (DEFER_FULL off, or outside a message; file_pending's body as this).
+    # The two sums (dask's _calc_occupancy with _get_prefix_duration inlined: the worker's,
+    # then the total's) are written out here, not called: ~1.6 pairs a task, a call's frame
+    # ~a quarter of a short sum's bytecodes (cpu42). Each is dask's loop, its arithmetic in
+    # its order, its validate assert and its max(occ, 0) (0, an int, below 0). A plain loop
+    # on purpose: cpu36b's C form (attrgetter, compress, ``reduce(add, map(mul, ...))``) ran
+    # fewer bytecodes but 3-4x the time a call on Python 3.11 (lead36-findings.txt).
     prefixes = self.task_prefixes
     if occ < 0:  # (WorkerState.occupancy and .scheduler inlined: the scheduler is self,
         # whose worker ws is: dask calls it for its own workers, as the total below reads)
@@ -234,7 +204,6 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
                 assert occ >= 0, (occ, res, ws._network_occ, self.bandwidth)
             if occ < 0:
                 occ = 0
-    saturated = self.saturated
     if saturated:
         saturated.discard(ws)
     res = 0.0
@@ -251,7 +220,6 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
     if self.validate:
         assert total >= 0, (total, res, self._network_occ_global, self.bandwidth)
     per_thread = (0 if total < 0 else total) / self.total_nthreads
-    idle = self.idle
     if occ < nc * per_thread / 2:
         if idle.get(ws.address) is not ws:
             idle[ws.address] = ws
@@ -262,73 +230,3 @@ def _check_idle_saturated(self, ws, occ: float = -1.0) -> None:
             pending = occ * (p - nc) / (p * nc)
             if 0.4 < pending > 1.9 * per_thread:
                 saturated.add(ws)
-
-
-def file_pending(s, pending) -> None:
-    """File the workers whose check a task-finished message deferred (DEFER_FULL), each as
-    its last call would have, from what that call read (check_idle_saturated's end as
-    _check_idle_saturated's own, its body written in here: ~0.9 workers a task, no frame
-    each); a worker no longer the scheduler's is left out (remove_worker took it out of
-    idle and saturated). Each sum is dask's loop, its arithmetic in its order, its validate
-    assert and its max(occ, 0) (0, an int, below 0)."""
-    workers, total_nthreads, bandwidth = s.workers, s.total_nthreads, s.bandwidth
-    prefixes, validate = s.task_prefixes, s.validate
-    for addr, (ws, p, occ, counts, network_occ, total_counts, total_network) \
-            in pending.items():  # fmt: skip
-        if workers.get(addr) is not ws:
-            continue
-        if not occ:  # (dask's ``or``: None or 0.0 is summed)
-            res = 0.0
-            for prefix_name, count in counts.items():
-                duration = prefixes[prefix_name].duration_average
-                if duration < 0:
-                    prefix = prefixes[prefix_name]
-                    if prefix.max_exec_time > 0:
-                        duration = 2 * prefix.max_exec_time
-                    else:
-                        duration = s.UNKNOWN_TASK_DURATION
-                res += duration * count
-            occ = res + network_occ / bandwidth
-            if validate:
-                assert occ >= 0, (occ, res, network_occ, bandwidth)
-            if occ < 0:
-                occ = 0
-        saturated = s.saturated
-        if saturated:
-            saturated.discard(ws)
-        res = 0.0
-        for prefix_name, count in total_counts.items():
-            duration = prefixes[prefix_name].duration_average
-            if duration < 0:
-                prefix = prefixes[prefix_name]
-                if prefix.max_exec_time > 0:
-                    duration = 2 * prefix.max_exec_time
-                else:
-                    duration = s.UNKNOWN_TASK_DURATION
-            res += duration * count
-        total = res + total_network / bandwidth
-        if validate:
-            assert total >= 0, (total, res, total_network, bandwidth)
-        per_thread = (0 if total < 0 else total) / total_nthreads
-        nc = ws.nthreads
-        idle = s.idle
-        if occ < nc * per_thread / 2:
-            if idle.get(addr) is not ws:
-                idle[addr] = ws
-        else:
-            if addr in idle:
-                idle.pop(addr, None)
-            if p > nc:
-                over = occ * (p - nc) / (p * nc)
-                if 0.4 < over > 1.9 * per_thread:
-                    saturated.add(ws)
-
-
-def file_now(s) -> None:
-    """File the workers deferred so far (DEFER_FULL) before something reads idle."""
-    pending = s.__dict__.get("_tidegate_pending")
-    if pending:
-        try:
-            file_pending(s, pending)
-        finally:
-            pending.clear()
