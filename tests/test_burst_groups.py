@@ -65,7 +65,7 @@ def _burst_decided(monkeypatch, model):
     group; and the groups whose loads were cut up (the books' own count)."""
     decided: dict = {}
     asking: list = []
-    backlogged = books_module.backlogged
+    backlogged = books_module.policy_module.backlogged
 
     def counted(*args):
         answer = backlogged(*args)
@@ -92,7 +92,10 @@ def _burst_decided(monkeypatch, model):
         init(self, *args, **kw)
         kept.append(self)
 
-    monkeypatch.setattr(books_module, "backlogged", counted)
+    from tidegate import books_admission, books_placement
+
+    for part in (books_admission, books_placement):  # (the books' mixins that ask it)
+        monkeypatch.setattr(part, "backlogged", counted)
     monkeypatch.setattr(books_module.Books, "__init__", keep)
     asks("place", 2)  # (task, known, group, ...)
     asks("refuses_further", 1)  # (task, group, ...)

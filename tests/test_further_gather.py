@@ -146,12 +146,12 @@ def test_a_wave_that_does_not_divide_keeps_the_gathers_pass(monkeypatch):
 
 
 def test_taken_on_finds_a_gather_input_or_the_first_task_up_its_chain():
-    """placement._taken_on: where a store is, else its slices', else their loads'; an
+    """walks._taken_on: where a store is, else its slices', else their loads'; an
     input read by other tasks too (a zarr handle) is no part of the chain."""
     pytest.importorskip("distributed")
     from types import SimpleNamespace as T
 
-    from tidegate.distributed.placement import _taken_on
+    from tidegate.distributed.walks import _taken_on
 
     w0, w1 = T(address="w0"), T(address="w1")
 

@@ -853,7 +853,7 @@ def _twin_vorticity_trace(monkeypatch, sole):
     pytest.importorskip("distributed")
     from distributed.scheduler import SchedulerState
 
-    from tidegate.distributed import placement
+    from tidegate.distributed import consumers
 
     asked = []
     dask_decide = SchedulerState.decide_worker_non_rootish
@@ -864,7 +864,7 @@ def _twin_vorticity_trace(monkeypatch, sole):
 
     monkeypatch.setattr(SchedulerState, "decide_worker_non_rootish", counting)
     if not sole:
-        monkeypatch.setattr(placement, "sole_holder", lambda local: None)
+        monkeypatch.setattr(consumers, "sole_holder", lambda local: None)
     trace = twin_vorticity_trace()
     monkeypatch.undo()
     return len(asked), trace

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from sortedcontainers import SortedDict
 
-from tidegate.distributed import hooks, placement
+from tidegate.distributed import hooks, walks
 from tidegate.distributed.broadcast import Broadcast
 from tidegate.policy import BROADCAST_MIN_BYTES, SHARED_FANOUT
 
@@ -112,8 +112,8 @@ def test_a_final_task_reading_shared_weights_is_placed_without_a_meeting_walk(mo
     from tidegate.sim.workloads import build
 
     walked = []
-    plan = placement.meeting_plan
-    monkeypatch.setattr(placement, "meeting_plan", lambda ts, *a, **k: walked.append(ts.key)
+    plan = walks.meeting_plan
+    monkeypatch.setattr(walks, "meeting_plan", lambda ts, *a, **k: walked.append(ts.key)
                         or plan(ts, *a, **k))  # fmt: skip
     w = build("weighted", 60, 190e6, store=False)
     model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)

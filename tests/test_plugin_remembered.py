@@ -30,7 +30,7 @@ import pytest
 pytest.importorskip("distributed")
 from tidegate import policy  # noqa: E402
 from tidegate.books import Books  # noqa: E402
-from tidegate.distributed import hooks, install, placement  # noqa: E402
+from tidegate.distributed import hooks, install, placement, walks  # noqa: E402
 from tidegate.sim import simulate  # noqa: E402
 from tidegate.sim.model import build_model  # noqa: E402
 from tidegate.sim.workloads import build  # noqa: E402
@@ -165,6 +165,7 @@ def test_owed_audit_finds_a_wrong_worker(audited, monkeypatch):
 
     monkeypatch.setattr(placement.Placement, "_owed_place", wrong)
     monkeypatch.setattr(placement, "_where", there)
+    monkeypatch.setattr(walks, "_where", there)
     _run("anomaly", 200, 20)
     (plugin,) = audited
     assert plugin.errors and "_owed_place" in plugin.errors[0][2], plugin.books.audited

@@ -29,8 +29,10 @@ from distributed import Client, Event, Reschedule, Worker, wait  # noqa: E402
 
 import tidegate.distributed as td  # noqa: E402
 from tidegate.books import Books  # noqa: E402
+from tidegate.books_admission import BooksAdmission  # noqa: E402
+from tidegate.books_placement import BooksPlacement  # noqa: E402
 from tidegate import policy  # noqa: E402
-from tidegate.distributed import admission, hooks, placement, server  # noqa: E402
+from tidegate.distributed import admission, consumers, hooks, server, walks  # noqa: E402
 from tidegate.distributed import tasks as plugin_tasks  # noqa: E402
 from conftest import VALIDATING, local_cluster  # noqa: E402
 from tidegate.testing import QUIET_MEMORY  # noqa: E402
@@ -128,21 +130,21 @@ def _raise(where):
 # where -> (object, attribute) patched for the whole computation (every call raises)
 FAULTS = {
     "root": (hooks, "_structural_root"),
-    "meeting_plan": (placement, "meeting_plan"),
+    "meeting_plan": (walks, "meeting_plan"),
     # (placement.further_meeting is asked only by the books' audit: further_by_plan is
     # the call the plugin makes, from a plan of the graph's edges: PLAN_FAST)
-    "further_by_plan": (placement, "further_by_plan"),
+    "further_by_plan": (walks, "further_by_plan"),
     "meeting_partners": (plugin_tasks, "meeting_partners"),
-    "place_consumer": (placement, "place_consumer"),
-    "sole_holder": (placement, "sole_holder"),
+    "place_consumer": (consumers, "place_consumer"),
+    "sole_holder": (consumers, "sole_holder"),
     "books.root_holds_data": (Books, "root_holds_data"),
     "pieces": (hooks, "_pieces"),
-    "books.place": (Books, "place"),
+    "books.place": (BooksPlacement, "place"),  # (a mixin of Books: set where defined)
     "books.on_run": (Books, "on_run"),
     "books.on_finished": (Books, "on_finished"),
     "books.on_released": (Books, "on_released"),
     "books.on_stopped": (Books, "on_stopped"),
-    "books.may_take_some": (Books, "may_take_some"),
+    "books.may_take_some": (BooksAdmission, "may_take_some"),
     "refresh": (admission.Admission, "_refresh"),
     "books.forget_groups": (Books, "forget_groups"),
     "books.add_worker": (Books, "add_worker"),

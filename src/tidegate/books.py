@@ -10,6 +10,9 @@ Rules of this file:
   here and in the policy package, nowhere else.
 - Every change is logged with the stimulus id of the event that caused it (a bounded log);
   ``story(task)`` prints a task's history.
+- Written in three files: ``Books`` here (the reports, carriers, reservations, the log),
+  its admission (``books_admission.BooksAdmission``: ``admits``, ``may_take_some`` ...)
+  and its placement (``books_placement.BooksPlacement``: ``place``) as mixins beneath it.
 
 Roots in flight, by the data they load (DESIGN.md, "roots in flight"): a root occupies a
 slot on the worker it ran on from the moment it starts until the data it loaded has been
@@ -38,22 +41,20 @@ import math
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from itertools import chain
 from types import MappingProxyType
 
 from . import policy as policy_module  # (switches read per decision: tests set them)
 from .policy import (
-    counts_own_group,
-    HANDLE_MAX_BYTES, WIDE_PASS, Policy, awaits_combine, committed, estimate_output, holds_data,
-    asks_third, join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, light_on,
-    asks_short_one, asks_wide, holds_least, spread_cap, waits_behind_short,
-    backlogged, may_admit_root, may_load_beside, pair_waits, pass_cap, passes_for_further,
-    passes_for_halo,
-    place_root, rejudged_on, staggers_unit, wave_cap, wave_splits,
+    HANDLE_MAX_BYTES, Policy, estimate_output, holds_data,
+    join_slot, joins_pieces, judged_again, keeps_data, keeps_read_on, rejudged_on,
 )
+from .books_admission import BooksAdmission
+from .books_placement import BooksPlacement
+
 
 LOG_SIZE = 100_000
-REFUSALS_KEPT = 256  # roots whose refusals are remembered (then forgotten at once)
+
+
 _NO_RECORD = (None, 0.0, False, None)  # (worker, estimate, root, group) of no task
 
 
@@ -124,12 +125,105 @@ class WorkerBook:
         return self.processing == 0
 
 
-class Books:
+class Limits:
+    """Named concurrency limits (``dask.annotate(tidegate_limit="s3-read")``): at most
+    ``caps[name]`` tasks counting against ``name`` processing at once, in the whole
+    scheduler (all workers). Pure, like the books; the core and the dask plugin feed it.
+
+    No deadlock, by construction: a task is withheld by a limit only while that limit is
+    full (``count >= cap >= 1``), i.e. while a task of that limit is processing and will
+    end; withheld tasks are kept apart (``hold``), so they never stand in front of
+    unrelated work; when a task of ``name`` ends, ``on_done`` hands back the best withheld
+    tasks of ``name`` for the body to offer again.
+    """
+
+    def __init__(self, caps: dict | None = None):
+        self.caps: dict = {}
+        for name, cap in (caps or {}).items():
+            if isinstance(cap, bool) or int(cap) != cap or cap < 1:
+                raise ValueError(f"limit {name!r} must be an integer >= 1, got {cap!r}")
+            self.caps[name] = int(cap)
+        self.count: dict = {name: 0 for name in self.caps}
+        self.peak: dict = {name: 0 for name in self.caps}
+        self._held: dict = {name: [] for name in self.caps}  # name -> heap of (priority, task)
+        self._running: dict = {}  # task -> names it counts against
+        self._held_names: dict = {}  # withheld task -> names it counts against
+        self.n_held = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.caps)
+
+    def full(self, names) -> str | None:
+        """The first of ``names`` that is full (a task of it may not start now), else None."""
+        for name in names:
+            cap = self.caps.get(name)
+            if cap is not None and self.count[name] >= cap:
+                return name
+        return None
+
+    def hold(self, name, priority, task, names) -> None:
+        """Keep ``task`` (counting against ``names``) aside until a task of ``name`` (full)
+        ends."""
+        assert self.count[name] >= self.caps[name], (name, self.count[name])
+        heapq.heappush(self._held[name], (priority, task))
+        self._held_names[task] = names
+        self.n_held += 1
+
+    def on_run(self, task, names) -> None:
+        names = tuple(n for n in names if n in self.caps)
+        if not names:
+            return
+        for name in names:
+            c = self.count[name] = self.count[name] + 1
+            if c > self.peak[name]:
+                self.peak[name] = c
+        self._running[task] = names
+
+    def on_done(self, task) -> list:
+        """Task ended (finished, failed, lost): its slots free. Returns ``[(priority,
+        task)]`` to offer again: per freed limit, its best withheld task that no other full
+        limit withholds (those move to that limit's heap on the way)."""
+        names = self._running.pop(task, ())
+        out = []
+        for name in names:
+            self.count[name] -= 1
+            held = self._held[name]
+            while held:
+                p, t = heapq.heappop(held)
+                other = self.full(self._held_names[t])
+                if other is not None:
+                    heapq.heappush(self._held[other], (p, t))
+                    continue
+                del self._held_names[t]
+                self.n_held -= 1
+                out.append((p, t))
+                break
+        return out
+
+    def held(self, name=None) -> list:
+        if name is None:
+            return [t for h in self._held.values() for _, t in h]
+        return [t for _, t in self._held.get(name, ())]
+
+    def validate(self) -> None:
+        counts = {name: 0 for name in self.caps}
+        for names in self._running.values():
+            for name in names:
+                counts[name] += 1
+        for name, cap in self.caps.items():
+            assert self.count[name] == counts[name], (name, self.count[name], counts[name])
+            assert 0 <= self.count[name] <= cap, \
+                f"limit {name!r} exceeded: {self.count[name]} > {cap}"  # fmt: skip
+        assert self.n_held == sum(len(h) for h in self._held.values()) == len(self._held_names)
+
+
+class Books(BooksAdmission, BooksPlacement):
     """The books of one scheduler (one core, or one dask scheduler's plugin)."""
 
     # Tests set audit: every answer given from what is remembered (Books.place's refusals,
     # the plugin's kept walks) is also found anew and compared (AssertionError if not).
     audit = False
+
     # The plugin bounds chains of completing passes (policy.PASSES); the core need not: its
     # ready tasks count as ``queued`` ahead of such a pass (may_admit_root).
     count_passes = False
@@ -506,11 +600,6 @@ class Books:
             if x in self._carriers:
                 self._drop_carrier(x, stimulus_id, "consumer failed")
 
-    def processing_on(self, task):
-        """The worker the books have ``task`` processing on, or None."""
-        rec = self._processing.get(task)
-        return rec[0] if rec is not None else None
-
     def on_stopped(self, task, stimulus_id=None) -> None:
         """Task left processing without an output; its inputs are untouched (dask moved it)."""
         rec = self._processing.pop(task, None)
@@ -756,679 +845,6 @@ class Books:
         (through its chain), else the largest any root loaded, else 0."""
         return estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
 
-    def admits(self, w, task, known: float, group, completes_consumer: bool, stimulus_id=None,
-               progress: bool = True, reserved: int = 0, waiting: int = 0) -> bool:  # fmt: skip
-        """May root ``task`` start on worker ``w`` now? Logs a refusal. ``progress=False``:
-        the body has other work for an idle worker, so the progress rule need not apply.
-        ``reserved``: of w's owed roots, those reserved for task itself. ``waiting``: ready
-        tasks that a free thread of w would take instead (``policy.may_admit_root``'s
-        ``queued``: the core's ready tasks; the plugin's a load queued ahead on a one-thread
-        worker, :meth:`place`)."""
-        cuts = self.cuts_max
-        if cuts >= policy_module.BACKLOG_BURST_CUTS:
-            cuts = self.burst_cuts(group)
-        return self._admits(self.workers[w], w, task, self.estimate(known, group),
-                            completes_consumer, stimulus_id, progress, reserved,
-                            waiting=waiting, cuts=cuts)
-
-    def _admits(self, book, w, task, est, completes_consumer, stimulus_id, progress=True,
-                reserved=0, spread=False, waiting=0, opens=0, awaits=None,
-                pair=False, region=0, unit=0, wave=(), cuts=0) -> bool:  # fmt: skip
-        """``admits`` with the root's estimate given (``place`` finds it once per root), and
-        its group's cuts (policy.backlogged's: ``burst_cuts``, or ``cuts_max`` where it is
-        below policy.BACKLOG_BURST_CUTS, as every group's then).
-        ``spread``: see ``place`` (2: policy.SPREAD_CAP's cap too; 3: policy.region_cap's,
-        a root placed by its region of ``region`` roots). ``waiting``:
-        ``may_admit_root``'s ``queued``.
-        ``opens``: roots task's meetings would newly reserve here (``place``'s
-        ``commits``), counted as owed as far as ``policy.committed`` says. ``pair``:
-        see ``place``. ``unit`` (task and its meetings' lacks not processing yet, 0: not
-        asked) and ``wave``: ``policy.staggers_unit``'s (UNIT_STAGGER 4: ``policy.wave_cap``'s
-        ``roots, workers``), from ``place``'s ``stagger``."""
-        if pair and opens and pair_waits(book.processing, book.cap, book.threads,
-                                         book.roots_untouched,
-                                         book.roots_processing):  # fmt: skip
-            # (a pair's opener where the tasks processing fill the cap or its loads would
-            # queue behind loads: policy.pair_waits)
-            self.log.append((task, "withheld", w, stimulus_id))
-            return False
-        if awaits and opens and self.combines is not None:
-            # (before the progress rule: the combine is work on its way there)
-            self.log.append((task, "withheld", w, stimulus_id))
-            return False
-        idle = progress and self.may_progress(book, w)
-        if unit and not idle and staggers_unit(book.slots_used, unit, *wave):
-            # (a fresh opener of a group loading whole at once: not beside a unit whose
-            # data no consumer took yet, policy.UNIT_STAGGER)
-            self.log.append((task, "withheld", w, stimulus_id))
-            return False
-        answer = [completes_consumer]
-        if callable(completes_consumer):
-            def completes_consumer(ask=completes_consumer):
-                answer[0] = ask()
-                return answer[0]
-        if (
-            self.policy.probe
-            and not idle
-            and est == 0
-            and book.roots_processing
-            and book.budget < math.inf
-            and not self._roots_max
-        ):
-            ok = False  # nothing seen yet: one root per busy worker finds out the size
-        else:
-            # (committed and may_load_beside asked once, for the pass test below too;
-            # committed(0, ...) is 0: not asked)
-            more = committed(opens, book.processing, book.threads) if opens else 0
-            beside = spread and (may_load_beside(book.threads, book.roots_processing,
-                                                 book.processing, alone=self.alone) or (
-                book.roots_processing == 2 and self._third(w, book, est)))  # fmt: skip
-            if spread and not beside:
-                # (policy.BESIDE_WIDE: asked on its workers only, past the few-thread ones)
-                beside = self._beside_light(w, book, est) or book.threads >= \
-                    policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, est)
-            if beside and policy_module.BESIDE_LEAST and book.roots_processing and 2 <= \
-                    book.threads < policy_module.BESIDE_BUSY_THREADS and len(self.workers) \
-                    >= policy_module.BESIDE_LEAST_WORKERS and not \
-                    self._holds_least(w, book, est):  # fmt: skip
-                beside = False  # (policy.BESIDE_LEAST: not past the count on the fullest)
-            ok = may_admit_root(
-                book.roots_processing, book.roots_untouched,
-                spread_cap(book.cap, book.threads, spread, region) if spread >= 2
-                else wave_cap(book.cap, *wave) if wave and policy_module.UNIT_STAGGER >= 4
-                else book.cap,
-                completes_consumer,
-                book.held + book.estimated, est, book.budget, idle,
-                book.owed - reserved + more, beside, waiting, book.passes, pass_cap(book.cap),
-                backlogged(book.processing, book.roots_processing, book.threads,
-                           book.roots_untouched, book.held + book.estimated,
-                           book.cap * self._roots_max, cuts),
-            )  # fmt: skip
-            if ok:
-                if opens and awaits is None and self.combines is not None \
-                        and w in self.noted and self.awaits(w):  # fmt: skip
-                    # The body's view asked last, only where it decides (it refuses
-                    # whatever the rest says, idle too): twin anomaly 100x4, 1,000 steps,
-                    # 14,689 -> 3,685 asks (most were of workers refused anyway). None:
-                    # refused by the combine alone (place's kept refusals tell them apart).
-                    self.log.append((task, "withheld", w, stimulus_id))
-                    return None
-                # Came in past the count by completing a consumer (not a wide fan-in):
-                # counted in book.passes from on_run until its data lands (policy.PASSES).
-                if self.count_passes and not idle and book.roots_processing \
-                        + book.roots_untouched + book.owed - reserved + more >= book.cap \
-                        and not beside and answer[0] != WIDE_PASS:  # fmt: skip
-                    if len(self._pass_ok) > 4096:
-                        self._pass_ok.clear()
-                    self._pass_ok.setdefault(task, set()).add(w)
-        if not ok:
-            self.log.append((task, "withheld", w, stimulus_id))
-        return ok
-
-    def refuses_further(self, task, group, w, lacks, commits: bool, further: bool,
-                        memo: dict | None = None) -> bool:
-        """Would ``place`` refuse root ``task`` on worker ``w``, the one open worker of its
-        further meeting (``place(task, nan, group, {w: n}, (), lacks=lacks, complete={w},
-        commits=commits, further=further)`` with n > 0), and keep it waiting for w
-        (w busy)? Asked without place's side effects (no log entry, no refusal kept):
-        the plugin asks it when w's books change, for a root parked there, instead of
-        putting the root back in line to be placed and parked again (rechunk-add: once a
-        task). Exact: the same admission (``_admits``' ``may_admit_root``) over the same
-        inputs.
-
-        ``memo``, when given: answers on w by what they read of a root besides w's book
-        (its estimate, the roots it opens, whether w reserved it), kept while nothing in
-        the books changes (the caller's promise: one wake of w). Roots parked on one worker
-        mostly ask alike; a repeated ask skips the admission."""
-        book = self.workers.get(w)
-        if book is None or not book.processing:  # (busy: not idle, may_progress)
-            return False
-        est = estimate_output(math.nan, self._loaded_max.get(group, 0.0), self._roots_max)
-        if self.policy.probe and est == 0 and book.roots_processing \
-                and book.budget < math.inf and not self._roots_max:  # fmt: skip
-            return True  # _admits' probe refusal
-        opens = self.opens(lacks) if commits else 0
-        if opens and self.combines is not None and w in self.noted and self.awaits(w):
-            return True  # _admits' refusal of a new group where a combine is awaited
-        reserved = int(self._owed.get(task, (None,))[0] == w)
-        cuts = self.cuts_max
-        if cuts >= policy_module.BACKLOG_BURST_CUTS:  # (else off for every group's roots)
-            cuts = self.burst_cuts(group)
-        if memo is not None:
-            key = (est, opens, reserved, commits, further, cuts)
-            known = memo.get(key)
-            if known is not None and not self.audit:
-                return known
-        completes = passes_for_further(book.roots_processing) if further else True
-        refused = not may_admit_root(
-            book.roots_processing, book.roots_untouched, book.cap, completes,
-            book.held + book.estimated, est, book.budget, False,
-            book.owed - reserved + committed(opens, book.processing, book.threads),
-            False, _queues_behind_a_load(book), book.passes, pass_cap(book.cap),
-            backlogged(book.processing, book.roots_processing, book.threads,
-                       book.roots_untouched, book.held + book.estimated,
-                       book.cap * self._roots_max, cuts),
-        )  # fmt: skip
-        if memo is not None:
-            if self.audit and known is not None:  # (tests: the remembered answer, found anew)
-                assert known == refused, (task, w)
-                self.audited["further memo"] = self.audited.get("further memo", 0) + 1
-            memo[key] = refused
-        if refused and self.audit:  # (tests: _admits refuses it too, as place would ask)
-            assert not self._admits(book, w, task, est, completes, None, True, reserved,
-                                    False, _queues_behind_a_load(book), opens,
-                                    cuts=cuts), (task, w)
-            self.log.pop()  # (_admits' refusal entry: place makes none here)
-            self.audited["still waits"] = self.audited.get("still waits", 0) + 1
-        return refused
-
-    def refusal_inputs(self, w):
-        """What :meth:`refuses_further` reads of worker w (None: no such worker), as far as
-        its answer can tell them apart: for any one root (its estimate, the roots it would
-        open, whether w reserved it, its group's cuts) the answer is the same while this
-        is. From w's book:
-        whether a root is processing and whether roots fill the cap (``passes_for_further``,
-        ``may_admit_root``), roots processing + untouched + owed (the count, whatever mix of
-        them), passes, a free thread (``committed``), idle, held bytes against a finite
-        budget; whether any root size is known (the probe's refusal) and whether a combine
-        is awaited there (the body's view). The plugin keeps it per wake of w, and a root
-        that stayed parked there is not asked again while it holds (hooks' ``_wake``):
-        w's books change at every task end there, a load ending (roots processing down,
-        untouched up) mostly not at all in these terms."""
-        book = self.workers.get(w)
-        if book is None:
-            return None
-        rp = book.roots_processing
-        cuts = self.cuts_max
-        return (rp >= book.cap, rp > 0, rp + book.roots_untouched + book.owed, book.passes,
-                book.processing < book.threads or book.threads == 1,  # (free_thread)
-                book.processing == 0,
-                (book.held + book.estimated, book.budget) if book.budget < math.inf else 0,
-                bool(self._roots_max),
-                self.combines is not None and w in self.noted and self.awaits(w),
-                backlogged(book.processing, rp, book.threads, book.roots_untouched,
-                           book.held + book.estimated, book.cap * self._roots_max, cuts),
-                # (where some group's loads were cut up enough, a root of another sees the
-                # burst clause off: BACKLOG_BURST_OWN, both answers)
-                cuts >= policy_module.BACKLOG_BURST_CUTS and policy_module.BACKLOG_BURST_OWN
-                and backlogged(
-                    book.processing, rp, book.threads, book.roots_untouched,
-                    book.held + book.estimated, book.cap * self._roots_max, 0))
-
-    def burst_cuts(self, group) -> int:
-        """policy.backlogged's ``cuts`` for a root of ``group``: the most pieces a load of
-        its group was cut into (:data:`policy.BACKLOG_BURST_OWN`), else the most over the
-        groups present (``cuts_max``; grp45's). Per group: a groupby's cut-up loads (or a
-        persisted input of one) turned the burst clause on for every computation beside
-        them until their group was forgotten (review45)."""
-        if policy_module.BACKLOG_BURST_OWN:
-            return self._cut_groups.get(group, 0)
-        return self.cuts_max
-
-    def awaits(self, w) -> bool:
-        """Is w the place of a tree reduction's combine whose inputs are all on their way
-        (policy.awaits_combine)? Then it opens no new meeting of roots (``_admits``,
-        ``opens``), even idle: the combine is work on its way to it."""
-        for here, most, on_their_way in self.combines(w):
-            if awaits_combine(here, most, on_their_way):
-                return True
-        return False
-
-    def may_progress(self, book: WorkerBook, w=None) -> bool:
-        """Progress rule: a worker with nothing processing and nothing on its way
-        (``expecting``) may start a root past its count and budget. Tried and reverted: refusing
-        while twice the count of data waits there and tasks run elsewhere bounded a running total
-        (selects alive per worker 14-18 -> 8 against a cap of 3) but serialised a tree reduction
-        whose combines need roots not yet loaded (twin anomaly, 300 steps, 20x4: 28 s -> 163 s)."""
-        return book.processing == 0 and w not in self.expecting
-
-    def may_take_spread(self, w) -> bool:
-        """May w admit a root whose data feeds many meetings (``place``'s ``spread``: a
-        stencil's block) by its own books, whatever the root (its reservation on w
-        aside)? Such a root passes the count otherwise only by completing a meeting, which
-        takes its neighbours' data on w: the plugin wakes the spread roots parked on w
-        when this holds or a neighbour is placed (admission._wake_lacked), not at every task
-        end there, where each walked its meetings again to be refused (twin stencil
-        6000^2, 2 x 1: 3,595 placements for 36 roots, the run's CPU 0.37 s against
-        queuing's 0.10; now 447 and 0.18 s). Not woken by a halo
-        copy landing on w, which may complete a meeting too (6% of these roots' admissions
-        were by a completed meeting, twin stencil 2x1 and 4x1)."""
-        book = self.workers[w]
-        if self.may_progress(book, w):
-            return True
-        if book.roots_processing >= book.cap or book.held + book.estimated > book.budget:
-            return False
-        if may_load_beside(book.threads, book.roots_processing, book.processing,
-                           alone=self.alone) or (
-                book.roots_processing + book.roots_untouched + book.owed - 1 < book.cap) or (
-                book.roots_processing == 2 and self._third(w, book, self._roots_max)):
-            return True
-        # Tasks there that read little, beside the most a root loaded so far (a root's
-        # estimate, unless its size is known). Counted as may-count alone, blocks parked
-        # on a one-thread worker were walked again about once a task end (twin stencil
-        # 2 x 1: 1,041 walks for 36 blocks against 401).
-        return self._beside_light(w, book, self._roots_max) or book.threads >= \
-            policy_module.BESIDE_WIDE_THREADS and self._beside_wide(w, book, self._roots_max)
-
-    def _third(self, w, book, est) -> bool:
-        """policy.may_load_beside with its ``third`` on worker w, asked where it failed
-        without: a task processing there ends soon (the body's ``light``, up to one, beside a
-        root of ``est`` bytes), asked only where policy.asks_third and a thread is free (the
-        second test, ``light`` 0). The callers ask it where two roots process there (the
-        first of asks_third's needs: few calls)."""
-        return book.processing < book.threads and self.light is not None and asks_third(
-            book.threads, book.roots_processing) and self.light(w, est, 1) > 0 \
-            and may_load_beside(book.threads, book.roots_processing, book.processing,
-                                third=True, alone=self.alone)  # fmt: skip
-
-    def _beside_light(self, w, book, est, wide=False) -> bool:
-        """policy.may_load_beside on worker w with its tasks that read little beside a root
-        of ``est`` bytes counted (``light``: the body's ``light``, asked only where the
-        allowance could decide: light_on's most, then the count). ``wide``: see
-        ``_beside_wide``."""
-        most = light_on(book.threads) if self.light is not None else 0
-        if not most or not may_load_beside(book.threads, book.roots_processing,
-                                           book.processing, most, wide=wide,
-                                           alone=self.alone) and not \
-                waits_behind_short(book.threads, book.roots_processing, book.processing,
-                                   most, wide):  # fmt: skip
-            return False
-        light = self.light(w, est, most)
-        if may_load_beside(book.threads, book.roots_processing, book.processing, light,
-                           wide=wide, alone=self.alone):
-            return True
-        # (policy.SHORT_DEEP: deeper behind short tasks on four threads, where w holds least)
-        if waits_behind_short(book.threads, book.roots_processing, book.processing, light,
-                              wide):
-            slack = policy_module.SHORT_DEEP_SLACK
-            return slack == math.inf or self._holds_least(w, book, slack * est)
-        # (policy.SHORT_ONE: one short task reading a block counts on a one-thread worker
-        # that holds least, asked only here, after the allowance without it refused)
-        return light < most and asks_short_one(book.threads) and self._holds_least(
-            w, book, est) and may_load_beside(book.threads, book.roots_processing,
-                                              book.processing, self.light(w, est, most, True),
-                                              alone=self.alone)
-
-    def _beside_wide(self, w, book, est) -> bool:
-        """policy.BESIDE_WIDE: may a spread root process beside other work on worker w of
-        eight or more threads with two or more roots processing there (policy.asks_wide:
-        where other tasks than roots process there, with BESIDE_WIDE_BUSY), as
-        ``may_load_beside`` (or ``_beside_light``) with ``wide``? Asked after those refused
-        without it. ``alone`` (a cluster of one worker): BESIDE_WIDE_BUSY 2 keeps the busy
-        guard there only."""
-        return asks_wide(book.threads, book.roots_processing, book.processing,
-                         self.alone) and (
-            may_load_beside(book.threads, book.roots_processing, book.processing, wide=True,
-                            alone=self.alone)
-            or self._beside_light(w, book, est, True))
-
-    def _holds_least(self, w, book, est) -> bool:
-        """policy.holds_least of w against every other worker (held and estimated bytes):
-        w holds no more than the least-held other plus a root of ``est`` bytes. Stops at
-        the first other that holds less."""
-        held = book.held + book.estimated
-        for v, other in self.workers.items():
-            if v != w and not holds_least(held, other.held + other.estimated, est):
-                return False
-        return True
-
-    def may_take_some(self, w) -> bool:
-        """A cheap necessary condition for ``admits`` on w (any root, any size)."""
-        book = self.workers[w]
-        # (may_progress inlined: asked once per worker looked at, about once per task)
-        return (book.processing == 0 and w not in self.expecting) or (
-            book.roots_processing < book.cap and book.held + book.estimated < book.budget
-        )
-
-    def place(self, task, known: float, group, partners: dict, candidates: list, stimulus_id=None,
-              lacks=None, shared=None, complete=(), spread=False,
-              commits=False, further=False, wide=False, deep=False,
-              gather=False, by_load=False, own_group=False, pair=False,
-              region=0, stagger=()):  # fmt: skip
-        """The worker root ``task`` should start on now, or None (keep it withheld):
-        :func:`policy.place_root` over the workers that can matter.
-
-        ``lacks``: the other roots that the meetings task's data goes to still lack
-        (``meeting_partners(..., lacks=)``): placed, task reserves them on its worker, and
-        is itself no longer reserved where another root reserved it. ``shared``: of
-        ``partners``, those through inputs that other tasks read too (a grid): they rank
-        workers but make no root wait. ``complete``: the workers where task's data would
-        complete a consumer (``meeting_partners(..., complete=)``): there it may pass the
-        in-flight count, as in the core (``may_admit_root``'s ``completes_consumer``).
-        ``spread``: task's data feeds more than ``policy.MEETING_SPREAD`` meetings
-        (``meeting_partners(..., spread=)``): it may load beside other work
-        (``policy.may_load_beside``). The plugin says so of a root with partners only; 2:
-        and its group loads whole at once (policy.SPREAD_CAP's cap, ``_admits``); 3: placed by
-        its region (policy.SPREAD_REGION: policy.region_cap's cap; ``region``: the size of
-        the region, 0: not known).
-        ``commits``: task's meetings' output meets further data (``policy.meets_further``),
-        so the roots of ``lacks`` it would reserve count as in flight already when it asks:
-        it opens a meeting only where the meeting fits in the count. Without it, a worker
-        at cap - 1 opened a meeting and took its partners past the count by completing it
-        (rechunk-add: a-side merges waiting for the b-side; anomaly: groups of 4 for a
-        tree reduction): twin rechunk-add 20x4, 1,000 steps, 9-10 roots in flight against
-        a cap of 5, peak 0.89x queuing's; counted, 0.63x and 1.1 GB moved against 19.
-        Not for a pair whose meeting ends the pipeline: it fills the count and idles
-        threads (twin vorticity 20x4: threads 92-94% busy against 100%, makespan +6%).
-        ``further``: ``complete`` are the workers of a further meeting whose other side is
-        all found (``policy.further_meeting``'s ``whole``): there task passes the count
-        only as ``policy.passes_for_further`` says. ``deep``: ``complete`` was found by a
-        deep meeting plan (``policy.MeetingPlan.deep``, a chunk's halo): there task passes
-        the count only as ``policy.passes_for_halo`` says. ``gather``: task's data meets
-        other data only in final tasks (``policy.gathers_only``): every partner counts as
-        ``shared`` (ranks, makes no root wait), and a worker, a partner's or not, takes it
-        only with a thread free: none is queued behind running work, so the roots bind
-        to workers as threads free (tasks of unequal length: twin seed weighted 4 x 1,
-        one queued behind each worker's running store, 1.053x queuing's makespan; bound
-        as threads free, 1.019x; bench/results/wall29-findings.txt). ``by_load``:
-        ``policy.by_load``'s answer (the plugin's): with shared partners only, task goes
-        to the least loaded worker that admits (``place_root``'s ``by_load``), so the
-        least loaded candidate is examined too, also past its one partner's worker.
-        ``own_group``: task waits for its own reduction (``policy.waits_for_own_reduction``):
-        where it is reserved, its opener's other roots reserved there do not count against
-        it (``policy.counts_own_group``). ``pair``: ``commits`` is the plugin's
-        ``policy.pair_commits`` (pairs met by a root's parts, no further meeting): task
-        opens them only where ``policy.pair_waits`` lets it (not where the tasks
-        processing fill the cap). ``stagger``: ``(roots of task's group, running
-        workers)`` where that group loads whole at once (the plugin's, ``()``: not): on a
-        worker that did not reserve it, task and the roots of ``lacks`` not processing
-        yet (its unit) open only as ``policy.staggers_unit`` lets them, idle workers
-        excepted.
-
-        ``partners``: {worker: inputs of the tasks its data meets, held or processing
-        there}; ``candidates``: workers that may take some (``may_take_some``), least loaded
-        first. Partners' workers are examined first; then candidates in load order until
-        one admits (only idle ones when partners exist, as place_root would choose): the
-        rest could not be chosen over it. Cost: partners plus the candidates passed over,
-        not the cluster's size.
-        A third item of ``stagger`` (policy.UNIT_STAGGER 6, the plugin's where the loads
-        are not known short): refused by its partners' workers whose wave share is taken
-        (policy.wave_splits), task goes without partners to the first candidate whose
-        share admits it: its unit splits, one piece of data copied to its meeting."""
-        if len(stagger) > 2:
-            if not partners:  # (nothing to split from: mode 4's cap alone)
-                stagger = stagger[:2]
-            else:
-                return self._place_split(task, known, group, partners, candidates,
-                                         stimulus_id, lacks, shared, complete, spread,
-                                         commits, further, wide, deep, gather, by_load,
-                                         own_group, pair, region, stagger[:2])
-        owed = self._owed.get(task)
-        mine = owed[0] if owed is not None else None  # the worker that reserved a slot for task
-        # (policy.counts_own_group: its opener's other roots still reserved there)
-        group_owed = len(self._owing.get(owed[1], ())) if own_group and owed is not None else 0
-        if gather and partners:
-            shared = partners
-        # (the same on every worker: self.estimate, inlined)
-        est = estimate_output(known, self._loaded_max.get(group, 0.0), self._roots_max)
-        cuts = self.cuts_max  # (policy.backlogged's; below its threshold, every group's)
-        if cuts >= policy_module.BACKLOG_BURST_CUTS:
-            cuts = self.burst_cuts(group)
-        opens = self.opens(lacks) if commits else 0
-        # (policy.staggers_unit: the root and the roots its meetings lack not processing
-        # yet, reserved by another opener or not: they follow it; not asked where it is
-        # reserved, admits)
-        unit = 1 + self._unit(lacks) if stagger else 0
-        # Refusals remembered (see _refusals): valid while the task-wide inputs of the
-        # answer are these and, per worker, its book's version and the two inputs below.
-        expecting, log = self.expecting, self.log
-        asked = (est, opens, spread, bool(self._roots_max), self.policy.probe, wide, deep,
-                 pair, region, unit, stagger)
-        # (_admits asks the body's view only then; place asks it once per worker)
-        awaited = self.noted if opens and self.combines is not None else None
-        entry = self._refusals.get(task)
-        refusals = entry[2] if entry is not None and entry[0] == asked \
-            and entry[1] is expecting else None  # fmt: skip
-
-        def admits(book, w, aw=None) -> bool:  # (one call for every way below: same arguments)
-            nonlocal refusals
-            completes = w in complete
-            reserved = w == mine
-            if reserved and group_owed > 1 and counts_own_group(book.threads):
-                reserved = group_owed
-            if completes:  # (one test where it is not: most asks)
-                if further:
-                    completes = passes_for_further(book.roots_processing)
-                elif wide:
-                    completes = WIDE_PASS
-                elif deep:
-                    completes = passes_for_halo(book.roots_processing + book.roots_untouched
-                                                + book.owed - reserved, book.cap, book.passes,
-                                                book.threads > 1)
-            # (reserved's count is w's too: a reservation made or ended bumps its version)
-            seen = 4 * book.version + (2 if completes else 0) + (1 if reserved else 0)
-            if awaited is not None:
-                # (the body's view may change while w's books do not: kept as 3 * seen + 0 /
-                # 1, the view then, or + 2, refused whatever it says; the view asked here
-                # only where the refusal kept depends on it)
-                seen *= 3
-                if refusals is not None:
-                    was = refusals.get(w)
-                    if was == seen + 2:
-                        seen += 2
-                    elif was == seen or was == seen + 1:
-                        if aw is None:  # (else asked by the caller: the kept step)
-                            aw = w in awaited and self.awaits(w)
-                        seen += aw
-            if refusals is not None and refusals.get(w) == seen:
-                if self.audit:  # (tests: the remembered answer is _admits')
-                    assert not self._admits(book, w, task, est, completes, stimulus_id, True,
-                                            int(reserved), spread, _queues_behind_a_load(book),
-                                            opens, pair=pair, region=region,
-                                            unit=0 if reserved else unit,
-                                            wave=stagger, cuts=cuts), (task, w)  # fmt: skip
-                    self.audited["refused"] = self.audited.get("refused", 0) + 1
-                    if awaited is not None and aw is None:  # (kept whatever the view)
-                        self.audited["refused, view not asked"] = \
-                            self.audited.get("refused, view not asked", 0) + 1
-                log.append((task, "withheld", w, stimulus_id))  # as _admits would
-                return False
-            ok = self._admits(book, w, task, est, completes, stimulus_id, True, int(reserved),
-                              spread, _queues_behind_a_load(book), opens, aw, pair, region,
-                              0 if reserved else unit, stagger, cuts)
-            if ok:
-                return True
-            if awaited is not None and aw is None:  # (ok None: refused by the combine alone)
-                seen += 1 if ok is None else 2
-            if book.held + book.estimated + est > book.budget or (
-                    (book.threads > policy_module.BACKLOG_THREADS
-                     or policy_module.BACKLOG_DRAINED >= 2) and backlogged(
-                        book.processing, book.roots_processing, book.threads,
-                        book.roots_untouched, book.held + book.estimated,
-                        book.cap * self._roots_max, cuts)):  # fmt: skip
-                # Not kept: a refusal that may rest on held bytes (against the budget, or
-                # the wider backlog's against the largest root: BACKLOG_FLIGHT), which bump
-                # no version (the body measures them afresh), could outlive them (review43).
-                # The one-thread backlog reads counts only, but for BACKLOG_DRAINED 2's
-                # held test (review48): kept only with that off.
-                return False
-            if refusals is None:
-                if len(self._refusals) >= REFUSALS_KEPT:
-                    self._refusals.clear()
-                refusals = {}
-                self._refusals[task] = (asked, expecting, refusals)
-            refusals[w] = seen
-            return False
-
-        if not partners:
-            # place_root's answer without partners: the least loaded that admits, i.e. the
-            # first candidate that does (they come least loaded first and the scan stops
-            # there), found without its per-worker lists (once per root: a root reading
-            # broadcast weights has none, twin weighted 100x4 ~200 bytecodes a root).
-            workers = self.workers
-            if refusals is not None and mine is None and not complete:
-                # A kept refusal found in one step (the kept step): admits' own test where w
-                # completes nothing and reserved nothing (seen = 4 * version; x 3 + 2 with
-                # the view: refused whatever it says); any other answer is admits'. Why: no
-                # call of the closure for such a refusal (twin anomaly 100x4, 1,000 steps:
-                # 4.4 a task; session 38). Exact: the same test, the same log entry.
-                mul, add = (12, 2) if awaited is not None else (4, 0)
-                audit = self.audit
-                for w in candidates:
-                    was = refusals.get(w)
-                    if was == mul * workers[w].version + add:
-                        if audit:  # (tests: admits finds the same, logged and audited there)
-                            self._kept_step(admits, workers[w], w, None, task)
-                        else:
-                            log.append((task, "withheld", w, stimulus_id))  # as admits would
-                        continue
-                    book = workers[w]
-                    if was is None or awaited is None or was // 3 != 4 * book.version:
-                        if admits(book, w):
-                            return self._placed(task, w, stimulus_id, lacks)
-                        continue
-                    # (kept as refused by the view then, 3 * seen + 0 / 1: asked again, once,
-                    # here)
-                    aw = w in awaited and self.awaits(w)
-                    if was != 12 * book.version + aw:
-                        if admits(book, w, aw):
-                            return self._placed(task, w, stimulus_id, lacks)
-                    elif audit:
-                        self._kept_step(admits, book, w, aw, task)
-                    else:
-                        log.append((task, "withheld", w, stimulus_id))
-                return None
-            for w in candidates:
-                if admits(workers[w], w):
-                    return self._placed(task, w, stimulus_id, lacks)
-            return None
-        refused = None  # the one partner's worker, asked below and refused
-        waited = False
-        if len(partners) == 1:
-            # One partner's worker (a pair's second root): place_root's answer when that
-            # worker admits is that worker (admissible with partners: the best; nothing
-            # else is examined then), found without its per-worker lists. Not when every
-            # partner there is shared (policy.SHARED_BY_LOAD: the least loaded then).
-            for w in partners:
-                book = self.workers.get(w)
-                if book is not None and partners[w] > 0 and not (
-                        by_load and policy_module.SHARED_BY_LOAD and shared
-                        and partners[w] <= shared.get(w, 0)):
-                    if (not gather or book.processing < book.threads) and admits(book, w):
-                        return self._placed(task, w, stimulus_id, lacks)
-                    refused = w  # (not asked again below: one answer, one log entry)
-                    if book.processing and partners[w] > (shared.get(w, 0) if shared else 0):
-                        # Refused by its one partner's busy worker: it waits for it
-                        # (place_root's answer below: None, no candidate asked), found
-                        # without the per-worker lists (a root parked on its further
-                        # meeting's worker asks about once per task end there).
-                        if not self.audit:
-                            return None
-                        waited = True  # (tests: below finds the same)
-        ws, partner, admissible, idle, load, common = [], [], [], [], [], []
-        shared = shared or {}
-
-        def examine(w):
-            book = self.workers[w]
-            p = partners.get(w, 0)
-            c = shared.get(w, 0)
-            ws.append(w)
-            partner.append(p)
-            common.append(c)
-            idle.append(book.processing == 0)
-            load.append((book.roots_processing + book.roots_untouched + book.processing)
-                        / book.threads)  # (roots_in_flight, without the property's call)
-            ok = w != refused and (not gather or book.processing < book.threads) \
-                and admits(book, w)  # fmt: skip
-            admissible.append(ok)
-            return ok
-
-        found = waits = own = False
-        for w in partners:
-            if w in self.workers:
-                found = examine(w) or found
-                if partners[w] > shared.get(w, 0):
-                    own = True
-                    waits = waits or self.workers[w].processing > 0
-        # (else it waits for a partner's busy worker; with shared partners only, the
-        # least loaded candidate that admits is examined too: policy.SHARED_BY_LOAD)
-        if (not found or (not own and by_load and policy_module.SHARED_BY_LOAD)) \
-                and not waits:  # fmt: skip
-            for w in candidates:
-                if w in partners:
-                    continue
-                if own and self.workers[w].processing:
-                    continue  # with partners elsewhere only an idle worker may take it
-                if gather and self.workers[w].processing >= self.workers[w].threads:
-                    continue  # (a final gather's partners: one with a thread free)
-                if examine(w):
-                    break
-        if not ws:
-            return None
-        i = place_root(partner, admissible, idle, load, common, by_load)
-        if waited:
-            assert i is None, task
-            self.audited["waits"] = self.audited.get("waits", 0) + 1
-        return None if i is None else self._placed(task, ws[i], stimulus_id, lacks)
-
-    def _kept_step(self, admits, book, w, aw, task) -> None:
-        """Tests (``audit``): a refusal place's kept step found is admits' (which logs it)."""
-        ok = admits(book, w, aw)
-        assert not ok, (task, w)
-        self.audited["kept step"] = self.audited.get("kept step", 0) + 1
-
-    def opens(self, lacks) -> int:
-        """How many of ``lacks`` (``place``'s) a root opening their meetings would newly
-        reserve: those neither reserved nor processing yet (``place``'s ``commits``)."""
-        if not lacks:
-            return 0
-        owed, processing = self._owed, self._processing
-        if type(lacks) is set:  # (the plugin's: counted in C, a set difference per dict)
-            return len(lacks.difference(owed).difference(processing))
-        return sum(1 for r in lacks if r not in owed and r not in processing)
-
-    def _unit(self, lacks) -> int:
-        """How many of ``lacks`` (``place``'s) are not processing yet: a root opening
-        their meetings brings them after it (``place``'s ``stagger``)."""
-        if not lacks:
-            return 0
-        if type(lacks) is set:
-            return len(lacks.difference(self._processing))
-        return sum(1 for r in lacks if r not in self._processing)
-
-    def reserved(self, task) -> bool:
-        """Has a root that opened task's meeting reserved a slot for it somewhere?"""
-        return task in self._owed
-
-    def _place_split(self, task, known, group, partners, candidates, stimulus_id, lacks,
-                     shared, complete, spread, commits, further, wide, deep, gather, by_load,
-                     own_group, pair, region, wave):
-        """``place`` with policy.UNIT_STAGGER 6's split (``place``'s ``stagger``): asked
-        with its partners first; refused where every partner's worker took its share
-        (policy.wave_splits), asked again with none, the same arguments otherwise (a split
-        root opens its meeting where it goes: ``commits``, ``gather``'s free thread), over
-        the candidates less the partners' workers. The candidates the first ask passed over
-        are kept for the second, so the cost stays what ``place`` reads, not the cluster."""
-        candidates = iter(candidates)
-        seen = []
-
-        def recorded():
-            for c in candidates:
-                seen.append(c)
-                yield c
-
-        w = self.place(task, known, group, partners, recorded(), stimulus_id, lacks, shared,
-                       complete, spread, commits, further, wide, deep, gather, by_load,
-                       own_group, pair, region, wave)
-        workers = self.workers
-        if w is not None or not wave_splits(
-                [(b.roots_processing + b.roots_untouched, b.cap) for b in
-                 (workers.get(p) for p in partners) if b is not None], *wave):
-            return w
-        return self.place(task, known, group, {},
-                          (c for c in chain(seen, candidates) if c not in partners),
-                          stimulus_id, lacks, shared, (), spread, commits, further, wide, deep,
-                          gather, by_load, own_group, pair, region, wave)
-
-    def _placed(self, task, w, stimulus_id, lacks):
-        """Root ``task`` goes to worker w (``place``'s answer): logged, and the roots its
-        meetings lack reserved there."""
-        self._refusals.pop(task, None)
-        self.log.append((task, "placed", w, stimulus_id))
-        if lacks or self._owed:
-            self._reserve(task, w, lacks)
-        return w
-
     # -- introspection ------------------------------------------------------------------
     @property
     def busy(self) -> int:
@@ -1534,107 +950,3 @@ class Books:
         assert sum(map(len, self._owing.values())) == len(self._owed)
         for w, book in self.workers.items():
             assert book.owed == owed[w], (w, book.owed, owed[w])
-
-
-
-def _queues_behind_a_load(book: WorkerBook) -> int:
-    """``may_admit_root``'s ``queued`` in the plugin's placements: 1 on a one-thread
-    worker already loading a root, where a root admitted past the count by completing a
-    consumer would wait for that load in the worker's queue, committed there while
-    another worker may run dry (twin stencil 2x1, s7: the last two blocks queued on one
-    worker, the other idle 137 ms, 1.072x queuing's makespan; now 1.017x); else 0 (see
-    may_admit_root: ready tasks are not counted). On two threads or more the same test
-    moved 42 sim fingerprints (f-vorticity 8x2 1.03 -> 1.15x queuing's time)."""
-    return int(book.threads == 1 and book.roots_processing > 0)
-
-
-class Limits:
-    """Named concurrency limits (``dask.annotate(tidegate_limit="s3-read")``): at most
-    ``caps[name]`` tasks counting against ``name`` processing at once, in the whole
-    scheduler (all workers). Pure, like the books; the core and the dask plugin feed it.
-
-    No deadlock, by construction: a task is withheld by a limit only while that limit is
-    full (``count >= cap >= 1``), i.e. while a task of that limit is processing and will
-    end; withheld tasks are kept apart (``hold``), so they never stand in front of
-    unrelated work; when a task of ``name`` ends, ``on_done`` hands back the best withheld
-    tasks of ``name`` for the body to offer again.
-    """
-
-    def __init__(self, caps: dict | None = None):
-        self.caps: dict = {}
-        for name, cap in (caps or {}).items():
-            if isinstance(cap, bool) or int(cap) != cap or cap < 1:
-                raise ValueError(f"limit {name!r} must be an integer >= 1, got {cap!r}")
-            self.caps[name] = int(cap)
-        self.count: dict = {name: 0 for name in self.caps}
-        self.peak: dict = {name: 0 for name in self.caps}
-        self._held: dict = {name: [] for name in self.caps}  # name -> heap of (priority, task)
-        self._running: dict = {}  # task -> names it counts against
-        self._held_names: dict = {}  # withheld task -> names it counts against
-        self.n_held = 0
-
-    def __bool__(self) -> bool:
-        return bool(self.caps)
-
-    def full(self, names) -> str | None:
-        """The first of ``names`` that is full (a task of it may not start now), else None."""
-        for name in names:
-            cap = self.caps.get(name)
-            if cap is not None and self.count[name] >= cap:
-                return name
-        return None
-
-    def hold(self, name, priority, task, names) -> None:
-        """Keep ``task`` (counting against ``names``) aside until a task of ``name`` (full)
-        ends."""
-        assert self.count[name] >= self.caps[name], (name, self.count[name])
-        heapq.heappush(self._held[name], (priority, task))
-        self._held_names[task] = names
-        self.n_held += 1
-
-    def on_run(self, task, names) -> None:
-        names = tuple(n for n in names if n in self.caps)
-        if not names:
-            return
-        for name in names:
-            c = self.count[name] = self.count[name] + 1
-            if c > self.peak[name]:
-                self.peak[name] = c
-        self._running[task] = names
-
-    def on_done(self, task) -> list:
-        """Task ended (finished, failed, lost): its slots free. Returns ``[(priority,
-        task)]`` to offer again: per freed limit, its best withheld task that no other full
-        limit withholds (those move to that limit's heap on the way)."""
-        names = self._running.pop(task, ())
-        out = []
-        for name in names:
-            self.count[name] -= 1
-            held = self._held[name]
-            while held:
-                p, t = heapq.heappop(held)
-                other = self.full(self._held_names[t])
-                if other is not None:
-                    heapq.heappush(self._held[other], (p, t))
-                    continue
-                del self._held_names[t]
-                self.n_held -= 1
-                out.append((p, t))
-                break
-        return out
-
-    def held(self, name=None) -> list:
-        if name is None:
-            return [t for h in self._held.values() for _, t in h]
-        return [t for _, t in self._held.get(name, ())]
-
-    def validate(self) -> None:
-        counts = {name: 0 for name in self.caps}
-        for names in self._running.values():
-            for name in names:
-                counts[name] += 1
-        for name, cap in self.caps.items():
-            assert self.count[name] == counts[name], (name, self.count[name], counts[name])
-            assert 0 <= self.count[name] <= cap, \
-                f"limit {name!r} exceeded: {self.count[name]} > {cap}"  # fmt: skip
-        assert self.n_held == sum(len(h) for h in self._held.values()) == len(self._held_names)
