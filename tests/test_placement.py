@@ -593,7 +593,7 @@ def test_twin_poke_decides_each_root_a_bounded_number_of_times():
         r = simulate(w.graph, keys=w.keys, sizes=w.sizes, durations=w.durations, workers=20,
                      threads_per_worker=2, policy="tidegate")
     finally:
-        Books.place = place
+        del Books.place  # (place is its mixin's, BooksPlacement: inherited again)
     roots = sum(t.root for t in r.trace.tasks)
     assert roots == 800
     assert admission.WINDOW >= 256  # the queue is far longer than what one poke may look at
