@@ -39,9 +39,10 @@ from tidegate.sim.workloads import build  # noqa: E402
 # Steps per workload at scale 1, as in plugin_cpu.py (every seed workload).
 STEPS = {"stack-sum": 2000, "vorticity": 2000, "slice-add": 2000, "anomaly": 1000,
          "running-total": 1000, "rechunk-add": 1000, "weighted": 1000}
-# (tidegate/policy: the package since session 51, policy.py before: both match)
+# (tidegate/policy: the package since session 51, policy.py before: both match; the books
+# in books.py and, since session 52, its mixins books_admission.py and books_placement.py)
 PLUGIN = (os.path.join("tidegate", "distributed"), os.path.join("tidegate", "policy"),
-          os.path.join("tidegate", "books.py"))
+          os.path.join("tidegate", "books"))
 
 
 @contextlib.contextmanager
