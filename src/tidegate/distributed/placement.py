@@ -514,6 +514,8 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
             open_ = self._open
             if not narrowed:  # (narrowed: only where a shared input is, see .broadcast)
                 listed = chain(listed, (a for a in sorted(open_) if a not in self._free_key))
+            if policy_module.TAIL_THREAD_FREE & 1:
+                listed = self._tail_listed(listed)
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
@@ -627,10 +629,21 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                 # (no hint, kept with the walks: _still_withheld asks the rest again)
                 self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
+        if not partners and policy_module.TAIL_THREAD_FREE & 2:
+            listed = self._tail_listed(listed)
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair,
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
                            else ()), partners  # fmt: skip
+
+    def _tail_listed(self, listed):
+        """``listed`` for a root without partners (policy.TAIL_THREAD_FREE): in the tail
+        (policy.tail_wants_thread) only the workers with a thread free, else as it is."""
+        if not policy_module.tail_wants_thread(
+                self._ready.roots_queued(), self.scheduler.total_nthreads):
+            return listed
+        workers = self.books.workers
+        return (a for a in listed if a in workers and workers[a].processing < workers[a].threads)
 
     def _may_fit(self, opens: int) -> bool:
         """Could some free worker admit a root without partners, reserved nowhere, that

@@ -94,7 +94,7 @@ from .admit import (
     FURTHER_WAITS, waits_for_further, SPLIT_OPENS, SPLIT_WOKEN, SPLIT_THREADS, split_takes,
     passes_for_halo, FREES_SLOT, FREES_SLOT_THREADS, frees_slot_on, BUSY_PASS, OWED_FAST,
     passes_busy, frees_slot, keeps_data, PAIR_COMMITS, pair_commits, PAIR_BUSY, PAIR_LOADS,
-    pair_waits,
+    pair_waits, TAIL_THREAD_FREE, tail_wants_thread,
 )
 from .broadcast import (
     BROADCAST_PER_SENDER, BROADCAST_MIN_BYTES, is_broadcast, BROADCAST_LEARN, BROADCAST_PROBE,

@@ -691,3 +691,21 @@ def pair_waits(processing: int, cap: float, threads: int, untouched: float = 0,
     if PAIR_BUSY == 2:
         processing += untouched
     return bool(PAIR_BUSY) and processing >= cap
+
+
+# In the tail (fewer roots in line than the cluster has threads) a root with no partners and
+# no further meeting goes only to a worker with a thread free, not queued behind its running
+# work in the cap's slack (ceil(1.1 x threads)): each root left finds a thread within one
+# task's time, while a queued one starts only when its worker's task ends. Why: twin weighted
+# (store form, 190 MB, 200 steps) 20 x 4: at each worker's end of round two the last 20
+# stores went 4 at a time to the first five finishers (3 on their threads, 1 queued), which
+# ran a fourth round of one store (4.37 s) to 19.2-20.0 s while the other fifteen ended at
+# 15.6-16.2 s: 1.086x queuing's makespan in 4 of 5 namings (tail52-findings.txt). 0: off.
+TAIL_THREAD_FREE = 1
+
+
+def tail_wants_thread(roots_queued: int, total_threads: int) -> bool:
+    """Is a root without partners, with ``roots_queued`` roots in line (itself included)
+    on a cluster of ``total_threads`` threads, in the tail, where it goes only to a
+    worker with a thread free (:data:`TAIL_THREAD_FREE`)?"""
+    return bool(TAIL_THREAD_FREE) and 0 < roots_queued <= total_threads
