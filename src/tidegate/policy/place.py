@@ -468,7 +468,7 @@ def first_share_takes(processing: int, threads: int, count: int, group: int,
 # without a peak cost): anomaly 100 x 4 at 1,000 steps (twin_workloads.py) peak 0.81 ->
 # 0.89x queuing's, 20 x 4 at 300 steps 0.80 -> 0.91x (plugin_fingerprints' configuration).
 # 0: off (a root joins its partners whatever they hold).
-KEPT_SHARE = 0
+KEPT_SHARE = 3
 KEPT_SHARE_THREADS = 4
 KEPT_SHARE_WORKERS = 2
 KEPT_SHARE_MOST = 8
