@@ -11,6 +11,9 @@ import itertools
 import math
 
 from ..policy import (
+    holds_share,
+    kept_share_on,
+    past_kept_share,
     leaves_slower,
     paced_keeps,
     idle_takes,
@@ -351,8 +354,10 @@ class HeldChoice:
         if book is None:
             return None
         flight = book.roots_processing + book.roots_untouched
-        if flight >= book.cap or not over_first_share(flight, 0, size, running):
-            # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS)
+        if flight >= book.cap and not (policy_module.KEPT_SHARE & 2 and kept_share_on(
+                book.threads, running, 2)) or not over_first_share(flight, 0, size, running):
+            # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS;
+            # KEPT_SHARE bit 2: it waits all the same, _kept_share places it once known)
             return None
         workers = self.scheduler.workers
         ws = workers.get(p)
@@ -370,6 +375,53 @@ class HeldChoice:
                     self._first_parked[ts] = None
                 return None, partners
         return None
+
+    def _past_share_at(self, ts, p) -> bool:
+        """Does worker p hold or run its even share of root ts's task group
+        (policy.holds_share)? Then ``_owed_place`` leaves root ts to ``_decide``, where
+        ``_kept_share`` may place it elsewhere (its caller asked policy.kept_share_on)."""
+        ws = self.scheduler.workers.get(p)
+        return ws is not None and holds_share(_of_group(ws, ts.group), len(ts.group),
+                                              len(self.scheduler.running))
+
+    def _kept_share(self, ts, partners, lacks, stimulus_id):
+        """Root ts waits for its own reduction, known to keep all it loads (not
+        policy.reduced_enough): ``(worker, {})`` when its partners' worker (the most
+        partners) holds its even share of ts's task group and workers free for roots hold
+        fewer (policy.past_kept_share, where policy.kept_share_on): placed by the books
+        among those, the ones holding some of its partners first, then the fewest of the
+        group; else None (it joins its partners as before). Cost: the group's tasks on
+        the partners' worker, and on the free workers only where that one holds its
+        share."""
+        group = ts.group
+        s = self.scheduler
+        size, running = len(group), len(s.running)
+        workers = s.workers
+        p = max(partners, key=partners.__getitem__)
+        ws = workers.get(p)
+        if ws is None or not kept_share_on(ws.nthreads, running):
+            return None
+        count = _of_group(ws, group)
+        if not past_kept_share(count, 0, size, running):
+            return None
+        fewer = []
+        for addr in self._free_iter():
+            if addr != p:
+                n = _of_group(workers[addr], group)
+                if past_kept_share(count, n, size, running):
+                    # (a worker holding some of its partners first: its chunk-mean stays
+                    # with theirs, not alone waiting for their combine elsewhere)
+                    fewer.append((-partners.get(addr, 0), n, len(fewer), addr))
+        if not fewer:
+            return None
+        fewer.sort()
+        books = self.books
+        addr = books.place(ts.key, math.nan, group.name, {}, (f[3] for f in fewer),
+                           stimulus_id, lacks)
+        if addr is None:
+            return None  # (none admits it now: it joins its partners as before)
+        books.log.append((ts.key, "past kept share", p, stimulus_id))
+        return addr, {}
 
     def _heavier(self, ts, addr, memo=None) -> bool:
         """Does worker addr hold more than half a load more than the least holding running

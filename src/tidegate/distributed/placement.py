@@ -17,6 +17,7 @@ import math
 
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from ..policy import (
+    kept_share_on,
     further_meeting,
     waits_for_further,
     is_one_handle,
@@ -267,8 +268,11 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
             # (_splits(ts), by the sizes its reduction's first task returned, read once:
             # NaN, not returned yet, splits nothing, so ts's size is not read then)
             returned = _returned(first.group)
-            if returned == returned and reduced_enough(returned, self._size(ts)):
-                return None  # (_splits: _by_held may place it elsewhere)
+            if returned == returned and (reduced_enough(returned, self._size(ts))
+                                         or policy_module.KEPT_SHARE & 1
+                                         and kept_share_on(book.threads, len(s.running))
+                                         and self._past_share_at(ts, w)):
+                return None  # (_splits: _by_held may place it elsewhere; _kept_share)
         n, lacks, tops = walked
         complete = {w}
         if policy_module.BUSY_PASS and not passes_busy(
@@ -479,6 +483,9 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                         # free workers: idle, one was asked next)
                         partners, heavy = kept[1], kept[2]
                         listed = (a for a in listed if a not in heavy)
+                elif partners and policy_module.KEPT_SHARE & 1 and (
+                        placed := self._kept_share(ts, partners, lacks, stimulus_id)) is not None:
+                    return placed
             elif partners and policy_module.FIRST_SHARE and (
                     placed := self._first_share(ts, partners, lacks, stimulus_id)) is not None:
                 return placed

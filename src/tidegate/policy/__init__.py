@@ -46,7 +46,9 @@ from .place import (
     SPREAD_FANOUT_WORKERS, spreads_from, spreads_fanout, keeps_its_worker, STEAL_SPLIT,
     thieves_only_holders, sole_holder, spill_candidates, reduced_enough, places_by_held,
     HEAVY_PARTNER, leaves_partner, UNKNOWN_PASS, loads_before_reduced, FIRST_SHARE,
-    over_first_share, first_share_takes, COMBINE_BY_HELD, combine_elsewhere,
+    over_first_share, first_share_takes, KEPT_SHARE, KEPT_SHARE_THREADS,
+    KEPT_SHARE_WORKERS, KEPT_SHARE_MOST, kept_share_on, past_kept_share, COMBINE_BY_HELD,
+    combine_elsewhere,
     KEPT_WHOLE_COMBINE, combine_kept_whole, TIE_FEWER_READERS, fewest_readers, COMBINE_WHOLE,
     combines_whole, after_reduction,
 )

@@ -449,6 +449,59 @@ def first_share_takes(processing: int, threads: int, count: int, group: int,
     return FIRST_SHARE >= 2 and processing < threads and not holds_share(count, group, workers)
 
 
+# A root waiting for its own reduction, that reduction known to keep all it loads (not
+# reduced_enough: the anomaly's chunk-means, one step a chunk, every load read again by its
+# store after the whole mean), goes to a worker free for roots holding fewer than its even
+# share of the roots' task group rather than join its partners' worker once that one holds
+# its share (bit 1: past_kept_share; the plugin's Placement._kept_share); and in the first
+# wave such a root waits for its reduction on a full count too, as FIRST_SHARE's withholding
+# on one not full (bit 2: Placement._first_share). Why: every such load stays where it loads
+# until its store, so the loads' count a worker took is its peak and its stores' rounds;
+# joining whatever the count gave twin anomaly (build(), 190 MB) 24 steps 4 x 4 loads 8 / 8 /
+# 4 / 4 (1.125x queuing's peak), 12 steps 2 x 2 7 / 5 (a 4th round of 2.09 s stores, 1.194x
+# its time), 12 steps 2 x 4 8 / 4 (1.067x peak): with both bits 1.000 / 1.000 / 1.000x,
+# 0.977x / 0.927x / 1.024x time (anom52-findings.txt). Only where kept_share_on (a worker's
+# threads take a whole group of 4 loads at once, or two workers): on 2-thread workers of 4
+# and 8 it evened the loads (6 a worker) while a later combine of partials (4 of 380 MB)
+# landed on one of them: 24 steps 4 x 2 0.878 -> 1.004x queuing's peak (max 1.067), 48
+# steps 8 x 2 1.031 -> 1.092x; and on at most KEPT_SHARE_MOST workers (the largest measured
+# without a peak cost): anomaly 100 x 4 at 1,000 steps (twin_workloads.py) peak 0.81 ->
+# 0.89x queuing's, 20 x 4 at 300 steps 0.80 -> 0.91x (plugin_fingerprints' configuration).
+# 0: off (a root joins its partners whatever they hold).
+KEPT_SHARE = 3
+KEPT_SHARE_THREADS = 4
+KEPT_SHARE_WORKERS = 2
+KEPT_SHARE_MOST = 8
+
+
+def kept_share_on(threads: int, workers: int, bit: int = 1) -> bool:
+    """Is :data:`KEPT_SHARE`'s ``bit`` asked on a cluster of ``workers`` running workers,
+    the partners' worker running ``threads`` threads? Where a worker has
+    :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at once) or the cluster
+    has at most :data:`KEPT_SHARE_WORKERS` workers (every later combine's inputs on both).
+    Elsewhere the even spread it makes put a later combine of partials beside a full share
+    of loads where the uneven one had left a lighter worker for it (twin anomaly 24 steps
+    4 x 2, 48 steps 8 x 2: 1.004x and 1.092x queuing's peak). Not on more than
+    :data:`KEPT_SHARE_MOST` workers (anomaly 100 x 4 at 1,000 steps: peak 0.81 -> 0.89x
+    queuing's; 20 x 4 at 300 steps 0.80 -> 0.91x; measured without a peak cost on 2-8)."""
+    return bool(KEPT_SHARE & bit) and 2 <= workers <= KEPT_SHARE_MOST and (
+        threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS)
+
+
+def past_kept_share(count: int, least: int, group: int, workers: int) -> bool:
+    """Does a root waiting for its own reduction, known to keep all it loads (not
+    :func:`reduced_enough`), leave its partners' worker, which holds or runs ``count`` roots
+    of its task group (``group`` roots over ``workers`` running workers), for a worker free
+    for roots holding ``least`` of them (:data:`KEPT_SHARE` bit 1)? When ``count`` has
+    reached the even share (:func:`holds_share`, ``ceil(group / workers)``) and ``least``
+    has not: such loads stay where they load until their stores, so the busiest worker's
+    count is its peak, and its stores' rounds the makespan's tail."""
+    if workers < 2:
+        return False
+    share = -(-group // workers)
+    return count >= share > least
+
+
 # A reduction's first combine of loads that wait for it (the anomaly's chunk-means into
 # their group's partial) goes to the candidate worker whose held, estimated and incoming
 # bytes plus the inputs it would copy in are least, when that is over half a load less than
