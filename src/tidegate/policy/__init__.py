@@ -48,7 +48,7 @@ from .place import (
     HEAVY_PARTNER, leaves_partner, UNKNOWN_PASS, loads_before_reduced, FIRST_SHARE,
     over_first_share, first_share_takes, COMBINE_BY_HELD, combine_elsewhere,
     KEPT_WHOLE_COMBINE, combine_kept_whole, TIE_FEWER_READERS, fewest_readers, COMBINE_WHOLE,
-    combines_whole, after_reduction,
+    combines_whole, after_reduction, PARTNER_BACKLOG, partner_backlogged,
 )
 from .pace import (
     SLOWER, clearly_slower, _slower_by, SLOW_STEAL, steals_beside_slower, OFF_SLOWER,
