@@ -17,6 +17,7 @@ import math
 
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from ..policy import (
+    partner_backlogged,
     kept_share_on,
     further_meeting,
     waits_for_further,
@@ -261,6 +262,8 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
         walked = partners_on_one(ts, entries, w, _where, self._size)
         if walked is None:
             return None
+        if partner_backlogged(book.processing, book.threads):
+            return None  # (_decide places it as a root without partners)
         if self._broadcast.restricts(s, ts):
             return None
         first = self._kept(ts)  # (its own reduction's first task, as _decide asks)
@@ -304,6 +307,21 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER >= 4
                            else ())  # fmt: skip
         return addr, partners
+
+    def _backlogged(self, partners, shared) -> bool:
+        """Are all the workers of ``partners`` (less ``shared``'s) backlogged
+        (policy.partner_backlogged), and some? Asked of every root with partners: the first
+        worker not backlogged answers."""
+        workers = self.books.workers
+        some = False
+        for w, n in partners.items():
+            if shared and n <= shared.get(w, 0):
+                continue
+            book = workers.get(w)
+            if book is None or not partner_backlogged(book.processing, book.threads):
+                return False
+            some = True
+        return some
 
     def _mirrored(self, ts, opener) -> tuple:
         """``(entries, further, widest)`` of root ts's own plan (its inputs' entries, every
@@ -453,6 +471,11 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
         partners, allowed = self._broadcast.restrict(self.scheduler, ts, found, listed,
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
+        if partners and policy_module.PARTNER_BACKLOG and not spread and not plan.gather \
+                and self._backlogged(partners, shared):
+            # (policy.partner_backlogged: its partners' workers are far behind; waiting
+            # for them, or passing onto them, starves the workers that wait on them)
+            partners, complete = {}, set()
         split = ()
         if partners and self._wave is not None and policy_module.WAVE_SPLIT:
             split = self._wave_split(ts, partners, plan)

@@ -50,7 +50,7 @@ from .place import (
     KEPT_SHARE_WORKERS, KEPT_SHARE_MOST, kept_share_on, past_kept_share, COMBINE_BY_HELD,
     combine_elsewhere,
     KEPT_WHOLE_COMBINE, combine_kept_whole, TIE_FEWER_READERS, fewest_readers, COMBINE_WHOLE,
-    combines_whole, after_reduction,
+    combines_whole, after_reduction, PARTNER_BACKLOG, partner_backlogged,
 )
 from .pace import (
     SLOWER, clearly_slower, _slower_by, SLOW_STEAL, steals_beside_slower, OFF_SLOWER,

@@ -628,3 +628,26 @@ def after_reduction(freed: float, returned: float) -> float:
     if returned == returned and returned < freed:
         return freed - returned
     return 0.0
+
+
+# A root whose own partners are all on workers with a backlog (more than PARTNER_BACKLOG x
+# their threads tasks processing, two threads or more) is placed as a root without
+# partners: it neither waits for those workers nor passes their count by completing its
+# meeting there (Placement._backlogged, _owed_place). Why (traced, tie52, rev51m's graph:
+# C_i = f(M_i, F_i), M_i a load, F_i one of n pieces of a big root R): R's worker queued its
+# n pieces (17 tasks on 2 threads at 4 x 2, 33 at 8 x 2); every load's partner was a piece
+# there, so the loads waited for that worker while the others ran dry, or passed onto it
+# and ran ahead of the pieces the other workers' consumers waited for: 1.21x / 1.50x
+# queuing's time at 4 x 2 / 8 x 2 -> 0.97x / 0.99x, peak and bytes at or under queuing's
+# (bench/results/tie52-tools/tie_probe.py; tie52-findings.txt). A load and its piece weigh
+# alike there: either is copied. Not reached by rechunk-add's busy pairs (8-13 tasks on 4
+# threads, busy28). 0: off (they wait for or pass onto the partner's worker, as before).
+PARTNER_BACKLOG = 4
+
+
+def partner_backlogged(processing: int, threads: int) -> bool:
+    """Is a worker with ``processing`` tasks on ``threads`` threads too far behind for a root
+    to wait for it, or to go there by its partners (:data:`PARTNER_BACKLOG`)? Never a
+    one-thread worker: tasks queue behind its one thread as a rule (the twin rechunk on 2 x
+    1 and 4 x 1 moved 0.002 -> 0.155x queuing's bytes with it, time the same)."""
+    return bool(PARTNER_BACKLOG) and threads > 1 and processing > PARTNER_BACKLOG * threads
