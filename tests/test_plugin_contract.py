@@ -149,7 +149,7 @@ def test_split_looks_at_each_worker_a_bounded_number_of_times_per_root(monkeypat
     """Admission._split (every queued root parked, some worker idle) asks, for each root
     it chose and each worker it may go to in turn, Placement._heavier: the least-held
     running worker found anew over every worker (_held_here, each reading that worker's
-    processing tasks; placement.py:2093) and, first, _faster over every worker
+    processing tasks; held_choice.py, Placement._heavier) and, first, _faster over every worker
     (_slower). Nothing changes between those asks until a root starts, so a chosen root
     costs workers x workers looks where one pass would do: twin seed anomaly shape, 2
     threads, 8 loads per worker, looks per chosen root per worker 23 at 16 workers, 44 at

@@ -172,7 +172,7 @@ def paced_move_fits(held_there: float, copies: float, held_here: float) -> bool:
 
 # A task PACE_CONSUMERS would move is left where its input is while another worker, not
 # holding its inputs, has at least as much made ready with it still to place (paced_move_waits),
-# or while a reader of its shared input moved is copying its input (placement._moved_with):
+# or while a reader of its shared input moved is copying its input (consumers._moved_with):
 # one move per shared input in a burst of placements, from the worker placed last
 # (Placement._off_lagging). 0: main's. slow48b.
 PACE_LAST = 1
