@@ -27,14 +27,17 @@ def test_a_worker_is_backlogged_past_its_threads_times_the_depth(monkeypatch):
 def test_a_root_leaves_when_its_partner_is_cut_or_a_two_thread_backlog_idles_a_worker(
         monkeypatch):
     monkeypatch.setattr(policy, "PARTNER_BACKLOG_CUT", 2)
-    assert partner_backlog_leaves(False, 4, False)  # (its piece cut: meets it at once)
-    assert not partner_backlog_leaves(True, 2, False)
-    assert partner_backlog_leaves(True, 2, True)
-    assert not partner_backlog_leaves(True, 4, True)
+    monkeypatch.setattr(policy, "PARTNER_BACKLOG_FRONT", 1)
+    assert partner_backlog_leaves(False, 30, 4, False)  # (its piece cut: meets it at once)
+    assert partner_backlog_leaves(True, 1, 2, False)  # (next to be cut on 2 threads)
+    assert not partner_backlog_leaves(True, 2, 2, False)
+    assert partner_backlog_leaves(True, 2, 2, True)
+    assert not partner_backlog_leaves(True, 4, 4, True)  # (four threads: cut only)
+    assert not partner_backlog_leaves(True, 0, 4, False)
     monkeypatch.setattr(policy, "PARTNER_BACKLOG_CUT", 1)
-    assert not partner_backlog_leaves(True, 2, True)
+    assert not partner_backlog_leaves(True, 2, 2, True)
     monkeypatch.setattr(policy, "PARTNER_BACKLOG_CUT", 0)
-    assert partner_backlog_leaves(True, 4, False)
+    assert partner_backlog_leaves(True, 30, 4, False)
 
 
 def _pieces_beside_loads(n):
@@ -66,7 +69,7 @@ def test_twin_loads_do_not_wait_for_the_pieces_worker(monkeypatch, n, workers, s
                     threads_per_worker=2, policy=["queue", "tidegate"], processes=1,
                     record_memory=False)
     # (without the rule: 7.104 / 9.868 s against queuing's 5.856 / 6.560, 1.21x / 1.50x;
-    # with it, narrowed: 5.761 / 7.618 s, tie52's form 5.659 / 6.513)
+    # with it, narrowed: 5.760 / 7.162 s, tie52's form 5.659 / 6.513)
     assert t.makespan <= slower * q.makespan
     assert max(t.peak_memory_per_worker) <= max(q.peak_memory_per_worker)
     assert t.bytes_transferred <= q.bytes_transferred

@@ -312,7 +312,8 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
     def _backlog_leaves(self, ts, workers) -> bool:
         """policy.partner_backlog_leaves for root ts, its partners' ``workers`` backlogged:
         is an input of a task ts's data meets still processing on one of them (a piece not
-        cut yet)? Asked only of such roots."""
+        cut yet), and how many tasks processing there come before it (dask's priority,
+        counted up to what policy asks)? Asked only of such roots."""
         if not policy_module.PARTNER_BACKLOG_CUT:
             return True
         for c in ts.dependents:
@@ -320,8 +321,18 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                 ws = d.processing_on
                 if ws is not None and d is not ts and not d.who_has and ws.address in workers:
                     book = self.books.workers.get(ws.address)
-                    return partner_backlog_leaves(True, book.threads if book else 1,
-                                                  bool(self._idle))
+                    threads = book.threads if book else ws.nthreads
+                    limit = policy_module.PARTNER_BACKLOG_FRONT * threads
+                    ahead = 0
+                    if limit and threads <= policy_module.PARTNER_BACKLOG_THREADS \
+                            and policy_module.PARTNER_BACKLOG_CUT >= 2:  # fmt: skip
+                        priority = d.priority
+                        for o in ws.processing:
+                            if o.priority < priority:
+                                ahead += 1
+                                if ahead >= limit:
+                                    break
+                    return partner_backlog_leaves(True, ahead, threads, bool(self._idle))
         return True
 
     def _backlogged(self, partners, shared) -> bool:
