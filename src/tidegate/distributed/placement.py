@@ -17,7 +17,7 @@ import math
 
 from . import admission as admission_module  # (PARK_HELD_QUEUED read per call: tests set it)
 from ..policy import (
-    partner_backlogged,
+    partner_backlogged, partner_backlog_leaves,
     kept_share_on,
     further_meeting,
     waits_for_further,
@@ -262,7 +262,8 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
         walked = partners_on_one(ts, entries, w, _where, self._size)
         if walked is None:
             return None
-        if partner_backlogged(book.processing, book.threads):
+        if partner_backlogged(book.processing, book.threads) \
+                and self._backlog_leaves(ts, (w,)):  # fmt: skip
             return None  # (_decide places it as a root without partners)
         if self._broadcast.restricts(s, ts):
             return None
@@ -307,6 +308,32 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER >= 4
                            else ())  # fmt: skip
         return addr, partners
+
+    def _backlog_leaves(self, ts, workers) -> bool:
+        """policy.partner_backlog_leaves for root ts, its partners' ``workers`` backlogged:
+        is an input of a task ts's data meets still processing on one of them (a piece not
+        cut yet), and how many tasks processing there come before it (dask's priority,
+        counted up to what policy asks)? Asked only of such roots."""
+        if not policy_module.PARTNER_BACKLOG_CUT:
+            return True
+        for c in ts.dependents:
+            for d in c.dependencies:
+                ws = d.processing_on
+                if ws is not None and d is not ts and not d.who_has and ws.address in workers:
+                    book = self.books.workers.get(ws.address)
+                    threads = book.threads if book else ws.nthreads
+                    limit = policy_module.PARTNER_BACKLOG_FRONT * threads
+                    ahead = 0
+                    if limit and threads <= policy_module.PARTNER_BACKLOG_THREADS \
+                            and policy_module.PARTNER_BACKLOG_CUT >= 2:  # fmt: skip
+                        priority = d.priority
+                        for o in ws.processing:
+                            if o.priority < priority:
+                                ahead += 1
+                                if ahead >= limit:
+                                    break
+                    return partner_backlog_leaves(True, ahead, threads, bool(self._idle))
+        return True
 
     def _backlogged(self, partners, shared) -> bool:
         """Are all the workers of ``partners`` (less ``shared``'s) backlogged
@@ -472,7 +499,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                                                      stimulus_id)  # fmt: skip
         lacks = self._lacked = {r.key for r in lacks} if lacks else set()  # (_wake_lacked)
         if partners and policy_module.PARTNER_BACKLOG and not spread and not plan.gather \
-                and self._backlogged(partners, shared):
+                and self._backlogged(partners, shared) and self._backlog_leaves(ts, partners):
             # (policy.partner_backlogged: its partners' workers are far behind; waiting
             # for them, or passing onto them, starves the workers that wait on them)
             partners, complete = {}, set()

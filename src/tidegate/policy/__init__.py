@@ -51,6 +51,8 @@ from .place import (
     combine_elsewhere,
     KEPT_WHOLE_COMBINE, combine_kept_whole, TIE_FEWER_READERS, fewest_readers, COMBINE_WHOLE,
     combines_whole, after_reduction, PARTNER_BACKLOG, partner_backlogged,
+    PARTNER_BACKLOG_CUT, PARTNER_BACKLOG_FRONT, PARTNER_BACKLOG_THREADS,
+    partner_backlog_leaves,
 )
 from .pace import (
     SLOWER, clearly_slower, _slower_by, SLOW_STEAL, steals_beside_slower, OFF_SLOWER,

@@ -643,6 +643,26 @@ def after_reduction(freed: float, returned: float) -> float:
 # alike there: either is copied. Not reached by rechunk-add's busy pairs (8-13 tasks on 4
 # threads, busy28). 0: off (they wait for or pass onto the partner's worker, as before).
 PARTNER_BACKLOG = 4
+# Which such roots leave (tie52b): PARTNER_BACKLOG_CUT 1, only a root whose partners there
+# are cut already (in memory); 2, also, where the worker of a partner still to be cut has
+# at most PARTNER_BACKLOG_THREADS threads, one whose partner is next there (fewer than
+# PARTNER_BACKLOG_FRONT x threads tasks processing there come before it by dask's
+# priority) or that is placed while a worker open for roots has nothing processing. Why
+# (traced, tie52b, the same graph, 4 x 4 n 24 and 8 x 2 n 24): a load that leaves R's
+# worker frees its threads there to cut pieces faster than their consumers elsewhere (their
+# loads placed later, paced) fetch and finish them, and each C placed beside its piece
+# copies the load in: R's worker held R plus 19-21 pieces against queuing's 16-17 (peak
+# 1.07-1.11x queuing's). A load whose piece is cut meets it at once; one whose piece waits
+# behind the others waits as before. tie52's 180-run sweep (tie52b-tools/sweep_runs.py,
+# compare_runs.py against PARTNER_BACKLOG 0): runs over 1.05x queuing's time 93 -> 87
+# (tie52's form 62), over its peak 80 -> 75 (88), over its bytes 31 -> 35 (60); no cell
+# newly over queuing's peak (tie52's form: 10); 4 x 2 n 16 1.213 -> 0.983x time, 8 x 2
+# n 32 1.504 -> 1.092x (tie52's 0.993x). 0: every such root leaves (tie52's form). FRONT
+# 0: 8 x 2 n 32 1.161x; FRONT 2: 8 x 2 n 24 over queuing's peak; THREADS 4: 8 x 4 n 32
+# over it (or, FRONT on 4 threads, 4 x 4 n 16 1.06 -> 1.24x queuing's time).
+PARTNER_BACKLOG_CUT = 2
+PARTNER_BACKLOG_FRONT = 1
+PARTNER_BACKLOG_THREADS = 2
 
 
 def partner_backlogged(processing: int, threads: int) -> bool:
@@ -651,3 +671,16 @@ def partner_backlogged(processing: int, threads: int) -> bool:
     one-thread worker: tasks queue behind its one thread as a rule (the twin rechunk on 2 x
     1 and 4 x 1 moved 0.002 -> 0.155x queuing's bytes with it, time the same)."""
     return bool(PARTNER_BACKLOG) and threads > 1 and processing > PARTNER_BACKLOG * threads
+
+
+def partner_backlog_leaves(pending: bool, ahead: int, threads: int, idle: bool) -> bool:
+    """May a root whose partners' workers are all backlogged (:func:`partner_backlogged`)
+    leave them (:data:`PARTNER_BACKLOG_CUT`)? ``pending``: a partner of it there is still
+    to be computed, with ``ahead`` tasks processing before it on its worker of ``threads``
+    threads; ``idle``: some worker open for roots has nothing processing. Else it waits
+    for them, or passes, as without the rule."""
+    if not pending or not PARTNER_BACKLOG_CUT:
+        return True
+    if PARTNER_BACKLOG_CUT < 2 or threads > PARTNER_BACKLOG_THREADS:
+        return False
+    return idle or ahead < PARTNER_BACKLOG_FRONT * threads
