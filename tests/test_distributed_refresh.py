@@ -109,6 +109,7 @@ class _Looked:
         self._idle: set = set()
         self._waiting_on: dict = {}
         self._uneven = False
+        self._blocked, self._blocked_tail = None, False  # (TAIL_THREAD_FREE's epoch)
         self.free = self.count = None
 
     def _set_free(self, addr, key) -> None:

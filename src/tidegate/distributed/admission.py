@@ -66,6 +66,8 @@ def _readers(ts) -> int:
 class Admission:
     """Plugin's admission methods (state set up by Plugin.__init__ / Install._install)."""
 
+    _blocked_tail = False  # (_blocked refused by TAIL_THREAD_FREE's filter: _refresh)
+    _tail_asked = False  # (Placement._tail_listed filtered since the last refusal)
 
     # -- workers open for roots -------------------------------------------------------------
     def _refresh(self, addr) -> None:
@@ -95,13 +97,15 @@ class Admission:
                     self._open.add(addr)
                     self._epoch += 1
                 processing = book.processing
-                if self._blocked is not None and processing < book.threads \
-                        and policy_module.TAIL_THREAD_FREE and policy_module.tail_wants_thread(
+                if self._blocked_tail and processing < book.threads \
+                        and self._blocked is not None and policy_module.tail_wants_thread(
                             self._ready.roots_queued(), self.scheduler.total_nthreads):
                     # A thread free in the tail: the root TAIL_THREAD_FREE refused (no
                     # thread free then) is asked again now, not at the timer: a worker at
                     # its count frees a thread, not a slot, so nothing else moves the epoch
                     # (rev52m: delayed(sum) of 100 loads on 4 x 4 1.09-1.13x queue's time).
+                    # Only for a root the tail's filter refused: other blocked roots (a
+                    # stencil's count on 1 x 8) keep their own rules (LACKED_UNBLOCK).
                     self._epoch += 1
                 idle = processing == 0 and addr not in books.expecting
                 cap = book.cap
@@ -709,6 +713,10 @@ class Admission:
                     self._stalled = True
                     if not self._free:
                         self._blocked = (ts, self._epoch, ready.added)
+                        # (refused by TAIL_THREAD_FREE's filter: _refresh asks it again
+                        # when a thread frees in the tail)
+                        self._blocked_tail = self._tail_asked
+                    self._tail_asked = False
                     continue
                 ws = s.workers.get(addr)
                 if ws in s.running:

@@ -699,6 +699,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
         if not policy_module.tail_wants_thread(
                 self._ready.roots_queued(), self.scheduler.total_nthreads):
             return listed
+        self._tail_asked = True  # (a refusal now is the filter's: Admission._refresh)
         workers = self.books.workers
         return (a for a in listed if a in workers and workers[a].processing < workers[a].threads)
 
