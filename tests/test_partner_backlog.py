@@ -41,20 +41,11 @@ def test_a_root_leaves_when_its_partner_is_cut_or_a_two_thread_backlog_idles_a_w
 
 
 def _pieces_beside_loads(n):
-    def f(*a):
-        return None
+    """rev51m's graph (test_kept_whole_combine's): dsk, keys, sizes, durations."""
+    from test_kept_whole_combine import _pieces_beside_loads as pieces
 
-    dsk = {("R", 0): (f,)}
-    keys = []
-    for i in range(n):
-        dsk[("F", i)] = (f, ("R", 0))
-        dsk[("M", i)] = (f,)
-        dsk[("E", i)] = (f, ("M", i))
-        dsk[("C", i)] = (f, ("M", i), ("F", i))
-        keys += [("C", i), ("E", i)]
-    size = {"R": 100e6 * n, "F": 100e6, "M": 100e6, "E": 1e3, "C": 1e3}
-    dur = {"R": 1.0, "F": 0.05, "M": 1.0, "E": 0.1, "C": 1.0}
-    return dsk, keys, lambda k: size[k[0]], lambda k: dur[k[0]]
+    kw, dsk = pieces(n)
+    return dsk, kw["keys"], kw["sizes"], kw["durations"]
 
 
 @pytest.mark.parametrize("n, workers", [(16, 4), (32, 8)])
