@@ -67,7 +67,7 @@ class Admission:
     """Plugin's admission methods (state set up by Plugin.__init__ / Install._install)."""
 
     _blocked_tail = False  # (_blocked refused by TAIL_THREAD_FREE's filter: _refresh)
-    _tail_asked = False  # (Placement._tail_listed filtered since the last refusal)
+    _tail_asked = None  # (the root Placement._tail_listed filtered last)
 
     # -- workers open for roots -------------------------------------------------------------
     def _refresh(self, addr) -> None:
@@ -715,8 +715,7 @@ class Admission:
                         self._blocked = (ts, self._epoch, ready.added)
                         # (refused by TAIL_THREAD_FREE's filter: _refresh asks it again
                         # when a thread frees in the tail)
-                        self._blocked_tail = self._tail_asked
-                    self._tail_asked = False
+                        self._blocked_tail = self._tail_asked is ts
                     continue
                 ws = s.workers.get(addr)
                 if ws in s.running:

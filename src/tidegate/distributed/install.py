@@ -472,7 +472,7 @@ class Install:
         # without walking its graph (slot openings far outnumber workers opening).
         self._epoch = 0
         self._blocked = None
-        self._blocked_tail = self._tail_asked = False  # (TAIL_THREAD_FREE: Admission)
+        self._blocked_tail, self._tail_asked = False, None  # (TAIL_THREAD_FREE: Admission)
         # A wave of roots after a stall (policy.over_wave_share): None, or [share,
         # {address: roots taken}, addresses that took their share, the wave's keys, the
         # most threads of those] (Admission._in_wave); _stalled: poke found every worker

@@ -45,7 +45,7 @@ from .. import policy as policy_module  # (FREES_SLOT read per decision: tests s
 from .tasks import (
     _constant, _dependencies, _dependents, _frees, _group, _of_group, _partners, _returned, _where,
 )
-from .walks import WALKS_KEPT
+from . import walks as walks_module  # (WALKS_KEPT read there: one bound, set on walks)
 from .regions import Regions
 from .consumers import Consumers
 from .walks import Walks
@@ -173,7 +173,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
         elif self._lacked and policy_module.OWED_FAST == 2:
             # (an opener: its reserved roots' first placements read its plan, _owed_place)
             if len(self._lacked) > 1:
-                if len(self._opened) >= WALKS_KEPT:
+                if len(self._opened) >= walks_module.WALKS_KEPT:
                     self._opened.clear()
                 self._opened[ts.key] = [ts, self._plan(ts), False, None]
             elif self._opened:
@@ -572,7 +572,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
             if not narrowed:  # (narrowed: only where a shared input is, see .broadcast)
                 listed = chain(listed, (a for a in sorted(open_) if a not in self._free_key))
             if policy_module.TAIL_THREAD_FREE & 1:
-                listed = self._tail_listed(listed)
+                listed = self._tail_listed(ts, listed)
             return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                                stimulus_id, lacks, complete=open_, wide=True), partners  # fmt: skip
         if not self._free:
@@ -687,19 +687,19 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
                 self._withheld = (ts, entry, lacks, commits, self._kept(ts))
             return None, partners
         if not partners and policy_module.TAIL_THREAD_FREE & 2:
-            listed = self._tail_listed(listed)
+            listed = self._tail_listed(ts, listed)
         return books.place(ts.key, math.nan, ts.group.name, partners, listed,
                            stimulus_id, lacks, commits=commits, pair=pair,
                            stagger=self._stagger(ts) if policy_module.UNIT_STAGGER
                            else ()), partners  # fmt: skip
 
-    def _tail_listed(self, listed):
-        """``listed`` for a root without partners (policy.TAIL_THREAD_FREE): in the tail
+    def _tail_listed(self, ts, listed):
+        """``listed`` for root ts without partners (policy.TAIL_THREAD_FREE): in the tail
         (policy.tail_wants_thread) only the workers with a thread free, else as it is."""
         if not policy_module.tail_wants_thread(
                 self._ready.roots_queued(), self.scheduler.total_nthreads):
             return listed
-        self._tail_asked = True  # (a refusal now is the filter's: Admission._refresh)
+        self._tail_asked = ts  # (refused now, ts is the filter's: Admission._refresh)
         workers = self.books.workers
         return (a for a in listed if a in workers and workers[a].processing < workers[a].threads)
 
@@ -778,7 +778,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
             group = ts.group
             entry = self._shorts.get(group.name)
             if entry is None or entry[0] is not group:
-                if len(self._shorts) >= WALKS_KEPT:
+                if len(self._shorts) >= walks_module.WALKS_KEPT:
                     self._shorts.clear()
                 entry = self._shorts[group.name] = (group,
                                                     self._waits_short(ts, *meetings[0]))

@@ -14,7 +14,7 @@ from ..policy import (
     compact_regions,
 )
 from .. import policy as policy_module  # (FREES_SLOT read per decision: tests set it)
-from .walks import WALKS_KEPT
+from . import walks as walks_module  # (WALKS_KEPT read there: one bound, set on walks)
 
 
 def _started_on(ts):
@@ -78,7 +78,7 @@ class Regions:
         group = ts.group
         entry = self._regions.get(group.name)
         if entry is None or entry[0] is not group or entry[1] != len(group):
-            if len(self._regions) >= WALKS_KEPT:
+            if len(self._regions) >= walks_module.WALKS_KEPT:
                 self._regions.clear()
             cut = self._regions_of(ts)
             sizes: dict = {}  # (each worker's region size: policy.region_cap's REGION_LESS)
