@@ -4,7 +4,8 @@ thread runtime names for running every thread (issue 10). Deterministic: no RSS 
 import math
 
 from tidegate.core import Scheduler
-from tidegate.local import Hooks, _limit_for_threads, _threads_that_fit
+from tidegate.local import Hooks
+from tidegate.local_steering import _limit_for_threads, _threads_that_fit
 from tidegate.measure import Governor
 from tidegate.policy import Policy
 from tidegate.testing import drive, make_graph
@@ -181,10 +182,10 @@ def test_a_task_held_back_at_the_gate_starts_once_a_second_reading_shows_room():
     """The ceiling rests on the reading at the ask; one taken while another thread was
     still freeing memory (zarr lets a store's encoded chunk go after the store returned)
     leaves it short. With a thread idle at the gate, the runtime reads again
-    (local._recheck): the ceiling rises to what that reading leaves (held + usable -
+    (local_steering._recheck): the ceiling rises to what that reading leaves (held + usable -
     reading + the running tasks' needs), never past the ask's own cap, and the task
     waiting starts; a reading no lower changes nothing."""
-    from tidegate.local import _recheck
+    from tidegate.local_steering import _recheck
 
     def step(reading: float, cap: float = 100.0):
         core = _two_roots(after=0.0, fit=1)
@@ -211,7 +212,7 @@ def test_a_recheck_that_raises_the_ceiling_clears_what_shared_buffers_took_off_i
     the buffer's release gives those bytes back on top of the reading's ceiling (review22:
     room 130 MB after everything was released under a 100 MB limit)."""
     from tidegate.core import Finished
-    from tidegate.local import _recheck
+    from tidegate.local_steering import _recheck
 
     mb = 1e6
     # a: a 30 MB root; v: a view of a's buffer; o1 reads v; o2 reads a after o1
@@ -247,7 +248,7 @@ def test_a_recheck_that_raises_the_ceiling_clears_what_shared_buffers_took_off_i
 def test_the_outlasting_rule_holds_only_below_the_working_set():
     """_fits_after's rule for a task that outlasts the running ones (the read held back
     beside the light task above) applies only where the runtime finds the limit below the
-    working set by measured needs (core.below, local._below_working_set); above it (200 MB
+    working set by measured needs (core.below, local_steering._below_working_set); above it (200 MB
     vorticity once its needs are trusted) the thread past those fitted starts as before."""
     def started(core):
         return sorted(core.graph.keys[a.task] for a in core.start() if type(a).__name__ == "Run")
@@ -275,7 +276,7 @@ def test_below_the_working_set_by_the_chunk_rule_or_needs_measured_not_guesses()
     their inputs (96 + 32 each: one thread) and the rule and the recheck wait for the
     measurements. 140 MB (125 usable) holds no two of the neediest: nothing pairs, and
     the two changes stay out (its runs were slower with them in 24 of 30 pairs)."""
-    from tidegate.local import _below_working_set
+    from tidegate.local_steering import _below_working_set
 
     measured = [(72e6, 25), (68e6, 50), (1e6, 600)]  # store, read, a slice
     guessed = [(128e6, 25), (128e6, 50), (1e6, 600)]

@@ -204,12 +204,12 @@ def test_interrupt_in_the_setup_leaves_nothing_behind(monkeypatch):
     started its threads and RSS sampler, before its own try: the ledger forgets it (else
     every later compute shares a budget with a run that is gone and steers no RSS), its
     threads end and glibc's settings are not left pinned."""
-    from tidegate import local, measure
+    from tidegate import local, local_steering, measure
 
     def interrupted(graph):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(local, "_representative_inputs", interrupted)
+    monkeypatch.setattr(local_steering, "_representative_inputs", interrupted)
     graph = {f"t{i}": (sum, [i, 1]) for i in range(8)}
     with pytest.raises(KeyboardInterrupt):
         tidegate.get(graph, list(graph), num_workers=2, memory_limit="1GB")
@@ -222,7 +222,7 @@ def test_a_second_interrupt_in_the_setup_s_undo_leaves_nothing_behind(monkeypatc
     """A Ctrl-C in the setup, then a second one while its undo joins the RSS sampler: the
     undo's other releases still run (else the ledger counted a run that was gone, every
     later compute in the process ungoverned, and the threads were never told to stop)."""
-    from tidegate import local, measure
+    from tidegate import local, local_steering, measure
 
     def interrupted(graph):
         raise KeyboardInterrupt
@@ -233,7 +233,7 @@ def test_a_second_interrupt_in_the_setup_s_undo_leaves_nothing_behind(monkeypatc
         stop(self)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(local, "_representative_inputs", interrupted)
+    monkeypatch.setattr(local_steering, "_representative_inputs", interrupted)
     monkeypatch.setattr(measure.Governor, "stop", stop_interrupted)
     graph = {f"t{i}": (sum, [i, 1]) for i in range(8)}
     with pytest.raises(KeyboardInterrupt):

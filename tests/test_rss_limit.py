@@ -263,7 +263,7 @@ def test_a_thread_is_added_only_when_what_is_held_still_fits():
     """Raising threads lowers the budget by a thread's room: below what is held, the new
     thread's room would be made by spilling results about to be used (vorticity at 300 MB:
     419 of 423 spills came right after such a raise)."""
-    from tidegate.local import _threads_that_fit
+    from tidegate.local_steering import _threads_that_fit
     from tidegate.measure import Governor
 
     gov = Governor(300e6, baseline=0, floor=75e6, chunk=32e6)  # not started: no sampling
@@ -278,7 +278,7 @@ def test_a_second_thread_runs_where_measured_needs_fit_not_only_chunks():
     held (each still starts only within its room, the core's gate). The chunk rule alone
     (main) ran the whole compute on one thread. Small limits too, where they hold five
     chunks (a 60 MB one on 8 MB chunks); not where they do not."""
-    from tidegate.local import _threads_that_fit
+    from tidegate.local_steering import _threads_that_fit
     from tidegate.measure import Governor
 
     gov = Governor(200e6, baseline=0, floor=50e6, chunk=32e6)  # not started: no sampling
@@ -341,7 +341,7 @@ def test_one_high_reading_does_not_take_a_thread_away():
     (room 2 x 99 MB, one thread)."""
     import psutil
 
-    from tidegate.local import _threads_that_fit
+    from tidegate.local_steering import _threads_that_fit
     from tidegate.measure import Governor
 
     now = psutil.Process().memory_info().rss
@@ -520,7 +520,7 @@ def test_held_views_count_their_buffer_once():
     the buffer once, and a small view of a released array keeps (and counts) all of it."""
     import numpy as np
 
-    from tidegate.local import _Buffers
+    from tidegate.local_steering import _Buffers
 
     b, a = _Buffers(), np.ones(1_000_000)  # 8 MB
     b.add(0, a, 8e6)
@@ -544,7 +544,7 @@ def test_threads_follow_a_need_only_once_it_is_trusted():
     Governor.occupies: the runtime passed the guess, 96 MB, and two threads ran)."""
     import psutil
 
-    from tidegate.local import _threads_that_fit
+    from tidegate.local_steering import _threads_that_fit
     from tidegate.measure import Governor, neediest_first
 
     gov = Governor(276e6, baseline=psutil.Process().memory_info().rss, floor=69e6, chunk=32e6)
@@ -579,7 +579,7 @@ def test_threads_follow_a_need_only_once_it_is_trusted():
 def test_threads_fit_the_neediest_tasks_added_up_not_their_average():
     """review15: one 200 MB task and twenty of 20 MB, 256 MB usable: three threads hold
     200 + 2 x 20 MB, six would need 300 (their average, 42.5 MB a thread, let 6 run)."""
-    from tidegate.local import _threads_that_fit
+    from tidegate.local_steering import _threads_that_fit
     from tidegate.measure import Governor, neediest_first
 
     gov = Governor(256e6 / 0.92 + 4e6, baseline=0, floor=0.0, chunk=50e6)  # not started

@@ -321,7 +321,7 @@ class Scheduler(Admission, Pulls, Eviction, Validation):
         self.after = 0.0
         self.extra_waits = 0  # tasks that waited so for a thread past those fitted
         # The limit holds fewer of the tasks about to run than there are threads, by measured
-        # needs, yet two of the neediest (local._below_working_set, at each ask):
+        # needs, yet two of the neediest (local_steering._below_working_set, at each ask):
         # _fits_after's outlasting rule applies only then.
         self.below = True
         self._held_back: tuple = ()  # (stimulus, worker) of the last root counted so

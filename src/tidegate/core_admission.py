@@ -247,7 +247,7 @@ class Admission:
         waits for it (vorticity at 170 MB: a chunk's read started beside the slices held
         the store back for the whole read, and the next step's two reads, which fit
         together, ran one at a time: 3% of the reads' seconds paired, 48% with this rule,
-        70% with local._recheck too)."""
+        70% with local_steering._recheck too)."""
         if self._room_short(w, i) > 0:
             return False
         if self.below and 2 * self._running_need[w] < self._task_need(i) and (

@@ -644,7 +644,7 @@ class Governor:
 
     def occupies(self, group, need: float, largest: float, inputs: dict) -> float:
         """What a running task of ``group`` takes for how many tasks fit at once
-        (local._threads_that_fit), given its :meth:`need`: that need once trusted; until
+        (local_steering._threads_that_fit), given its :meth:`need`: that need once trusted; until
         then with its inputs, those known for an unseen group (``inputs``) or a chunk, so
         that the guess (three chunks past a chunk of input) is the chunk rule's four.
         (Without them the guess always passed for less than four chunks: two threads ran
