@@ -4,6 +4,7 @@ spreads off a busy holder); what to spill."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sized
 
 from .roots import OWN_PARTNERS_FIRST, SHARED_BY_LOAD, SHARED_FANOUT, by_load
 from .sizes import NOT_DATA_RATIO
@@ -491,10 +492,11 @@ KEPT_SHARE_OVER = 2
 KEPT_SHARE_WIDEST = 64
 
 
-def kept_share_on(threads: int, workers: int, bit: int = 1, group: int | None = None) -> bool:
+def kept_share_on(threads: int, workers: int, bit: int = 1, group: Sized | None = None) -> bool:
     """Is :data:`KEPT_SHARE`'s ``bit`` asked on a cluster of ``workers`` running workers,
-    the partners' worker running ``threads`` threads, for a root of a task group of ``group``
-    roots (None: not known)? Where a worker has
+    the partners' worker running ``threads`` threads, for a root of the task group ``group``
+    (its roots, counted here only past :data:`KEPT_SHARE_MOST` workers; None: not known)?
+    Where a worker has
     :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at once) or the cluster
     has at most :data:`KEPT_SHARE_WORKERS` workers (every later combine's inputs on both).
     Elsewhere the even spread it makes put a later combine of partials beside a full share
@@ -512,7 +514,7 @@ def kept_share_on(threads: int, workers: int, bit: int = 1, group: int | None = 
         return True
     if group is None or workers > KEPT_SHARE_WIDEST:
         return False
-    share = -(-group // workers)
+    share = -(-len(group) // workers)
     return share <= KEPT_SHARE_LOADS and (
         -(-share // threads) * threads - share >= KEPT_SHARE_OVER)
 
