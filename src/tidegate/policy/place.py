@@ -496,9 +496,9 @@ def kept_share_on(threads: int, workers: int, bit: int = 1, group: Sized | None 
     """Is :data:`KEPT_SHARE`'s ``bit`` asked on a cluster of ``workers`` running workers,
     the partners' worker running ``threads`` threads, for a root of the task group ``group``
     (its roots, counted here only past :data:`KEPT_SHARE_MOST` workers; None: not known)?
-    Where a worker has
-    :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at once) or the cluster
-    has at most :data:`KEPT_SHARE_WORKERS` workers (every later combine's inputs on both).
+    Where a worker has :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at
+    once) or the cluster has at most :data:`KEPT_SHARE_WORKERS` workers (every later
+    combine's inputs on both).
     Elsewhere the even spread it makes put a later combine of partials beside a full share
     of loads where the uneven one had left a lighter worker for it (twin anomaly 24 steps
     4 x 2, 48 steps 8 x 2: 1.004x and 1.092x queuing's peak). Not on more than
