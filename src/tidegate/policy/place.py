@@ -507,12 +507,11 @@ def kept_share_on(threads: int, workers: int, bit: int = 1, group: Sized | None 
     threads' whole rounds pass it by :data:`KEPT_SHARE_OVER` or more (anomaly 48 steps
     10 x 4, share 5: 1.200 -> 1.000x queuing's peak; 84 steps 12 x 4, share 7: time 0.823
     -> 1.041x were it asked; 100 x 4 at 1,000 steps: peak 0.815 -> 0.889x)."""
-    if not (KEPT_SHARE & bit and 2 <= workers and (
-            threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS)):
-        return False
-    if workers <= KEPT_SHARE_MOST:
-        return True
-    if group is None or workers > KEPT_SHARE_WIDEST:
+    if workers <= KEPT_SHARE_MOST:  # (first: the small clusters' answer in fewest steps)
+        return 2 <= workers and KEPT_SHARE & bit != 0 and (
+            threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS)
+    if group is None or workers > KEPT_SHARE_WIDEST or not KEPT_SHARE & bit or not (
+            threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS):
         return False
     share = -(-len(group) // workers)
     return share <= KEPT_SHARE_LOADS and (
