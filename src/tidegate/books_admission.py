@@ -252,13 +252,16 @@ class BooksAdmission:
         else:
             return False
         workers = self.workers
-        book = workers.get(w)
-        if book is not None and policy_module.awaits_held_on(len(workers), book.threads) \
-                and policy_module.opens_past_combine(
-                    book.held, self._roots_max,
-                    sum(b.held for b in workers.values()) / len(workers),
-                    book.processing, book.threads):  # fmt: skip
-            return False  # (policy.AWAIT_HELD: late in a long reduction, a thread free)
+        n = len(workers)
+        # (policy.AWAIT_HELD: late in a long reduction, a thread free; its worker bound
+        # asked first, inlined: most asks come from large clusters, where it is off)
+        if n <= policy_module.AWAIT_HELD_MOST:
+            book = workers.get(w)
+            if book is not None and policy_module.awaits_held_on(n, book.threads) \
+                    and policy_module.opens_past_combine(
+                        book.held, self._roots_max, sum(b.held for b in workers.values()) / n,
+                        book.processing, book.threads):  # fmt: skip
+                return False
         return True
 
     def may_progress(self, book, w=None) -> bool:  # (book: a books.WorkerBook)
