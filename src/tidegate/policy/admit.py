@@ -236,14 +236,15 @@ def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bo
 # the loads all stay to the stores, so late in a long graph holding one group back lowers no
 # peak, while each wait idled 3 of 4 threads on workers that each awaited a combine (112
 # thread-seconds idle in the load phase against queuing's 47, tail52). Below the mean held
-# only, so the cluster stays even (without it 8 x 4, 400 steps, peak 0.823 -> 0.830x).
-# Twin (cells_n.py, 2 namings, queue = 1): 4 x 4 400 steps time 1.071 -> 1.014x, peak 1.059
-# -> 0.988x; 200 steps 1.028 -> 1.026; the anomaly grid (twin_cells, 6-48 steps x 2x2-8x2)
+# only, so the cluster stays even (without it 4 x 4 200 steps time 1.028 -> 1.044x).
+# Twin (twin_cells.py, store form, 2 seeds; queue = 1): 4 x 4 400 steps time 1.083 -> 1.013x,
+# peak 1.013 -> 0.967x; 3 x 4 1.116 -> 1.057x; the anomaly grid (6-48 steps x 2x2-8x2, 12x4)
 # SAME. Only on AWAIT_HELD_FEWEST..AWAIT_HELD_MOST workers of AWAIT_HELD_THREADS+ threads:
 # on 2 workers (200 steps 2 x 4 peak 1.009 -> 1.026x max), on 2-thread workers (200 steps
-# 4 x 2 peak 1.000 -> 1.016x) and on 8 (above) it cost a peak (lack53-findings.txt). With
-# no mean clause, the view off past n = 12-20 held, or no other worker able to take the
-# group, short graphs lost their peak (48 steps 4 x 4 0.828 -> 0.862x). 0: off.
+# 4 x 2 peak 1.000 -> 1.016x) and on 8 (400 steps 8 x 4 peak 0.823 -> 0.830x) it cost a
+# peak (lack53-findings.txt). With no held bound, the view off past 12-20 roots held, or
+# where no other worker could take the group, short graphs lost their peak (48 steps 4 x 4
+# 0.828 -> 0.862x). 0: off.
 AWAIT_HELD = 30
 AWAIT_HELD_FEWEST = 3
 AWAIT_HELD_MOST = 4
