@@ -248,8 +248,21 @@ class BooksAdmission:
         ``opens``), even idle: the combine is work on its way to it."""
         for here, most, on_their_way in self.combines(w):
             if awaits_combine(here, most, on_their_way):
-                return True
-        return False
+                break
+        else:
+            return False
+        workers = self.workers
+        n = len(workers)
+        # (policy.AWAIT_HELD: late in a long reduction, a thread free; its worker bound
+        # asked first, inlined: most asks come from large clusters, where it is off)
+        if n <= policy_module.AWAIT_HELD_MOST:
+            book = workers.get(w)
+            if book is not None and policy_module.awaits_held_on(n, book.threads) \
+                    and policy_module.opens_past_combine(
+                        book.held, self._roots_max, sum(b.held for b in workers.values()) / n,
+                        book.processing, book.threads):  # fmt: skip
+                return False
+        return True
 
     def may_progress(self, book, w=None) -> bool:  # (book: a books.WorkerBook)
         """Progress rule: a worker with nothing processing and nothing on its way

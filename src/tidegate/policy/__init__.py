@@ -94,6 +94,8 @@ from .admit import (
     PASSES, WIDE_PASS, pass_cap, BACKLOG, BACKLOG_THREADS, BACKLOG_FLIGHT, BACKLOG_WIDE,
     BACKLOG_HELD, BACKLOG_BURST, BACKLOG_BURST_THREADS, BACKLOG_BURST_HELD, BACKLOG_BURST_CUTS,
     BACKLOG_BURST_OWN, BACKLOG_DRAINED, backlogged, may_admit_root, committed, awaits_combine,
+    AWAIT_HELD, AWAIT_HELD_FEWEST, AWAIT_HELD_MOST, AWAIT_HELD_THREADS, awaits_held_on,
+    opens_past_combine,
     free_thread, GROUP_SUPPLY, GROUP_BUSY, passes_for_group, WAVE_SHARE, wave_share,
     over_wave_share, WAVE_SPLIT, splits_for_wave, may_fit_count, passes_for_further,
     FURTHER_WAITS, waits_for_further, SPLIT_OPENS, SPLIT_WOKEN, SPLIT_THREADS, split_takes,

@@ -229,6 +229,45 @@ def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bo
     return all_on_their_way and held_here >= 2 and held_here >= held_most
 
 
+
+# AWAIT_HELD n (lack53): a worker awaiting a combine (awaits_combine) with a thread free that
+# already holds at least n of the largest root, and no more than the workers' mean held,
+# opens a group anyway. Why (traced, twin anomaly 4 x 4, 400 steps, today form at 1 GB/s):
+# the loads all stay to the stores, so late in a long graph holding one group back lowers no
+# peak, while each wait idled 3 of 4 threads on workers that each awaited a combine (112
+# thread-seconds idle in the load phase against queuing's 47, tail52). Below the mean held
+# only, so the cluster stays even (without it 4 x 4 200 steps time 1.028 -> 1.044x).
+# Twin (twin_cells.py, store form, 2 seeds; queue = 1): 4 x 4 400 steps time 1.083 -> 1.013x,
+# peak 1.013 -> 0.967x; 3 x 4 1.116 -> 1.057x; the anomaly grid (6-48 steps x 2x2-8x2, 12x4)
+# SAME. Only on AWAIT_HELD_FEWEST..AWAIT_HELD_MOST workers of AWAIT_HELD_THREADS+ threads:
+# on 2 workers (200 steps 2 x 4 peak 1.009 -> 1.026x max), on 2-thread workers (200 steps
+# 4 x 2 peak 1.000 -> 1.016x) and on 8 (400 steps 8 x 4 peak 0.823 -> 0.830x) it cost a
+# peak (lack53-findings.txt). With no held bound, the view off past 12-20 roots held, or
+# where no other worker could take the group, short graphs lost their peak (48 steps 4 x 4
+# 0.828 -> 0.862x). 0: off.
+AWAIT_HELD = 30
+AWAIT_HELD_FEWEST = 3
+AWAIT_HELD_MOST = 4
+AWAIT_HELD_THREADS = 4
+
+
+def awaits_held_on(workers: int, threads: int) -> bool:
+    """Is :data:`AWAIT_HELD` asked on a cluster of ``workers`` workers of ``threads``
+    threads?"""
+    return bool(AWAIT_HELD) and AWAIT_HELD_FEWEST <= workers <= AWAIT_HELD_MOST \
+        and threads >= AWAIT_HELD_THREADS
+
+
+def opens_past_combine(held: float, largest_root: float, mean_held: float,
+                       processing: int, threads: int) -> bool:
+    """Does a worker that awaits a combine (:func:`awaits_combine`) open a group of roots
+    anyway: a thread free, ``held`` at least :data:`AWAIT_HELD` roots of ``largest_root``
+    and no more than ``mean_held`` (the workers' mean)? Late in a long reduction whose
+    loads all stay, one more group is a small part of what the worker holds, and the wait
+    idles its threads."""
+    return processing < threads and largest_root > 0 \
+        and held >= AWAIT_HELD * largest_root and held <= mean_held
+
 def free_thread(processing: int, threads: int) -> bool:
     """Would a root sent to this worker now start at once, or wait behind one task at
     most (a one-thread worker): :func:`committed` counts one fewer there."""
