@@ -355,7 +355,7 @@ class HeldChoice:
             return None
         flight = book.roots_processing + book.roots_untouched
         if flight >= book.cap and not (policy_module.KEPT_SHARE & 2 and kept_share_on(
-                book.threads, running, 2, group)) or not over_first_share(flight, 0, size, running):
+                book.threads, running, 2)) or not over_first_share(flight, 0, size, running):
             # (a full count: it would pass it, loads_before_reduced's case, UNKNOWN_PASS;
             # KEPT_SHARE bit 2: it waits all the same, _kept_share places it once known)
             return None
@@ -405,7 +405,7 @@ class HeldChoice:
         workers = s.workers
         p = max(partners, key=partners.__getitem__)
         ws = workers.get(p)
-        if ws is None or not kept_share_on(ws.nthreads, running, 1, group):
+        if ws is None or not kept_share_on(ws.nthreads, running):
             return None
         if not past_kept_share(len(ws.processing) + len(ws.has_what), 0, size, running):
             return None  # (_of_group's upper bound first: _past_share_at says why)

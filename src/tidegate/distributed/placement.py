@@ -274,8 +274,7 @@ class Placement(Regions, Consumers, Walks, HeldChoice):
             returned = _returned(first.group)
             if returned == returned and (reduced_enough(returned, self._size(ts))
                                          or policy_module.KEPT_SHARE & 1
-                                         and kept_share_on(book.threads, len(s.running), 1,
-                                                           ts.group)
+                                         and kept_share_on(book.threads, len(s.running))
                                          and self._past_share_at(ts, w)):
                 return None  # (_splits: _by_held may place it elsewhere; _kept_share)
         n, lacks, tops = walked

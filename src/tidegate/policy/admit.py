@@ -229,7 +229,6 @@ def awaits_combine(held_here: int, held_most: int, all_on_their_way: bool) -> bo
     return all_on_their_way and held_here >= 2 and held_here >= held_most
 
 
-
 # AWAIT_HELD n (lack53): a worker awaiting a combine (awaits_combine) with a thread free that
 # already holds at least n of the largest root, and no more than the workers' mean held,
 # opens a group anyway. Why (traced, twin anomaly 4 x 4, 400 steps, today form at 1 GB/s):
@@ -267,6 +266,7 @@ def opens_past_combine(held: float, largest_root: float, mean_held: float,
     idles its threads."""
     return processing < threads and largest_root > 0 \
         and held >= AWAIT_HELD * largest_root and held <= mean_held
+
 
 def free_thread(processing: int, threads: int) -> bool:
     """Would a root sent to this worker now start at once, or wait behind one task at

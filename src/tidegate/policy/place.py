@@ -4,7 +4,6 @@ spreads off a busy holder); what to spill."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sized
 
 from .roots import OWN_PARTNERS_FIRST, SHARED_BY_LOAD, SHARED_FANOUT, by_load
 from .sizes import NOT_DATA_RATIO
@@ -465,57 +464,28 @@ def first_share_takes(processing: int, threads: int, count: int, group: int,
 # threads take a whole group of 4 loads at once, or two workers): on 2-thread workers of 4
 # and 8 it evened the loads (6 a worker) while a later combine of partials (4 of 380 MB)
 # landed on one of them: 24 steps 4 x 2 0.878 -> 1.004x queuing's peak (max 1.067), 48
-# steps 8 x 2 1.031 -> 1.092x; and on at most KEPT_SHARE_MOST workers (beyond, only as
-# KEPT_SHARE_LOADS says): anomaly 100 x 4 at 1,000 steps (twin_workloads.py) peak 0.81 ->
+# steps 8 x 2 1.031 -> 1.092x; and on at most KEPT_SHARE_MOST workers (the largest measured
+# without a peak cost): anomaly 100 x 4 at 1,000 steps (twin_workloads.py) peak 0.81 ->
 # 0.89x queuing's, 20 x 4 at 300 steps 0.80 -> 0.91x (plugin_fingerprints' configuration).
 # 0: off (a root joins its partners whatever they hold).
 KEPT_SHARE = 3
 KEPT_SHARE_THREADS = 4
 KEPT_SHARE_WORKERS = 2
 KEPT_SHARE_MOST = 8
-# Beyond KEPT_SHARE_MOST workers and up to KEPT_SHARE_WIDEST, KEPT_SHARE is asked where the
-# even share of the loads' task group, s = ceil(group / workers), is at most KEPT_SHARE_LOADS
-# and a worker's whole rounds of loads (its threads' multiple: main places the anomaly's
-# loads a group of 4 at once on 4 threads) pass s by KEPT_SHARE_OVER loads or more (share53).
-# Why: joining whole groups, the busiest worker holds threads * ceil(s / threads) loads,
-# each kept to its store; a load moved away sends its chunk-mean (as large as a load) to its
-# group's partial elsewhere. Twin anomaly (build(), 9-64 x 4): s 5 or 9 (3 over), 6 (2 over)
-# mended every peak over queuing's main left (48 steps 10 x 4, 80 16 x 4, 120 24 x 4, 160
-# 32 x 4, 240 48 x 4, 320 64 x 4: 1.06-1.20 -> 0.88-1.00x; 180 20 x 4 1.043 -> 0.870x; 576
-# 64 x 4 1.083 -> 0.917x); s 7 (1 over) cost peak or time in every cell (84 steps 12 x 4
-# time 0.823 -> 1.041x [1.083], 336 48 x 4 peak 0.857 -> 1.000x); s 10 and 100 workers
-# cost (100 x 4: 600 steps, s 6, peak 0.857 -> 1.000x, time 0.443 -> 0.573x; 1,000 steps,
-# s 10, peak 0.815 -> 0.889x; share53-findings.txt). KEPT_SHARE_LOADS 0: not asked beyond
-# KEPT_SHARE_MOST workers (before share53).
-KEPT_SHARE_LOADS = 9
-KEPT_SHARE_OVER = 2
-KEPT_SHARE_WIDEST = 64
 
 
-def kept_share_on(threads: int, workers: int, bit: int = 1, group: Sized | None = None) -> bool:
+def kept_share_on(threads: int, workers: int, bit: int = 1) -> bool:
     """Is :data:`KEPT_SHARE`'s ``bit`` asked on a cluster of ``workers`` running workers,
-    the partners' worker running ``threads`` threads, for a root of the task group ``group``
-    (its roots, counted here only past :data:`KEPT_SHARE_MOST` workers; None: not known)?
-    Where a worker has :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at
-    once) or the cluster has at most :data:`KEPT_SHARE_WORKERS` workers (every later
-    combine's inputs on both).
+    the partners' worker running ``threads`` threads? Where a worker has
+    :data:`KEPT_SHARE_THREADS` threads or more (a group of 4 loads at once) or the cluster
+    has at most :data:`KEPT_SHARE_WORKERS` workers (every later combine's inputs on both).
     Elsewhere the even spread it makes put a later combine of partials beside a full share
     of loads where the uneven one had left a lighter worker for it (twin anomaly 24 steps
     4 x 2, 48 steps 8 x 2: 1.004x and 1.092x queuing's peak). Not on more than
-    :data:`KEPT_SHARE_MOST` workers unless, on at most :data:`KEPT_SHARE_WIDEST`, the
-    group's even share is at most :data:`KEPT_SHARE_LOADS` loads a worker and the
-    threads' whole rounds pass it by :data:`KEPT_SHARE_OVER` or more (anomaly 48 steps
-    10 x 4, share 5: 1.200 -> 1.000x queuing's peak; 84 steps 12 x 4, share 7: time 0.823
-    -> 1.041x were it asked; 100 x 4 at 1,000 steps: peak 0.815 -> 0.889x)."""
-    if workers <= KEPT_SHARE_MOST:  # (first: the small clusters' answer in fewest steps)
-        return 2 <= workers and KEPT_SHARE & bit != 0 and (
-            threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS)
-    if group is None or workers > KEPT_SHARE_WIDEST or not KEPT_SHARE & bit or not (
-            threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS):
-        return False
-    share = -(-len(group) // workers)
-    return share <= KEPT_SHARE_LOADS and (
-        -(-share // threads) * threads - share >= KEPT_SHARE_OVER)
+    :data:`KEPT_SHARE_MOST` workers (anomaly 100 x 4 at 1,000 steps: peak 0.81 -> 0.89x
+    queuing's; 20 x 4 at 300 steps 0.80 -> 0.91x; measured without a peak cost on 2-8)."""
+    return bool(KEPT_SHARE & bit) and 2 <= workers <= KEPT_SHARE_MOST and (
+        threads >= KEPT_SHARE_THREADS or workers <= KEPT_SHARE_WORKERS)
 
 
 def past_kept_share(count: int, least: int, group: int, workers: int) -> bool:
