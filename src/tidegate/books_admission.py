@@ -254,8 +254,8 @@ class BooksAdmission:
         workers = self.workers
         n = len(workers)
         # (policy.AWAIT_HELD: late in a long reduction, a thread free; its worker bounds
-        # asked first, inlined: most asks come from clusters where it is off)
-        if policy_module.AWAIT_HELD_FEWEST <= n <= policy_module.AWAIT_HELD_MOST:
+        # asked first, inlined, the upper first: most asks come from large clusters)
+        if n <= policy_module.AWAIT_HELD_MOST and n >= policy_module.AWAIT_HELD_FEWEST:
             book = workers.get(w)
             if book is not None and policy_module.awaits_held_on(n, book.threads) \
                     and policy_module.opens_past_combine(
