@@ -6,11 +6,14 @@ to the plugin's per-task work can be judged exactly. They weigh every bytecode a
 dict look-up as much as a call), so they bound, not replace, the CPU ratio.
 
     PYTHONHASHSEED=0 python bench/plugin_ops.py [--workers 20] [--scale 0.2] [--only stack-sum]
-                                                [--functions 15] [--against OTHER/src]
+                                                [--functions 15 [--lines 2]]
+                                                [--against OTHER/src]
                                                 [--out OUT.json]
 
 ``--functions N``: also the N plugin functions with most bytecodes per task (their own
-bytecodes, not their callees'), with calls per task: where the plugin's work goes.
+bytecodes, not their callees'), with calls per task: where the plugin's work goes;
+``--lines MIN``: and under each, its source lines with at least MIN bytecodes a task (the
+cpu helpers' alllines.py, copied into bench/results three times before session 53).
 ``--against OTHER/src``: the same counts for another version of the code (run in its own
 process, this script with PYTHONPATH=OTHER/src), side by side: ``change`` is this code's
 plugin bytecodes per task over the other's. ``--out``: every line, as JSON.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import linecache
 import os
 import subprocess
 import sys
@@ -75,10 +79,11 @@ def in_plugin(code) -> bool:
     return any(s in code.co_filename for s in PLUGIN)
 
 
-def count(model, workers: int, policy: str, functions: int = 0) -> dict:
+def count(model, workers: int, policy: str, functions: int = 0, lines: float = 0) -> dict:
     n = {"ops": 0, "plugin_ops": 0, "calls": 0, "plugin_calls": 0}
     mine: dict = {}  # code object -> in the plugin's code?
     per: dict = {}  # plugin code object -> [own bytecodes, calls] (with --functions)
+    per_line: dict = {}  # (plugin code object, line) -> bytecodes (with --lines)
 
     def local(frame, event, arg):
         if event == "opcode":
@@ -87,6 +92,9 @@ def count(model, workers: int, policy: str, functions: int = 0) -> dict:
                 n["plugin_ops"] += 1
                 if functions:
                     per[frame.f_code][0] += 1
+                    if lines:
+                        at = (frame.f_code, frame.f_lineno)
+                        per_line[at] = per_line.get(at, 0) + 1
         return local
 
     def call(frame, event, arg):
@@ -114,9 +122,17 @@ def count(model, workers: int, policy: str, functions: int = 0) -> dict:
         top = sorted(per.items(), key=lambda kv: -kv[1][0])[:functions]
         out["functions"] = {
             f"{os.path.basename(c.co_filename)}:{c.co_firstlineno} {c.co_qualname}":
-                {"ops_per_task": round(o / tasks, 1), "calls_per_task": round(k / tasks, 2)}
+                {"ops_per_task": round(o / tasks, 1), "calls_per_task": round(k / tasks, 2),
+                 **({"lines": _lines(c, per_line, tasks, lines)} if lines else {})}
             for c, (o, k) in top}
     return out
+
+
+def _lines(code, per_line: dict, tasks: int, least: float) -> list:
+    """[line, bytecodes a task, its text] of ``code``'s lines with at least ``least``."""
+    found = sorted((ln or 0, v / tasks) for (c, ln), v in per_line.items() if c is code)
+    return [[ln, round(v, 1), linecache.getline(code.co_filename, ln).strip()[:90]]
+            for ln, v in found if v >= least]
 
 
 def main(argv=None) -> None:
@@ -126,6 +142,8 @@ def main(argv=None) -> None:
     ap.add_argument("--only", action="append", choices=sorted(STEPS))
     ap.add_argument("--functions", type=int, default=0,
                     help="list the N plugin functions with most bytecodes per task")
+    ap.add_argument("--lines", type=float, default=0, metavar="MIN",
+                    help="with --functions: their lines with at least MIN bytecodes a task")
     ap.add_argument("--against", help="another version's src folder, counted alongside")
     ap.add_argument("--out", help="write the results here as JSON")
     args = ap.parse_args(argv)
@@ -134,7 +152,7 @@ def main(argv=None) -> None:
         w = build(name, int(STEPS[name] * args.scale), 190e6, store=False)
         model = build_model(w.graph, w.keys, sizes=w.sizes, durations=w.durations)
         q = count(model, args.workers, "queue")
-        t = count(model, args.workers, "tidegate", args.functions)
+        t = count(model, args.workers, "tidegate", args.functions, args.lines)
         line = {"workload": name, "workers": args.workers, "scale": args.scale,
                 "tasks": t["tasks"], "queue": {k: round(v, 1) for k, v in q.items()},
                 "tidegate": {k: round(v, 1) for k, v in t.items() if k != "functions"},
@@ -150,6 +168,8 @@ def main(argv=None) -> None:
         print(json.dumps(line), flush=True)
         for f, v in t.get("functions", {}).items():
             print(f"  {v['ops_per_task']:8.1f} ops/task {v['calls_per_task']:7.2f} calls/task  {f}")
+            for ln, ops, text in v.get("lines", ()):
+                print(f"      {ops:8.1f} {ln:5d}  {text}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"command": "python bench/plugin_ops.py " + " ".join(argv or sys.argv[1:]),
