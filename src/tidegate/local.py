@@ -294,8 +294,7 @@ def _run(core, execute, gather, hooks, stats, data, undo: list) -> dict[int, Any
         governor = Governor(hooks.cap, hooks.baseline, hooks.floor, hooks.chunk,
                             pending=lambda: disk.backlog_bytes).start()
         undo.append(governor.stop)
-        steer = Steering(core, governor, hooks, stats, LEDGER, total, threads, max_threads,
-                         asked, disk)  # fmt: skip
+        steer = Steering(core, governor, hooks, stats, LEDGER, total, threads, asked, disk)
     buffers = steer.buffers if steer is not None else None
     # Roots' seconds and bytes per group, against the disk's: run a root again or spill it.
     rerun_cost = _RerunCost(core, disk) if core._may_spill and hooks.recompute_roots else None

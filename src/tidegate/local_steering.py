@@ -35,12 +35,13 @@ class Steering:
     with each batch of results, ``stepped`` after the core's actions for it ran."""
 
     def __init__(self, core: Scheduler, governor: Governor, hooks: Hooks, stats: RunStats,
-                 ledger, total: float, threads: int, max_threads: int, asked: int,
-                 disk) -> None:  # fmt: skip
+                 ledger, total: float, threads: int, asked: int, disk) -> None:
         graph = core.graph
         self.core, self.governor, self.hooks, self.stats = core, governor, hooks, stats
         self.ledger, self.total, self.disk = ledger, total, disk
-        self.threads, self.max_threads, self.asked = threads, max_threads, asked
+        # threads: those fitted to memory now; asked: the user's, all in a governed run's
+        # pool (local._run), so the most that may run at once
+        self.threads, self.asked = threads, asked
         self.group_of = graph.group.tolist()
         self.left = np.bincount(graph.group, minlength=len(graph.group_names)).tolist()
         self.upcoming = {g for g, n in enumerate(self.left) if n}
@@ -115,7 +116,7 @@ class Steering:
                                                self.upcoming)  # fmt: skip
         largest, largest_of = self.largest, self.largest_of
         done_in = governor.finished
-        threads, max_threads = self.threads, self.max_threads
+        threads, asked = self.threads, self.asked
         # What was held when the batch's results arrived: the highest RSS reading
         # since the last batch saw them all.
         held = sum(w.held for w in core.workers)
@@ -197,9 +198,9 @@ class Steering:
         self.loaded_before = core.bytes_loaded
         per_task = governor.overhead / threads  # the budget's room per thread
         self.threads = threads = _threads_that_fit(
-            governor, threads, max_threads, reloads, largest, held,
-            neediest_first(takes, max_threads))  # fmt: skip
-        core.below = _below_working_set(governor, max_threads, largest, soon, takes)
+            governor, threads, asked, reloads, largest, held,
+            neediest_first(takes, asked))  # fmt: skip
+        core.below = _below_working_set(governor, asked, largest, soon, takes)
         # The threads left over start a task only where it and the room for the
         # next one fit (core._fits_after): a chunk's read beside a store, below the
         # working set, where the room for held results keeps one thread.
@@ -209,10 +210,10 @@ class Steering:
             out[g] = largest_of.get(g, core.need[g])  # unseen: as much as it needs
         for k, w in enumerate(core.workers):
             core.fit[k] = threads
-            w.threads = max_threads
-        if threads < self.asked:
+            w.threads = asked
+        if threads < asked:
             self.limit_for_all = max(self.limit_for_all, _limit_for_threads(
-                governor, self.asked, per_task, largest, hooks))  # fmt: skip
+                governor, asked, per_task, largest, hooks))  # fmt: skip
         if not self.warned and governor.peak > 1.1 * hooks.cap and threads == 1:
             self.warned = True
             _warn_over_limit(governor, hooks.cap, core.graph.group_names, largest_of)
@@ -238,7 +239,7 @@ class Steering:
         self._gate_check()
         if waits is not None:
             self.recheck = (core.below and core.extra_waits > waits
-                            and inflight < self.max_threads and self.ledger.active == 1)
+                            and inflight < self.asked and self.ledger.active == 1)
 
     def _gate_check(self) -> None:
         """After a step's actions ran: did the gate hold a task back? Then a thread stands
